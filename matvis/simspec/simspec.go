@@ -1,0 +1,428 @@
+// Package simspec reads and validates simspec v1, the JSON simulation
+// specification that `gomatvis simulate` takes (see shared/docs/simspec-v1.md).
+//
+// Decode never panics on any input; Validate reports every invalid field by
+// its JSON path and value, so a user can fix a spec in one pass.
+package simspec
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Spec is one simulation specification.
+type Spec struct {
+	Name           string      `json:"name"`
+	Telescope      Telescope   `json:"telescope"`
+	AntennasENU    [][]float64 `json:"antennas_enu_m"`
+	FreqsHz        []float64   `json:"freqs_hz"`
+	TimesJD        []float64   `json:"times_jd"`
+	EOP            []EOP       `json:"eop,omitempty"`
+	Sources        Sources     `json:"sources"`
+	Beams          []Beam      `json:"beams"`
+	BeamIdx        []int       `json:"beam_idx"`
+	AntPairs       [][]int     `json:"antpairs"`
+	Polarized      bool        `json:"polarized"`
+	Precision      int         `json:"precision"`
+	UseFeed        string      `json:"use_feed,omitempty"`
+	BeamSplineOpts *SplineOpts `json:"beam_spline_opts,omitempty"`
+	CoordMethod    string      `json:"coord_method,omitempty"`
+	// Options are gomatvis extensions (matvis keyword arguments that are not
+	// part of simspec v1); all are optional.
+	Options *Options `json:"options,omitempty"`
+
+	// Dir is the directory of the spec file; beamfits paths are relative to it.
+	Dir string `json:"-"`
+}
+
+// Telescope is the geodetic (WGS84) position of the array centre.
+type Telescope struct {
+	LatDeg  float64 `json:"lat_deg"`
+	LonDeg  float64 `json:"lon_deg"`
+	HeightM float64 `json:"height_m"`
+}
+
+// EOP holds the Earth-orientation values to use at one time.
+type EOP struct {
+	UT1MinusUTCSec float64 `json:"ut1_utc_s"`
+	XpArcsec       float64 `json:"xp_arcsec"`
+	YpArcsec       float64 `json:"yp_arcsec"`
+}
+
+// Sources is the point-source sky: ICRS positions and Stokes-I flux per
+// source (rows) and frequency (columns).
+type Sources struct {
+	RARad  []float64   `json:"ra_rad"`
+	DecRad []float64   `json:"dec_rad"`
+	FluxJy [][]float64 `json:"flux_jy"`
+}
+
+// Beam is one unique beam. Type is uniform, gaussian, airy, short_dipole or
+// beamfits; the other fields apply to some types only.
+type Beam struct {
+	Type      string  `json:"type"`
+	SigmaRad  float64 `json:"sigma_rad,omitempty"`
+	DiameterM float64 `json:"diameter_m,omitempty"`
+	Path      string  `json:"path,omitempty"`
+}
+
+// SplineOpts chooses the gridded-beam spatial interpolation: order 1
+// (bilinear) or 3 (prefiltered cubic B-spline, the default).
+type SplineOpts struct {
+	Order int `json:"order"`
+}
+
+// Options are gomatvis's run options beyond simspec v1, named like matvis's
+// keyword arguments.
+type Options struct {
+	MaxMemoryBytes   float64 `json:"max_memory_bytes,omitempty"`
+	MinChunks        int     `json:"min_chunks,omitempty"`
+	SourceBuffer     float64 `json:"source_buffer,omitempty"`
+	MemoryBuffer     float64 `json:"memory_buffer,omitempty"`
+	MatProd          string  `json:"matprod,omitempty"`
+	UpdateBCRSEveryS float64 `json:"update_bcrs_every_s,omitempty"`
+}
+
+// Coordinate methods accepted in coord_method.
+const (
+	CoordAstropy     = "CoordinateRotationAstropy"
+	CoordERFA        = "CoordinateRotationERFA"
+	CoordPrecomputed = "precomputed"
+)
+
+// BeamTypes are the accepted beam types.
+var beamTypes = []string{"uniform", "gaussian", "airy", "short_dipole", "beamfits"}
+
+// FieldError is one invalid field: its JSON path, its value and what is wrong.
+type FieldError struct {
+	Field string
+	Value any
+	Msg   string
+}
+
+func (e *FieldError) Error() string {
+	return fmt.Sprintf("%s = %s: %s", e.Field, short(e.Value), e.Msg)
+}
+
+// ValidationError lists every invalid field of a spec.
+type ValidationError struct {
+	Fields []*FieldError
+}
+
+func (e *ValidationError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "simspec: %d invalid field(s):", len(e.Fields))
+	for _, f := range e.Fields {
+		b.WriteString("\n  ")
+		b.WriteString(f.Error())
+	}
+	return b.String()
+}
+
+func short(v any) string {
+	s := fmt.Sprintf("%v", v)
+	if js, err := json.Marshal(v); err == nil {
+		s = string(js)
+	}
+	if len(s) > 60 {
+		s = s[:57] + "..."
+	}
+	return s
+}
+
+// maxSpecBytes bounds what Decode reads, so a stray huge file fails fast.
+const maxSpecBytes = 1 << 31
+
+// Decode parses a spec from r (unknown fields are errors, so typos are
+// caught) and validates it. dir is the directory beamfits paths are
+// relative to.
+func Decode(r io.Reader, dir string) (*Spec, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxSpecBytes))
+	if err != nil {
+		return nil, fmt.Errorf("simspec: reading: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var s Spec
+	if err := dec.Decode(&s); err != nil {
+		return nil, fmt.Errorf("simspec: %w", describeJSONError(data, err))
+	}
+	if dec.More() {
+		return nil, errors.New("simspec: trailing data after the JSON object")
+	}
+	s.Dir = dir
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// ReadFile reads and validates the spec at path.
+func ReadFile(path string) (*Spec, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("simspec: %w", err)
+	}
+	defer f.Close()
+	s, err := Decode(f, filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// describeJSONError adds line:column to syntax errors and names the field
+// of type errors; Python's json writes NaN/Infinity literals, which are not
+// JSON, so those get a hint.
+func describeJSONError(data []byte, err error) error {
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		line, col := lineCol(data, se.Offset)
+		hint := ""
+		rest := data[min(int(se.Offset)-1, len(data)):]
+		rest = rest[:min(len(rest), 12)]
+		if se.Offset > 0 && bytes.ContainsAny(rest, "NI") {
+			hint = " (NaN and Infinity are not allowed: every number must be finite)"
+		}
+		return fmt.Errorf("malformed JSON at line %d, column %d: %w%s", line, col, err, hint)
+	case errors.As(err, &te):
+		return fmt.Errorf("field %q: got a JSON %s, want %s: %w", te.Field, te.Value, te.Type, err)
+	}
+	return err
+}
+
+func lineCol(data []byte, off int64) (int, int) {
+	line, col := 1, 1
+	for i := 0; i < int(off)-1 && i < len(data); i++ {
+		if data[i] == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return line, col
+}
+
+// NAnt is the number of antennas.
+func (s *Spec) NAnt() int { return len(s.AntennasENU) }
+
+// NSrc is the number of sources.
+func (s *Spec) NSrc() int { return len(s.Sources.RARad) }
+
+// Validate checks every field and returns a *ValidationError listing all
+// problems, or nil.
+func (s *Spec) Validate() error {
+	var errs []*FieldError
+	bad := func(field string, v any, format string, a ...any) {
+		errs = append(errs, &FieldError{field, v, fmt.Sprintf(format, a...)})
+	}
+	finite := func(field string, v float64) bool {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			bad(field, v, "must be finite")
+			return false
+		}
+		return true
+	}
+	t := s.Telescope
+	if finite("telescope.lat_deg", t.LatDeg) && math.Abs(t.LatDeg) > 90 {
+		bad("telescope.lat_deg", t.LatDeg, "latitude must be within [-90, 90]")
+	}
+	if finite("telescope.lon_deg", t.LonDeg) && math.Abs(t.LonDeg) > 360 {
+		bad("telescope.lon_deg", t.LonDeg, "longitude must be within [-360, 360]")
+	}
+	if finite("telescope.height_m", t.HeightM) && math.Abs(t.HeightM) > 1e5 {
+		bad("telescope.height_m", t.HeightM, "height must be within ±100 km of the ellipsoid")
+	}
+	if len(s.AntennasENU) == 0 {
+		bad("antennas_enu_m", s.AntennasENU, "need at least one antenna")
+	}
+	for i, a := range s.AntennasENU {
+		f := fmt.Sprintf("antennas_enu_m[%d]", i)
+		if len(a) != 3 {
+			bad(f, a, "want [e, n, u], got %d numbers", len(a))
+			continue
+		}
+		for k, v := range a {
+			finite(fmt.Sprintf("%s[%d]", f, k), v)
+		}
+	}
+	if len(s.FreqsHz) == 0 {
+		bad("freqs_hz", s.FreqsHz, "need at least one frequency")
+	}
+	for i, v := range s.FreqsHz {
+		f := fmt.Sprintf("freqs_hz[%d]", i)
+		if finite(f, v) && v <= 0 {
+			bad(f, v, "frequency must be positive")
+		}
+	}
+	if len(s.TimesJD) == 0 {
+		bad("times_jd", s.TimesJD, "need at least one time")
+	}
+	for i, v := range s.TimesJD {
+		f := fmt.Sprintf("times_jd[%d]", i)
+		// JD 2436934.5 is 1960-01-01, where the UTC leap-second table starts.
+		if finite(f, v) && (v < 2436934.5 || v > 2816787.5) {
+			bad(f, v, "Julian date must lie between 1960 and 2500")
+		}
+	}
+	if s.EOP != nil && len(s.EOP) != len(s.TimesJD) {
+		bad("eop", fmt.Sprintf("%d entries", len(s.EOP)), "want one entry per time (%d)", len(s.TimesJD))
+	}
+	for i, e := range s.EOP {
+		f := fmt.Sprintf("eop[%d]", i)
+		if finite(f+".ut1_utc_s", e.UT1MinusUTCSec) && math.Abs(e.UT1MinusUTCSec) > 1 {
+			bad(f+".ut1_utc_s", e.UT1MinusUTCSec, "|UT1-UTC| must be below 1 s")
+		}
+		if finite(f+".xp_arcsec", e.XpArcsec) && math.Abs(e.XpArcsec) > 10 {
+			bad(f+".xp_arcsec", e.XpArcsec, "polar motion must be within ±10 arcsec")
+		}
+		if finite(f+".yp_arcsec", e.YpArcsec) && math.Abs(e.YpArcsec) > 10 {
+			bad(f+".yp_arcsec", e.YpArcsec, "polar motion must be within ±10 arcsec")
+		}
+	}
+	src := s.Sources
+	nsrc := len(src.RARad)
+	if nsrc == 0 {
+		bad("sources.ra_rad", src.RARad, "need at least one source")
+	}
+	if len(src.DecRad) != nsrc {
+		bad("sources.dec_rad", fmt.Sprintf("%d values", len(src.DecRad)), "want one per source (%d, the length of ra_rad)", nsrc)
+	}
+	if len(src.FluxJy) != nsrc {
+		bad("sources.flux_jy", fmt.Sprintf("%d rows", len(src.FluxJy)), "want one row per source (%d)", nsrc)
+	}
+	for i, v := range src.RARad {
+		finite(fmt.Sprintf("sources.ra_rad[%d]", i), v)
+	}
+	for i, v := range src.DecRad {
+		f := fmt.Sprintf("sources.dec_rad[%d]", i)
+		if finite(f, v) && math.Abs(v) > math.Pi/2 {
+			bad(f, v, "|dec| must be at most π/2")
+		}
+	}
+	nfreq := len(s.FreqsHz)
+	for i, row := range src.FluxJy {
+		f := fmt.Sprintf("sources.flux_jy[%d]", i)
+		if len(row) != nfreq {
+			bad(f, fmt.Sprintf("%d values", len(row)), "want one flux per frequency (%d)", nfreq)
+			continue
+		}
+		for k, v := range row {
+			fk := fmt.Sprintf("%s[%d]", f, k)
+			if finite(fk, v) && v < 0 {
+				bad(fk, v, "Stokes-I flux must not be negative (matvis would produce NaN)")
+			}
+		}
+	}
+	if len(s.Beams) == 0 {
+		bad("beams", s.Beams, "need at least one beam")
+	}
+	for i, b := range s.Beams {
+		f := fmt.Sprintf("beams[%d]", i)
+		switch b.Type {
+		case "uniform", "short_dipole":
+		case "gaussian":
+			hasS, hasD := b.SigmaRad != 0, b.DiameterM != 0
+			switch {
+			case hasS == hasD:
+				bad(f, b, "a gaussian beam needs exactly one of sigma_rad and diameter_m")
+			case hasS && !(b.SigmaRad > 0):
+				bad(f+".sigma_rad", b.SigmaRad, "must be positive")
+			case hasD && !(b.DiameterM > 0):
+				bad(f+".diameter_m", b.DiameterM, "must be positive")
+			}
+		case "airy":
+			if !(b.DiameterM > 0) {
+				bad(f+".diameter_m", b.DiameterM, "an airy beam needs a positive diameter_m")
+			}
+		case "beamfits":
+			if b.Path == "" {
+				bad(f+".path", b.Path, "a beamfits beam needs a path")
+			}
+		default:
+			bad(f+".type", b.Type, "unknown beam type; want one of %s", strings.Join(beamTypes, ", "))
+		}
+	}
+	nant, nbeam := len(s.AntennasENU), len(s.Beams)
+	if s.BeamIdx == nil {
+		if nbeam != 1 && nbeam != nant && nbeam > 0 {
+			bad("beam_idx", nil, "null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
+		}
+	} else {
+		if len(s.BeamIdx) != nant {
+			bad("beam_idx", fmt.Sprintf("%d entries", len(s.BeamIdx)), "want one per antenna (%d)", nant)
+		}
+		for i, b := range s.BeamIdx {
+			if b < 0 || b >= nbeam {
+				bad(fmt.Sprintf("beam_idx[%d]", i), b, "beam index out of range [0, %d)", nbeam)
+			}
+		}
+	}
+	if s.AntPairs != nil && len(s.AntPairs) == 0 {
+		bad("antpairs", s.AntPairs, "an empty list selects no baseline; use null for all pairs")
+	}
+	for i, p := range s.AntPairs {
+		f := fmt.Sprintf("antpairs[%d]", i)
+		if len(p) != 2 {
+			bad(f, p, "want [i, j]")
+			continue
+		}
+		for _, a := range p {
+			if a < 0 || a >= nant {
+				bad(f, p, "antenna %d out of range [0, %d)", a, nant)
+				break
+			}
+		}
+	}
+	if s.Precision != 1 && s.Precision != 2 {
+		bad("precision", s.Precision, "must be 1 (float32) or 2 (float64)")
+	}
+	switch s.UseFeed {
+	case "", "x", "y":
+	default:
+		bad("use_feed", s.UseFeed, `must be "x" or "y"`)
+	}
+	if s.BeamSplineOpts != nil && s.BeamSplineOpts.Order != 1 && s.BeamSplineOpts.Order != 3 {
+		bad("beam_spline_opts.order", s.BeamSplineOpts.Order, "must be 1 (bilinear) or 3 (cubic spline)")
+	}
+	switch s.CoordMethod {
+	case "", CoordAstropy, CoordERFA, CoordPrecomputed:
+	default:
+		bad("coord_method", s.CoordMethod, "want %s or %s", CoordAstropy, CoordERFA)
+	}
+	if o := s.Options; o != nil {
+		if o.MaxMemoryBytes < 0 || math.IsNaN(o.MaxMemoryBytes) {
+			bad("options.max_memory_bytes", o.MaxMemoryBytes, "must be positive")
+		}
+		if o.MinChunks < 0 {
+			bad("options.min_chunks", o.MinChunks, "must be at least 1")
+		}
+		if o.SourceBuffer < 0 || o.SourceBuffer > 1 || math.IsNaN(o.SourceBuffer) {
+			bad("options.source_buffer", o.SourceBuffer, "must be within (0, 1]")
+		}
+		if o.MemoryBuffer < 0 || o.MemoryBuffer > 1 || math.IsNaN(o.MemoryBuffer) {
+			bad("options.memory_buffer", o.MemoryBuffer, "must be within (0, 1]")
+		}
+		switch o.MatProd {
+		case "", "herk", "pairs":
+		default:
+			bad("options.matprod", o.MatProd, `must be "herk" or "pairs"`)
+		}
+		if o.UpdateBCRSEveryS < 0 || math.IsNaN(o.UpdateBCRSEveryS) {
+			bad("options.update_bcrs_every_s", o.UpdateBCRSEveryS, "must not be negative")
+		}
+	}
+	if len(errs) > 0 {
+		return &ValidationError{errs}
+	}
+	return nil
+}
