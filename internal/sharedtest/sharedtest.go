@@ -1,0 +1,86 @@
+// Package sharedtest locates the project's reference material (../shared
+// beside the repository root) for tests, and skips a test with a clear
+// message where it is absent, as in a user's clone.
+package sharedtest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/npy"
+)
+
+// Root returns the repository root: the nearest directory above the
+// working directory that holds go.mod.
+func Root(t testing.TB) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatalf("getwd: %v", err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatalf("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// Dir returns the shared/ directory, or skips the test when it is absent.
+// GOMATVIS_SHARED overrides the location.
+func Dir(t testing.TB) string {
+	t.Helper()
+	d := os.Getenv("GOMATVIS_SHARED")
+	if d == "" {
+		d = filepath.Join(Root(t), "..", "shared")
+	}
+	if _, err := os.Stat(filepath.Join(d, "reference")); err != nil {
+		t.Skipf("SKIP: reference material not found at %s (shared/ is only beside the developers' checkout; set GOMATVIS_SHARED): %v", d, err)
+	}
+	return d
+}
+
+// Reference is one reference simulation directory.
+type Reference struct {
+	Name, Dir string
+}
+
+// References lists shared/reference/*/ that hold a spec.json and vis.npy.
+func References(t testing.TB) []Reference {
+	t.Helper()
+	root := filepath.Join(Dir(t), "reference")
+	ents, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatalf("reading %s: %v", root, err)
+	}
+	var out []Reference
+	for _, e := range ents {
+		d := filepath.Join(root, e.Name())
+		if _, err := os.Stat(filepath.Join(d, "spec.json")); err != nil {
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(d, "vis.npy")); err != nil {
+			continue
+		}
+		out = append(out, Reference{e.Name(), d})
+	}
+	if len(out) == 0 {
+		t.Fatalf("no reference simulations under %s", root)
+	}
+	return out
+}
+
+// ReadNpy reads a .npy file or fails the test.
+func ReadNpy(t testing.TB, path string) *npy.Array {
+	t.Helper()
+	a, err := npy.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v", err)
+	}
+	return a
+}

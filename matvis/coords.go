@@ -1,0 +1,72 @@
+package matvis
+
+import (
+	"fmt"
+	"math"
+)
+
+// Coordinates gives the topocentric ENU unit vectors of every source at
+// every time. astro.Rotation implements it, and so does Precomputed.
+type Coordinates interface {
+	NSources() int
+	NTimes() int
+	// ENU writes the east, north and up components of every source at time
+	// index ti (each slice NSources long).
+	ENU(ti int, east, north, up []float64) error
+}
+
+// Precomputed holds ENU vectors computed elsewhere, e.g. astropy's, laid out
+// like matvis's topo.npy: (ntimes, 3, nsrc) row-major.
+type Precomputed struct {
+	nt, ns int
+	data   []float64
+}
+
+// NewPrecomputed wraps a (ntimes, 3, nsrc) array. Every value must be finite.
+func NewPrecomputed(ntimes, nsrc int, data []float64) (*Precomputed, error) {
+	if ntimes <= 0 || nsrc <= 0 || len(data) != ntimes*3*nsrc {
+		return nil, fmt.Errorf("matvis: precomputed topo: %d values do not fit shape (%d, 3, %d)", len(data), ntimes, nsrc)
+	}
+	for i, v := range data {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			t, r := i/(3*nsrc), i%(3*nsrc)
+			return nil, fmt.Errorf("matvis: precomputed topo[%d, %d, %d] = %v: must be finite", t, r/nsrc, r%nsrc, v)
+		}
+	}
+	return &Precomputed{ntimes, nsrc, data}, nil
+}
+
+// NSources is the number of sources.
+func (p *Precomputed) NSources() int { return p.ns }
+
+// NTimes is the number of times.
+func (p *Precomputed) NTimes() int { return p.nt }
+
+// ENU copies the vectors of time ti.
+func (p *Precomputed) ENU(ti int, east, north, up []float64) error {
+	if ti < 0 || ti >= p.nt {
+		return fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, p.nt)
+	}
+	base := ti * 3 * p.ns
+	copy(east, p.data[base:base+p.ns])
+	copy(north, p.data[base+p.ns:base+2*p.ns])
+	copy(up, p.data[base+2*p.ns:base+3*p.ns])
+	return nil
+}
+
+// AzZa converts ENU components to the beam angles matvis uses ("uvbeam"
+// orientation): za = π/2 − asin(√(1 − e² − n²)) with the root taken as 0
+// when e² + n² ≥ 1, and az = (π/2 − atan2(e, n)) mod 2π, i.e. azimuth from
+// East towards North. Only e and n are used, as in matvis.
+func AzZa(e, n float64) (az, za float64) {
+	r := 1 - e*e - n*n
+	if r < 0 {
+		r = 0
+	}
+	za = math.Pi/2 - math.Asin(math.Sqrt(r))
+	az = math.Mod(math.Pi/2-math.Atan2(e, n), 2*math.Pi)
+	if az < 0 {
+		az += 2 * math.Pi
+	}
+	return az, za
+}

@@ -1,0 +1,156 @@
+package matvis
+
+import (
+	"fmt"
+	"time"
+)
+
+// Stage names a part of the per-chunk pipeline that is timed separately.
+type Stage int
+
+// The timed stages.
+const (
+	StageCoords   Stage = iota // ENU vectors, horizon cut, az/za
+	StageBeam                  // beam evaluation
+	StageTauZ                  // delays, phases and Z
+	StageMatProd               // the Gram product
+	StageTransfer              // host↔device copies (GPU)
+	StageOther                 // everything else inside the loop
+	NumStages
+)
+
+var stageNames = [NumStages]string{"coords", "beam", "tau_z", "matprod", "transfer", "other"}
+
+// String is the stage's short name, as used in profiles.
+func (s Stage) String() string {
+	if s < 0 || s >= NumStages {
+		return fmt.Sprintf("stage(%d)", int(s))
+	}
+	return stageNames[s]
+}
+
+// StageTimes holds one duration per stage.
+type StageTimes [NumStages]time.Duration
+
+// Total is the sum over stages.
+func (t StageTimes) Total() time.Duration {
+	var s time.Duration
+	for _, d := range t {
+		s += d
+	}
+	return s
+}
+
+// ChunkSample is the timing of one chunk of one integration.
+type ChunkSample struct {
+	Freq, Time, Chunk int
+	// NSources is the chunk's source count, NVisible those above the horizon.
+	NSources, NVisible int
+	Stages             StageTimes
+}
+
+// Stats are a run's measurements.
+type Stats struct {
+	Backend string
+	// MatProdImpl names the Gram-product implementation used.
+	MatProdImpl string
+	// Setup is the time before the first integration (beam preparation,
+	// coordinate caches, device set-up).
+	Setup time.Duration
+	// Integrations holds the wall time of each (freq, time) integration in
+	// run order.
+	Integrations []time.Duration
+	// Chunks holds per-chunk stage times in run order.
+	Chunks []ChunkSample
+	// Total is the whole run's wall time.
+	Total time.Duration
+}
+
+// StageTotals sums the chunk samples per stage.
+func (s *Stats) StageTotals() StageTimes {
+	var t StageTimes
+	for _, c := range s.Chunks {
+		for i, d := range c.Stages {
+			t[i] += d
+		}
+	}
+	return t
+}
+
+// Result holds the visibilities of a run. Exactly one of Vis128
+// (precision 2) and Vis64 (precision 1) is set; both are laid out in
+// Shape's row-major order.
+type Result struct {
+	Shape     []int
+	Precision int
+	Vis128    []complex128
+	Vis64     []complex64
+	// Done marks finished integrations, index f·ntimes + t; all true after
+	// a run that returned no error.
+	Done  []bool
+	Stats Stats
+	Plan  MemoryPlan
+}
+
+// NewResult allocates the output of sim.
+func NewResult(sim *Simulation) *Result {
+	shape := sim.OutputShape()
+	n := 1
+	for _, d := range shape {
+		n *= d
+	}
+	r := &Result{Shape: shape, Precision: sim.Options.Precision, Done: make([]bool, sim.NFreq()*sim.NTime())}
+	if r.Precision == 1 {
+		r.Vis64 = make([]complex64, n)
+	} else {
+		r.Vis128 = make([]complex128, n)
+	}
+	return r
+}
+
+// Data returns the visibility slice ([]complex64 or []complex128).
+func (r *Result) Data() any {
+	if r.Precision == 1 {
+		return r.Vis64
+	}
+	return r.Vis128
+}
+
+// Index is the flat index of visibility (freq f, time t, pair k, feeds p, q);
+// p and q are ignored for unpolarized results.
+func (r *Result) Index(f, t, k, p, q int) int {
+	i := (f*r.Shape[1]+t)*r.Shape[2] + k
+	if len(r.Shape) == 5 {
+		i = (i*2+p)*2 + q
+	}
+	return i
+}
+
+// At returns one visibility as complex128.
+func (r *Result) At(f, t, k, p, q int) complex128 {
+	i := r.Index(f, t, k, p, q)
+	if r.Precision == 1 {
+		return complex128(r.Vis64[i])
+	}
+	return r.Vis128[i]
+}
+
+// Set stores one visibility, rounding to complex64 in precision 1.
+func (r *Result) Set(f, t, k, p, q int, v complex128) {
+	i := r.Index(f, t, k, p, q)
+	if r.Precision == 1 {
+		r.Vis64[i] = complex64(v)
+	} else {
+		r.Vis128[i] = v
+	}
+}
+
+// Complete reports whether every integration finished.
+func (r *Result) Complete() bool {
+	for _, d := range r.Done {
+		if !d {
+			return false
+		}
+	}
+	return true
+}

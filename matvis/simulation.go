@@ -1,0 +1,264 @@
+package matvis
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// MatProd chooses how visibilities are formed from Z.
+type MatProd string
+
+// Matrix-product methods, as matvis's matprod_method.
+const (
+	// MatProdHerk forms all nant² baselines with one Hermitian rank-k update.
+	MatProdHerk MatProd = "herk"
+	// MatProdPairs forms only the requested antpairs with dot products;
+	// faster when few pairs are wanted.
+	MatProdPairs MatProd = "pairs"
+)
+
+// Options are the run options of matvis's simulate_vis.
+type Options struct {
+	// Precision is 1 (float32/complex64) or 2 (float64/complex128).
+	Precision int
+	// Polarized runs use 2 feeds × 2 E-field axes; otherwise one feed's
+	// power beam (its square root) is used.
+	Polarized bool
+	// Feed is the feed of an unpolarized run (matvis always uses x).
+	Feed beam.Feed
+	// AntPairs selects the output baselines; nil means all nant² ordered
+	// pairs, row-major (pair index i·nant + j).
+	AntPairs [][2]int
+	// MatProd is the matrix-product method (default herk).
+	MatProd MatProd
+	// MaxMemory is the memory budget in bytes (0: the machine's available
+	// memory on the CPU, the device's free memory on the GPU).
+	MaxMemory int64
+	// MinChunks is the least number of source chunks (default 1).
+	MinChunks int
+	// SourceBuffer is the fraction of a chunk's sources that the per-chunk
+	// buffers hold (matvis's source_buffer, default 1: the horizon cut is
+	// not assumed to remove any).
+	SourceBuffer float64
+	// MemoryBuffer is the fraction of the budget that may be used (0.9).
+	MemoryBuffer float64
+	// Progress, when set, is called after each finished integration.
+	Progress func(Progress)
+}
+
+// Progress reports how far a run is.
+type Progress struct {
+	Done, Total int // integrations (frequency × time) finished and in all
+}
+
+// Config describes a simulation in Go values.
+type Config struct {
+	// Antennas are ENU positions in metres relative to the array centre.
+	Antennas [][3]float64
+	// Freqs are the channel frequencies in Hz.
+	Freqs []float64
+	// Times are UTC Julian dates (informational when Coords is given).
+	Times []float64
+	// RA, Dec are ICRS source positions in radians.
+	RA, Dec []float64
+	// Flux is the Stokes-I flux in Jy, source-major: Flux[s*len(Freqs)+f].
+	Flux []float64
+	// Beams are the unique beams; BeamIdx maps antenna → beam (nil: one
+	// beam for all, or one per antenna when len(Beams) == len(Antennas)).
+	Beams   []beam.Beam
+	BeamIdx []int
+	// Coords gives the ENU source vectors at each time.
+	Coords Coordinates
+	// Options are the run options.
+	Options Options
+}
+
+// Simulation is a validated Config with its derived quantities. Its fields
+// are read-only for backends.
+type Simulation struct {
+	Config
+	// BeamOf is the beam index of each antenna (resolved BeamIdx).
+	BeamOf []int
+	// Pairs are the output baselines in output order.
+	Pairs [][2]int
+	// Mode is the beam mode (polarisation, feed).
+	Mode beam.Mode
+}
+
+// NAnt is the number of antennas.
+func (s *Simulation) NAnt() int { return len(s.Antennas) }
+
+// NSrc is the number of sources.
+func (s *Simulation) NSrc() int { return len(s.RA) }
+
+// NFreq is the number of frequencies.
+func (s *Simulation) NFreq() int { return len(s.Freqs) }
+
+// NTime is the number of times.
+func (s *Simulation) NTime() int { return s.Coords.NTimes() }
+
+// NFeed is 2 for polarized runs and 1 otherwise (also the number of axes).
+func (s *Simulation) NFeed() int { return s.Mode.NFeed() }
+
+// OutputShape is the shape of the visibilities, as matvis's simulate_vis:
+// (nfreq, ntimes, npairs) or (nfreq, ntimes, npairs, nfeed, nfeed).
+func (s *Simulation) OutputShape() []int {
+	if s.Options.Polarized {
+		return []int{s.NFreq(), s.NTime(), len(s.Pairs), 2, 2}
+	}
+	return []int{s.NFreq(), s.NTime(), len(s.Pairs)}
+}
+
+// New validates a Config and returns the Simulation. Errors name the field
+// and the offending value.
+func New(c Config) (*Simulation, error) {
+	bad := func(format string, a ...any) error { return fmt.Errorf("matvis: "+format, a...) }
+	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
+	if nant == 0 {
+		return nil, bad("antennas: need at least one antenna")
+	}
+	for i, a := range c.Antennas {
+		for k, v := range a {
+			if !finite(v) {
+				return nil, bad("antennas[%d][%d] = %v: must be finite", i, k, v)
+			}
+		}
+	}
+	if nfreq == 0 {
+		return nil, bad("freqs: need at least one frequency")
+	}
+	for i, f := range c.Freqs {
+		if !finite(f) || f <= 0 {
+			return nil, bad("freqs[%d] = %v: must be positive and finite", i, f)
+		}
+	}
+	if nsrc == 0 {
+		return nil, bad("sources: need at least one source")
+	}
+	if len(c.Dec) != nsrc {
+		return nil, bad("dec: %d values for %d sources", len(c.Dec), nsrc)
+	}
+	if len(c.Flux) != nsrc*nfreq {
+		return nil, bad("flux: %d values, want nsrc·nfreq = %d·%d", len(c.Flux), nsrc, nfreq)
+	}
+	for i, v := range c.Flux {
+		if !finite(v) || v < 0 {
+			return nil, bad("flux[source %d, freq %d] = %v: must be finite and not negative", i/nfreq, i%nfreq, v)
+		}
+	}
+	if c.Coords == nil {
+		return nil, bad("coords: no coordinate provider")
+	}
+	if c.Coords.NSources() != nsrc {
+		return nil, bad("coords: %d sources, the sky has %d", c.Coords.NSources(), nsrc)
+	}
+	if c.Coords.NTimes() <= 0 {
+		return nil, bad("coords: no times")
+	}
+	if len(c.Times) != 0 && len(c.Times) != c.Coords.NTimes() {
+		return nil, bad("times: %d values, coordinates have %d times", len(c.Times), c.Coords.NTimes())
+	}
+	nbeam := len(c.Beams)
+	if nbeam == 0 {
+		return nil, bad("beams: need at least one beam")
+	}
+	for i, b := range c.Beams {
+		if b == nil {
+			return nil, bad("beams[%d] is nil", i)
+		}
+	}
+	s := &Simulation{Config: c}
+	switch {
+	case c.BeamIdx != nil:
+		if len(c.BeamIdx) != nant {
+			return nil, bad("beam_idx: %d entries for %d antennas", len(c.BeamIdx), nant)
+		}
+		for i, b := range c.BeamIdx {
+			if b < 0 || b >= nbeam {
+				return nil, bad("beam_idx[%d] = %d: out of range [0, %d)", i, b, nbeam)
+			}
+		}
+		s.BeamOf = append([]int(nil), c.BeamIdx...)
+	case nbeam == 1:
+		s.BeamOf = make([]int, nant)
+	case nbeam == nant:
+		s.BeamOf = make([]int, nant)
+		for i := range s.BeamOf {
+			s.BeamOf[i] = i
+		}
+	default:
+		return nil, bad("beam_idx: null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
+	}
+	o := &s.Options
+	if o.Precision == 0 {
+		o.Precision = 2
+	}
+	if o.Precision != 1 && o.Precision != 2 {
+		return nil, bad("precision = %d: must be 1 or 2", o.Precision)
+	}
+	if o.Feed != beam.FeedX && o.Feed != beam.FeedY {
+		return nil, bad("feed = %d: must be x or y", o.Feed)
+	}
+	if o.MatProd == "" {
+		o.MatProd = MatProdHerk
+	}
+	if o.MatProd != MatProdHerk && o.MatProd != MatProdPairs {
+		return nil, bad("matprod = %q: must be herk or pairs", o.MatProd)
+	}
+	if o.MinChunks == 0 {
+		o.MinChunks = 1
+	}
+	if o.MinChunks < 1 {
+		return nil, bad("min_chunks = %d: must be at least 1", o.MinChunks)
+	}
+	if o.SourceBuffer == 0 {
+		o.SourceBuffer = 1
+	}
+	if !(o.SourceBuffer > 0 && o.SourceBuffer <= 1) {
+		return nil, bad("source_buffer = %v: must be within (0, 1]", o.SourceBuffer)
+	}
+	if o.MemoryBuffer == 0 {
+		o.MemoryBuffer = 0.9
+	}
+	if !(o.MemoryBuffer > 0 && o.MemoryBuffer <= 1) {
+		return nil, bad("memory_buffer = %v: must be within (0, 1]", o.MemoryBuffer)
+	}
+	if o.MaxMemory < 0 {
+		return nil, bad("max_memory = %d: must not be negative", o.MaxMemory)
+	}
+	if o.AntPairs == nil {
+		s.Pairs = make([][2]int, 0, nant*nant)
+		for i := range nant {
+			for j := range nant {
+				s.Pairs = append(s.Pairs, [2]int{i, j})
+			}
+		}
+	} else {
+		if len(o.AntPairs) == 0 {
+			return nil, bad("antpairs: empty; use nil for all pairs")
+		}
+		for k, p := range o.AntPairs {
+			if p[0] < 0 || p[0] >= nant || p[1] < 0 || p[1] >= nant {
+				return nil, bad("antpairs[%d] = %v: antenna out of range [0, %d)", k, p, nant)
+			}
+		}
+		s.Pairs = append([][2]int(nil), o.AntPairs...)
+	}
+	s.Mode = beam.Mode{Polarized: o.Polarized, Feed: o.Feed}
+	return s, nil
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// Backend runs a simulation.
+type Backend interface {
+	// Name is "cpu" or "gpu".
+	Name() string
+	// Run simulates every frequency and time. On cancellation it returns
+	// ctx's error together with a Result whose Done marks the finished
+	// integrations, which are complete and correct.
+	Run(ctx context.Context, sim *Simulation) (*Result, error)
+}

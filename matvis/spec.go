@@ -1,0 +1,125 @@
+package matvis
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// SpecOptions adjust how a spec becomes a Simulation.
+type SpecOptions struct {
+	// Topo, when set, replaces the spec's coordinate method with these
+	// precomputed ENU vectors (the CLI's --topo).
+	Topo Coordinates
+	// CoordMethod, when set, overrides the spec's coord_method.
+	CoordMethod string
+	// Warn receives warnings (nil: discarded).
+	Warn func(string)
+}
+
+// FromSpecFile reads, validates and converts the spec at path.
+func FromSpecFile(path string, o *SpecOptions) (*Simulation, error) {
+	s, err := simspec.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return FromSpec(s, o)
+}
+
+// FromSpec converts a validated spec into a Simulation.
+func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
+	if o == nil {
+		o = &SpecOptions{}
+	}
+	nfreq := len(s.FreqsHz)
+	c := Config{
+		Freqs: s.FreqsHz,
+		Times: s.TimesJD,
+		RA:    s.Sources.RARad,
+		Dec:   s.Sources.DecRad,
+		Flux:  make([]float64, 0, s.NSrc()*nfreq),
+	}
+	for _, a := range s.AntennasENU {
+		c.Antennas = append(c.Antennas, [3]float64{a[0], a[1], a[2]})
+	}
+	for _, row := range s.Sources.FluxJy {
+		c.Flux = append(c.Flux, row...)
+	}
+	order := 3
+	if s.BeamSplineOpts != nil {
+		order = s.BeamSplineOpts.Order
+	}
+	for i, b := range s.Beams {
+		bm, err := specBeam(b, s.Dir, order, s.Precision)
+		if err != nil {
+			return nil, fmt.Errorf("matvis: beams[%d]: %w", i, err)
+		}
+		c.Beams = append(c.Beams, bm)
+	}
+	c.BeamIdx = s.BeamIdx
+	feed, err := beam.ParseFeed(s.UseFeed)
+	if err != nil {
+		return nil, fmt.Errorf("matvis: use_feed: %w", err)
+	}
+	c.Options = Options{Precision: s.Precision, Polarized: s.Polarized, Feed: feed}
+	if s.AntPairs != nil {
+		c.Options.AntPairs = make([][2]int, len(s.AntPairs))
+		for k, p := range s.AntPairs {
+			c.Options.AntPairs[k] = [2]int{p[0], p[1]}
+		}
+	}
+	var bcrsEvery float64
+	if so := s.Options; so != nil {
+		c.Options.MaxMemory = int64(so.MaxMemoryBytes)
+		c.Options.MinChunks = so.MinChunks
+		c.Options.SourceBuffer = so.SourceBuffer
+		c.Options.MemoryBuffer = so.MemoryBuffer
+		c.Options.MatProd = MatProd(so.MatProd)
+		bcrsEvery = so.UpdateBCRSEveryS
+	}
+	switch {
+	case o.Topo != nil:
+		c.Coords = o.Topo
+	default:
+		method := s.CoordMethod
+		if o.CoordMethod != "" {
+			method = o.CoordMethod
+		}
+		if method == "" {
+			method = simspec.CoordAstropy
+		}
+		if method == simspec.CoordPrecomputed {
+			return nil, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
+		}
+		crd, err := astroCoordinates(s, method, bcrsEvery, o.Warn)
+		if err != nil {
+			return nil, err
+		}
+		c.Coords = crd
+	}
+	return New(c)
+}
+
+// specBeam builds one spec beam.
+func specBeam(b simspec.Beam, dir string, order, precision int) (beam.Beam, error) {
+	switch b.Type {
+	case "uniform":
+		return beam.Uniform{}, nil
+	case "gaussian":
+		g := beam.Gaussian{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM}
+		return g, g.Validate()
+	case "airy":
+		return beam.Airy{DiameterM: b.DiameterM}, nil
+	case "short_dipole":
+		return beam.ShortDipole{}, nil
+	case "beamfits":
+		p := b.Path
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		return loadBeamFITS(p, order, precision)
+	}
+	return nil, fmt.Errorf("type %q: unknown beam type", b.Type)
+}
