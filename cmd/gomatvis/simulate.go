@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"math/cmplx"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backends"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/npy"
+)
+
+func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output .npy file (required)")
+	backend := fs.String("backend", "auto", "cpu, gpu or auto")
+	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
+	coord := fs.String("coord-method", "", "override the spec's coord_method")
+	quiet := fs.Bool("q", false, "no progress bar")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one SPEC.json, got %d arguments", errUsage, len(pos))
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -o OUT.npy is required", errUsage)
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	spec, err := loadSpec(pos[0])
+	if err != nil {
+		return err
+	}
+	warn := func(m string) { fmt.Fprintf(stderr, "warning: %s\n", m) }
+	so := &matvis.SpecOptions{CoordMethod: *coord, Warn: warn}
+	if *topo != "" {
+		c, err := readTopo(*topo)
+		if err != nil {
+			return err
+		}
+		so.Topo = c
+	}
+	sim, err := matvis.FromSpec(spec, so)
+	if err != nil {
+		return err
+	}
+	be, note, err := backends.Open(*backend)
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	bar := newProgressBar(stderr, *quiet)
+	sim.Options.Progress = bar.update
+	t0 := time.Now()
+	res, runErr := be.Run(ctx, sim)
+	bar.finish()
+	if runErr != nil {
+		if res != nil && errors.Is(runErr, context.Canceled) {
+			return savePartial(*out, res, runErr, stderr)
+		}
+		return runErr
+	}
+	if err := npy.WriteFileAtomic(*out, res.Shape, res.Data()); err != nil {
+		return err
+	}
+	wall := time.Since(t0)
+	nint := sim.NFreq() * sim.NTime()
+	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
+		specName(spec), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
+		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
+		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
+	return nil
+}
+
+// loadSpec reads a spec file, or the embedded example for "example".
+func loadSpec(path string) (*simspec.Spec, error) {
+	if path == "example" {
+		return simspec.Decode(strings.NewReader(exampleSpec), ".")
+	}
+	return simspec.ReadFile(path)
+}
+
+func specName(s *simspec.Spec) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return "simulation"
+}
+
+func precisionName(p int, pol bool) string {
+	s := "fp64"
+	if p == 1 {
+		s = "fp32"
+	}
+	if pol {
+		return s + " polarized"
+	}
+	return s + " unpolarized"
+}
+
+// readTopo reads a (ntimes, 3, nsrc) float64 .npy file.
+func readTopo(path string) (matvis.Coordinates, error) {
+	a, err := npy.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--topo: %w", err)
+	}
+	if len(a.Shape) != 3 || a.Shape[1] != 3 {
+		return nil, fmt.Errorf("--topo %s: shape %v, want (ntimes, 3, nsrc)", path, a.Shape)
+	}
+	data, err := a.AsFloat64()
+	if err != nil {
+		return nil, fmt.Errorf("--topo %s: %w", path, err)
+	}
+	c, err := matvis.NewPrecomputed(a.Shape[0], a.Shape[2], data)
+	if err != nil {
+		return nil, fmt.Errorf("--topo %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// checkWritable fails early, before any work, when the output's directory
+// does not exist or cannot be written.
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, ".gomatvis-probe-*")
+	if err != nil {
+		return fmt.Errorf("output -o %s: directory %s is not writable: %w", path, dir, err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	return nil
+}
+
+// savePartial writes the finished integrations of a cancelled run to
+// OUT.partial.npy; unfinished ones are NaN so they cannot be mistaken for data.
+func savePartial(out string, res *matvis.Result, runErr error, stderr io.Writer) error {
+	per := len(res.Vis128) + len(res.Vis64)
+	per /= max(1, len(res.Done))
+	done := 0
+	for i, d := range res.Done {
+		if d {
+			done++
+			continue
+		}
+		for k := i * per; k < (i+1)*per; k++ {
+			if res.Vis64 != nil {
+				res.Vis64[k] = complex64(cmplx.NaN())
+			} else {
+				res.Vis128[k] = complex(math.NaN(), math.NaN())
+			}
+		}
+	}
+	if done == 0 {
+		return runErr
+	}
+	p := strings.TrimSuffix(out, ".npy") + ".partial.npy"
+	if err := npy.WriteFileAtomic(p, res.Shape, res.Data()); err != nil {
+		return fmt.Errorf("%w (and saving the finished integrations failed: %w)", runErr, err)
+	}
+	fmt.Fprintf(stderr, "cancelled: %d of %d integrations finished, saved to %s (unfinished ones are NaN)\n", done, len(res.Done), p)
+	return runErr
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/debug"
+)
+
+// version is set at link time (-ldflags "-X main.version=…"); otherwise the
+// module's build information is used.
+var version = ""
+
+func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	v := version
+	if v == "" {
+		v = "devel"
+		if bi, ok := debug.ReadBuildInfo(); ok {
+			if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+				v = bi.Main.Version
+			}
+			for _, s := range bi.Settings {
+				if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+					v += " " + s.Value[:12]
+				}
+			}
+		}
+	}
+	fmt.Fprintf(stdout, "gomatvis %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}

@@ -1,0 +1,41 @@
+// Package backends chooses a simulator backend by name: "cpu", "gpu", or
+// "auto" (the GPU when a CUDA device and driver are found, else the CPU).
+package backends
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+)
+
+// ErrNoGPU says no usable CUDA device/driver was found.
+var ErrNoGPU = errors.New("no CUDA device/driver found")
+
+// Open returns the named backend. For "auto", note explains the choice
+// (e.g. why the GPU was not used).
+func Open(name string) (b matvis.Backend, note string, err error) {
+	switch name {
+	case "cpu":
+		return cpu.New(), "", nil
+	case "gpu":
+		g, err := openGPU()
+		if err != nil {
+			return nil, "", fmt.Errorf("backend gpu: %w", err)
+		}
+		return g, "", nil
+	case "", "auto":
+		g, err := openGPU()
+		if err == nil {
+			return g, "", nil
+		}
+		return cpu.New(), fmt.Sprintf("using the CPU: %v", err), nil
+	}
+	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
+}
+
+// openGPU will open the CUDA backend (matvis/gpu) once it lands.
+func openGPU() (matvis.Backend, error) {
+	return nil, fmt.Errorf("%w (the CUDA backend is not built into this binary yet)", ErrNoGPU)
+}
