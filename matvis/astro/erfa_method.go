@@ -1,0 +1,141 @@
+package astro
+
+import (
+	"math"
+	"sync"
+)
+
+// erfaRotation is MethodERFA (matvis CoordinateRotationERFA).
+type erfaRotation struct {
+	*base
+	anchor []int // time index whose BCRS step serves each time
+
+	mu       sync.Mutex
+	cache    map[int]*bcrsEntry
+	order    []int // anchors in insertion order, for eviction
+	maxCache int
+}
+
+// bcrsEntry holds the BCRS-step vectors of one anchor time.
+type bcrsEntry struct {
+	once    sync.Once
+	x, y, z []float64
+}
+
+// newERFA assigns every time its BCRS anchor the way matvis walks the
+// times in order: the first time is an anchor, and a later time becomes
+// one when it is more than every seconds after the current anchor.
+func newERFA(b *base, every float64) *erfaRotation {
+	r := &erfaRotation{base: b, anchor: make([]int, len(b.epochs)), cache: map[int]*bcrsEntry{}}
+	cur := 0
+	for i := range b.epochs {
+		if i > 0 && b.epochs[i].taiSecondsSince(&b.epochs[cur]) > every {
+			cur = i
+		}
+		r.anchor[i] = cur
+	}
+	// Keep at most ~256 MB of cached vectors, and at least two anchors.
+	r.maxCache = max(2, (256<<20)/(24*max(1, len(b.px))))
+	return r
+}
+
+// bcrs returns the BCRS-step vectors of anchor time index ai, computing them
+// once.
+func (r *erfaRotation) bcrs(ai int) *bcrsEntry {
+	r.mu.Lock()
+	e, ok := r.cache[ai]
+	if !ok {
+		e = &bcrsEntry{}
+		r.cache[ai] = e
+		r.order = append(r.order, ai)
+		if len(r.order) > r.maxCache {
+			delete(r.cache, r.order[0])
+			r.order = r.order[1:]
+		}
+	}
+	r.mu.Unlock()
+	e.once.Do(func() {
+		a := r.astromAt(ai)
+		n := len(r.px)
+		e.x, e.y, e.z = make([]float64, n), make([]float64, n), make([]float64, n)
+		bcrsStep(a, r.px, r.py, r.pz, e.x, e.y, e.z)
+	})
+	return e
+}
+
+// bcrsStep applies matvis's Cartesian light deflection, aberration and
+// bias-precession-nutation (matvis-conventions §4.2 step 2) to the unit
+// vectors (px, py, pz), writing (ox, oy, oz).
+func bcrsStep(a *astrom, px, py, pz, ox, oy, oz []float64) {
+	e := a.eh
+	v := a.v
+	bm1 := a.bm1
+	srsEm := srs / a.em
+	m := a.bpn
+	parallelFor(len(px), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := vec3{px[i], py[i], pz[i]}
+			// Sun light deflection, p += w · p × (e × p).
+			q := dot(p, vec3{p[0] + e[0], p[1] + e[1], p[2] + e[2]})
+			w := srsEm / math.Max(q, 1e-6)
+			d := cross(p, cross(e, p))
+			p = vec3{p[0] + w*d[0], p[1] + w*d[1], p[2] + w*d[2]}
+			// Aberration; the last term uses the bm1-scaled vector as matvis does.
+			pdv := dot(p, v)
+			w1 := 1 + pdv/(1+bm1)
+			for k := 0; k < 3; k++ {
+				s := bm1 * p[k]
+				p[k] = s + w1*v[k] + srsEm*(v[k]-pdv*s)
+			}
+			r := math.Sqrt(dot(p, p))
+			p = vec3{p[0] / r, p[1] / r, p[2] / r}
+			p = m.apply(p)
+			ox[i], oy[i], oz[i] = p[0], p[1], p[2]
+		}
+	})
+}
+
+// enuMatrix is E·W·R of matvis-conventions §4.2 step 3 for context a.
+func (a *astrom) enuMatrix() mat3 {
+	sl, cl := math.Sincos(a.eral)
+	R := mat3{{cl, sl, 0}, {-sl, cl, 0}, {0, 0, 1}}
+	sx, cx := math.Sincos(a.xpl)
+	sy, cy := math.Sincos(a.ypl)
+	W := mat3{{cx, 0, sx}, {sx * sy, cy, -cx * sy}, {-sx * cy, sy, cx * cy}}
+	E := mat3{{0, 1, 0}, {-a.sphi, 0, a.cphi}, {a.cphi, 0, a.sphi}}
+	return E.mul(W.mul(R))
+}
+
+func (r *erfaRotation) Matrix(ti int) ([9]float64, error) {
+	if err := r.checkIndex(ti); err != nil {
+		return [9]float64{}, err
+	}
+	m := r.astromAt(ti).enuMatrix()
+	return [9]float64{m[0][0], m[0][1], m[0][2], m[1][0], m[1][1], m[1][2], m[2][0], m[2][1], m[2][2]}, nil
+}
+
+func (r *erfaRotation) CachedVectors(ti int) (x, y, z []float64, err error) {
+	if err := r.checkIndex(ti); err != nil {
+		return nil, nil, nil, err
+	}
+	e := r.bcrs(r.anchor[ti])
+	return e.x, e.y, e.z, nil
+}
+
+func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
+	if err := r.check(ti, east, north, up); err != nil {
+		return err
+	}
+	m := r.astromAt(ti).enuMatrix()
+	e := r.bcrs(r.anchor[ti])
+	x, y, z := e.x, e.y, e.z
+	parallelFor(len(x), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			a, b, c := x[i], y[i], z[i]
+			east[i] = m[0][0]*a + m[0][1]*b + m[0][2]*c
+			north[i] = m[1][0]*a + m[1][1]*b + m[1][2]*c
+			up[i] = m[2][0]*a + m[2][1]*b + m[2][2]*c
+		}
+	})
+	return nil
+}

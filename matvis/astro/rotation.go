@@ -1,0 +1,315 @@
+package astro
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// Site is an observing site in geodetic WGS84 coordinates.
+type Site struct {
+	LatDeg  float64 // geodetic latitude, degrees north
+	LonDeg  float64 // longitude, degrees east
+	HeightM float64 // height above the WGS84 ellipsoid, metres
+}
+
+// EOP holds the Earth-orientation parameters of one instant.
+type EOP struct {
+	UT1MinusUTCSec float64 // UT1 − UTC, seconds
+	XpArcsec       float64 // polar motion x_p, arcseconds
+	YpArcsec       float64 // polar motion y_p, arcseconds
+}
+
+// Method names a coordinate-rotation algorithm, spelled as matvis names its
+// classes.
+type Method string
+
+const (
+	// MethodAstropy is the full ICRS → AltAz chain per time and source, as
+	// astropy computes it (spherical round trips included).
+	MethodAstropy Method = "CoordinateRotationAstropy"
+	// MethodERFA is matvis's split: a "BCRS step" (light deflection,
+	// aberration, bias-precession-nutation) on Cartesian vectors, refreshed
+	// every UpdateBCRSEvery seconds, then one 3×3 matrix per time
+	// (matvis-conventions §4.2).
+	MethodERFA Method = "CoordinateRotationERFA"
+)
+
+// Config configures New.
+type Config struct {
+	// Method selects the algorithm; empty means MethodAstropy.
+	Method Method
+	// Site is the array centre.
+	Site Site
+	// TimesJD are the observation times, UTC Julian dates (≥ 1960).
+	TimesJD []float64
+	// EOP holds one entry per time, or nil (then UT1 − UTC = 0 and
+	// x_p = y_p = 0, and Warn is called once).
+	EOP []EOP
+	// UpdateBCRSEvery is, for MethodERFA only, the interval in seconds
+	// after which the BCRS step is recomputed: it is recomputed at the
+	// first time and whenever the time since the last recomputation is
+	// strictly greater than this (0: at every distinct time).
+	UpdateBCRSEvery float64
+	// Warn, if not nil, receives warnings (missing EOP, times past the
+	// leap-second table, times outside the ephemeris' 1900–2100 range).
+	Warn func(msg string)
+}
+
+// Rotation gives ENU vectors of a fixed source list at each configured time.
+type Rotation interface {
+	// NSources is the number of sources.
+	NSources() int
+	// NTimes is the number of times.
+	NTimes() int
+	// ENU writes the unit vectors of every source at time index ti into
+	// east, north, up (len NSources each). Safe for concurrent use with
+	// distinct output slices. Uses all cores for large source counts.
+	ENU(ti int, east, north, up []float64) error
+}
+
+// MatrixRotation is implemented by the ERFA method: ENU = M(ti) · P(ti)
+// where P are cached unit vectors that change only when the BCRS step is
+// refreshed; this is what a GPU will use.
+type MatrixRotation interface {
+	Rotation
+	// Matrix returns M(ti), row-major 3×3; rows give east, north, up.
+	Matrix(ti int) ([9]float64, error)
+	// CachedVectors returns the vectors M(ti) applies to at time ti
+	// (read-only; shared with other callers).
+	CachedVectors(ti int) (x, y, z []float64, err error)
+}
+
+// parallelThreshold is the source count from which work is split across
+// goroutines.
+const parallelThreshold = 8192
+
+// parallelFor runs fn over [0, n) in contiguous blocks, on all cores when n
+// is large.
+func parallelFor(n int, fn func(lo, hi int)) {
+	workers := runtime.GOMAXPROCS(0)
+	if n < parallelThreshold || workers < 2 {
+		fn(0, n)
+		return
+	}
+	if workers > n/2048 {
+		workers = n / 2048
+	}
+	var wg sync.WaitGroup
+	step := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += step {
+		hi := min(lo+step, n)
+		wg.Add(1)
+		go func(lo, hi int) {
+			defer wg.Done()
+			fn(lo, hi)
+		}(lo, hi)
+	}
+	wg.Wait()
+}
+
+func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+
+// base holds what both methods share: the validated inputs, the time
+// scales, the ICRS unit vectors and the lazily computed astrom contexts.
+type base struct {
+	elong, phi, hm float64
+	eop            []EOP
+	epochs         []epoch
+	px, py, pz     []float64 // ICRS unit vectors
+
+	once    []sync.Once
+	astroms []astrom
+}
+
+func newBase(cfg Config, ra, dec []float64) (*base, error) {
+	s := cfg.Site
+	if !finite(s.LatDeg) || math.Abs(s.LatDeg) > 90 {
+		return nil, fmt.Errorf("astro: site lat_deg = %v: must be finite and within [-90, 90]", s.LatDeg)
+	}
+	if !finite(s.LonDeg) {
+		return nil, fmt.Errorf("astro: site lon_deg = %v: not finite", s.LonDeg)
+	}
+	if !finite(s.HeightM) {
+		return nil, fmt.Errorf("astro: site height_m = %v: not finite", s.HeightM)
+	}
+	if len(ra) != len(dec) {
+		return nil, fmt.Errorf("astro: len(ra_rad) = %d but len(dec_rad) = %d", len(ra), len(dec))
+	}
+	for i, r := range ra {
+		if !finite(r) {
+			return nil, fmt.Errorf("astro: ra_rad[%d] = %v: not finite", i, r)
+		}
+	}
+	for i, d := range dec {
+		if !finite(d) {
+			return nil, fmt.Errorf("astro: dec_rad[%d] = %v: not finite", i, d)
+		}
+		if math.Abs(d) > math.Pi/2 {
+			return nil, fmt.Errorf("astro: dec_rad[%d] = %v: |dec| > π/2", i, d)
+		}
+	}
+	if len(cfg.TimesJD) == 0 {
+		return nil, fmt.Errorf("astro: times_jd is empty")
+	}
+	if cfg.EOP != nil && len(cfg.EOP) != len(cfg.TimesJD) {
+		return nil, fmt.Errorf("astro: len(eop) = %d but len(times_jd) = %d", len(cfg.EOP), len(cfg.TimesJD))
+	}
+	for i, e := range cfg.EOP {
+		if !finite(e.UT1MinusUTCSec) || math.Abs(e.UT1MinusUTCSec) > 1 {
+			return nil, fmt.Errorf("astro: eop[%d].ut1_utc_s = %v: must be finite with |UT1-UTC| <= 1 s", i, e.UT1MinusUTCSec)
+		}
+		if !finite(e.XpArcsec) || math.Abs(e.XpArcsec) > 10 {
+			return nil, fmt.Errorf("astro: eop[%d].xp_arcsec = %v: must be finite with |xp| <= 10\"", i, e.XpArcsec)
+		}
+		if !finite(e.YpArcsec) || math.Abs(e.YpArcsec) > 10 {
+			return nil, fmt.Errorf("astro: eop[%d].yp_arcsec = %v: must be finite with |yp| <= 10\"", i, e.YpArcsec)
+		}
+	}
+	warn := cfg.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	b := &base{
+		elong: s.LonDeg * math.Pi / 180,
+		phi:   s.LatDeg * math.Pi / 180,
+		hm:    s.HeightM,
+		eop:   make([]EOP, len(cfg.TimesJD)),
+	}
+	if cfg.EOP == nil {
+		warn("astro: no Earth-orientation parameters given: using UT1-UTC = 0 and zero polar motion (errors up to ~0.9 s of UT1, ~14 arcsec in azimuth)")
+	} else {
+		copy(b.eop, cfg.EOP)
+	}
+	b.epochs = make([]epoch, len(cfg.TimesJD))
+	nStale, nOld := 0, 0
+	for i, t := range cfg.TimesJD {
+		if !finite(t) {
+			return nil, fmt.Errorf("astro: times_jd[%d] = %v: not finite", i, t)
+		}
+		if t < MinJD {
+			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, ErrBeforeUTC)
+		}
+		ep, err := newEpoch(t, b.eop[i].UT1MinusUTCSec)
+		if err != nil {
+			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, err)
+		}
+		if ep.stale {
+			nStale++
+		}
+		if y := ((ep.tt1 - dj00) + ep.tt2) / djy; math.Abs(y) > 100 {
+			nOld++
+		}
+		b.epochs[i] = ep
+	}
+	if nStale > 0 {
+		warn(fmt.Sprintf("astro: %d of %d times are after the leap-second table's expiry (JD %.1f): using TAI-UTC = %g s", nStale, len(cfg.TimesJD), LeapTableExpiresJD, leapTable[len(leapTable)-1].dat))
+	}
+	if nOld > 0 {
+		warn(fmt.Sprintf("astro: %d of %d times are outside 1900-2100, where the EPV00 Earth ephemeris degrades", nOld, len(cfg.TimesJD)))
+	}
+	n := len(ra)
+	b.px, b.py, b.pz = make([]float64, n), make([]float64, n), make([]float64, n)
+	parallelFor(n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			sr, cr := math.Sincos(ra[i])
+			sd, cd := math.Sincos(dec[i])
+			b.px[i], b.py[i], b.pz[i] = cr*cd, sr*cd, sd
+		}
+	})
+	b.once = make([]sync.Once, len(cfg.TimesJD))
+	b.astroms = make([]astrom, len(cfg.TimesJD))
+	return b, nil
+}
+
+func (b *base) NSources() int { return len(b.px) }
+func (b *base) NTimes() int   { return len(b.epochs) }
+
+// astromAt returns the (cached) astrometry context of time index ti, built
+// as astropy 7.2 does for an AltAz frame without refraction: EPV00 at TDB,
+// IAU 2006/2000A CIP X, Y and s at TT, ERA at UT1, s' at TT, then apco.
+func (b *base) astromAt(ti int) *astrom {
+	b.once[ti].Do(func() {
+		ep := &b.epochs[ti]
+		ph, _, pb, vb := epv00(ep.tdb1, ep.tdb2)
+		rbpn := pnm06a(ep.tt1, ep.tt2)
+		x, y := rbpn[2][0], rbpn[2][1]
+		s := s06(ep.tt1, ep.tt2, x, y)
+		theta := era00(ep.ut11, ep.ut12)
+		sp := sp00(ep.tt1, ep.tt2)
+		xp := b.eop[ti].XpArcsec * das2r
+		yp := b.eop[ti].YpArcsec * das2r
+		b.astroms[ti].apco(ep.tt1, ep.tt2, pb, vb, ph, x, y, s, theta, b.elong, b.phi, b.hm, xp, yp, sp, 0, 0)
+	})
+	return &b.astroms[ti]
+}
+
+func (b *base) checkIndex(ti int) error {
+	if ti < 0 || ti >= len(b.epochs) {
+		return fmt.Errorf("astro: time index %d out of range [0, %d)", ti, len(b.epochs))
+	}
+	return nil
+}
+
+func (b *base) check(ti int, east, north, up []float64) error {
+	if err := b.checkIndex(ti); err != nil {
+		return err
+	}
+	n := len(b.px)
+	if len(east) != n || len(north) != n || len(up) != n {
+		return fmt.Errorf("astro: output lengths (east %d, north %d, up %d) must equal the source count %d", len(east), len(north), len(up), n)
+	}
+	return nil
+}
+
+// New validates the configuration and the source positions (ICRS right
+// ascension and declination, radians) and returns the rotation of the
+// configured method. With MethodERFA the result also implements
+// MatrixRotation.
+func New(cfg Config, raRad, decRad []float64) (Rotation, error) {
+	switch cfg.Method {
+	case "", MethodAstropy, MethodERFA:
+	default:
+		return nil, fmt.Errorf("astro: method %q: want %q or %q", cfg.Method, MethodAstropy, MethodERFA)
+	}
+	if cfg.Method != MethodERFA && cfg.UpdateBCRSEvery != 0 {
+		return nil, fmt.Errorf("astro: update_bcrs_every = %v is only meaningful with %s", cfg.UpdateBCRSEvery, MethodERFA)
+	}
+	if !finite(cfg.UpdateBCRSEvery) || cfg.UpdateBCRSEvery < 0 {
+		return nil, fmt.Errorf("astro: update_bcrs_every = %v: must be finite and >= 0", cfg.UpdateBCRSEvery)
+	}
+	b, err := newBase(cfg, raRad, decRad)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Method == MethodERFA {
+		return newERFA(b, cfg.UpdateBCRSEvery), nil
+	}
+	return &astropyRotation{base: b}, nil
+}
+
+// astropyRotation is MethodAstropy.
+type astropyRotation struct{ *base }
+
+func (r *astropyRotation) ENU(ti int, east, north, up []float64) error {
+	if err := r.check(ti, east, north, up); err != nil {
+		return err
+	}
+	a := r.astromAt(ti)
+	parallelFor(len(r.px), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			// astropy atciqz: ICRS → CIRS (ri, di) for a star at infinity.
+			p := vec3{r.px[i], r.py[i], r.pz[i]}
+			pnat := ld(1, p, p, a.eh, a.em, 1e-6)
+			ppr := ab(pnat, a.v, a.em, a.bm1)
+			w, di := c2s(a.bpn.apply(ppr))
+			// erfa.atioq (no refraction), then matvis's ENU from alt/az.
+			az, zd := a.atioq(anp(w), di)
+			sa, ca := math.Sincos(math.Pi/2 - zd)
+			sz, cz := math.Sincos(az)
+			east[i], north[i], up[i] = ca*sz, ca*cz, sa
+		}
+	})
+	return nil
+}
