@@ -86,7 +86,7 @@ var ErrBeforeUTC = errors.New("date before 1960 January 1 (UTC undefined)")
 func cal2mjd(y, m, d int) float64 {
 	my := (m - 14) / 12
 	iypmy := y + my
-	return float64((1461*(iypmy+4800))/4+(367*(m-2-12*my))/12-(3*((iypmy+4900)/100))/4+d-2432076)
+	return float64((1461*(iypmy+4800))/4 + (367*(m-2-12*my))/12 - (3*((iypmy+4900)/100))/4 + d - 2432076)
 }
 
 // jd2cal splits a two-part Julian date into Gregorian calendar date and the
