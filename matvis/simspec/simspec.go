@@ -185,6 +185,9 @@ func describeJSONError(data []byte, err error) error {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		line, col := lineCol(data, int64(len(data))+1)
+		return fmt.Errorf("malformed JSON: the document ends early at line %d, column %d: %w", line, col, err)
 	case errors.As(err, &se):
 		line, col := lineCol(data, se.Offset)
 		hint := ""

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The project's test command: installs what the tests need, checks
+# formatting and vet, runs every Go test (GPU tests skip without a device
+# and say so), a short fuzz of the spec reader, and every notebook.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+ldconfig -p 2>/dev/null | grep -q libopenblas.so.0 || need_apt+=(libopenblas0-pthread)
+if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "== installing ${need_apt[*]}"
+  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
+echo "== go vet"
+CGO_ENABLED=0 go vet ./...
+echo "== build (static, no cgo)"
+CGO_ENABLED=0 go build ./...
+echo "== go test"
+CGO_ENABLED=0 go test -count=1 ./... 2>&1 | tee /tmp/gomatvis-test.log
+echo "== fuzz the spec reader briefly"
+CGO_ENABLED=0 go test -run '^$' -fuzz FuzzDecode -fuzztime 20s ./matvis/simspec/
+if [ -x scripts/test-notebooks.sh ]; then
+  echo "== notebooks"
+  scripts/test-notebooks.sh
+fi
+echo "== all checks passed"
