@@ -180,9 +180,13 @@ type epoch struct {
 // following the ERFA utctai/utcut1 rules (leap-second days are stretched,
 // pre-1972 UTC seconds are scaled).
 func newEpoch(jd, dut1 float64) (epoch, error) {
-	var ep epoch
 	u1 := math.RoundToEven(jd)
-	u2 := jd - u1 // exact
+	return newEpochSplit(u1, jd-u1, dut1) // jd − u1 is exact
+}
+
+// newEpochSplit is newEpoch for a two-part UTC date u1 + u2 with |u1| ≥ |u2|.
+func newEpochSplit(u1, u2, dut1 float64) (epoch, error) {
+	var ep epoch
 	ep.utc1, ep.utc2 = u1, u2
 	y, m, d, fd := jd2cal(u1, u2)
 	dat0, stale, err := datAt(y, m, d, 0)
