@@ -167,14 +167,14 @@ func TestApco(t *testing.T) {
 }
 
 type astromWant struct {
-	pmt         float64
-	eb, eh, v   vec3
-	em, bm1     float64
-	bpn         [3][3]float64
-	along       float64
-	xpl, ypl    float64
-	sphi, cphi  float64
-	eral        float64
+	pmt        float64
+	eb, eh, v  vec3
+	em, bm1    float64
+	bpn        [3][3]float64
+	along      float64
+	xpl, ypl   float64
+	sphi, cphi float64
+	eral       float64
 }
 
 func checkAstrom(t *testing.T, a *astrom, w astromWant) {
