@@ -1,0 +1,376 @@
+package cuda_test
+
+import (
+	"errors"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/kernels"
+)
+
+// open returns a context on device 0, or skips the test when this machine
+// has no CUDA driver or device (CI): such a test must never count as passed.
+func open(t testing.TB) *cuda.Context {
+	t.Helper()
+	c, err := cuda.Open(0)
+	if errors.Is(err, cuda.ErrNoDevice) {
+		t.Skipf("no CUDA device/driver found: %v", err)
+	}
+	if err != nil {
+		t.Fatalf("open device: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return c
+}
+
+func TestOpenErrorIsNoDeviceOrNil(t *testing.T) {
+	c, err := cuda.Open(0)
+	if err != nil {
+		if !errors.Is(err, cuda.ErrNoDevice) {
+			t.Fatalf("Open failed with an error that is not ErrNoDevice: %v", err)
+		}
+		t.Skipf("no CUDA device/driver found: %v", err)
+	}
+	defer c.Close()
+	info := c.Info()
+	free, total, err := c.MemInfo()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("device %q sm_%d%d, %d SMs, L2 %d B, memory %d/%d MiB free, driver %d (%s)",
+		info.Name, info.Major, info.Minor, info.SMs, info.L2Bytes, free>>20, total>>20, info.DriverVersion, c.DriverPath())
+	if info.SMs <= 0 || total <= 0 || info.Major <= 0 {
+		t.Errorf("implausible device info %+v", info)
+	}
+	if _, err := cuda.Open(1 << 20); err == nil {
+		t.Error("Open of a device ordinal far out of range succeeded")
+	}
+}
+
+func TestMemcpyRoundTrip(t *testing.T) {
+	c := open(t)
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.DestroyStream(s)
+	const n = 1<<20 + 3
+	src := make([]float64, n)
+	for i := range src {
+		src[i] = rand.NormFloat64()
+	}
+	d, err := cuda.AllocFor[float64](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(d)
+	if err := cuda.Upload(c, d, src, s); err != nil {
+		t.Fatal(err)
+	}
+	// Through pinned memory, poisoned first, asynchronously.
+	h, err := c.AllocHost(n * 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.FreeHost(h)
+	dst := cuda.HostSlice[float64](h)
+	for i := range dst {
+		dst[i] = math.NaN()
+	}
+	d2, err := cuda.AllocFor[float64](c, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Free(d2)
+	if err := c.Memset8(d2, 0xFF, n*8, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyDtoD(d2, d, n*8, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CopyDtoH(h.Ptr(), d2, n*8, s); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SyncStream(s); err != nil {
+		t.Fatal(err)
+	}
+	for i := range src {
+		if dst[i] != src[i] {
+			t.Fatalf("element %d: got %v want %v", i, dst[i], src[i])
+		}
+	}
+	if _, err := c.Alloc(-1); err == nil {
+		t.Error("Alloc(-1) succeeded")
+	}
+	if _, err := c.Alloc(1 << 60); err == nil {
+		t.Error("Alloc of 1 EiB succeeded")
+	} else {
+		t.Logf("huge alloc error (expected): %v", err)
+	}
+}
+
+func compileProgram(t testing.TB, c *cuda.Context, name string) *cuda.Module {
+	t.Helper()
+	code, headers, err := kernels.Program(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := c.Compile(cuda.Source{Name: name, Code: code, Headers: headers})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Unload() })
+	return m
+}
+
+func TestNVRTCKernel(t *testing.T) {
+	c := open(t)
+	c.SetKernelCacheDir(t.TempDir())
+	ma, mi, err := c.NVRTCVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("NVRTC %d.%d, device arch %s", ma, mi, c.Info().Arch())
+	m := compileProgram(t, c, "selftest.cu")
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.DestroyStream(s)
+	const n = 100003
+	for _, prec := range []string{"f32", "f64"} {
+		f, err := m.Function("axpy_" + prec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, n)
+		y := make([]float64, n)
+		for i := range x {
+			x[i], y[i] = rand.NormFloat64(), rand.NormFloat64()
+		}
+		a := rand.NormFloat64()
+		var got []float64
+		var tol float64
+		if prec == "f32" {
+			x32, y32 := toF32(x), toF32(y)
+			dx, _ := cuda.AllocFor[float32](c, n)
+			dy, _ := cuda.AllocFor[float32](c, n)
+			defer c.Free(dx)
+			defer c.Free(dy)
+			must(t, cuda.Upload(c, dx, x32, s))
+			must(t, cuda.Upload(c, dy, y32, s))
+			must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), float32(a), dx, dy))
+			out := make([]float32, n)
+			must(t, cuda.Download(c, out, dy, s))
+			for _, v := range out {
+				got = append(got, float64(v))
+			}
+			tol = 1e-5
+		} else {
+			dx, _ := cuda.AllocFor[float64](c, n)
+			dy, _ := cuda.AllocFor[float64](c, n)
+			defer c.Free(dx)
+			defer c.Free(dy)
+			must(t, cuda.Upload(c, dx, x, s))
+			must(t, cuda.Upload(c, dy, y, s))
+			must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), a, dx, dy))
+			got = make([]float64, n)
+			must(t, cuda.Download(c, got, dy, s))
+			tol = 1e-15
+		}
+		for i := range got {
+			want := a*x[i] + y[i]
+			if math.Abs(got[i]-want) > tol*(1+math.Abs(want)) || math.IsNaN(got[i]) {
+				t.Fatalf("%s element %d: got %v want %v", prec, i, got[i], want)
+			}
+		}
+	}
+	if err := f32ArgMismatch(m, s); err == nil {
+		t.Error("Launch with a Go int argument succeeded")
+	}
+}
+
+func f32ArgMismatch(m *cuda.Module, s cuda.Stream) error {
+	f, err := m.Function("axpy_f32")
+	if err != nil {
+		return nil
+	}
+	return f.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1, Y: 1, Z: 1}, 0, s, 5, float32(1), cuda.DevicePtr(0), cuda.DevicePtr(0))
+}
+
+func TestCompileCacheAndErrors(t *testing.T) {
+	c := open(t)
+	dir := t.TempDir()
+	c.SetKernelCacheDir(dir)
+	src := cuda.Source{Name: "k.cu", Code: `extern "C" __global__ void k(float* p) { p[threadIdx.x] = 1.0f; }`}
+	if _, err := c.CompileImage(src); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := filepath.Glob(filepath.Join(dir, "*.bin"))
+	if len(entries) != 1 {
+		t.Fatalf("cache holds %d images, want 1", len(entries))
+	}
+	// A second compile must come from the cache: corrupt-proof check by
+	// making the cached image recognisable.
+	img, _ := os.ReadFile(entries[0])
+	img2, err := c.CompileImage(src)
+	if err != nil || string(img2) != string(img) {
+		t.Fatalf("second compile differs from the cached image (err %v)", err)
+	}
+	// Another option is another key.
+	if _, err := c.CompileImage(src, "-DX=1"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ = filepath.Glob(filepath.Join(dir, "*.bin"))
+	if len(entries) != 2 {
+		t.Fatalf("cache holds %d images, want 2", len(entries))
+	}
+	bad := cuda.Source{Name: "bad.cu", Code: `extern "C" __global__ void k(float* p) { p[0] = undefined_thing; }`}
+	_, err = c.CompileImage(bad)
+	var ce *cuda.CompileError
+	if !errors.As(err, &ce) || ce.Log == "" {
+		t.Fatalf("bad source: got %v, want a CompileError with a log", err)
+	}
+	t.Logf("compile error as reported: %v", err)
+}
+
+func toF32(x []float64) []float32 {
+	o := make([]float32, len(x))
+	for i, v := range x {
+		o[i] = float32(v)
+	}
+	return o
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// randC returns n complex values with normal real and imaginary parts.
+func randC(n int) []complex128 {
+	z := make([]complex128, n)
+	for i := range z {
+		z[i] = complex(rand.NormFloat64(), rand.NormFloat64())
+	}
+	return z
+}
+
+// gramRef is C = Aᴴ·A for column-major K×M A, in complex128.
+func gramRef(a []complex128, m, k int) []complex128 {
+	c := make([]complex128, m*m)
+	for j := 0; j < m; j++ {
+		for i := 0; i < m; i++ {
+			var s complex128
+			ai, aj := a[i*k:(i+1)*k], a[j*k:(j+1)*k]
+			for l := range ai {
+				s += cmplx.Conj(ai[l]) * aj[l]
+			}
+			c[i+j*m] = s
+		}
+	}
+	return c
+}
+
+func maxRelErr(got, want []complex128, lowerOnly bool, m int) float64 {
+	var peak, worst float64
+	for _, v := range want {
+		peak = math.Max(peak, cmplx.Abs(v))
+	}
+	for j := 0; j < m; j++ {
+		for i := 0; i < m; i++ {
+			if lowerOnly && i < j {
+				continue
+			}
+			d := cmplx.Abs(got[i+j*m] - want[i+j*m])
+			if math.IsNaN(d) {
+				return math.Inf(1)
+			}
+			worst = math.Max(worst, d)
+		}
+	}
+	return worst / peak
+}
+
+func TestBlasAgainstGoLoop(t *testing.T) {
+	c := open(t)
+	s, err := c.NewStream()
+	must(t, err)
+	defer c.DestroyStream(s)
+	b, err := c.NewBlas(s)
+	must(t, err)
+	defer b.Close()
+	v, err := b.Version()
+	must(t, err)
+	t.Logf("cuBLAS %d from %s", v, b.Path())
+	must(t, b.SetMathMode(cuda.DefaultMath))
+
+	const m, k = 37, 1031
+	a := randC(m * k)
+	ref := gramRef(a, m, k)
+	a64 := make([]complex64, len(a))
+	for i, v := range a {
+		a64[i] = complex64(v)
+	}
+	dA32, _ := cuda.AllocFor[complex64](c, m*k)
+	dA64, _ := cuda.AllocFor[complex128](c, m*k)
+	dC, _ := cuda.AllocFor[complex128](c, m*m)
+	defer c.Free(dA32)
+	defer c.Free(dA64)
+	defer c.Free(dC)
+	must(t, cuda.Upload(c, dA32, a64, s))
+	must(t, cuda.Upload(c, dA64, a, s))
+
+	run := func(name string, double, lower bool, tol float64, f func() error) {
+		t.Helper()
+		must(t, c.Memset8(dC, 0xFF, m*m*16, s)) // NaN everywhere
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		got := make([]complex128, m*m)
+		if double {
+			must(t, cuda.Download(c, got, dC, s))
+		} else {
+			g32 := make([]complex64, m*m)
+			must(t, cuda.Download(c, g32, dC, s))
+			for i, v := range g32 {
+				got[i] = complex128(v)
+			}
+		}
+		e := maxRelErr(got, ref, lower, m)
+		t.Logf("%-10s max error / peak = %.2e", name, e)
+		if !(e <= tol) {
+			t.Errorf("%s: error %.3e over %.1e", name, e, tol)
+		}
+	}
+	run("cherk", false, true, 1e-5, func() error { return b.Cherk(cuda.Lower, cuda.OpC, m, k, 1, dA32, k, 0, dC, m) })
+	run("zherk", true, true, 1e-13, func() error { return b.Zherk(cuda.Lower, cuda.OpC, m, k, 1, dA64, k, 0, dC, m) })
+	run("cgemm", false, false, 1e-5, func() error { return b.Cgemm(cuda.OpC, cuda.OpN, m, m, k, 1, dA32, k, dA32, k, 0, dC, m) })
+	run("cgemm3m", false, false, 1e-5, func() error { return b.Cgemm3m(cuda.OpC, cuda.OpN, m, m, k, 1, dA32, k, dA32, k, 0, dC, m) })
+	run("zgemm", true, false, 1e-13, func() error { return b.Zgemm(cuda.OpC, cuda.OpN, m, m, k, 1, dA64, k, dA64, k, 0, dC, m) })
+	run("gemmex32", false, false, 1e-5, func() error {
+		return b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, 1, dA32, k, dA32, k, 0, dC, m, cuda.C32F, cuda.Compute32F)
+	})
+	run("gemmex64", true, false, 1e-13, func() error {
+		return b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, 1, dA64, k, dA64, k, 0, dC, m, cuda.C64F, cuda.Compute64F)
+	})
+	// A bad argument comes back as a cuBLAS error with its status name.
+	err = b.Cgemm(cuda.OpC, cuda.OpN, m, m, k, 1, dA32, 1, dA32, k, 0, dC, m)
+	var ce *cuda.Error
+	if !errors.As(err, &ce) || ce.Lib != "cublas" {
+		t.Errorf("cgemm with lda < k: got %v, want a cublas error", err)
+	} else {
+		t.Logf("bad lda reported as: %v", err)
+	}
+}

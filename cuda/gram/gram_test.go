@@ -1,0 +1,286 @@
+package gram_test
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
+)
+
+var (
+	benchFlag = flag.Bool("gemm-bench", false, "run the GEMM-strategy benchmark at the prodslice and dev shapes")
+	benchOut  = flag.String("gemm-bench-out", "", "also write the benchmark's markdown table to this file")
+	benchReps = flag.Int("gemm-bench-reps", 15, "timed repetitions per strategy")
+)
+
+type env struct {
+	c *cuda.Context
+	s cuda.Stream
+	b *cuda.Blas
+	g *gram.Gram
+}
+
+func setup(t testing.TB) *env {
+	t.Helper()
+	c, err := cuda.Open(0)
+	if errors.Is(err, cuda.ErrNoDevice) {
+		t.Skipf("no CUDA device/driver found: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.NewBlas(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gram.New(c, b, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		g.Close()
+		b.Close()
+		c.DestroyStream(s)
+		c.Close()
+	})
+	return &env{c, s, b, g}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func randC(n int) []complex128 {
+	z := make([]complex128, n)
+	for i := range z {
+		z[i] = complex(rand.NormFloat64(), rand.NormFloat64())
+	}
+	return z
+}
+
+func gramRef(a []complex128, m, k int) []complex128 {
+	c := make([]complex128, m*m)
+	for j := 0; j < m; j++ {
+		for i := 0; i < m; i++ {
+			var s complex128
+			ai, aj := a[i*k:(i+1)*k], a[j*k:(j+1)*k]
+			for l := range ai {
+				s += cmplx.Conj(ai[l]) * aj[l]
+			}
+			c[i+j*m] = s
+		}
+	}
+	return c
+}
+
+func relErr(got, want []complex128) float64 {
+	var peak, worst float64
+	for i := range want {
+		peak = math.Max(peak, cmplx.Abs(want[i]))
+		d := cmplx.Abs(got[i] - want[i])
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		worst = math.Max(worst, d)
+	}
+	return worst / peak
+}
+
+// download reads an m×m C of either precision as complex128.
+func download(t testing.TB, e *env, c cuda.DevicePtr, m int, double bool) []complex128 {
+	out := make([]complex128, m*m)
+	if double {
+		must(t, cuda.Download(e.c, out, c, e.s))
+		return out
+	}
+	o32 := make([]complex64, m*m)
+	must(t, cuda.Download(e.c, o32, c, e.s))
+	for i, v := range o32 {
+		out[i] = complex128(v)
+	}
+	return out
+}
+
+// Every strategy, accumulated over two chunks (beta 0 then 1) with the
+// mirror at the end, gives the full Hermitian product.
+func TestStrategiesMatchGoLoop(t *testing.T) {
+	e := setup(t)
+	const m, k1, k2 = 70, 301, 257
+	a1, a2 := randC(m*k1), randC(m*k2)
+	ref := gramRef(a1, m, k1)
+	for i, v := range gramRef(a2, m, k2) {
+		ref[i] += v
+	}
+	up := func(a []complex128, double bool) cuda.DevicePtr {
+		if double {
+			d, err := cuda.AllocFor[complex128](e.c, len(a))
+			must(t, err)
+			must(t, cuda.Upload(e.c, d, a, e.s))
+			return d
+		}
+		a32 := make([]complex64, len(a))
+		for i, v := range a {
+			a32[i] = complex64(v)
+		}
+		d, err := cuda.AllocFor[complex64](e.c, len(a))
+		must(t, err)
+		must(t, cuda.Upload(e.c, d, a32, e.s))
+		return d
+	}
+	strategies := []gram.Strategy{gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.Zherk, gram.Zgemm,
+		gram.TriCgemm(1), gram.TriCgemm(2), gram.TriCgemm(3), gram.TriZgemm(4), gram.BF16x9}
+	for _, st := range strategies {
+		d1, d2 := up(a1, st.Double()), up(a2, st.Double())
+		c, err := e.c.Alloc(m * m * 16)
+		must(t, err)
+		must(t, e.c.Memset8(c, 0xFF, m*m*16, e.s))
+		err = e.g.Accumulate(st, d1, k1, m, k1, c, 0)
+		if err == nil {
+			err = e.g.Accumulate(st, d2, k2, m, k2, c, 1)
+		}
+		if err == nil && st.LowerOnly() {
+			err = e.g.Mirror(c, m, st.Double())
+		}
+		if err != nil && st == gram.BF16x9 {
+			t.Logf("%s not available here: %v", st, err)
+		} else {
+			must(t, err)
+			got := download(t, e, c, m, st.Double())
+			tol := 2e-6
+			if st.Double() {
+				tol = 1e-14
+			}
+			er := relErr(got, ref)
+			t.Logf("%-14s error/peak %.2e", st, er)
+			if !(er <= tol) {
+				t.Errorf("%s: error %.2e over %.0e", st, er, tol)
+			}
+		}
+		e.c.Free(d1)
+		e.c.Free(d2)
+		e.c.Free(c)
+	}
+	if err := e.g.Accumulate("nonsense", 0, 1, 1, 1, 0, 0); err == nil {
+		t.Error("unknown strategy accepted")
+	}
+}
+
+func TestChoose(t *testing.T) {
+	e := setup(t)
+	best, res, err := e.g.Choose(gram.Candidates(1), 128, 4000)
+	must(t, err)
+	for _, r := range res {
+		t.Logf("%-14s %.3f ms err=%v", r.Strategy, r.Ms, r.Err)
+	}
+	t.Logf("chosen: %s", best)
+}
+
+// TestGemmStrategies is the GEMM-strategy benchmark (-gemm-bench): CUDA
+// event medians after warm-up at the prodslice chunk shape and the dev
+// shape, and each strategy's error against complex128 (zgemm on the same
+// data), on fresh random data, output poisoned before the checked run.
+func TestGemmStrategies(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("GEMM benchmark: run with -gemm-bench")
+	}
+	e := setup(t)
+	info := e.c.Info()
+	ver, _ := e.b.Version()
+	var out strings.Builder
+	fmt.Fprintf(&out, "Device: %s (sm_%d%d, %d SMs), driver %d, cuBLAS %d; %s\n\n", info.Name, info.Major, info.Minor, info.SMs, info.DriverVersion, ver, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	shapes := []struct {
+		name string
+		m, k int
+	}{{"prodslice chunk", 700, 66668}, {"dev", 128, 400000}}
+	strategies := []gram.Strategy{gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.TF32, gram.BF16x9,
+		gram.TriCgemm(2), gram.TriCgemm(3), gram.TriCgemm(4), gram.TriCgemm(6),
+		gram.Zherk, gram.Zgemm, gram.TriZgemm(2), gram.TriZgemm(4)}
+	for _, sh := range shapes {
+		m, k := sh.m, sh.k
+		n := m * k
+		a := make([]complex64, n)
+		for i := range a {
+			a[i] = complex(float32(rand.NormFloat64()), float32(rand.NormFloat64()))
+		}
+		d32, err := cuda.AllocFor[complex64](e.c, n)
+		must(t, err)
+		d64, err := cuda.AllocFor[complex128](e.c, n)
+		must(t, err)
+		ref, err := cuda.AllocFor[complex128](e.c, m*m)
+		must(t, err)
+		cbuf, err := cuda.AllocFor[complex128](e.c, m*m)
+		must(t, err)
+		must(t, cuda.Upload(e.c, d32, a, e.s))
+		must(t, e.g.Upcast(d32, d64, int64(n)))
+		must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
+		refH := download(t, e, ref, m, true)
+		upMs := timeIt(t, e, func() error { return e.g.Upcast(d32, d64, int64(n)) })
+		fmt.Fprintf(&out, "**%s: M = %d, K = %d** (upcast complex64→complex128 of Z: %.3f ms)\n\n", sh.name, m, k, upMs)
+		fmt.Fprintf(&out, "| strategy | ms (median of %d) | TFLOP/s (8M²K) | error vs complex128 / peak |\n| --- | --- | --- | --- |\n", *benchReps)
+		for _, st := range strategies {
+			z := d32
+			if st.Double() {
+				z = d64
+			}
+			ms, err := e.g.Time(st, z, k, m, k, cbuf, 3, *benchReps)
+			if err != nil {
+				fmt.Fprintf(&out, "| %s | failed: %v | | |\n", st, err)
+				continue
+			}
+			// Checked run on a poisoned output.
+			must(t, e.c.Memset8(cbuf, 0xFF, int64(m*m*16), e.s))
+			must(t, e.g.Accumulate(st, z, k, m, k, cbuf, 0))
+			if st.LowerOnly() {
+				must(t, e.g.Mirror(cbuf, m, st.Double()))
+			}
+			got := download(t, e, cbuf, m, st.Double())
+			er := relErr(got, refH)
+			tf := 8 * float64(m) * float64(m) * float64(k) / (ms * 1e-3) / 1e12
+			fmt.Fprintf(&out, "| %s | %.3f | %.1f | %.1e |\n", st, ms, tf, er)
+		}
+		fmt.Fprintln(&out)
+		for _, p := range []cuda.DevicePtr{d32, d64, ref, cbuf} {
+			e.c.Free(p)
+		}
+	}
+	fmt.Print(out.String())
+	if *benchOut != "" {
+		must(t, os.WriteFile(*benchOut, []byte(out.String()), 0o644))
+	}
+}
+
+func timeIt(t testing.TB, e *env, f func() error) float64 {
+	st, _ := e.c.NewEvent()
+	en, _ := e.c.NewEvent()
+	defer e.c.DestroyEvent(st)
+	defer e.c.DestroyEvent(en)
+	var ms []float64
+	for i := 0; i < 8; i++ {
+		must(t, e.c.Record(st, e.s))
+		must(t, f())
+		must(t, e.c.Record(en, e.s))
+		must(t, e.c.SyncEvent(en))
+		v, err := e.c.Elapsed(st, en)
+		must(t, err)
+		if i >= 2 {
+			ms = append(ms, float64(v))
+		}
+	}
+	return gram.Median(ms)
+}

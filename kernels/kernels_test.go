@@ -1,0 +1,28 @@
+package kernels
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestProgramsEmbedded(t *testing.T) {
+	names := Names()
+	if len(names) == 0 {
+		t.Fatal("no embedded .cu programs")
+	}
+	for _, n := range names {
+		code, headers, err := Program(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(code, "extern \"C\" __global__") {
+			t.Errorf("%s has no extern \"C\" kernels", n)
+		}
+		if _, ok := headers["common.cuh"]; !ok {
+			t.Errorf("%s: common.cuh missing from headers", n)
+		}
+	}
+	if _, _, err := Program("nope.cu"); err == nil {
+		t.Error("Program of a missing file succeeded")
+	}
+}
