@@ -1,0 +1,27 @@
+package matvis
+
+import (
+	"fmt"
+
+	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// astroCoordinates builds the spec's coordinate method with matvis/astro.
+func astroCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
+	cfg := astro.Config{
+		Method:          astro.Method(method),
+		Site:            astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM},
+		TimesJD:         s.TimesJD,
+		UpdateBCRSEvery: bcrsEvery,
+		Warn:            warn,
+	}
+	for _, e := range s.EOP {
+		cfg.EOP = append(cfg.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
+	}
+	r, err := astro.New(cfg, s.Sources.RARad, s.Sources.DecRad)
+	if err != nil {
+		return nil, fmt.Errorf("matvis: coordinates (%s): %w", method, err)
+	}
+	return r, nil
+}
