@@ -34,8 +34,8 @@ func newERFA(b *base, every float64) *erfaRotation {
 		}
 		r.anchor[i] = cur
 	}
-	// Keep at most ~256 MB of cached vectors, and at least two anchors.
-	r.maxCache = max(2, (256<<20)/(24*max(1, len(b.px))))
+	// Keep at most ~64 MB of cached vectors, and at least two anchors.
+	r.maxCache = max(2, (64<<20)/(24*max(1, len(b.px))))
 	return r
 }
 
@@ -72,25 +72,34 @@ func bcrsStep(a *astrom, px, py, pz, ox, oy, oz []float64) {
 	bm1 := a.bm1
 	srsEm := srs / a.em
 	m := a.bpn
+	e0, e1, e2 := e[0], e[1], e[2]
+	v0, v1, v2 := v[0], v[1], v[2]
 	parallelFor(len(px), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			p := vec3{px[i], py[i], pz[i]}
+		px, py, pz := px[lo:hi], py[lo:hi], pz[lo:hi]
+		ox, oy, oz := ox[lo:hi], oy[lo:hi], oz[lo:hi]
+		for i := range px {
+			x, y, z := px[i], py[i], pz[i]
 			// Sun light deflection, p += w · p × (e × p).
-			q := dot(p, vec3{p[0] + e[0], p[1] + e[1], p[2] + e[2]})
-			w := srsEm / math.Max(q, 1e-6)
-			d := cross(p, cross(e, p))
-			p = vec3{p[0] + w*d[0], p[1] + w*d[1], p[2] + w*d[2]}
-			// Aberration; the last term uses the bm1-scaled vector as matvis does.
-			pdv := dot(p, v)
-			w1 := 1 + pdv/(1+bm1)
-			for k := 0; k < 3; k++ {
-				s := bm1 * p[k]
-				p[k] = s + w1*v[k] + srsEm*(v[k]-pdv*s)
+			q := x*(x+e0) + y*(y+e1) + z*(z+e2)
+			if q < 1e-6 {
+				q = 1e-6
 			}
-			r := math.Sqrt(dot(p, p))
-			p = vec3{p[0] / r, p[1] / r, p[2] / r}
-			p = m.apply(p)
-			ox[i], oy[i], oz[i] = p[0], p[1], p[2]
+			w := srsEm / q
+			c0, c1, c2 := e1*z-e2*y, e2*x-e0*z, e0*y-e1*x // e × p
+			x, y, z = x+w*(y*c2-z*c1), y+w*(z*c0-x*c2), z+w*(x*c1-y*c0)
+			// Aberration; the last term uses the bm1-scaled vector as matvis does.
+			pdv := x*v0 + y*v1 + z*v2
+			w1 := 1 + pdv/(1+bm1)
+			sx, sy, sz := bm1*x, bm1*y, bm1*z
+			x = sx + w1*v0 + srsEm*(v0-pdv*sx)
+			y = sy + w1*v1 + srsEm*(v1-pdv*sy)
+			z = sz + w1*v2 + srsEm*(v2-pdv*sz)
+			r := 1 / math.Sqrt(x*x+y*y+z*z)
+			x, y, z = x*r, y*r, z*r
+			// Bias-precession-nutation.
+			ox[i] = m[0][0]*x + m[0][1]*y + m[0][2]*z
+			oy[i] = m[1][0]*x + m[1][1]*y + m[1][2]*z
+			oz[i] = m[2][0]*x + m[2][1]*y + m[2][2]*z
 		}
 	})
 }
