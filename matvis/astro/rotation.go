@@ -47,7 +47,8 @@ type Config struct {
 	// EOP holds one entry per time, or nil (then UT1 − UTC = 0 and
 	// x_p = y_p = 0, and Warn is called once).
 	EOP []EOP
-	// UpdateBCRSEvery is, for MethodERFA only, the interval in seconds
+	// UpdateBCRSEvery is, for MethodERFA only (other methods ignore it
+	// with a warning), the interval in seconds
 	// after which the BCRS step is recomputed: it is recomputed at the
 	// first time and whenever the time since the last recomputation is
 	// strictly greater than this (0: at every distinct time).
@@ -273,11 +274,11 @@ func New(cfg Config, raRad, decRad []float64) (Rotation, error) {
 	default:
 		return nil, fmt.Errorf("astro: method %q: want %q or %q", cfg.Method, MethodAstropy, MethodERFA)
 	}
-	if cfg.Method != MethodERFA && cfg.UpdateBCRSEvery != 0 {
-		return nil, fmt.Errorf("astro: update_bcrs_every = %v is only meaningful with %s", cfg.UpdateBCRSEvery, MethodERFA)
-	}
 	if !finite(cfg.UpdateBCRSEvery) || cfg.UpdateBCRSEvery < 0 {
 		return nil, fmt.Errorf("astro: update_bcrs_every = %v: must be finite and >= 0", cfg.UpdateBCRSEvery)
+	}
+	if cfg.Method != MethodERFA && cfg.UpdateBCRSEvery != 0 && cfg.Warn != nil {
+		cfg.Warn(fmt.Sprintf("astro: update_bcrs_every = %v s is ignored: it applies to %s only", cfg.UpdateBCRSEvery, MethodERFA))
 	}
 	b, err := newBase(cfg, raRad, decRad)
 	if err != nil {

@@ -38,7 +38,6 @@ func TestNewBadInput(t *testing.T) {
 		{"height", Config{Site: Site{HeightM: nan}, TimesJD: okT}, nil, nil, "height_m = NaN", nil},
 		{"method", Config{Method: "Foo", Site: hera, TimesJD: okT}, nil, nil, `method "Foo"`, nil},
 		{"every negative", Config{Method: MethodERFA, Site: hera, TimesJD: okT, UpdateBCRSEvery: -1}, nil, nil, "update_bcrs_every = -1", nil},
-		{"every with astropy", Config{Method: MethodAstropy, Site: hera, TimesJD: okT, UpdateBCRSEvery: 60}, nil, nil, "only meaningful with CoordinateRotationERFA", nil},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -113,6 +112,14 @@ func TestWarnings(t *testing.T) {
 	}
 	if _, _, err := TAIminusUTC(math.NaN()); err == nil {
 		t.Errorf("TAIminusUTC(NaN) succeeded")
+	}
+	// UpdateBCRSEvery with the astropy method: ignored with a warning.
+	msgs = nil
+	if _, err := New(Config{Site: hera, TimesJD: []float64{2459845}, EOP: []EOP{{}}, UpdateBCRSEvery: 60, Warn: warn}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "update_bcrs_every = 60 s is ignored") {
+		t.Errorf("warnings = %q", msgs)
 	}
 	// nil Warn must not panic.
 	if _, err := New(Config{Site: hera, TimesJD: []float64{2459845}}, nil, nil); err != nil {
