@@ -2,11 +2,94 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
+	"math"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/npy"
 )
 
-// runTopo writes ENU vectors; it needs the astrometry package (matvis/astro).
+// runTopo writes the ENU unit vectors of every source at every time of a
+// spec as float64 (ntimes, 3, nsrc), the layout of the references' topo.npy
+// (before the horizon cut).
 func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	return fmt.Errorf("the astrometry package is not built yet")
+	fs := flag.NewFlagSet("topo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("o", "", "output .npy file (required)")
+	coord := fs.String("coord-method", "", "override the spec's coord_method ("+simspec.CoordAstropy+" or "+simspec.CoordERFA+")")
+	every := fs.Float64("update-bcrs-every", math.NaN(), "seconds between BCRS-step updates ("+simspec.CoordERFA+" only; default: the spec's options.update_bcrs_every_s, else 0)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one SPEC.json, got %d arguments", errUsage, len(pos))
+	}
+	if *out == "" {
+		return fmt.Errorf("%w: -o TOPO.npy is required", errUsage)
+	}
+	if err := checkWritable(*out); err != nil {
+		return err
+	}
+	spec, err := loadSpec(pos[0])
+	if err != nil {
+		return err
+	}
+	method := spec.CoordMethod
+	if *coord != "" {
+		method = *coord
+	}
+	switch method {
+	case "":
+		method = simspec.CoordAstropy
+	case simspec.CoordAstropy, simspec.CoordERFA:
+	default:
+		return fmt.Errorf("%w: coord method %q: want %s or %s", errUsage, method, simspec.CoordAstropy, simspec.CoordERFA)
+	}
+	bcrs := 0.0
+	if spec.Options != nil {
+		bcrs = spec.Options.UpdateBCRSEveryS
+	}
+	if !math.IsNaN(*every) {
+		bcrs = *every
+	}
+	if method != simspec.CoordERFA {
+		bcrs = 0
+	}
+	cfg := astro.Config{
+		Method:          astro.Method(method),
+		Site:            astro.Site{LatDeg: spec.Telescope.LatDeg, LonDeg: spec.Telescope.LonDeg, HeightM: spec.Telescope.HeightM},
+		TimesJD:         spec.TimesJD,
+		UpdateBCRSEvery: bcrs,
+		Warn:            func(m string) { fmt.Fprintf(stderr, "warning: %s\n", m) },
+	}
+	for _, e := range spec.EOP {
+		cfg.EOP = append(cfg.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
+	}
+	t0 := time.Now()
+	rot, err := astro.New(cfg, spec.Sources.RARad, spec.Sources.DecRad)
+	if err != nil {
+		return err
+	}
+	nt, ns := rot.NTimes(), rot.NSources()
+	data := make([]float64, nt*3*ns)
+	for ti := 0; ti < nt; ti++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("topo: stopped at time %d of %d, nothing written: %w", ti, nt, err)
+		}
+		b := data[ti*3*ns:]
+		if err := rot.ENU(ti, b[:ns], b[ns:2*ns], b[2*ns:3*ns]); err != nil {
+			return err
+		}
+	}
+	if err := npy.WriteFileAtomic(*out, []int{nt, 3, ns}, data); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s: %d sources × %d times, %s, %.3g s → %s (%d, 3, %d) float64\n",
+		specName(spec), ns, nt, method, time.Since(t0).Seconds(), *out, nt, ns)
+	return nil
 }
