@@ -50,75 +50,18 @@ func (p MemoryPlan) Term(name string) int64 {
 const maxAutoChunks = 100
 
 // MemoryTerms evaluates matvis's GPU memory model (matvis _utils.py; see
-// matvis-conventions §8) for nchunks chunks: bytes per term.
+// matvis-conventions §8) for nchunks chunks: bytes per term, and the
+// per-chunk buffer size in sources. It is MemoryConfig().Terms.
 func (s *Simulation) MemoryTerms(nchunks int) ([]MemoryTerm, int) {
-	rsize := int64(4 * s.Options.Precision)
-	csize := 2 * rsize
-	nsrc, nant, nbeam := int64(s.NSrc()), int64(s.NAnt()), int64(len(s.Beams))
-	nfeed := int64(s.NFeed())
-	nax := nfeed
-	var nbeampix int64
-	for _, b := range s.Beams {
-		if g, ok := b.(GridPixelser); ok {
-			nbeampix += int64(g.GridPixels())
-		}
-	}
-	nchunk := s.bufferSources(nchunks)
-	nc := int64(nchunk)
-	terms := []MemoryTerm{
-		{"antpos", nant * 3 * rsize, false},
-		{"flux", nsrc * rsize, false},
-		{"beam_grid", nbeampix * nfeed * nax * csize, false},
-		{"crd_eq", 3 * nsrc * rsize, false},
-		{"eq2top", 9 * rsize, false},
-		{"crd_top", 3 * nsrc * rsize, false},
-		{"crd_chunk", 3 * nc * rsize, true},
-		{"flux_chunk", nc * rsize, true},
-		{"exptau", nant * nc * csize, true},
-		{"beam_interp", nbeam * nfeed * nax * nc * csize, true},
-		{"zmat", nc * nfeed * nant * nax * csize, true},
-		{"vis", int64(nchunks) * nfeed * nant * nfeed * nant * csize, false},
-	}
-	return terms, nchunk
-}
-
-// bufferSources is the number of sources the per-chunk buffers hold: as
-// matvis, int(nsrc // nchunks · source_buffer) for sizing.
-func (s *Simulation) bufferSources(nchunks int) int {
-	return int(float64(s.NSrc()/nchunks) * s.Options.SourceBuffer)
+	return s.MemoryConfig().Terms(nchunks)
 }
 
 // PlanMemory chooses the number of source chunks as matvis does: the
 // smallest count from 1 to 100 whose modelled total is below
-// MemoryBuffer × budget, then at least MinChunks and at most nsrc.
+// MemoryBuffer × budget, then at least MinChunks and at most nsrc. It is
+// MemoryConfig().Plan.
 func (s *Simulation) PlanMemory(budget int64) MemoryPlan {
-	var p MemoryPlan
-	p.Budget = budget
-	limit := float64(budget) * s.Options.MemoryBuffer
-	ch := 1
-	for {
-		terms, _ := s.MemoryTerms(ch)
-		var tot int64
-		for _, t := range terms {
-			tot += t.Bytes
-		}
-		if float64(tot) < limit {
-			p.Fits = true
-			break
-		}
-		if ch >= maxAutoChunks {
-			break
-		}
-		ch++
-	}
-	n := min(max(s.Options.MinChunks, ch), s.NSrc())
-	p.NChunks = n
-	p.SourcesPerChunk = (s.NSrc() + n - 1) / n
-	p.Terms, p.BufferSources = s.MemoryTerms(n)
-	for _, t := range p.Terms {
-		p.Total += t.Bytes
-	}
-	return p
+	return s.MemoryConfig().Plan(budget)
 }
 
 // AvailableMemory reads MemAvailable from /proc/meminfo (bytes). It is the
