@@ -323,3 +323,37 @@ func TestTimeScales(t *testing.T) {
 		}
 	}
 }
+
+// TestEpochSplitAndLeapDay checks that a single-float UTC date gives the
+// same time scales as an exact split, on both sides of noon, and the
+// stretched leap-second day of 2016 December 31.
+func TestEpochSplitAndLeapDay(t *testing.T) {
+	for _, jd := range []float64{2459845.0263157897, 2459845.7, 2459845.5, 2451544.9999, 2441317.25} {
+		a, err := newEpoch(jd, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := math.Floor(jd - 0.5)
+		b, err := newEpochSplit(f+0.5, jd-(f+0.5), 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range [][4]float64{{a.tai1, a.tai2, b.tai1, b.tai2}, {a.ut11, a.ut12, b.ut11, b.ut12}, {a.tdb1, a.tdb2, b.tdb1, b.tdb2}} {
+			if diff := ((d[0] - d[2]) + (d[1] - d[3])) * daySec; math.Abs(diff) > 1e-9 {
+				t.Errorf("jd %v: split-dependent result, %g s", jd, diff)
+			}
+		}
+	}
+	// 2016-12-31 is 86401 SI seconds long: at UTC noon TAI − UTC is 36.5 s
+	// in ERFA's convention, and 37 s from 2017-01-01 0h.
+	for _, c := range []struct{ mjd, want float64 }{{57753.0, 36}, {57753.5, 36.5}, {57754.0, 37}, {57754.5, 37}} {
+		ep, err := newEpoch(c.mjd+djm0, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := ((ep.tai1 - ep.utc1) + (ep.tai2 - ep.utc2)) * daySec
+		if math.Abs(got-c.want) > 1e-6 {
+			t.Errorf("MJD %v: TAI - UTC = %.9f s, want %v", c.mjd, got, c.want)
+		}
+	}
+}

@@ -192,6 +192,9 @@ func newBase(cfg Config, ra, dec []float64) (*base, error) {
 		if t < MinJD {
 			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, ErrBeforeUTC)
 		}
+		if t > MaxJD {
+			return nil, fmt.Errorf("astro: times_jd[%d] = %v: after year 3000 (JD %v), outside the models' range", i, t, MaxJD)
+		}
 		ep, err := newEpoch(t, b.eop[i].UT1MinusUTCSec)
 		if err != nil {
 			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, err)

@@ -29,6 +29,7 @@ func TestNewBadInput(t *testing.T) {
 		{"len mismatch", Config{Site: hera, TimesJD: okT}, []float64{1, 2}, []float64{0}, "len(ra_rad) = 2 but len(dec_rad) = 1", nil},
 		{"time nan", Config{Site: hera, TimesJD: []float64{2459845, nan}}, nil, nil, "times_jd[1] = NaN: not finite", nil},
 		{"time before 1960", Config{Site: hera, TimesJD: []float64{2436934.4}}, nil, nil, "times_jd[0] = 2.4369344e+06", ErrBeforeUTC},
+		{"time after 3000", Config{Site: hera, TimesJD: []float64{2459845, 1e300}}, nil, nil, "times_jd[1] = 1e+300: after year 3000", nil},
 		{"no times", Config{Site: hera}, nil, nil, "times_jd is empty", nil},
 		{"eop len", Config{Site: hera, TimesJD: okT, EOP: []EOP{{}}}, nil, nil, "len(eop) = 1 but len(times_jd) = 2", nil},
 		{"eop nan", Config{Site: hera, TimesJD: okT, EOP: []EOP{{}, {XpArcsec: nan}}}, nil, nil, "eop[1].xp_arcsec = NaN", nil},

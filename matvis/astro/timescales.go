@@ -77,6 +77,10 @@ const LeapTableExpiresJD = 2461219.5
 // (1960 January 1, 0h UTC: the start of the UTC/TAI table).
 const MinJD = 2436934.5
 
+// MaxJD is the latest UTC Julian date this package accepts (year 3000);
+// beyond 2100 the EPV00 ephemeris already degrades and a warning is given.
+const MaxJD = 2816787.5
+
 // ErrBeforeUTC is wrapped by errors for dates before 1960, where UTC is
 // not defined.
 var ErrBeforeUTC = errors.New("date before 1960 January 1 (UTC undefined)")
