@@ -1,0 +1,301 @@
+package beam
+
+import (
+	"encoding/json"
+	"math"
+	"math/cmplx"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/astrogo/fitsio"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+)
+
+// nfDipolePath returns the shared HERA dipole beamfits, or skips.
+func nfDipolePath(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits")
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("SKIP: %s not found: %v", p, err)
+	}
+	return p
+}
+
+func loadNFDipole(t *testing.T) *Gridded {
+	t.Helper()
+	g, err := LoadBeamFITS(nfDipolePath(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func TestLoadBeamFITSHeader(t *testing.T) {
+	g := loadNFDipole(t)
+	if g.Type() != EField || g.NAxesVec() != 2 || g.NComp() != 2 {
+		t.Fatalf("type %v, naxes %d, nfeeds %d; want efield, 2, 2", g.Type(), g.NAxesVec(), g.NComp())
+	}
+	if f := g.Feeds(); len(f) != 2 || f[0] != "x" || f[1] != "y" {
+		t.Errorf("feeds %v, want [x y]", f)
+	}
+	az, za, fr := g.Az(), g.Za(), g.Freqs()
+	if len(az) != 180 || len(za) != 91 || len(fr) != 2 {
+		t.Fatalf("grid %d az × %d za × %d freqs, want 180 × 91 × 2", len(az), len(za), len(fr))
+	}
+	if fr[0] != 100e6 || fr[1] != 101e6 {
+		t.Errorf("freqs %v, want [1e8 1.01e8]", fr)
+	}
+	if math.Abs(az[179]-359*math.Pi/180) > 1e-12 || math.Abs(za[90]-math.Pi) > 1e-12 {
+		t.Errorf("last az %v, last za %v; want 359°, 180° in radians", az[179], za[90])
+	}
+	if !g.Wraps() {
+		t.Error("the 0…359° azimuth grid should wrap")
+	}
+	if g.spec.Basis != nil {
+		t.Error("the file's basis vectors are aligned; want them folded into nil")
+	}
+	if g.GridPixels() != 180*91 {
+		t.Errorf("GridPixels %d, want %d", g.GridPixels(), 180*91)
+	}
+}
+
+// readScipyNF reads values scipy computed for the shared dipole beam
+// (testdata/nf_dipole_scipy.json, from pyuvdata's steps: 3-column azimuth
+// extension, then scipy.ndimage.map_coordinates, scipy 1.10.1).
+func readScipyNF(t *testing.T) (az, za []float64, raw map[string]json.RawMessage) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "nf_dipole_scipy.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw["az"], &az); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(raw["za"], &za); err != nil {
+		t.Fatal(err)
+	}
+	return az, za, raw
+}
+
+// TestBeamFITSMatchesScipy compares polarized and unpolarized responses of
+// the shared beam, orders 1 and 3, at both channels and at points including
+// az = 0, 2π, the extended grid's edges and points just outside it.
+func TestBeamFITSMatchesScipy(t *testing.T) {
+	g0 := loadNFDipole(t)
+	az, za, raw := readScipyNF(t)
+	n := len(az)
+	for _, order := range []int{1, 3} {
+		g, err := g0.WithOrder(order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for fi, f := range []float64{100e6, 101e6} {
+			// Polarized.
+			var pol [4][2][]float64
+			if err := json.Unmarshal(raw[key("pol", order, fi, -1)], &pol); err != nil {
+				t.Fatal(err)
+			}
+			r, err := g.At(f, Mode{Polarized: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]complex128, 4*n)
+			r.Eval(az, za, out)
+			var worst float64
+			for c := 0; c < 4; c++ {
+				for s := 0; s < n; s++ {
+					want := complex(pol[c][0][s], pol[c][1][s])
+					worst = math.Max(worst, cmplx.Abs(out[c*n+s]-want))
+				}
+			}
+			t.Logf("order %d, %g Hz, polarized: max |Δ| = %.3g vs scipy", order, f, worst)
+			if worst > 1e-12 {
+				t.Errorf("order %d, %g Hz, polarized: max |Δ| = %.3g vs scipy", order, f, worst)
+			}
+			// Unpolarized, both feeds.
+			for feed := 0; feed < 2; feed++ {
+				var want []float64
+				if err := json.Unmarshal(raw[key("unpol", order, fi, feed)], &want); err != nil {
+					t.Fatal(err)
+				}
+				r, err := g.At(f, Mode{Feed: Feed(feed)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				out := make([]complex128, n)
+				r.Eval(az, za, out)
+				worst = 0
+				for s := 0; s < n; s++ {
+					if imag(out[s]) != 0 {
+						t.Fatalf("unpolarized value %v has an imaginary part", out[s])
+					}
+					worst = math.Max(worst, math.Abs(real(out[s])-want[s]))
+				}
+				t.Logf("order %d, %g Hz, unpolarized feed %d: max |Δ| = %.3g vs scipy", order, f, feed, worst)
+				if worst > 1e-12 {
+					t.Errorf("order %d, %g Hz, unpolarized feed %d: max |Δ| = %.3g vs scipy", order, f, feed, worst)
+				}
+			}
+		}
+	}
+}
+
+func key(kind string, order, fi, feed int) string {
+	s := kind + "_o" + string(rune('0'+order)) + "_f" + string(rune('0'+fi))
+	if feed >= 0 {
+		s += "_feed" + string(rune('0'+feed))
+	}
+	return s
+}
+
+func TestBeamFITSFrequencyRules(t *testing.T) {
+	g := loadNFDipole(t)
+	tests := []struct {
+		name    string
+		freq    float64
+		wantErr string // "" for success
+	}{
+		{"channel", 100e6, ""},
+		{"within 1 Hz", 101e6 - 0.999, ""},
+		{"between channels, 2-channel beam", 100.5e6, "at least 4 beam frequencies"},
+		{"1 Hz away", 100e6 + 1, "at least 4 beam frequencies"},
+		{"below range", 99e6, "outside the beam's frequency range"},
+		{"above range", 102e6, "outside the beam's frequency range"},
+		{"NaN", math.NaN(), "not finite"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := g.At(tc.freq, Mode{Polarized: true})
+			if tc.wantErr == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if r.(*GriddedResponse).Grid().NearestChannelHz == 0 {
+					t.Error("want the nearest channel used as is")
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.wantErr)
+			}
+		})
+	}
+}
+
+// writeFITS writes a primary image with the given extra header cards.
+func writeFITS(t *testing.T, path string, cards []fitsio.Card, axes []int) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ff, err := fitsio.Create(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ff.Close()
+	hdr := fitsio.NewHeader(cards, fitsio.IMAGE_HDU, -64, axes)
+	img, err := fitsio.NewPrimaryHDU(hdr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 1
+	for _, a := range axes {
+		n *= a
+	}
+	if err := img.Write(make([]float64, n)); err != nil {
+		t.Fatal(err)
+	}
+	if err := ff.Write(img); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadBeamFITSBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	azza := []fitsio.Card{
+		{Name: "CTYPE1", Value: "AZIMUTH"}, {Name: "CRVAL1", Value: 0.0}, {Name: "CDELT1", Value: 90.0}, {Name: "CRPIX1", Value: 1},
+		{Name: "CTYPE2", Value: "ZENANGLE"}, {Name: "CRVAL2", Value: 0.0}, {Name: "CDELT2", Value: 90.0}, {Name: "CRPIX2", Value: 1},
+		{Name: "CTYPE3", Value: "FREQ"}, {Name: "CRVAL3", Value: 1e8}, {Name: "CDELT3", Value: 1e6}, {Name: "CRPIX3", Value: 1},
+	}
+	healpix := filepath.Join(dir, "healpix.fits")
+	writeFITS(t, healpix, []fitsio.Card{{Name: "BTYPE", Value: "efield"}, {Name: "COORDSYS", Value: "healpix"},
+		{Name: "CTYPE1", Value: "PIX_IND"}}, []int{12, 1, 2, 1, 2, 2})
+	plain := filepath.Join(dir, "plain.fits")
+	writeFITS(t, plain, nil, []int{4, 4})
+	unknownType := filepath.Join(dir, "unknown.fits")
+	writeFITS(t, unknownType, append([]fitsio.Card{{Name: "BTYPE", Value: "phased_array"}}, azza...), []int{4, 3, 1, 1})
+	noBasis := filepath.Join(dir, "nobasis.fits")
+	writeFITS(t, noBasis, append([]fitsio.Card{{Name: "BTYPE", Value: "efield"}, {Name: "FEEDLIST", Value: "[x, y]"},
+		{Name: "CTYPE4", Value: "FEEDIND"}, {Name: "CTYPE5", Value: "IF"}, {Name: "CTYPE6", Value: "VECIND"}, {Name: "CTYPE7", Value: "COMPLEX"}}, azza...),
+		[]int{4, 3, 1, 2, 1, 2, 2})
+
+	tests := []struct {
+		name, path, want string
+	}{
+		{"missing file", filepath.Join(dir, "nope.fits"), "no such file"},
+		{"empty file", write("empty.fits", nil), "not a readable FITS file"},
+		{"text file", write("text.fits", []byte(strings.Repeat("this is not a FITS file\n", 200))), "not a readable FITS file"},
+		{"plain FITS image", plain, "not a beamfits file"},
+		{"healpix", healpix, "only az_za grids are supported"},
+		{"unknown beam type", unknownType, "unknown beam type"},
+		{"E-field without basis vectors", noBasis, "BASISVEC"},
+	}
+	if p, err := os.ReadFile(nfDipolePathOrEmpty(t)); err == nil {
+		tests = append(tests,
+			struct{ name, path, want string }{"truncated in the data", write("trunc1.fits", p[:len(p)/2]), "not a readable FITS file"},
+			struct{ name, path, want string }{"truncated in the header", write("trunc2.fits", p[:1000]), "not a readable FITS file"},
+			struct{ name, path, want string }{"truncated by one byte", write("trunc3.fits", p[:len(p)-1]), "not a readable FITS file"},
+		)
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			g, err := LoadBeamFITS(tc.path)
+			if err == nil {
+				t.Fatalf("loaded %v, want an error", g)
+			}
+			t.Log(err)
+			if !strings.Contains(err.Error(), tc.path) && tc.name != "missing file" {
+				t.Errorf("error %q does not name the file", err)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q does not mention %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// nfDipolePathOrEmpty is nfDipolePath without skipping.
+func nfDipolePathOrEmpty(t *testing.T) string {
+	d := os.Getenv("GOMATVIS_SHARED")
+	if d == "" {
+		root, err := os.Getwd()
+		if err != nil {
+			return ""
+		}
+		for {
+			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
+				break
+			}
+			if filepath.Dir(root) == root {
+				return ""
+			}
+			root = filepath.Dir(root)
+		}
+		d = filepath.Join(root, "..", "shared")
+	}
+	return filepath.Join(d, "beams", "NF_HERA_Dipole_small.fits")
+}

@@ -1,0 +1,355 @@
+package beam
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+)
+
+// PlaneGrid is the geometry of the planes a GriddedResponse interpolates:
+// row-major NZa × NAz arrays (za rows, az columns; the azimuth axis
+// includes the 3 + 3 wrap columns when Extended). A direction (az, za)
+// maps to the fractional indices
+//
+//	iza = (za − ZaMin)·ZaScale,  iaz = (az − AzMin)·AzScale
+//
+// (pyuvdata's arithmetic, in this order). Any index outside [0, N−1] on
+// either axis gives 0. Inside, Order 1 is bilinear on the raw values;
+// Order 3 sums the 4 × 4 cubic B-spline footprint starting at
+// floor(i) − 1 over the coefficients, footprint indices beyond an edge
+// being mirrored about the edge sample (−1 → 1, N → N − 2).
+type PlaneGrid struct {
+	NZa, NAz         int
+	ZaMin, ZaScale   float64
+	AzMin, AzScale   float64
+	ZaStep, AzStep   float64 // grid steps in radians (1/scale up to rounding)
+	Extended         bool    // azimuth wraps; 3 columns copied on each side
+	Order            int     // 1 bilinear, 3 cubic B-spline
+	Precision        int     // 1: planes hold float32, 2: float64
+	SqrtAfterwards   bool    // unpolarized: Eval returns sqrt(interpolated power)
+	FrequencyHz      float64 // the frequency the planes are prepared for
+	NearestChannelHz float64 // the beam channel used as is, or 0 when interpolated
+}
+
+// Plane is one interpolation plane: raw values (order 1) or cubic
+// B-spline coefficients (order 3), real and imaginary parts separately.
+// Exactly one of the float64 and float32 pairs is set (by the precision);
+// Im/Im32 is nil for a real plane (the power of unpolarized runs).
+type Plane struct {
+	Re, Im     []float64
+	Re32, Im32 []float32
+}
+
+// GriddedResponse is a Gridded beam prepared at one frequency and mode.
+// Besides Eval it exposes its planes and their geometry for accelerator
+// backends.
+type GriddedResponse struct {
+	mode   Mode
+	grid   PlaneGrid
+	planes []Plane
+}
+
+// Grid returns the geometry of the planes.
+func (r *GriddedResponse) Grid() PlaneGrid { return r.grid }
+
+// Planes returns the planes (shared, read-only): polarized, 4 planes with
+// component (feed f, axis k) at index 2f + k, as Eval's output;
+// unpolarized, 1 real plane of the chosen feed's power, whose interpolated
+// value Eval square-roots.
+func (r *GriddedResponse) Planes() []Plane { return r.planes }
+
+// At prepares the beam at freqHz for mode: frequency interpolation
+// (nearest channel within FreqTolHz, otherwise cubic along frequency, which
+// needs 4 channels and freqHz inside the channel range), then for an
+// unpolarized mode the E-field → power conversion of the feed (|E₀|² +
+// |E₁|² for the aligned basis), the azimuth extension and, for order 3, the
+// spline prefilter. Polarized modes need an E-field beam with 2 feeds and
+// 2 basis-vector axes.
+func (g *Gridded) At(freqHz float64, mode Mode) (Response, error) {
+	return g.Prepare(freqHz, mode)
+}
+
+// Prepare is At returning the concrete *GriddedResponse.
+func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
+	w, err := freqWeights(g.spec.FreqsHz, freqHz, FreqTolHz)
+	if err != nil {
+		return nil, fmt.Errorf("beam: %s: %w", g, err)
+	}
+	nearest := 0.0
+	for j, v := range w {
+		if v == 1 {
+			nearest = g.spec.FreqsHz[j]
+		}
+	}
+	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
+	np := nza * naz
+	type src struct{ vec, comp int }
+	var srcs []src
+	power := !mode.Polarized
+	powerFromE := false
+	if mode.Polarized {
+		switch {
+		case g.spec.Type != EField:
+			return nil, fmt.Errorf("beam: %s: a polarized run needs an E-field beam, this is a %s beam", g, g.spec.Type)
+		case g.ncomp != 2:
+			return nil, fmt.Errorf("beam: %s: a polarized run needs 2 feeds, the beam has %d (%v)", g, g.ncomp, g.spec.Feeds)
+		case g.spec.NAxesVec != 2:
+			return nil, fmt.Errorf("beam: %s: a polarized run needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
+		}
+		for f := 0; f < 2; f++ {
+			for k := 0; k < 2; k++ {
+				srcs = append(srcs, src{k, f})
+			}
+		}
+	} else {
+		// matvis: an E-field beam becomes a power beam without cross
+		// pols; a single-pol (or single-feed) beam is used whatever the feed.
+		comp := 0
+		switch g.spec.Type {
+		case EField:
+			if g.spec.NAxesVec != 2 {
+				return nil, fmt.Errorf("beam: %s: E-field → power needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
+			}
+			powerFromE = true
+			if g.ncomp > 1 {
+				if comp, err = g.feedIndex(mode.Feed); err != nil {
+					return nil, err
+				}
+			}
+		case Power:
+			if g.ncomp > 1 {
+				if comp, err = g.polIndex(mode.Feed); err != nil {
+					return nil, err
+				}
+			}
+		}
+		srcs = append(srcs, src{0, comp})
+	}
+
+	// Frequency step: weighted sum of channels, per source plane.
+	re := make([][]float64, len(srcs))
+	im := make([][]float64, len(srcs))
+	for p, s := range srcs {
+		re[p] = make([]float64, np)
+		if !power && g.cplx {
+			im[p] = make([]float64, np)
+		}
+		for j, wj := range w {
+			if wj == 0 {
+				continue
+			}
+			if powerFromE {
+				g.addPower(re[p], s.comp, j, wj)
+				continue
+			}
+			base := g.planeStart(s.vec, s.comp, j)
+			for i := 0; i < np; i++ {
+				vr, vi := g.value(base + i)
+				re[p][i] += wj * vr
+				if im[p] != nil {
+					im[p][i] += wj * vi
+				}
+			}
+		}
+	}
+
+	// Azimuth extension.
+	ext := g.Wraps()
+	nazE := naz
+	if ext {
+		nazE = naz + 2*azExtend
+		for p := range srcs {
+			re[p] = extendAz(re[p], nza, naz)
+			if im[p] != nil {
+				im[p] = extendAz(im[p], nza, naz)
+			}
+		}
+	}
+	az, za := g.spec.AzRad, g.spec.ZaRad
+	d := az[1] - az[0]
+	azMin, azMax := az[0], az[naz-1]
+	if ext {
+		azMin = az[0] + float64(-azExtend)*d
+		azMax = az[naz-1] + float64(azExtend)*d
+	}
+	grid := PlaneGrid{
+		NZa: nza, NAz: nazE,
+		ZaMin:   za[0],
+		ZaScale: float64(nza-1) / (za[nza-1] - za[0]),
+		AzMin:   azMin,
+		AzScale: float64(nazE-1) / (azMax - azMin),
+		ZaStep:  (za[nza-1] - za[0]) / float64(nza-1),
+		AzStep:  (azMax - azMin) / float64(nazE-1),
+
+		Extended:         ext,
+		Order:            g.order,
+		Precision:        g.Precision(),
+		SqrtAfterwards:   !mode.Polarized,
+		FrequencyHz:      freqHz,
+		NearestChannelHz: nearest,
+	}
+
+	// Spline prefilter, one plane per goroutine.
+	if g.order == 3 {
+		var wg sync.WaitGroup
+		for p := range srcs {
+			for _, pl := range [][]float64{re[p], im[p]} {
+				if pl == nil {
+					continue
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					prefilter2D(pl, nza, nazE)
+				}()
+			}
+		}
+		wg.Wait()
+	}
+	planes := make([]Plane, len(srcs))
+	for p := range srcs {
+		if g.Precision() == 1 {
+			planes[p].Re32 = toF32(re[p])
+			planes[p].Im32 = toF32(im[p])
+		} else {
+			planes[p].Re, planes[p].Im = re[p], im[p]
+		}
+	}
+	return &GriddedResponse{mode: mode, grid: grid, planes: planes}, nil
+}
+
+// addPower adds wj × (power of feed comp at channel j) to dst, as
+// pyuvdata's efield_to_power without cross pols: Σ_c |Σ_k E_k b[k, c]|²
+// over the 2 basis components c (|E₀|² + |E₁|² for the aligned basis).
+func (g *Gridded) addPower(dst []float64, comp, j int, wj float64) {
+	np := g.nplane()
+	b0 := g.planeStart(0, comp, j)
+	b1 := g.planeStart(1, comp, j)
+	basis := g.spec.Basis
+	for i := 0; i < np; i++ {
+		r0, i0 := g.value(b0 + i)
+		r1, i1 := g.value(b1 + i)
+		var p float64
+		if basis == nil {
+			p = (r0*r0 + i0*i0) + (r1*r1 + i1*i1)
+		} else {
+			for c := 0; c < 2; c++ {
+				// basis layout (vec, comp, za, az)
+				bc0 := basis[(0*2+c)*np+i]
+				bc1 := basis[(1*2+c)*np+i]
+				p += (r0*r0+i0*i0)*bc0*bc0 + (r1*r1+i1*i1)*bc1*bc1 +
+					2*(r0*r1+i0*i1)*bc0*bc1
+			}
+		}
+		dst[i] += wj * p
+	}
+}
+
+// extendAz returns the nza × (naz+6) plane with the last 3 columns copied
+// before the first and the first 3 after the last.
+func extendAz(p []float64, nza, naz int) []float64 {
+	n := naz + 2*azExtend
+	out := make([]float64, nza*n)
+	for r := 0; r < nza; r++ {
+		row := p[r*naz : (r+1)*naz]
+		o := out[r*n : (r+1)*n]
+		copy(o[:azExtend], row[naz-azExtend:])
+		copy(o[azExtend:azExtend+naz], row)
+		copy(o[azExtend+naz:], row[:azExtend])
+	}
+	return out
+}
+
+func toF32(v []float64) []float32 {
+	if v == nil {
+		return nil
+	}
+	o := make([]float32, len(v))
+	for i, x := range v {
+		o[i] = float32(x)
+	}
+	return o
+}
+
+// evalChunk is the number of directions below which Eval stays on one
+// goroutine.
+const evalChunk = 4096
+
+// Eval writes the response at the directions (az[s], za[s]), radians; see
+// Response. Unpolarized values are sqrt of the interpolated power (NaN
+// where a cubic overshoot makes it negative, as in matvis). Large inputs
+// are split over goroutines.
+func (r *GriddedResponse) Eval(az, za []float64, out []complex128) {
+	n := len(az)
+	workers := min(runtime.GOMAXPROCS(0), (n+evalChunk-1)/evalChunk)
+	if workers <= 1 {
+		r.evalRange(az, za, out, n, 0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	per := (n + workers - 1) / workers
+	for lo := 0; lo < n; lo += per {
+		hi := min(lo+per, n)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r.evalRange(az, za, out, n, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+func (r *GriddedResponse) evalRange(az, za []float64, out []complex128, n, lo, hi int) {
+	if r.grid.Precision == 1 {
+		evalPlanes(r, az, za, out, n, lo, hi, func(p Plane) ([]float32, []float32) { return p.Re32, p.Im32 })
+	} else {
+		evalPlanes(r, az, za, out, n, lo, hi, func(p Plane) ([]float64, []float64) { return p.Re, p.Im })
+	}
+}
+
+// evalPlanes interpolates every plane at directions lo..hi-1; component p
+// of direction s goes to out[p·n + s].
+func evalPlanes[T float32 | float64](r *GriddedResponse, az, za []float64, out []complex128, n, lo, hi int, get func(Plane) ([]T, []T)) {
+	g := &r.grid
+	np := len(r.planes)
+	res := make([][]T, np)
+	ims := make([][]T, np)
+	for p, pl := range r.planes {
+		res[p], ims[p] = get(pl)
+	}
+	order := g.Order
+	var iz, ia [4]int
+	var wz, wa [4]float64
+	for s := lo; s < hi; s++ {
+		cz := (za[s] - g.ZaMin) * g.ZaScale
+		ca := (az[s] - g.AzMin) * g.AzScale
+		if !(cz >= 0 && cz <= float64(g.NZa-1)) || !(ca >= 0 && ca <= float64(g.NAz-1)) {
+			for p := 0; p < np; p++ {
+				out[p*n+s] = 0
+			}
+			continue
+		}
+		axisWeights(cz, g.NZa, order, &iz, &wz)
+		axisWeights(ca, g.NAz, order, &ia, &wa)
+		for p := 0; p < np; p++ {
+			pr, pi := res[p], ims[p]
+			var tr, ti float64
+			for a := 0; a <= order; a++ {
+				row := iz[a] * g.NAz
+				for b := 0; b <= order; b++ {
+					k := row + ia[b]
+					tr += float64(pr[k]) * wz[a] * wa[b]
+					if pi != nil {
+						ti += float64(pi[k]) * wz[a] * wa[b]
+					}
+				}
+			}
+			if g.SqrtAfterwards {
+				out[p*n+s] = complex(math.Sqrt(tr), 0)
+			} else {
+				out[p*n+s] = complex(tr, ti)
+			}
+		}
+	}
+}
