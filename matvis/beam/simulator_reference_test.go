@@ -1,0 +1,191 @@
+package beam_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// beamfitsReferences lists the shared reference specs with a beamfits beam.
+func beamfitsReferences(t *testing.T) []sharedtest.Reference {
+	t.Helper()
+	var out []sharedtest.Reference
+	for _, ref := range sharedtest.References(t) {
+		s, err := simspec.ReadFile(filepath.Join(ref.Dir, "spec.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range s.Beams {
+			if b.Type == "beamfits" {
+				out = append(out, ref)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		t.Skip("SKIP: no reference spec with a beamfits beam")
+	}
+	return out
+}
+
+// runSpec runs a spec on the CPU backend with the reference's ENU vectors.
+func runSpec(t *testing.T, s *simspec.Spec, dir string) ([]complex128, error) {
+	t.Helper()
+	a := sharedtest.ReadNpy(t, filepath.Join(dir, "topo.npy"))
+	topo, err := matvis.NewPrecomputed(a.Shape[0], a.Shape[2], a.Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := matvis.FromSpec(s, &matvis.SpecOptions{Topo: topo})
+	if err != nil {
+		return nil, err
+	}
+	res, err := cpu.New().Run(context.Background(), sim)
+	if err != nil {
+		return nil, err
+	}
+	if res.Vis64 != nil {
+		out := make([]complex128, len(res.Vis64))
+		for i, v := range res.Vis64 {
+			out[i] = complex128(v)
+		}
+		return out, nil
+	}
+	return res.Vis128, nil
+}
+
+func relErr(got, want []complex128) float64 {
+	var d, m float64
+	for i := range want {
+		dd := cmplx.Abs(got[i] - want[i])
+		if math.IsNaN(dd) {
+			dd = math.Inf(1)
+		}
+		d = math.Max(d, dd)
+		m = math.Max(m, cmplx.Abs(want[i]))
+	}
+	return d / m
+}
+
+// TestSimulatorBeamfitsReferences runs every beamfits reference spec through
+// the simulator (spec → matvis.FromSpec → cpu backend) with astropy's ENU
+// vectors and compares with matvis: the default cubic interpolation with
+// vis.npy (matvis CPU) in both precisions, and bilinear (beam_spline_opts
+// order 1) with vis_gpu.npy, whose GPU kernel interpolates bilinearly.
+func TestSimulatorBeamfitsReferences(t *testing.T) {
+	for _, ref := range beamfitsReferences(t) {
+		tests := []struct {
+			name      string
+			precision int
+			order     int
+			file      string
+			bar       float64
+		}{
+			{"cubic/precision2 vs vis.npy", 2, 3, "vis.npy", 1e-6},
+			{"cubic/precision1 vs vis.npy", 1, 3, "vis.npy", 1e-4},
+			{"bilinear/precision2 vs vis_gpu.npy", 2, 1, "vis_gpu.npy", 1e-6},
+		}
+		for _, tc := range tests {
+			t.Run(ref.Name+"/"+tc.name, func(t *testing.T) {
+				wantPath := filepath.Join(ref.Dir, tc.file)
+				if _, err := os.Stat(wantPath); err != nil {
+					t.Skipf("SKIP: %v", err)
+				}
+				s, err := simspec.ReadFile(filepath.Join(ref.Dir, "spec.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Precision = tc.precision
+				s.BeamSplineOpts = &simspec.SplineOpts{Order: tc.order}
+				got, err := runSpec(t, s, ref.Dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := sharedtest.ReadNpy(t, wantPath).AsComplex128()
+				if len(got) != len(want) {
+					t.Fatalf("%d visibilities, %s has %d", len(got), tc.file, len(want))
+				}
+				e := relErr(got, want)
+				t.Logf("%s %s: max|ΔV|/max|V_ref| = %.3g (bar %g)", ref.Name, tc.name, e, tc.bar)
+				if !(e <= tc.bar) {
+					t.Errorf("max|ΔV|/max|V_ref| = %.3g > %g", e, tc.bar)
+				}
+			})
+		}
+	}
+}
+
+// TestSimulatorBeamfitsBadInput: through the simulator, a frequency the
+// 2-channel beam cannot be interpolated to, and a missing file, are errors
+// naming the problem.
+func TestSimulatorBeamfitsBadInput(t *testing.T) {
+	ref := beamfitsReferences(t)[0]
+	tests := []struct {
+		name string
+		edit func(*simspec.Spec)
+		want string
+	}{
+		{"frequency between the beam's 2 channels", func(s *simspec.Spec) { s.FreqsHz = []float64{100.5e6} }, "at least 4 beam frequencies"},
+		{"frequency outside the beam", func(s *simspec.Spec) { s.FreqsHz = []float64{150e6} }, "outside the beam's frequency range"},
+		{"missing file", func(s *simspec.Spec) { s.Beams[0].Path = "no-such-beam.fits" }, "no-such-beam.fits"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := simspec.ReadFile(filepath.Join(ref.Dir, "spec.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.edit(s)
+			if len(s.Sources.FluxJy) > 0 && len(s.Sources.FluxJy[0]) != len(s.FreqsHz) {
+				for i := range s.Sources.FluxJy {
+					s.Sources.FluxJy[i] = s.Sources.FluxJy[i][:len(s.FreqsHz)]
+				}
+			}
+			_, err = runSpec(t, s, ref.Dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one containing %q", err, tc.want)
+			}
+			t.Log(err)
+		})
+	}
+}
+
+// Example-style check that the gridded beam reports its raw-grid pixels to
+// the memory model.
+func TestSimulatorBeamGridMemoryTerm(t *testing.T) {
+	ref := beamfitsReferences(t)[0]
+	s, err := simspec.ReadFile(filepath.Join(ref.Dir, "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := sharedtest.ReadNpy(t, filepath.Join(ref.Dir, "topo.npy"))
+	topo, err := matvis.NewPrecomputed(a.Shape[0], a.Shape[2], a.Float64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := matvis.FromSpec(s, &matvis.SpecOptions{Topo: topo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms, _ := sim.MemoryTerms(1)
+	var got int64
+	for _, tm := range terms {
+		if tm.Name == "beam_grid" {
+			got = tm.Bytes
+		}
+	}
+	// 180 × 91 pixels, 2 feeds × 2 axes, complex128.
+	if want := int64(180 * 91 * 2 * 2 * 16); got != want {
+		t.Errorf("beam_grid term = %d bytes, want %d (%s)", got, want, fmt.Sprint(terms))
+	}
+}
