@@ -1,0 +1,175 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// MemoryTerm is one named memory contribution at one chunk size.
+type MemoryTerm struct {
+	Name  string
+	Bytes float64
+}
+
+// MemoryPoint is the memory model at one chunk size.
+type MemoryPoint struct {
+	SourcesPerChunk float64
+	Terms           []MemoryTerm // the same names in the same order at every point
+}
+
+// MemoryData is the input of MemoryVsChunk.
+type MemoryData struct {
+	Title  string
+	Points []MemoryPoint
+	// Limit is the memory available (device or host), bytes; 0: none drawn.
+	Limit      float64
+	LimitLabel string
+	// Floor names the term drawn at the bottom of the stack as the flat
+	// floor it is (matvis's raw beam grid, "beam_grid").
+	Floor string
+	// MinShare lumps terms below this share of the largest total into one
+	// "other" band (0: 0.5 %), so tiny terms do not crowd the legend.
+	MinShare float64
+}
+
+// MemoryVsChunk draws every memory term as a stacked area against sources
+// per chunk (log x, GB on a linear y): the floor term at the bottom, then
+// terms that do not scale with the chunk, then those that do. The limit is
+// a horizontal line, and dashed vertical markers show where the chunk size
+// crosses the limit (where chunks stop fitting). Totals far above the
+// limit are clipped at 3× the limit so the region that matters stays
+// readable.
+func MemoryVsChunk(d MemoryData) (*Figure, error) {
+	f := newFigure(d.Title, "sources per chunk", "memory (GB)")
+	p := f.Plot
+	if len(d.Points) < 2 {
+		return nil, fmt.Errorf("plots: memory vs chunk: %d points, need at least 2", len(d.Points))
+	}
+	p.X.Scale = plot.LogScale{}
+	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	names := make([]string, len(d.Points[0].Terms))
+	for i, t := range d.Points[0].Terms {
+		names[i] = t.Name
+	}
+	totals := make([]float64, len(d.Points))
+	maxByTerm := make([]float64, len(names))
+	for i, pt := range d.Points {
+		if len(pt.Terms) != len(names) {
+			return nil, fmt.Errorf("plots: memory point %d has %d terms, point 0 has %d", i, len(pt.Terms), len(names))
+		}
+		if !(pt.SourcesPerChunk > 0) {
+			return nil, fmt.Errorf("plots: memory point %d: sources per chunk %v must be positive", i, pt.SourcesPerChunk)
+		}
+		for k, t := range pt.Terms {
+			totals[i] += t.Bytes
+			maxByTerm[k] = math.Max(maxByTerm[k], t.Bytes)
+		}
+	}
+	top := 0.0
+	for _, t := range totals {
+		top = math.Max(top, t)
+	}
+	share := d.MinShare
+	if share == 0 {
+		share = 0.005
+	}
+	// Bands: floor first, then the rest in their given order; small terms
+	// merge into "other".
+	type band struct {
+		name string
+		idx  []int
+	}
+	var bands []band
+	var other band
+	for k, n := range names {
+		switch {
+		case n == d.Floor:
+			bands = append([]band{{n + " (raw beam grids)", []int{k}}}, bands...)
+		case maxByTerm[k] < share*top:
+			other.idx = append(other.idx, k)
+		default:
+			bands = append(bands, band{n, []int{k}})
+		}
+	}
+	if len(other.idx) > 0 {
+		other.name = fmt.Sprintf("other (%d small terms)", len(other.idx))
+		bands = append(bands, other)
+	}
+	const gb = 1e9
+	cum := make([]float64, len(d.Points))
+	var lines []*plotter.Line
+	for bi, b := range bands {
+		xy := make(plotter.XYs, len(d.Points))
+		for i, pt := range d.Points {
+			for _, k := range b.idx {
+				cum[i] += pt.Terms[k].Bytes
+			}
+			xy[i] = plotter.XY{X: pt.SourcesPerChunk, Y: cum[i] / gb}
+		}
+		ln, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plots: memory band %s: %w", b.name, err)
+		}
+		ln.FillColor = Color(bi)
+		ln.Color = Color(bi)
+		lines = append(lines, ln)
+		p.Legend.Add(b.name, ln)
+		f.note(b.name, "area", len(xy))
+	}
+	// The highest cumulative band is drawn first so each lower one paints
+	// over it: the visible strip of each colour is that term's share.
+	for i := len(lines) - 1; i >= 0; i-- {
+		p.Add(lines[i])
+	}
+	xmin, xmax := d.Points[0].SourcesPerChunk, d.Points[0].SourcesPerChunk
+	for _, pt := range d.Points {
+		xmin, xmax = math.Min(xmin, pt.SourcesPerChunk), math.Max(xmax, pt.SourcesPerChunk)
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	p.Y.Min = 0
+	if d.Limit > 0 {
+		lim := plotter.XYs{{X: xmin, Y: d.Limit / gb}, {X: xmax, Y: d.Limit / gb}}
+		ln, err := plotter.NewLine(lim)
+		if err != nil {
+			return nil, fmt.Errorf("plots: memory limit: %w", err)
+		}
+		ln.Width = vg.Points(2)
+		label := d.LimitLabel
+		if label == "" {
+			label = "memory available"
+		}
+		p.Add(ln)
+		p.Legend.Add(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
+		f.note(label, "line", 2)
+		// Markers where the total crosses the limit between two points.
+		for i := 1; i < len(d.Points); i++ {
+			a, b := totals[i-1] < d.Limit, totals[i] < d.Limit
+			if a == b {
+				continue
+			}
+			x := math.Sqrt(d.Points[i-1].SourcesPerChunk * d.Points[i].SourcesPerChunk)
+			mk, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}})
+			if err != nil {
+				return nil, fmt.Errorf("plots: memory marker: %w", err)
+			}
+			mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+			mk.Width = vg.Points(1.5)
+			p.Add(mk)
+			word := "chunks stop fitting"
+			if b {
+				word = "chunks fit below"
+			}
+			f.note(fmt.Sprintf("%s (%.0f sources)", word, x), "marker", 2)
+		}
+		if top > 3*d.Limit {
+			p.Y.Max = 3 * d.Limit / gb
+		}
+	}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return f, nil
+}

@@ -1,0 +1,183 @@
+package plots
+
+import (
+	"bytes"
+	"math"
+	"math/cmplx"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// checkFigure checks a figure's labels and series and that it renders to
+// non-empty PNG and SVG whose text holds the axis labels.
+func checkFigure(t *testing.T, f *Figure, title, xlabel, ylabel string, series map[string]int) {
+	t.Helper()
+	if !strings.HasPrefix(f.Title.Text, title) {
+		t.Errorf("title %q, want prefix %q", f.Title.Text, title)
+	}
+	if f.X.Label.Text != xlabel || f.Y.Label.Text != ylabel {
+		t.Errorf("axes %q / %q, want %q / %q", f.X.Label.Text, f.Y.Label.Text, xlabel, ylabel)
+	}
+	for kind, n := range series {
+		if got := f.Count(kind); got != n {
+			t.Errorf("%d %q series, want %d (%+v)", got, kind, n, f.Series)
+		}
+	}
+	png, err := PNG(f.Plot)
+	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("PNG: %v (%d bytes)", err, len(png))
+	}
+	svg, err := SVG(f.Plot)
+	if err != nil || !strings.Contains(svg, "<svg") {
+		t.Fatalf("SVG: %v", err)
+	}
+	for _, l := range []string{xlabel, ylabel} {
+		if l != "" && !strings.Contains(svg, escapeSVG(l)) {
+			t.Errorf("SVG lacks the axis label %q", l)
+		}
+	}
+	if dir := os.Getenv("PLOTS_OUT"); dir != "" { // for a look by eye
+		name := strings.NewReplacer(" ", "_", "/", "_").Replace(t.Name())
+		if _, err := Save(f.Plot, dir, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func escapeSVG(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}
+
+func TestRoofline(t *testing.T) {
+	d := RooflineData{
+		Title:     "roofline test",
+		Bandwidth: []Ceiling{{"copy", 2e10, true}, {"datasheet", 5e10, false}},
+		Compute:   []Ceiling{{"herk", 1e11, true}},
+		Points: []RooflinePoint{
+			{"coords", 0.3, 1e9}, {"beam", 1, 3e9}, {"tau_z", 2, 8e9}, {"matprod", 50, 9e10},
+			{"empty stage", 0, 0}, // not drawable on log axes: left out
+		},
+	}
+	f, err := Roofline(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, f, "roofline test", "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)",
+		map[string]int{"line": 3, "scatter": 1, "labels": 1})
+	if f.Series[3].Points != 4 {
+		t.Errorf("stage points %d, want 4", f.Series[3].Points)
+	}
+	if f.X.Min > 0.03 || f.X.Max < 500 {
+		t.Errorf("x range [%g, %g] does not hold the points with a margin", f.X.Min, f.X.Max)
+	}
+}
+
+func TestStageBreakdown(t *testing.T) {
+	d := StageData{
+		Title: "stages", Unit: "ms",
+		Stages: []string{"coords", "beam", "tau_z", "matprod"},
+		Runs: []StageRun{
+			{"cpu", []StageBar{{"t0", []float64{1, 2, 3, 4}}, {"t1", []float64{1, 2, 3, 5}}}},
+			{"gpu", []StageBar{{"t0", []float64{0.1, 0.2, 0.3, 0.4}}}},
+		},
+	}
+	f, err := StageBreakdown(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, f, "stages", "", "time (ms)", map[string]int{"bars": 4})
+	for _, s := range f.Series {
+		if s.Points != 3 {
+			t.Errorf("stage %s: %d bars, want 3", s.Name, s.Points)
+		}
+	}
+	d.Runs[0].Bars[0].Seconds = []float64{1}
+	if _, err := StageBreakdown(d); err == nil {
+		t.Error("a bar with the wrong number of stages was accepted")
+	}
+}
+
+func TestMemoryVsChunk(t *testing.T) {
+	var pts []MemoryPoint
+	for _, spc := range []float64{1e6, 3e5, 1e5, 3e4, 1e4} {
+		pts = append(pts, MemoryPoint{spc, []MemoryTerm{
+			{"beam_grid", 0.7e9}, {"flux", 4e6}, {"zmat", spc * 5600}, {"vis", 1e6 / spc * 4e6}, {"eq2top", 36},
+		}})
+	}
+	f, err := MemoryVsChunk(MemoryData{Title: "memory", Points: pts, Limit: 2e9, LimitLabel: "device", Floor: "beam_grid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// beam_grid, zmat, vis, other (flux + eq2top) as areas; limit line; one
+	// crossing marker (1e6 and 3e5 sources do not fit, smaller chunks do).
+	checkFigure(t, f, "memory", "sources per chunk", "memory (GB)", map[string]int{"area": 4, "line": 1, "marker": 1})
+	if !strings.HasPrefix(f.Series[0].Name, "beam_grid") {
+		t.Errorf("floor band is %q, want beam_grid first", f.Series[0].Name)
+	}
+	if f.Y.Max != 6 {
+		t.Errorf("y max %g GB, want the 3× limit clip (6)", f.Y.Max)
+	}
+}
+
+func TestScaling(t *testing.T) {
+	run := []ScalingPoint{{1000, 16, 0.01}, {4000, 16, 0.04}, {16000, 16, 0.17}}
+	f, err := Scaling(ScalingData{Title: "scaling", Vary: "nsrc", Runs: map[string][]ScalingPoint{"cpu": run}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, f, "scaling", "sources N_src", "time per integration (s)", map[string]int{"scatter": 1, "line": 1})
+	c := ModelCoefficient(run)
+	if want := 0.01 / (1000 * 256.0); math.Abs(c/want-1) > 0.1 {
+		t.Errorf("model coefficient %g, want ≈ %g", c, want)
+	}
+	if _, err := Scaling(ScalingData{Vary: "nfreq"}); err == nil {
+		t.Error("vary = nfreq accepted")
+	}
+}
+
+func TestVisViews(t *testing.T) {
+	freqs := []float64{100, 110, 120}
+	d := VisData{Title: "vis", X: freqs, XLabel: "frequency (MHz)", Series: []VisSeries{
+		{"(0,0)", []complex128{1, 1.1, 1.2}}, {"(0,1)", []complex128{1i, -1, cmplx.Rect(0.5, 2)}},
+	}}
+	for _, part := range []Part{Amplitude, Phase} {
+		f, err := VisLines(d, part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFigure(t, f, "vis", "frequency (MHz)", part.label(), map[string]int{"line": 2})
+	}
+	w := WaterfallData{Title: "waterfall", X: freqs, Y: []float64{0, 1}, XLabel: "frequency (MHz)", YLabel: "time index",
+		V: [][]complex128{{1, 2, 3}, {2, 3, 4i}}}
+	f, err := Waterfall(w, Amplitude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkFigure(t, f, "waterfall", "frequency (MHz)", "time index", map[string]int{"heatmap": 1})
+	if f.Series[0].Points != 6 {
+		t.Errorf("waterfall cells %d, want 6", f.Series[0].Points)
+	}
+}
+
+func TestSave(t *testing.T) {
+	f, err := VisLines(VisData{Title: "t", X: []float64{1, 2}, XLabel: "x", Series: []VisSeries{{"a", []complex128{1, 2}}}}, Amplitude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	paths, err := Save(f.Plot, dir, "fig")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"fig.png", "fig.svg"} {
+		st, err := os.Stat(filepath.Join(dir, want))
+		if err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", want, err)
+		}
+	}
+	if len(paths) != 2 {
+		t.Errorf("paths %v", paths)
+	}
+}

@@ -1,0 +1,162 @@
+package plots
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Ceiling is one roof of a roofline: a bandwidth (bytes/s) or a compute
+// rate (FLOP/s).
+type Ceiling struct {
+	Name  string
+	Value float64
+	// Measured ceilings are drawn solid, datasheet ones dashed.
+	Measured bool
+}
+
+// RooflinePoint is one stage placed on the roofline.
+type RooflinePoint struct {
+	Label string
+	// Intensity is FLOPs per byte moved; Perf is FLOP/s achieved.
+	Intensity, Perf float64
+}
+
+// RooflineData is the input of Roofline.
+type RooflineData struct {
+	Title     string
+	Bandwidth []Ceiling // bytes/s
+	Compute   []Ceiling // FLOP/s
+	Points    []RooflinePoint
+}
+
+// Roofline draws a log-log roofline: each bandwidth ceiling as the slope
+// B·I capped by the highest compute ceiling, each compute ceiling as a
+// horizontal roof, and one labelled point per stage. Points and ceilings
+// that are not positive cannot be shown on log axes and are left out
+// (the figure's Series say what was drawn).
+func Roofline(d RooflineData) (*Figure, error) {
+	f := newFigure(d.Title, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)")
+	p := f.Plot
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Top, p.Legend.Left = true, true
+
+	// The x range covers the points and every ridge point, with a margin.
+	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymin, ymax := math.Inf(1), math.Inf(-1)
+	var pts plotter.XYLabels
+	for _, q := range d.Points {
+		if !(q.Intensity > 0 && q.Perf > 0) || math.IsInf(q.Intensity, 0) || math.IsInf(q.Perf, 0) {
+			continue
+		}
+		pts.XYs = append(pts.XYs, plotter.XY{X: q.Intensity, Y: q.Perf})
+		pts.Labels = append(pts.Labels, q.Label)
+		xmin, xmax = math.Min(xmin, q.Intensity), math.Max(xmax, q.Intensity)
+		ymin, ymax = math.Min(ymin, q.Perf), math.Max(ymax, q.Perf)
+	}
+	peak := 0.0
+	for _, c := range d.Compute {
+		if c.Value > 0 {
+			peak = math.Max(peak, c.Value)
+			ymax = math.Max(ymax, c.Value)
+			ymin = math.Min(ymin, c.Value)
+		}
+	}
+	for _, b := range d.Bandwidth {
+		if b.Value > 0 && peak > 0 {
+			ridge := peak / b.Value
+			xmin, xmax = math.Min(xmin, ridge), math.Max(xmax, ridge)
+		}
+	}
+	if math.IsInf(xmin, 1) {
+		xmin, xmax = 0.01, 100
+	}
+	xmin, xmax = xmin/10, xmax*10
+	if math.IsInf(ymin, 1) {
+		ymin, ymax = 1e6, 1e12
+	}
+	ymin, ymax = ymin/10, ymax*3
+	for _, b := range d.Bandwidth {
+		if !(b.Value > 0) {
+			continue
+		}
+		top := ymax
+		if peak > 0 {
+			top = peak
+		}
+		// B·I from the left edge up to where it meets the top roof.
+		x1 := math.Min(xmax, top/b.Value)
+		xy := plotter.XYs{{X: xmin, Y: b.Value * xmin}, {X: x1, Y: b.Value * x1}}
+		ln, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plots: roofline %s: %w", b.Name, err)
+		}
+		ln.Color = Color(len(f.Series))
+		ln.Width = vg.Points(1.5)
+		if !b.Measured {
+			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(ln)
+		name := fmt.Sprintf("%s %s", b.Name, siUnit(b.Value, "B/s"))
+		p.Legend.Add(name, ln)
+		f.note(name, "line", 2)
+		ymin = math.Min(ymin, b.Value*xmin)
+	}
+	for _, c := range d.Compute {
+		if !(c.Value > 0) {
+			continue
+		}
+		xy := plotter.XYs{{X: xmin, Y: c.Value}, {X: xmax, Y: c.Value}}
+		ln, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plots: roofline %s: %w", c.Name, err)
+		}
+		ln.Color = Color(len(f.Series))
+		ln.Width = vg.Points(1.5)
+		if !c.Measured {
+			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+		}
+		p.Add(ln)
+		name := fmt.Sprintf("%s %s", c.Name, siUnit(c.Value, "FLOP/s"))
+		p.Legend.Add(name, ln)
+		f.note(name, "line", 2)
+	}
+	if len(pts.XYs) > 0 {
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plots: roofline points: %w", err)
+		}
+		sc.GlyphStyle.Shape = draw.CircleGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(4)
+		sc.GlyphStyle.Color = Color(5)
+		p.Add(sc)
+		f.note("stages", "scatter", len(pts.XYs))
+		lb, err := plotter.NewLabels(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plots: roofline labels: %w", err)
+		}
+		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(2)}
+		p.Add(lb)
+		f.note("stage labels", "labels", len(pts.Labels))
+	}
+	p.X.Min, p.X.Max = xmin, xmax
+	p.Y.Min, p.Y.Max = math.Max(ymin, 1), ymax
+	p.Add(plotter.NewGrid())
+	return f, nil
+}
+
+// siUnit formats v with an SI prefix: 2.3e11, "FLOP/s" → "230 GFLOP/s".
+func siUnit(v float64, unit string) string {
+	prefixes := []string{"", "k", "M", "G", "T", "P"}
+	i := 0
+	for math.Abs(v) >= 1000 && i < len(prefixes)-1 {
+		v /= 1000
+		i++
+	}
+	return fmt.Sprintf("%.3g %s%s", v, prefixes[i], unit)
+}
