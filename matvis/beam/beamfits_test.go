@@ -299,3 +299,111 @@ func nfDipolePathOrEmpty(t *testing.T) string {
 	}
 	return filepath.Join(d, "beams", "NF_HERA_Dipole_small.fits")
 }
+
+// TestLoadBeamFITSPowerBeam writes a small power beamfits (pols xx, yy on a
+// wrapping 4 × 3 grid, degrees) and reads it back: axes, pols, node values
+// (square-rooted in unpolarized runs) and the polarized-run error.
+func TestLoadBeamFITSPowerBeam(t *testing.T) {
+	naz, nza := 4, 3
+	cards := []fitsio.Card{
+		{Name: "BTYPE", Value: "power"}, {Name: "COORDSYS", Value: "az_za"},
+		{Name: "CTYPE1", Value: "AZIMUTH"}, {Name: "CRVAL1", Value: 0.0}, {Name: "CDELT1", Value: 90.0}, {Name: "CRPIX1", Value: 1}, {Name: "CUNIT1", Value: "deg"},
+		{Name: "CTYPE2", Value: "ZENANGLE"}, {Name: "CRVAL2", Value: 0.0}, {Name: "CDELT2", Value: 45.0}, {Name: "CRPIX2", Value: 1},
+		{Name: "CTYPE3", Value: "FREQ"}, {Name: "CRVAL3", Value: 150.0}, {Name: "CDELT3", Value: 1.0}, {Name: "CRPIX3", Value: 1}, {Name: "CUNIT3", Value: "MHz"},
+		{Name: "CTYPE4", Value: "STOKES"}, {Name: "CRVAL4", Value: -5}, {Name: "CDELT4", Value: -1}, {Name: "CRPIX4", Value: 1},
+		{Name: "CTYPE5", Value: "IF"}, {Name: "CRVAL5", Value: 1}, {Name: "CDELT5", Value: 1}, {Name: "CRPIX5", Value: 1},
+		{Name: "CTYPE6", Value: "VECIND"}, {Name: "CRVAL6", Value: 1}, {Name: "CDELT6", Value: 1}, {Name: "CRPIX6", Value: 1},
+	}
+	axes := []int{naz, nza, 1, 2, 1, 1}
+	data := make([]float64, naz*nza*2)
+	for i := range data {
+		data[i] = float64(i + 1)
+	}
+	path := filepath.Join(t.TempDir(), "power.fits")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff, err := fitsio.Create(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := fitsio.NewPrimaryHDU(fitsio.NewHeader(cards, fitsio.IMAGE_HDU, -64, axes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := img.Write(data); err != nil {
+		t.Fatal(err)
+	}
+	if err := ff.Write(img); err != nil {
+		t.Fatal(err)
+	}
+	ff.Close()
+	f.Close()
+
+	g, err := LoadBeamFITS(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.Type() != Power || len(g.Pols()) != 2 || g.Pols()[0] != PolXX || g.Pols()[1] != PolYY {
+		t.Fatalf("type %v pols %v, want power [-5 -6]", g.Type(), g.Pols())
+	}
+	if fr := g.Freqs(); fr[0] != 150e6 {
+		t.Errorf("freq %v, want 1.5e8 Hz (MHz unit)", fr)
+	}
+	if !g.Wraps() {
+		t.Error("0…270° at 90° should wrap")
+	}
+	var pa, pz []float64
+	for j := 0; j < nza; j++ {
+		for i := 0; i < naz; i++ {
+			pa = append(pa, float64(i)*math.Pi/2)
+			pz = append(pz, float64(j)*math.Pi/4)
+		}
+	}
+	n := len(pa)
+	for _, feed := range []Feed{FeedX, FeedY} {
+		r, err := g.At(150e6, Mode{Feed: feed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]complex128, n)
+		r.Eval(pa, pz, out)
+		for s := 0; s < n; s++ {
+			want := math.Sqrt(data[int(feed)*n+s])
+			if d := cdiff(out[s], complex(want, 0)); d > 1e-12 {
+				t.Errorf("feed %v node %d: got %v, want %v", feed, s, out[s], want)
+			}
+		}
+	}
+	if _, err := g.At(150e6, Mode{Polarized: true}); err == nil || !strings.Contains(err.Error(), "needs an E-field beam") {
+		t.Errorf("polarized with a power beam: err = %v", err)
+	}
+}
+
+func TestBeamfitsFeedsEastNorth(t *testing.T) {
+	tests := []struct {
+		list, xorient string
+		want          []string
+	}{
+		{"[x, y]", "", []string{"x", "y"}},
+		{"[e, n]", "", []string{"x", "y"}},
+		{"[n, e]", "", []string{"x", "y"}},
+		{"[e, n]", "north", []string{"y", "x"}},
+		{"[X]", "", []string{"x"}},
+	}
+	for _, tc := range tests {
+		cards := []fitsio.Card{{Name: "FEEDLIST", Value: tc.list}}
+		if tc.xorient != "" {
+			cards = append(cards, fitsio.Card{Name: "XORIENT", Value: tc.xorient})
+		}
+		h := fitsio.NewHeader(cards, fitsio.IMAGE_HDU, -64, []int{1})
+		got, err := beamfitsFeeds(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+			t.Errorf("FEEDLIST %q XORIENT %q: got %v, want %v", tc.list, tc.xorient, got, tc.want)
+		}
+	}
+}

@@ -337,6 +337,40 @@ func TestFreqWeightsScipy(t *testing.T) {
 			t.Errorf("f = %g: got %.17g, scipy %.17g", tc.t, got, tc.want)
 		}
 	}
+	// 60 uneven channels (x_j = 100 MHz + j MHz + 0.3 MHz·sin j, y_j =
+	// cos 0.7j + 0.1j), values from scipy 1.10.1.
+	var x60, y60 []float64
+	for j := 0; j < 60; j++ {
+		x60 = append(x60, 100e6+float64(j)*1e6+0.3e6*math.Sin(float64(j)))
+		y60 = append(y60, math.Cos(0.7*float64(j))+0.1*float64(j))
+	}
+	for _, tc := range []struct{ t, want float64 }{
+		{100.2e6, 1.0058736788399583},
+		{121.37e6, 1.497958417363803},
+		{140e6 + 5, 3.0730806789354084},
+		{158.9e6, 4.894816504490313},
+	} {
+		w, err := freqWeights(x60, tc.t, FreqTolHz)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got float64
+		nz := 0
+		for j := range w {
+			got += w[j] * y60[j]
+			if w[j] != 0 {
+				nz++
+			}
+		}
+		if math.Abs(got-tc.want) > 1e-12 {
+			t.Errorf("60 channels, f = %g: got %.17g, scipy %.17g", tc.t, got, tc.want)
+		}
+		// The weights decay by ~0.27 per channel: about 30 on each side
+		// of f stay above 1e-17 of the total.
+		if tc.t == 100.2e6 && nz > 35 {
+			t.Errorf("60 channels, f = %g: %d nonzero weights, want the negligible ones dropped", tc.t, nz)
+		}
+	}
 	// 4 channels: the cubic through them; a cubic is reproduced exactly.
 	x4 := []float64{1, 2, 4, 7}
 	cube := func(v float64) float64 { return 0.5*v*v*v - 2*v*v + v - 3 }

@@ -127,44 +127,10 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 		srcs = append(srcs, src{0, comp})
 	}
 
-	// Frequency step: weighted sum of channels, per source plane.
-	re := make([][]float64, len(srcs))
-	im := make([][]float64, len(srcs))
-	for p, s := range srcs {
-		re[p] = make([]float64, np)
-		if !power && g.cplx {
-			im[p] = make([]float64, np)
-		}
-		for j, wj := range w {
-			if wj == 0 {
-				continue
-			}
-			if powerFromE {
-				g.addPower(re[p], s.comp, j, wj)
-				continue
-			}
-			base := g.planeStart(s.vec, s.comp, j)
-			for i := 0; i < np; i++ {
-				vr, vi := g.value(base + i)
-				re[p][i] += wj * vr
-				if im[p] != nil {
-					im[p][i] += wj * vi
-				}
-			}
-		}
-	}
-
-	// Azimuth extension.
 	ext := g.Wraps()
 	nazE := naz
 	if ext {
 		nazE = naz + 2*azExtend
-		for p := range srcs {
-			re[p] = extendAz(re[p], nza, naz)
-			if im[p] != nil {
-				im[p] = extendAz(im[p], nza, naz)
-			}
-		}
 	}
 	az, za := g.spec.AzRad, g.spec.ZaRad
 	d := az[1] - az[0]
@@ -190,23 +156,48 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 		NearestChannelHz: nearest,
 	}
 
-	// Spline prefilter, one plane per goroutine.
-	if g.order == 3 {
-		var wg sync.WaitGroup
-		for p := range srcs {
-			for _, pl := range [][]float64{re[p], im[p]} {
-				if pl == nil {
+	// Each plane (real and imaginary part separately) on its own
+	// goroutine: the frequency step, the azimuth extension, the prefilter.
+	type job struct {
+		s    src
+		imag bool
+		out  *[]float64
+	}
+	re := make([][]float64, len(srcs))
+	im := make([][]float64, len(srcs))
+	var jobs []job
+	for p, s := range srcs {
+		jobs = append(jobs, job{s, false, &re[p]})
+		if !power && g.cplx {
+			jobs = append(jobs, job{s, true, &im[p]})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, jb := range jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pl := make([]float64, np)
+			for j, wj := range w {
+				if wj == 0 {
 					continue
 				}
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					prefilter2D(pl, nza, nazE)
-				}()
+				if powerFromE {
+					g.addPower(pl, jb.s.comp, j, wj)
+				} else {
+					g.addPlane(pl, g.planeStart(jb.s.vec, jb.s.comp, j), jb.imag, wj)
+				}
 			}
-		}
-		wg.Wait()
+			if ext {
+				pl = extendAz(pl, nza, naz)
+			}
+			if g.order == 3 {
+				prefilter2D(pl, nza, nazE)
+			}
+			*jb.out = pl
+		}()
 	}
+	wg.Wait()
 	planes := make([]Plane, len(srcs))
 	for p := range srcs {
 		if g.Precision() == 1 {
@@ -217,6 +208,32 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 		}
 	}
 	return &GriddedResponse{mode: mode, grid: grid, planes: planes}, nil
+}
+
+// addPlane adds wj × (the real or imaginary part of the raw plane
+// starting at sample base) to dst.
+func (g *Gridded) addPlane(dst []float64, base int, imag bool, wj float64) {
+	stride, off := 1, 0
+	if g.cplx {
+		stride = 2
+		if imag {
+			off = 1
+		}
+	} else if imag {
+		return
+	}
+	start := base*stride + off
+	if g.d32 != nil {
+		src := g.d32[start:]
+		for i := range dst {
+			dst[i] += wj * float64(src[i*stride])
+		}
+		return
+	}
+	src := g.d64[start:]
+	for i := range dst {
+		dst[i] += wj * src[i*stride]
+	}
 }
 
 // addPower adds wj × (power of feed comp at channel j) to dst, as
