@@ -108,12 +108,12 @@ func NewGridded(spec GridSpec, data []complex128) (*Gridded, error) {
 		return nil, err
 	}
 	if want := g.nvals(); len(data) != want {
-		return nil, fmt.Errorf("beam: gridded %s: data has %d values, want NAxesVec·N%s·Nfreqs·Nza·Naz = %d·%d·%d·%d·%d = %d",
+		return nil, fmt.Errorf("beam: %s: data has %d values, want NAxesVec·N%s·Nfreqs·Nza·Naz = %d·%d·%d·%d·%d = %d",
 			g, len(data), compWord(spec.Type), spec.NAxesVec, g.ncomp, len(spec.FreqsHz), len(spec.ZaRad), len(spec.AzRad), want)
 	}
 	for i, v := range data {
 		if math.IsNaN(real(v)) || math.IsNaN(imag(v)) || math.IsInf(real(v), 0) || math.IsInf(imag(v), 0) {
-			return nil, fmt.Errorf("beam: gridded %s: data value %d is %v: must be finite", g, i, v)
+			return nil, fmt.Errorf("beam: %s: data value %d is %v: must be finite", g, i, v)
 		}
 		if imag(v) != 0 {
 			g.cplx = true

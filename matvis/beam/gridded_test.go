@@ -598,3 +598,66 @@ func TestGriddedNegativePowerIsNaN(t *testing.T) {
 		t.Errorf("bilinear: got %v, want 0", out[0])
 	}
 }
+
+// TestGriddedPowerFromEFieldBasis: E-field → power follows pyuvdata's
+// efield_to_power with basis vectors b[k, c]: Σ_c |Σ_k E_k b[k, c]|². A
+// rotated orthonormal basis leaves |E₀|² + |E₁|² unchanged; a basis scaled
+// by 2 quadruples it.
+func TestGriddedPowerFromEFieldBasis(t *testing.T) {
+	az, za := testGrid(8, 5, false)
+	npix := len(az) * len(za)
+	base, data := randomBeam(t, EField, az, za, []float64{1e8}, 21)
+	var pa, pz []float64
+	for j := range za {
+		for i := range az {
+			pa, pz = append(pa, az[i]), append(pz, za[j])
+		}
+	}
+	eval := func(g *Gridded) []complex128 {
+		r, err := g.At(1e8, Mode{Feed: FeedY})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := make([]complex128, npix)
+		r.Eval(pa, pz, out)
+		return out
+	}
+	ref := eval(base)
+	for _, tc := range []struct {
+		name  string
+		basis func(k, c, s int) float64
+		scale float64
+	}{
+		{"rotated", func(k, c, s int) float64 {
+			a := 0.3 + 0.1*float64(s)
+			m := [2][2]float64{{math.Cos(a), -math.Sin(a)}, {math.Sin(a), math.Cos(a)}}
+			return m[k][c]
+		}, 1},
+		{"doubled", func(k, c, s int) float64 {
+			if k == c {
+				return 2
+			}
+			return 0
+		}, 2},
+	} {
+		spec := base.spec
+		spec.Basis = make([]float64, 2*2*npix)
+		for k := 0; k < 2; k++ {
+			for c := 0; c < 2; c++ {
+				for s := 0; s < npix; s++ {
+					spec.Basis[(k*2+c)*npix+s] = tc.basis(k, c, s)
+				}
+			}
+		}
+		g, err := NewGridded(spec, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := eval(g)
+		for s := range got {
+			if d := cdiff(got[s], ref[s]*complex(tc.scale, 0)); d > 1e-12 {
+				t.Fatalf("%s basis, node %d: got %v, want %v", tc.name, s, got[s], ref[s]*complex(tc.scale, 0))
+			}
+		}
+	}
+}

@@ -67,7 +67,11 @@ func (r *GriddedResponse) Planes() []Plane { return r.planes }
 // spline prefilter. Polarized modes need an E-field beam with 2 feeds and
 // 2 basis-vector axes.
 func (g *Gridded) At(freqHz float64, mode Mode) (Response, error) {
-	return g.Prepare(freqHz, mode)
+	r, err := g.Prepare(freqHz, mode)
+	if err != nil {
+		return nil, err // not a typed nil inside the interface
+	}
+	return r, nil
 }
 
 // Prepare is At returning the concrete *GriddedResponse.
