@@ -661,3 +661,36 @@ func TestGriddedPowerFromEFieldBasis(t *testing.T) {
 		}
 	}
 }
+
+// TestGriddedEvalSplit: a large Eval (split over goroutines) equals the
+// same directions evaluated in small pieces.
+func TestGriddedEvalSplit(t *testing.T) {
+	az, za := testGrid(36, 19, true)
+	g, _ := randomBeam(t, EField, az, za, []float64{1e8}, 17)
+	r, err := g.At(1e8, Mode{Polarized: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 5*evalChunk + 123
+	rng := rand.New(rand.NewPCG(8, 9))
+	pa, pz := make([]float64, n), make([]float64, n)
+	for i := range pa {
+		pa[i], pz[i] = rng.Float64()*2*math.Pi, rng.Float64()*math.Pi/2
+	}
+	whole := make([]complex128, 4*n)
+	r.Eval(pa, pz, whole)
+	const m = 1000
+	piece := make([]complex128, 4*m)
+	for lo := 0; lo < n; lo += m {
+		hi := min(lo+m, n)
+		k := hi - lo
+		r.Eval(pa[lo:hi], pz[lo:hi], piece[:4*k])
+		for c := 0; c < 4; c++ {
+			for s := 0; s < k; s++ {
+				if whole[c*n+lo+s] != piece[c*k+s] {
+					t.Fatalf("component %d direction %d: %v whole, %v in pieces", c, lo+s, whole[c*n+lo+s], piece[c*k+s])
+				}
+			}
+		}
+	}
+}
