@@ -80,11 +80,15 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("beam: %s: %w", g, err)
 	}
-	nearest := 0.0
+	nearest, nonzero := 0.0, 0
 	for j, v := range w {
-		if v == 1 {
+		if v != 0 {
+			nonzero++
 			nearest = g.spec.FreqsHz[j]
 		}
+	}
+	if nonzero != 1 {
+		nearest = 0
 	}
 	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
 	np := nza * naz
