@@ -2,7 +2,8 @@
 # Runs the GPU tests and benchmarks on a machine with a GPU, from the
 # binaries scripts/gpu-build.sh made, and prints a short table last.
 # Full logs go to $OUT (or ./out) as gpu-*.log. Usage (repo root):
-#   scripts/gpu-device-run.sh [quick]
+#   [GEMM=0] scripts/gpu-device-run.sh [quick]
+# quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -37,15 +38,18 @@ grep -E 'device "|NVRTC|cuBLAS|error / peak|reported' "$OUT/gpu-cuda.log" | head
 echo "== gram tests"
 run gram .devbin/cuda_gram.test -test.v -test.count=1 -test.run 'Strategies|Choose'
 grep -E 'error/peak|ms err|chosen|not available' "$OUT/gpu-gram.log"
-if [ "${1:-}" != quick ]; then
+if [ "${GEMM:-1}" = 1 ] && [ "${1:-}" != quick ]; then
 	echo "== GEMM strategies"
 	run gemmbench .devbin/cuda_gram.test -test.v -test.count=1 -test.run GemmStrategies -gemm-bench -gemm-bench-out "$OUT/gemm-bench.md"
 	cat "$OUT/gemm-bench.md" 2>/dev/null
 fi
 if [ -x .devbin/matvis_gpu.test ]; then
 	echo "== matvis/gpu tests"
-	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=15m
-	grep -E 'parity|prodslice|dev |stage|strategy|GPU time' "$OUT/gpu-gpu.log" | head -60
+	bench=(-gpu-bench -gpu-bench-out "$OUT/gpu-bench.md")
+	[ "${1:-}" = quick ] && bench=()
+	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=9m "${bench[@]}"
+	grep -E 'parity|precision gate|GPU time|Error|error|panic' "$OUT/gpu-gpu.log" | head -70
+	cat "$OUT/gpu-bench.md" 2>/dev/null
 fi
 echo
 echo "== summary"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/matvis/gpu"
 )
 
 // ErrNoGPU says no usable CUDA device/driver was found.
@@ -35,7 +36,15 @@ func Open(name string) (b matvis.Backend, note string, err error) {
 	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
 }
 
-// openGPU will open the CUDA backend (matvis/gpu) once it lands.
+// openGPU opens the CUDA backend (matvis/gpu) on device 0. Its
+// no-device error (cuda.ErrNoDevice) is also reported as ErrNoGPU.
 func openGPU() (matvis.Backend, error) {
-	return nil, fmt.Errorf("%w (the CUDA backend is not built into this binary yet)", ErrNoGPU)
+	g, err := gpu.Open(gpu.Options{})
+	if errors.Is(err, gpu.ErrNoDevice) {
+		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
 }

@@ -1,0 +1,466 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/npy"
+)
+
+var (
+	benchFlag = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
+	benchOut  = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
+)
+
+func openGPU(t testing.TB) *Backend {
+	t.Helper()
+	b, err := Open(Options{})
+	if errors.Is(err, ErrNoDevice) {
+		t.Skipf("no CUDA device/driver found: %v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+// TestNoDeviceError: without a device, Open must fail with ErrNoDevice so
+// that --backend auto falls back to the CPU.
+func TestNoDeviceError(t *testing.T) {
+	b, err := Open(Options{})
+	if err == nil {
+		b.Close()
+		t.Skip("a device is present; the no-device path is not reachable here")
+	}
+	if !errors.Is(err, ErrNoDevice) {
+		t.Fatalf("Open without a usable device: %v, want ErrNoDevice", err)
+	}
+}
+
+// randomSky returns n unit vectors per time (about half below the horizon),
+// as a Precomputed coordinate provider.
+func randomSky(rng *rand.Rand, nt, n int) *matvis.Precomputed {
+	data := make([]float64, nt*3*n)
+	for t := 0; t < nt; t++ {
+		for s := 0; s < n; s++ {
+			x, y, z := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+			r := math.Sqrt(x*x + y*y + z*z)
+			data[t*3*n+s], data[t*3*n+n+s], data[t*3*n+2*n+s] = x/r, y/r, z/r
+		}
+	}
+	p, err := matvis.NewPrecomputed(nt, n, data)
+	if err != nil {
+		panic(err)
+	}
+	return p
+}
+
+// rotSky is a test MatrixRotation: fixed unit vectors turned about a tilted
+// axis by a different angle at each time.
+type rotSky struct {
+	x, y, z []float64
+	nt      int
+}
+
+func newRotSky(rng *rand.Rand, nt, n int) *rotSky {
+	r := &rotSky{x: make([]float64, n), y: make([]float64, n), z: make([]float64, n), nt: nt}
+	for s := 0; s < n; s++ {
+		a, b, c := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+		l := math.Sqrt(a*a + b*b + c*c)
+		r.x[s], r.y[s], r.z[s] = a/l, b/l, c/l
+	}
+	return r
+}
+
+func (r *rotSky) NSources() int { return len(r.x) }
+func (r *rotSky) NTimes() int   { return r.nt }
+func (r *rotSky) Matrix(ti int) ([9]float64, error) {
+	a := 0.3 + 0.1*float64(ti)
+	ca, sa := math.Cos(a), math.Sin(a)
+	cl, sl := math.Cos(0.5), math.Sin(0.5)
+	// Rotation about z by a, then about x by 0.5.
+	return [9]float64{ca, -sa, 0, cl * sa, cl * ca, -sl, sl * sa, sl * ca, cl}, nil
+}
+func (r *rotSky) CachedVectors(int) (x, y, z []float64, err error) { return r.x, r.y, r.z, nil }
+func (r *rotSky) ENU(ti int, e, n, u []float64) error {
+	m, _ := r.Matrix(ti)
+	for s := range r.x {
+		x, y, z := r.x[s], r.y[s], r.z[s]
+		e[s] = m[0]*x + m[1]*y + m[2]*z
+		n[s] = m[3]*x + m[4]*y + m[5]*z
+		u[s] = m[6]*x + m[7]*y + m[8]*z
+	}
+	return nil
+}
+
+type caseSpec struct {
+	pol, p1, gridded, rot bool
+	chunks, nant, nsrc    int
+	pairs                 bool
+	order                 int
+}
+
+func (c caseSpec) String() string {
+	return fmt.Sprintf("pol=%v p=%d grid=%v(order %d) rot=%v chunks=%d ants=%d src=%d pairs=%v", c.pol, map[bool]int{true: 1, false: 2}[c.p1], c.gridded, c.order, c.rot, c.chunks, c.nant, c.nsrc, c.pairs)
+}
+
+func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
+	nt, nfreq := 3, 2
+	cfg := matvis.Config{Freqs: []float64{100e6, 117.5e6}}
+	for a := 0; a < c.nant; a++ {
+		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*200 - 100, rng.Float64()*200 - 100, rng.Float64() * 2})
+	}
+	for s := 0; s < c.nsrc; s++ {
+		cfg.RA = append(cfg.RA, rng.Float64()*2*math.Pi)
+		cfg.Dec = append(cfg.Dec, math.Asin(rng.Float64()*2-1))
+		for f := 0; f < nfreq; f++ {
+			cfg.Flux = append(cfg.Flux, rng.Float64()*5+0.1)
+		}
+	}
+	if c.rot {
+		cfg.Coords = newRotSky(rng, nt, c.nsrc)
+	} else {
+		cfg.Coords = randomSky(rng, nt, c.nsrc)
+	}
+	if c.gridded {
+		for b := 0; b < 3; b++ {
+			cfg.Beams = append(cfg.Beams, newTestGrid(fmt.Sprintf("grid%d", b), 72, 46, 0.4+0.2*float64(b), c.order))
+		}
+		cfg.Beams = append(cfg.Beams, beam.Gaussian{SigmaRad: 0.5})
+	} else {
+		cfg.Beams = []beam.Beam{beam.Gaussian{SigmaRad: 0.5}, beam.Airy{DiameterM: 14}, beam.Uniform{}, beam.ShortDipole{}, beam.Gaussian{DiameterM: 10}}
+	}
+	cfg.BeamIdx = make([]int, c.nant)
+	for a := range cfg.BeamIdx {
+		cfg.BeamIdx[a] = rng.IntN(len(cfg.Beams))
+	}
+	cfg.Options = matvis.Options{Precision: 2, Polarized: c.pol, MinChunks: c.chunks}
+	if c.p1 {
+		cfg.Options.Precision = 1
+	}
+	if c.pairs {
+		for k := 0; k < 7; k++ {
+			cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{rng.IntN(c.nant), rng.IntN(c.nant)})
+		}
+		cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{1, 1}, [2]int{2, 0})
+	}
+	sim, err := matvis.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// compare returns max|a−b| / max|b| over every visibility.
+func compare(a, b *matvis.Result) float64 {
+	var peak, worst float64
+	n := len(a.Done)
+	_ = n
+	get := func(r *matvis.Result, i int) complex128 {
+		if r.Precision == 1 {
+			return complex128(r.Vis64[i])
+		}
+		return r.Vis128[i]
+	}
+	cnt := len(b.Vis128) + len(b.Vis64)
+	for i := 0; i < cnt; i++ {
+		peak = math.Max(peak, cmplx.Abs(get(b, i)))
+		d := cmplx.Abs(get(a, i) - get(b, i))
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		worst = math.Max(worst, d)
+	}
+	return worst / peak
+}
+
+func TestParityRandom(t *testing.T) {
+	g := openGPU(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	var cases []caseSpec
+	for _, pol := range []bool{false, true} {
+		for _, p1 := range []bool{false, true} {
+			for _, gridded := range []bool{false, true} {
+				for _, chunks := range []int{1, 3} {
+					cases = append(cases, caseSpec{pol: pol, p1: p1, gridded: gridded, chunks: chunks, nant: 5 + rng.IntN(4), nsrc: 500 + rng.IntN(1500), pairs: chunks == 3 && !pol, order: 3, rot: chunks == 3})
+				}
+			}
+		}
+	}
+	cases = append(cases, caseSpec{pol: true, p1: false, gridded: true, chunks: 2, nant: 6, nsrc: 900, order: 1})
+	for _, c := range cases {
+		sim := buildSim(t, rng, c)
+		want, err := cpu.New().Run(context.Background(), sim)
+		if err != nil {
+			t.Fatalf("%v: cpu: %v", c, err)
+		}
+		got, err := g.Run(context.Background(), sim)
+		if err != nil {
+			t.Fatalf("%v: gpu: %v", c, err)
+		}
+		if !got.Complete() {
+			t.Fatalf("%v: incomplete result", c)
+		}
+		e := compare(got, want)
+		tol := 1e-9
+		if c.p1 {
+			tol = 1e-4
+		}
+		t.Logf("parity %v: max|Δ|/max|V| = %.2e (%s)", c, e, got.Stats.MatProdImpl)
+		if !(e <= tol) {
+			t.Errorf("parity %v: %.3e over %.0e", c, e, tol)
+		}
+	}
+}
+
+func referenceDir() string {
+	// The test binary runs in the package directory under go test and in
+	// the repository root on the device (scripts/gpu-device-run.sh).
+	for _, d := range []string{os.Getenv("GOMATVIS_REFERENCE"), "../../.devdata/reference", ".devdata/reference",
+		"../../../shared/reference", "../shared/reference"} {
+		if d != "" {
+			if _, err := os.Stat(d); err == nil {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+func TestReferenceSpecs(t *testing.T) {
+	g := openGPU(t)
+	dir := referenceDir()
+	if dir == "" {
+		t.Skip("reference specs not found (../shared/reference or .devdata/reference)")
+	}
+	specs, _ := filepath.Glob(filepath.Join(dir, "*", "spec.json"))
+	for _, sp := range specs {
+		name := filepath.Base(filepath.Dir(sp))
+		topo, err := npy.ReadFile(filepath.Join(filepath.Dir(sp), "topo.npy"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tv, _ := topo.AsFloat64()
+		wantArr, err := npy.ReadFile(filepath.Join(filepath.Dir(sp), "vis.npy"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		want := wantArr.AsComplex128()
+		nt := topo.Shape[0]
+		ns := topo.Shape[2]
+		pc, err := matvis.NewPrecomputed(nt, ns, tv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sim, err := matvis.FromSpecFile(sp, &matvis.SpecOptions{Topo: pc})
+		if err != nil {
+			t.Logf("%s: cannot build the simulation here (%v): skipped", name, err)
+			continue
+		}
+		for _, prec := range []int{sim.Options.Precision} {
+			got, err := g.Run(context.Background(), sim)
+			if err != nil {
+				t.Fatalf("%s: gpu: %v", name, err)
+			}
+			var peak, worst float64
+			for i, w := range want {
+				peak = math.Max(peak, cmplx.Abs(w))
+				d := cmplx.Abs(atFlat(got, i) - w)
+				if math.IsNaN(d) {
+					worst = math.Inf(1)
+				}
+				worst = math.Max(worst, d)
+			}
+			cres, err := cpu.New().Run(context.Background(), sim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			e := worst / peak
+			ec := compare(got, cres)
+			tol := 1e-9
+			if prec == 1 {
+				tol = 1e-4
+			}
+			t.Logf("parity reference %s (precision %d): GPU vs matvis vis.npy %.2e, GPU vs CPU %.2e", name, prec, e, ec)
+			if !(ec <= tol) {
+				t.Errorf("reference %s: GPU vs CPU %.3e over %.0e", name, ec, tol)
+			}
+			if !(e <= 1e-6) {
+				t.Errorf("reference %s: GPU vs matvis %.3e", name, e)
+			}
+		}
+	}
+}
+
+func atFlat(r *matvis.Result, i int) complex128 {
+	if r.Precision == 1 {
+		return complex128(r.Vis64[i])
+	}
+	return r.Vis128[i]
+}
+
+// benchSim is the canonical prodslice/dev configuration: polarized, one
+// gridded beam per antenna (a 14 m Gaussian on 360 az × 181 za), random
+// antennas in a 400 m square, sources uniform on the sphere.
+func benchSim(t testing.TB, nant, nsrc, ntimes, chunks, prec int) *matvis.Simulation {
+	rng := rand.New(rand.NewPCG(uint64(nant), uint64(nsrc)))
+	cfg := matvis.Config{Freqs: []float64{100e6}}
+	for a := 0; a < nant; a++ {
+		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
+	}
+	sigma := beam.Gaussian{DiameterM: 14}.Sigma(100e6)
+	proto := newTestGrid("gauss14", 360, 181, sigma, 3)
+	for a := 0; a < nant; a++ {
+		b := *proto
+		b.name = fmt.Sprintf("gauss14-%d", a)
+		cfg.Beams = append(cfg.Beams, &b)
+	}
+	cfg.RA = make([]float64, nsrc)
+	cfg.Dec = make([]float64, nsrc)
+	cfg.Flux = make([]float64, nsrc)
+	for s := range cfg.Flux {
+		cfg.Flux[s] = rng.Float64() + 0.1
+	}
+	cfg.Coords = &rotSkyN{newRotSky(rng, ntimes, nsrc)}
+	cfg.Options = matvis.Options{Precision: prec, Polarized: true, MinChunks: chunks}
+	sim, err := matvis.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+type rotSkyN struct{ *rotSky }
+
+type stageRow struct {
+	name string
+	vals []float64
+}
+
+// integrationGPUTimes sums the stage times of each integration's chunks.
+func integrationGPUTimes(res *matvis.Result) (perInt []float64, perChunk [matvis.NumStages][]float64, chunkTotal []float64) {
+	m := map[[2]int]float64{}
+	var keys [][2]int
+	for _, c := range res.Stats.Chunks {
+		k := [2]int{c.Freq, c.Time}
+		if _, ok := m[k]; !ok {
+			keys = append(keys, k)
+		}
+		m[k] += c.Stages.Total().Seconds()
+		for s := range c.Stages {
+			perChunk[s] = append(perChunk[s], c.Stages[s].Seconds()*1e3)
+		}
+		chunkTotal = append(chunkTotal, c.Stages.Total().Seconds()*1e3)
+	}
+	for _, k := range keys {
+		perInt = append(perInt, m[k])
+	}
+	return
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return math.NaN()
+	}
+	w := append([]float64(nil), v...)
+	sort.Float64s(w)
+	n := len(w)
+	if n%2 == 1 {
+		return w[n/2]
+	}
+	return (w[n/2-1] + w[n/2]) / 2
+}
+
+func TestPrecisionGateDev(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("dev-size precision gate: run with -gpu-bench")
+	}
+	g := openGPU(t)
+	s1 := benchSim(t, 64, 200000, 2, 1, 1)
+	s2 := benchSim(t, 64, 200000, 2, 1, 2)
+	r1, err := g.Run(context.Background(), s1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := g.Run(context.Background(), s2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := compare(r1, r2)
+	t.Logf("precision gate (dev size, GPU fp32 vs GPU fp64): max|Δ|/max|V| = %.2e (fp32 strategy %s)", e, r1.Stats.MatProdImpl)
+	if !(e <= 1e-5) {
+		t.Errorf("fp32 vs fp64 %.3e over 1e-5", e)
+	}
+}
+
+func TestBenchCanonical(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("prodslice/dev timings: run with -gpu-bench")
+	}
+	g := openGPU(t)
+	var out strings.Builder
+	info := g.Device()
+	fmt.Fprintf(&out, "Device: %s (sm_%d%d, %d SMs), driver %d; %s\n\n", info.Name, info.Major, info.Minor, info.SMs, info.DriverVersion, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	for _, cf := range []struct {
+		name                   string
+		nant, nsrc, nt, chunks int
+		target                 float64
+	}{{"dev", 64, 200000, 8, 1, 0.004}, {"prodslice", 350, 1000000, 4, 30, 0.095}} {
+		sim := benchSim(t, cf.nant, cf.nsrc, cf.nt, cf.chunks, 1)
+		t0 := time.Now()
+		if _, err := g.Run(context.Background(), sim); err != nil { // warm-up: compile, strategy, caches
+			t.Fatal(err)
+		}
+		warm := time.Since(t0)
+		res, err := g.Run(context.Background(), sim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		perInt, perChunk, chunkTot := integrationGPUTimes(res)
+		med := median(perInt)
+		mp := median(perChunk[matvis.StageMatProd])
+		ct := median(chunkTot)
+		fmt.Fprintf(&out, "**%s** (%d ants, %d gridded beams 360×181, %d sources, %d times, %d chunks, polarized fp32): GPU time per integration median **%.4f s** (target ≤ %.3f s: %s); steady wall per integration %.4f s; setup %.2f s (first run incl. compile and strategy choice %.2f s)\n\n",
+			cf.name, cf.nant, cf.nant, cf.nsrc, cf.nt, res.Plan.NChunks, med, cf.target, map[bool]string{true: "met", false: "MISSED"}[med <= cf.target],
+			median(durS(res.Stats.Integrations)), res.Stats.Setup.Seconds(), warm.Seconds())
+		fmt.Fprintf(&out, "Gram strategy: %s\n\n", res.Stats.MatProdImpl)
+		fmt.Fprintf(&out, "| stage (per chunk, ms, median) | %s |\n| --- | --- |\n", cf.name)
+		for s := matvis.Stage(0); s < matvis.NumStages; s++ {
+			fmt.Fprintf(&out, "| %s | %.3f |\n", s, median(perChunk[s]))
+		}
+		fmt.Fprintf(&out, "| chunk total | %.3f |\n| chunk total / matprod | %.2f |\n\n", ct, ct/mp)
+		t.Logf("%s: GPU time per integration %.4f s (target %.3f)", cf.name, med, cf.target)
+		if med > cf.target {
+			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)
+		}
+	}
+	fmt.Print(out.String())
+	if *benchOut != "" {
+		if err := os.WriteFile(*benchOut, []byte(out.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func durS(d []time.Duration) []float64 {
+	o := make([]float64, len(d))
+	for i, x := range d {
+		o[i] = x.Seconds()
+	}
+	return o
+}

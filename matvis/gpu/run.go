@@ -1,0 +1,768 @@
+package gpu
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/kernels"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// matrixRotation is astro.MatrixRotation (declared here so this package
+// does not depend on the astrometry package): ENU = M(ti)·P with cached P.
+type matrixRotation interface {
+	Matrix(ti int) ([9]float64, error)
+	CachedVectors(ti int) (x, y, z []float64, err error)
+}
+
+// slotEvents time one integration: coords (c0 → u upload → c1), chunks
+// (s, then beam/tauz/matprod per chunk), output (o).
+type slotEvents struct {
+	c0, u, c1, s, o cuda.Event
+	chunk           [][3]cuda.Event
+}
+
+type run struct {
+	ctx context.Context
+	c   *cuda.Context
+	sim *matvis.Simulation
+	res *matvis.Result
+	opt Options
+
+	s    cuda.Stream
+	blas *cuda.Blas
+	g    *gram.Gram
+	st   gram.Strategy
+	mod  *cuda.Module
+
+	fCount, fScan, fScatter, fAnalytic, fGrid, fTauZ, fOut cuda.Function
+
+	p1                   bool
+	rsize, zsize, osize  int64
+	nant, nsrc, nf, M    int
+	npairs, nbeam, P     int
+	nblk, bufSrc, nchunk int
+	rot                  matrixRotation
+	lastVec              *float64
+
+	allocs                           []cuda.DevicePtr
+	dAnt, dBeamOf, dPairs, dFlux     cuda.DevicePtr
+	dSrc                             [3]cuda.DevicePtr
+	dMat, dTotal                     [2]cuda.DevicePtr
+	dBlkCnt, dBlkOff                 cuda.DevicePtr
+	dVidx, dCe, dCn, dCu, dAmp       [2]cuda.DevicePtr
+	dBv, dZ, dAcc, dOut, dKind, dPar cuda.DevicePtr
+	hENU, hOut                       [2]*cuda.HostBuffer
+	hCount, hMat                     *cuda.HostBuffer
+	ev                               [2]slotEvents
+	events                           []cuda.Event
+	anyAnalytic                      bool
+	groups                           []*gridGroup
+	dCoef                            []cuda.DevicePtr
+	isGrid                           []bool
+	coordT                           [2][2]time.Duration // per slot: upload, compaction
+}
+
+func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
+	start := time.Now()
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts}
+	defer func() {
+		if err != nil {
+			r.close()
+			r = nil
+		}
+	}()
+	r.res = matvis.NewResult(sim)
+	r.res.Stats.Backend = "gpu"
+	r.p1 = sim.Options.Precision == 1
+	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
+	r.M = r.nf * r.nant
+	r.npairs = len(sim.Pairs)
+	r.nbeam = len(sim.Beams)
+	r.P = r.nbeam * sim.Mode.Components()
+	r.nblk = (r.nsrc + 255) / 256
+	if rot, ok := sim.Coords.(matrixRotation); ok {
+		r.rot = rot
+	}
+	r.isGrid = make([]bool, r.nbeam)
+	for i, bm := range sim.Beams {
+		_, _, analytic, _ := analyticKind(bm, sim.Freqs[0])
+		if analytic {
+			r.anyAnalytic = true
+			continue
+		}
+		if _, ok := bm.(GridBeam); ok {
+			r.isGrid[i] = true
+			continue
+		}
+		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
+	}
+
+	if r.s, err = r.c.NewStream(); err != nil {
+		return nil, err
+	}
+	if r.blas, err = r.c.NewBlas(r.s); err != nil {
+		return nil, err
+	}
+	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
+		return nil, err
+	}
+	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
+		return nil, err
+	}
+
+	// Memory plan against the device's free memory.
+	budget := sim.Options.MaxMemory
+	if budget == 0 {
+		free, _, err := r.c.MemInfo()
+		if err != nil {
+			return nil, err
+		}
+		budget = free
+	}
+	plan := sim.PlanMemory(budget)
+	r.res.Plan = plan
+	r.nchunk = max(plan.NChunks, 1)
+	r.bufSrc = plan.BufferSources
+	if plan.SourcesPerChunk <= 1000 || r.bufSrc < 1 {
+		r.bufSrc = plan.SourcesPerChunk
+	}
+	r.bufSrc = max(r.bufSrc, 1)
+
+	if err = r.chooseStrategy(); err != nil {
+		return nil, err
+	}
+	if err = r.compile(); err != nil {
+		return nil, err
+	}
+	if err = r.allocate(); err != nil {
+		return nil, err
+	}
+	r.res.Stats.Setup = time.Since(start)
+	return r, nil
+}
+
+func (r *run) chooseStrategy() error {
+	prec := r.sim.Options.Precision
+	if r.opt.Strategy != "" {
+		r.st = r.opt.Strategy
+		if prec == 2 && !r.st.Double() {
+			return fmt.Errorf("gpu: strategy %s is single precision; precision 2 needs a complex128 one", r.st)
+		}
+		r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (forced)", r.st)
+		return nil
+	}
+	// Expected K per chunk: about half the sky is above the horizon.
+	k := r.nf * max(1, (r.nsrc/2+r.nchunk-1)/r.nchunk)
+	info := r.c.Info()
+	ver, _ := r.blas.Version()
+	bucket := (k + 4095) / 4096 * 4096
+	key := fmt.Sprintf("%s|drv%d|cublas%d|p%d|M%d|K%d", info.Name, info.DriverVersion, ver, prec, r.M, bucket)
+	cache := strategyCachePath()
+	if !r.opt.NoStrategyCache {
+		if st, ok := readStrategyCache(cache, key); ok {
+			r.st = st
+			r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (cached choice for M=%d K≈%d)", st, r.M, bucket)
+			return nil
+		}
+	}
+	st, res, err := r.g.Choose(gram.Candidates(prec), r.M, bucket)
+	if err != nil {
+		return fmt.Errorf("gpu: choosing the Gram strategy: %w", err)
+	}
+	r.st = st
+	var parts []string
+	for _, x := range res {
+		if x.Err != nil {
+			parts = append(parts, fmt.Sprintf("%s failed", x.Strategy))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.3f ms", x.Strategy, x.Ms))
+		}
+	}
+	r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (measured at M=%d K=%d: %s)", st, r.M, bucket, strings.Join(parts, ", "))
+	if !r.opt.NoStrategyCache {
+		writeStrategyCache(cache, key, st)
+	}
+	return nil
+}
+
+func strategyCachePath() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "gomatvis", "gram-strategies.json")
+}
+
+func readStrategyCache(path, key string) (gram.Strategy, bool) {
+	if path == "" {
+		return "", false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	m := map[string]string{}
+	if json.Unmarshal(b, &m) != nil {
+		return "", false
+	}
+	st, ok := m[key]
+	return gram.Strategy(st), ok && st != ""
+}
+
+// writeStrategyCache records a choice; a failure only means measuring again
+// next time, so it is not reported.
+func writeStrategyCache(path, key string, st gram.Strategy) {
+	if path == "" {
+		return
+	}
+	m := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	m[key] = string(st)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	tmp := path + ".tmp"
+	if os.WriteFile(tmp, b, 0o644) == nil {
+		_ = os.Rename(tmp, path)
+	}
+}
+
+func (r *run) compile() error {
+	code, headers, err := kernels.Program("vis.cu")
+	if err != nil {
+		return err
+	}
+	rt, out := "double", "double2"
+	r.rsize, r.osize = 8, 16
+	if r.p1 {
+		rt, out = "float", "float2"
+		r.rsize, r.osize = 4, 8
+	}
+	zt := "float2"
+	r.zsize = 8
+	if r.st.Double() {
+		zt, r.zsize = "double2", 16
+	}
+	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers},
+		"-DR_T="+rt, "-DZ_T="+zt, "-DACC_T="+zt, "-DOUT_T="+out)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	for _, f := range []struct {
+		p    *cuda.Function
+		name string
+	}{{&r.fCount, "horizon_count"}, {&r.fScan, "scan_blocks"}, {&r.fScatter, "horizon_scatter"},
+		{&r.fAnalytic, "beam_analytic"}, {&r.fGrid, "beam_grid"}, {&r.fTauZ, "tau_z"}, {&r.fOut, "vis_out"}} {
+		if *f.p, err = r.mod.Function(f.name); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+	}
+	return nil
+}
+
+func (r *run) alloc(n int64) (cuda.DevicePtr, error) {
+	p, err := r.c.Alloc(max(n, 8))
+	if err != nil {
+		return 0, fmt.Errorf("gpu: %w", err)
+	}
+	r.allocs = append(r.allocs, p)
+	return p, nil
+}
+
+func (r *run) allocate() error {
+	sim := r.sim
+	var err error
+	type req struct {
+		p *cuda.DevicePtr
+		n int64
+	}
+	ns := int64(r.nsrc)
+	reqs := []req{
+		{&r.dAnt, int64(r.nant) * 3 * 8}, {&r.dBeamOf, int64(r.nant) * 4}, {&r.dPairs, int64(r.npairs) * 8},
+		{&r.dFlux, ns * int64(sim.NFreq()) * 8},
+		{&r.dSrc[0], ns * 8}, {&r.dSrc[1], ns * 8}, {&r.dSrc[2], ns * 8},
+		{&r.dMat[0], 72}, {&r.dMat[1], 72}, {&r.dTotal[0], 4}, {&r.dTotal[1], 4},
+		{&r.dBlkCnt, int64(r.nblk) * 4}, {&r.dBlkOff, int64(r.nblk) * 4},
+		{&r.dBv, int64(r.bufSrc) * int64(r.P) * 2 * r.rsize},
+		{&r.dZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
+		{&r.dAcc, int64(r.M) * int64(r.M) * r.zsize},
+		{&r.dOut, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
+		{&r.dKind, int64(r.nbeam) * 4}, {&r.dPar, int64(r.nbeam) * 8},
+	}
+	for i := 0; i < 2; i++ {
+		reqs = append(reqs, req{&r.dVidx[i], ns * 4}, req{&r.dCe[i], ns * r.rsize}, req{&r.dCn[i], ns * r.rsize},
+			req{&r.dCu[i], ns * r.rsize}, req{&r.dAmp[i], ns * 8})
+	}
+	for _, q := range reqs {
+		if *q.p, err = r.alloc(q.n); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if r.rot == nil {
+			if r.hENU[i], err = r.c.AllocHost(3 * ns * 8); err != nil {
+				return err
+			}
+		}
+		if r.hOut[i], err = r.c.AllocHost(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
+			return err
+		}
+	}
+	// Poison the output buffers: an entry the device fails to write shows
+	// as NaN instead of a plausible zero.
+	for i := 0; i < 2; i++ {
+		h := cuda.HostSlice[float64](r.hOut[i])
+		for k := range h {
+			h[k] = math.NaN()
+		}
+	}
+	if err := r.c.Memset8(r.dOut, 0xFF, int64(r.npairs)*int64(r.nf*r.nf)*r.osize, r.s); err != nil {
+		return err
+	}
+	if r.hCount, err = r.c.AllocHost(8); err != nil {
+		return err
+	}
+	if r.hMat, err = r.c.AllocHost(2 * 72); err != nil {
+		return err
+	}
+	// Static inputs.
+	ant := make([]float64, 0, 3*r.nant)
+	for _, a := range sim.Antennas {
+		ant = append(ant, a[0], a[1], a[2])
+	}
+	beamOf := make([]int32, r.nant)
+	for i, b := range sim.BeamOf {
+		beamOf[i] = int32(b)
+	}
+	pairs := make([]int32, 0, 2*r.npairs)
+	for _, p := range sim.Pairs {
+		pairs = append(pairs, int32(p[0]), int32(p[1]))
+	}
+	for _, up := range []error{
+		cuda.Upload(r.c, r.dAnt, ant, r.s), cuda.Upload(r.c, r.dBeamOf, beamOf, r.s),
+		cuda.Upload(r.c, r.dPairs, pairs, r.s), cuda.Upload(r.c, r.dFlux, sim.Flux, r.s),
+	} {
+		if up != nil {
+			return fmt.Errorf("gpu: upload inputs: %w", up)
+		}
+	}
+	return nil
+}
+
+func (r *run) event() (cuda.Event, error) {
+	e, err := r.c.NewEvent()
+	if err == nil {
+		r.events = append(r.events, e)
+	}
+	return e, err
+}
+
+func (r *run) close() {
+	if r.s != 0 {
+		_ = r.c.SyncStream(r.s)
+	}
+	for _, e := range r.events {
+		_ = r.c.DestroyEvent(e)
+	}
+	for _, p := range r.dCoef {
+		_ = r.c.Free(p)
+	}
+	for _, p := range r.allocs {
+		_ = r.c.Free(p)
+	}
+	for _, h := range append(append([]*cuda.HostBuffer{}, r.hENU[:]...), append(r.hOut[:], r.hCount, r.hMat)...) {
+		_ = r.c.FreeHost(h)
+	}
+	if r.mod != nil {
+		_ = r.mod.Unload()
+	}
+	if r.g != nil {
+		_ = r.g.Close()
+	}
+	if r.blas != nil {
+		_ = r.blas.Close()
+	}
+	if r.s != 0 {
+		_ = r.c.DestroyStream(r.s)
+	}
+}
+
+// prepareBeams uploads the beam descriptors of frequency fi.
+func (r *run) prepareBeams(fi int) error {
+	sim := r.sim
+	f := sim.Freqs[fi]
+	kind := make([]int32, r.nbeam)
+	par := make([]float64, r.nbeam)
+	for b, bm := range sim.Beams {
+		k, p, ok, err := analyticKind(bm, f)
+		if err != nil {
+			return fmt.Errorf("gpu: beam %d: %w", b, err)
+		}
+		if !ok {
+			k = kindNone
+		}
+		kind[b], par[b] = k, p
+	}
+	if err := cuda.Upload(r.c, r.dKind, kind, r.s); err != nil {
+		return err
+	}
+	if err := cuda.Upload(r.c, r.dPar, par, r.s); err != nil {
+		return err
+	}
+	for _, p := range r.dCoef {
+		_ = r.c.Free(p)
+	}
+	r.dCoef = r.dCoef[:0]
+	groups, err := prepareGrids(sim, f, r.isGrid)
+	if err != nil {
+		return err
+	}
+	r.groups = groups
+	for _, g := range groups {
+		// Coefficients in the run's real type, then the plane map.
+		n := len(g.coef)
+		d, err := r.c.Alloc(int64(n)*r.rsize + int64(len(g.planeOut))*4)
+		if err != nil {
+			return fmt.Errorf("gpu: beam grid: %w", err)
+		}
+		r.dCoef = append(r.dCoef, d)
+		if r.p1 {
+			c32 := make([]float32, n)
+			for i, v := range g.coef {
+				c32[i] = float32(v)
+			}
+			err = cuda.Upload(r.c, d, c32, r.s)
+		} else {
+			err = cuda.Upload(r.c, d, g.coef, r.s)
+		}
+		if err == nil {
+			err = cuda.Upload(r.c, d.Offset(int64(n)*r.rsize), g.planeOut, r.s)
+		}
+		if err != nil {
+			return fmt.Errorf("gpu: upload beam grid: %w", err)
+		}
+	}
+	return nil
+}
+
+var block128 = cuda.Dim3{X: 128, Y: 1, Z: 1}
+
+// queueCoords queues time ti's ENU vectors and horizon compaction into
+// compaction slot sl, and the copy of the visible count to the host.
+func (r *run) queueCoords(fi, ti, sl int) error {
+	ev := &r.ev[sl]
+	c := r.c
+	if err := c.Record(ev.c0, r.s); err != nil {
+		return err
+	}
+	mode := int32(0)
+	ns := int64(r.nsrc)
+	if r.rot != nil {
+		mode = 1
+		m, err := r.rot.Matrix(ti)
+		if err != nil {
+			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+		}
+		x, y, z, err := r.rot.CachedVectors(ti)
+		if err != nil {
+			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+		}
+		if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
+			return fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
+		}
+		if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
+			for k, v := range [][]float64{x, y, z} {
+				if err := cuda.Upload(c, r.dSrc[k], v, r.s); err != nil {
+					return err
+				}
+			}
+			r.lastVec = &x[0]
+		}
+		hm := cuda.HostSlice[float64](r.hMat)[sl*9 : sl*9+9]
+		copy(hm, m[:])
+		if err := c.CopyHtoD(r.dMat[sl], unsafe.Pointer(&hm[0]), 72, r.s); err != nil {
+			return err
+		}
+	} else {
+		h := cuda.HostSlice[float64](r.hENU[sl])
+		if err := r.sim.Coords.ENU(ti, h[:ns], h[ns:2*ns], h[2*ns:3*ns]); err != nil {
+			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+		}
+		for k := int64(0); k < 3; k++ {
+			if err := c.CopyHtoD(r.dSrc[k], unsafe.Add(r.hENU[sl].Ptr(), k*ns*8), ns*8, r.s); err != nil {
+				return err
+			}
+		}
+	}
+	if err := c.Record(ev.u, r.s); err != nil {
+		return err
+	}
+	grid := cuda.Dim3{X: uint32(r.nblk), Y: 1, Z: 1}
+	b256 := cuda.Dim3{X: 256, Y: 1, Z: 1}
+	if err := r.fCount.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkCnt); err != nil {
+		return err
+	}
+	if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
+		return err
+	}
+	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
+		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]); err != nil {
+		return err
+	}
+	if err := c.CopyDtoH(unsafe.Add(r.hCount.Ptr(), 4*sl), r.dTotal[sl], 4, r.s); err != nil {
+		return err
+	}
+	return c.Record(ev.c1, r.s)
+}
+
+// chunkPlan splits nvis visible sources into chunks: the run's chunk count,
+// each no larger than the buffers.
+func (r *run) chunkPlan(nvis int) (size, count int) {
+	if nvis == 0 {
+		return 0, 0
+	}
+	size = min(r.bufSrc, (nvis+r.nchunk-1)/r.nchunk)
+	return size, (nvis + size - 1) / size
+}
+
+// queueChunks queues the chunks of one integration and its output copy.
+func (r *run) queueChunks(fi, sl, nvis int) error {
+	ev := &r.ev[sl]
+	c := r.c
+	if err := c.Record(ev.s, r.s); err != nil {
+		return err
+	}
+	if err := c.Memset8(r.dAcc, 0, int64(r.M)*int64(r.M)*r.zsize, r.s); err != nil {
+		return err
+	}
+	size, count := r.chunkPlan(nvis)
+	for len(ev.chunk) < count {
+		var e [3]cuda.Event
+		for k := range e {
+			var err error
+			if e[k], err = r.event(); err != nil {
+				return err
+			}
+		}
+		ev.chunk = append(ev.chunk, e)
+	}
+	pol := int32(0)
+	if r.sim.Mode.Polarized {
+		pol = 1
+	}
+	feedY := int32(0)
+	if r.sim.Mode.Feed == beam.FeedY {
+		feedY = 1
+	}
+	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
+	P := int64(r.P)
+	for ci := 0; ci < count; ci++ {
+		p0 := ci * size
+		n := min(size, nvis-p0)
+		if r.anyAnalytic {
+			g := cuda.Dim3{X: uint32((n + 127) / 128), Y: uint32(r.nbeam), Z: 1}
+			if err := r.fAnalytic.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], int32(r.nbeam),
+				r.dKind, r.dPar, pol, feedY, r.dBv); err != nil {
+				return err
+			}
+		}
+		for gi, gg := range r.groups {
+			G := len(gg.planeOut)
+			spb := 16
+			threads := min(256, (G+31)/32*32)
+			sqrtOut := int32(0)
+			if !r.sim.Mode.Polarized {
+				sqrtOut = 1
+			}
+			coef := r.dCoef[gi]
+			planeOut := coef.Offset(int64(len(gg.coef)) * r.rsize)
+			g := cuda.Dim3{X: uint32((n + spb - 1) / spb), Y: 1, Z: 1}
+			if err := r.fGrid.Launch(g, cuda.Dim3{X: uint32(threads), Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl],
+				int32(G), coef, planeOut, P, int32(gg.key.nza), int32(gg.nazExt), gg.za0, gg.zscale, gg.az0, gg.ascale,
+				int32(gg.key.order), sqrtOut, int32(spb), r.dBv); err != nil {
+				return err
+			}
+		}
+		if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
+			return err
+		}
+		ldz := int64(r.nf) * int64(n)
+		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: uint32(r.nant), Z: 1}
+		if err := r.fTauZ.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
+			int32(r.nant), r.dAnt, r.dBeamOf, omega, int32(r.nf), P, r.dBv, ldz, r.dZ); err != nil {
+			return err
+		}
+		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
+			return err
+		}
+		if err := r.g.Accumulate(r.st, r.dZ, int(ldz), r.M, int(ldz), r.dAcc, 1); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		if err := c.Record(ev.chunk[ci][2], r.s); err != nil {
+			return err
+		}
+	}
+	lower := int32(0)
+	if r.st.LowerOnly() {
+		lower = 1
+	}
+	nout := r.npairs * r.nf * r.nf
+	if err := r.fOut.Launch(cuda.Grid1(nout, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(r.npairs), r.dPairs,
+		int32(r.nf), int32(r.M), r.dAcc, lower, r.dOut); err != nil {
+		return err
+	}
+	if err := c.CopyDtoH(r.hOut[sl].Ptr(), r.dOut, int64(nout)*r.osize, r.s); err != nil {
+		return err
+	}
+	return c.Record(ev.o, r.s)
+}
+
+// finish waits for integration (fi, ti) in slot sl, stores its
+// visibilities and its stage times.
+func (r *run) finish(fi, ti, sl, nvis int) error {
+	ev := &r.ev[sl]
+	c := r.c
+	if err := c.SyncEvent(ev.o); err != nil {
+		return fmt.Errorf("gpu: integration (freq %d, time %d): %w", fi, ti, err)
+	}
+	nout := r.npairs * r.nf * r.nf
+	off := ((fi*r.sim.NTime() + ti) * r.npairs) * r.nf * r.nf
+	if r.p1 {
+		copy(r.res.Vis64[off:off+nout], cuda.HostSlice[complex64](r.hOut[sl])[:nout])
+	} else {
+		copy(r.res.Vis128[off:off+nout], cuda.HostSlice[complex128](r.hOut[sl])[:nout])
+	}
+	d := r.elapsed
+	size, count := r.chunkPlan(nvis)
+	var pre matvis.StageTimes
+	pre[matvis.StageTransfer] = r.coordT[sl][0]
+	pre[matvis.StageCoords] = r.coordT[sl][1]
+	prev := ev.s
+	for ci := 0; ci < count; ci++ {
+		var st matvis.StageTimes
+		if ci == 0 {
+			st = pre
+		}
+		e := ev.chunk[ci]
+		st[matvis.StageBeam] += d(prev, e[0])
+		st[matvis.StageTauZ] += d(e[0], e[1])
+		st[matvis.StageMatProd] += d(e[1], e[2])
+		prev = e[2]
+		n := min(size, nvis-ci*size)
+		if ci == count-1 {
+			st[matvis.StageTransfer] += d(prev, ev.o)
+		}
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Chunk: ci, NSources: n, NVisible: n, Stages: st})
+	}
+	if count == 0 {
+		pre[matvis.StageTransfer] += d(ev.s, ev.o)
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Stages: pre})
+	}
+	r.res.Done[fi*r.sim.NTime()+ti] = true
+	return nil
+}
+
+func (r *run) run() (*matvis.Result, error) {
+	t0 := time.Now()
+	sim := r.sim
+	for i := range r.ev {
+		for _, p := range []*cuda.Event{&r.ev[i].c0, &r.ev[i].u, &r.ev[i].c1, &r.ev[i].s, &r.ev[i].o} {
+			var err error
+			if *p, err = r.event(); err != nil {
+				return nil, err
+			}
+		}
+	}
+	nt := sim.NTime()
+	total := sim.NFreq() * nt
+	done := 0
+	counts := cuda.HostSlice[int32](r.hCount)
+	fail := func(err error) (*matvis.Result, error) {
+		_ = r.c.SyncStream(r.s)
+		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
+		return r.res, err
+	}
+	for fi := 0; fi < sim.NFreq(); fi++ {
+		if err := r.prepareBeams(fi); err != nil {
+			return fail(err)
+		}
+		if err := r.queueCoords(fi, 0, 0); err != nil {
+			return fail(err)
+		}
+		pending := -1 // time whose output is queued but not collected
+		pendingVis := 0
+		last := time.Now()
+		for ti := 0; ti < nt; ti++ {
+			sl := ti % 2
+			if err := r.c.SyncEvent(r.ev[sl].c1); err != nil {
+				return fail(fmt.Errorf("gpu: coordinates at time %d: %w", ti, err))
+			}
+			nvis := int(counts[sl])
+			// Read the coordinate stage times now: the slot's coordinate
+			// events are recorded again for time ti+2 before finish(ti).
+			r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
+			if ti+1 < nt {
+				if err := r.queueCoords(fi, ti+1, 1-sl); err != nil {
+					return fail(err)
+				}
+			}
+			if err := r.queueChunks(fi, sl, nvis); err != nil {
+				return fail(err)
+			}
+			if pending >= 0 {
+				if err := r.finish(fi, pending, pending%2, pendingVis); err != nil {
+					return fail(err)
+				}
+				r.tick(&done, total, &last)
+			}
+			pending, pendingVis = ti, nvis
+			if err := r.ctx.Err(); err != nil {
+				if err2 := r.finish(fi, pending, pending%2, pendingVis); err2 == nil {
+					r.tick(&done, total, &last)
+				}
+				return fail(err)
+			}
+		}
+		if err := r.finish(fi, pending, pending%2, pendingVis); err != nil {
+			return fail(err)
+		}
+		r.tick(&done, total, &last)
+	}
+	r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
+	return r.res, nil
+}
+
+// elapsed is the time between two completed events (0 if unreadable: a
+// timing gap must not fail a correct run).
+func (r *run) elapsed(a, b cuda.Event) time.Duration {
+	ms, err := r.c.Elapsed(a, b)
+	if err != nil {
+		return 0
+	}
+	return time.Duration(float64(ms) * 1e6)
+}
+
+func (r *run) tick(done *int, total int, last *time.Time) {
+	*done++
+	now := time.Now()
+	r.res.Stats.Integrations = append(r.res.Stats.Integrations, now.Sub(*last))
+	*last = now
+	if p := r.sim.Options.Progress; p != nil {
+		p(matvis.Progress{Done: *done, Total: total})
+	}
+}
