@@ -170,7 +170,10 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		sample.NVisible = len(vis)
 		sample.Stages[matvis.StageCoords] += time.Since(t)
 		if len(vis) > 0 {
-			z := r.buildZ(fi, vis, v, resp, &sample.Stages)
+			z, err := r.buildZ(fi, vis, v, resp, &sample.Stages)
+			if err != nil {
+				return fmt.Errorf("cpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+			}
 			t = time.Now()
 			acc.add(z, len(vis)*r.nf)
 			sample.Stages[matvis.StageMatProd] += time.Since(t)
@@ -210,7 +213,7 @@ func (r *run) parallel(n int, fn func(lo, hi int)) {
 	wg.Wait()
 }
 
-func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) zmat {
+func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) (zmat, error) {
 	sim := r.sim
 	k := len(vis)
 	nf := r.nf
@@ -246,6 +249,9 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 			}
 		})
 		beams[bi] = out
+		if err := checkFinite(out, k, az, za); err != nil {
+			return zmat{}, fmt.Errorf("beam %d (%v): %w", bi, sim.Beams[bi], err)
+		}
 	}
 	st[matvis.StageBeam] += time.Since(t)
 
@@ -289,5 +295,18 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 		}
 	})
 	st[matvis.StageTauZ] += time.Since(t)
-	return z
+	return z, nil
+}
+
+// checkFinite reports the first non-finite beam value. matvis raises on
+// these too: a cubic spline of a power beam can dip below zero near nulls,
+// and its square root is NaN.
+func checkFinite(out []complex128, k int, az, za []float64) error {
+	for i, v := range out {
+		if cmplx.IsNaN(v) || cmplx.IsInf(v) {
+			s := i % k
+			return fmt.Errorf("non-finite response %v at az = %.6g rad, za = %.6g rad (a cubic-spline overshoot below zero in a power beam gives NaN, as in matvis; beam_spline_opts order 1 avoids it)", v, az[s], za[s])
+		}
+	}
+	return nil
 }

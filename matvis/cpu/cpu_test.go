@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -323,5 +324,38 @@ func TestCancelKeepsFinishedWork(t *testing.T) {
 	}
 	if n != 4 {
 		t.Fatalf("%d integrations marked done, want 4", n)
+	}
+}
+
+// nanBeam answers NaN for sources west of the meridian.
+type nanBeam struct{}
+
+func (nanBeam) String() string { return "nan-beam" }
+func (nanBeam) At(float64, beam.Mode) (beam.Response, error) {
+	return nanResponse{}, nil
+}
+
+type nanResponse struct{}
+
+func (nanResponse) Eval(az, za []float64, out []complex128) {
+	for s := range az {
+		out[s] = 1
+		if az[s] > math.Pi/2 && az[s] < 3*math.Pi/2 {
+			out[s] = cmplx.NaN()
+		}
+	}
+}
+
+func TestNonFiniteBeamIsAnError(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	c := randomConfig(rng, 3, 100, 1, 1, matvis.Options{})
+	c.Beams, c.BeamIdx = []beam.Beam{nanBeam{}}, nil
+	sim, err := matvis.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New().Run(context.Background(), sim)
+	if err == nil || !strings.Contains(err.Error(), "nan-beam") || !strings.Contains(err.Error(), "non-finite") {
+		t.Fatalf("error %v", err)
 	}
 }
