@@ -444,6 +444,26 @@ func TestBenchCanonical(t *testing.T) {
 			fmt.Fprintf(&out, "| %s | %.3f |\n", s, median(perChunk[s]))
 		}
 		fmt.Fprintf(&out, "| chunk total | %.3f |\n| chunk total / matprod | %.2f |\n\n", ct, ct/mp)
+		// Per integration: each stage summed over the integration's chunks.
+		sums := map[[2]int]*matvis.StageTimes{}
+		for _, c := range res.Stats.Chunks {
+			k := [2]int{c.Freq, c.Time}
+			if sums[k] == nil {
+				sums[k] = &matvis.StageTimes{}
+			}
+			for i := range c.Stages {
+				sums[k][i] += c.Stages[i]
+			}
+		}
+		fmt.Fprintf(&out, "| stage (per integration, ms, median) | %s |\n| --- | --- |\n", cf.name)
+		for st := matvis.Stage(0); st < matvis.NumStages; st++ {
+			var v []float64
+			for _, x := range sums {
+				v = append(v, x[st].Seconds()*1e3)
+			}
+			fmt.Fprintf(&out, "| %s | %.3f |\n", st, median(v))
+		}
+		fmt.Fprintln(&out)
 		t.Logf("%s: GPU time per integration %.4f s (target %.3f)", cf.name, med, cf.target)
 		if med > cf.target {
 			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)

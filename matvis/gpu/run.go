@@ -46,6 +46,7 @@ type run struct {
 	mod  *cuda.Module
 
 	fCount, fScan, fScatter, fAnalytic, fGrid, fTauZ, fOut cuda.Function
+	fBandCount, fBandScatter                               cuda.Function
 
 	p1                   bool
 	rsize, zsize, osize  int64
@@ -70,7 +71,10 @@ type run struct {
 	groups                           []*gridGroup
 	dCoef                            []cuda.DevicePtr
 	isGrid                           []bool
-	coordT                           [2][2]time.Duration // per slot: upload, compaction
+	// band orders the visible sources by zenith-angle band (gridded beams)
+	band                                                     bool
+	dTmpE, dTmpN, dTmpU, dTmpA, dBandCnt, dBandOff, dBandTot cuda.DevicePtr
+	coordT                                                   [2][2]time.Duration // per slot: upload, compaction
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -103,6 +107,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		}
 		if _, ok := bm.(GridBeam); ok {
 			r.isGrid[i] = true
+			r.band = true
 			continue
 		}
 		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
@@ -267,7 +272,7 @@ func (r *run) compile() error {
 		p    *cuda.Function
 		name string
 	}{{&r.fCount, "horizon_count"}, {&r.fScan, "scan_blocks"}, {&r.fScatter, "horizon_scatter"},
-		{&r.fAnalytic, "beam_analytic"}, {&r.fGrid, "beam_grid"}, {&r.fTauZ, "tau_z"}, {&r.fOut, "vis_out"}} {
+		{&r.fBandCount, "band_count"}, {&r.fBandScatter, "band_scatter"}, {&r.fAnalytic, "beam_analytic"}, {&r.fGrid, "beam_grid"}, {&r.fTauZ, "tau_z"}, {&r.fOut, "vis_out"}} {
 		if *f.p, err = r.mod.Function(f.name); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
@@ -303,6 +308,11 @@ func (r *run) allocate() error {
 		{&r.dAcc, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
 		{&r.dKind, int64(r.nbeam) * 4}, {&r.dPar, int64(r.nbeam) * 8},
+	}
+	if r.band {
+		reqs = append(reqs, req{&r.dTmpE, ns * r.rsize}, req{&r.dTmpN, ns * r.rsize}, req{&r.dTmpU, ns * r.rsize},
+			req{&r.dTmpA, ns * 8}, req{&r.dBandCnt, int64(r.nblk) * nband * 4}, req{&r.dBandOff, int64(r.nblk) * nband * 4},
+			req{&r.dBandTot, 4})
 	}
 	for i := 0; i < 2; i++ {
 		reqs = append(reqs, req{&r.dVidx[i], ns * 4}, req{&r.dCe[i], ns * r.rsize}, req{&r.dCn[i], ns * r.rsize},
@@ -460,6 +470,10 @@ func (r *run) prepareBeams(fi int) error {
 	return nil
 }
 
+// nband is the number of zenith-angle bands of the source ordering
+// (NBAND in vis.cu).
+const nband = 128
+
 var block128 = cuda.Dim3{X: 128, Y: 1, Z: 1}
 
 // queueCoords queues time ti's ENU vectors and horizon compaction into
@@ -520,9 +534,26 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
 		return err
 	}
+	ce, cn, cu, amp := r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]
+	if r.band {
+		ce, cn, cu, amp = r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA
+	}
 	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
-		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]); err != nil {
+		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], ce, cn, cu, amp); err != nil {
 		return err
+	}
+	if r.band {
+		if err := r.fBandCount.Launch(grid, b256, 0, r.s, r.dTotal[sl], cu, int32(r.nblk), r.dBandCnt); err != nil {
+			return err
+		}
+		if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(int64(r.nblk)*nband),
+			r.dBandCnt, r.dBandOff, r.dBandTot); err != nil {
+			return err
+		}
+		if err := r.fBandScatter.Launch(grid, b256, 0, r.s, r.dTotal[sl], int32(r.nblk), r.dBandOff, ce, cn, cu, amp,
+			r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]); err != nil {
+			return err
+		}
 	}
 	if err := c.CopyDtoH(unsafe.Add(r.hCount.Ptr(), 4*sl), r.dTotal[sl], 4, r.s); err != nil {
 		return err
