@@ -259,9 +259,11 @@ func (c MemoryConfig) Curve(budget int64, minChunkSources, n int) []MemoryPoint 
 // builds Z for those alone) the az/za angles, the evaluated beams (always
 // complex128, plus one beam's worth of per-worker scratch while a beam
 // is evaluated), the index list of visible sources and Z. Gridded beams add
-// their stored grids (HostBeamGridBytes), which the caller supplies because
-// the stored precision is the beam's own.
-func (c MemoryConfig) HostTerms(nchunks int, hostBeamGridBytes int64) []MemoryTerm {
+// their stored grids (gridBytes) and the interpolation planes prepared for
+// the current frequency for every used beam (preparedBytes), which the
+// caller supplies because they depend on the beam's storage precision and
+// spline order.
+func (c MemoryConfig) HostTerms(nchunks int, gridBytes, preparedBytes int64) []MemoryTerm {
 	c = c.normalized()
 	csize := int64(8 * c.Precision)
 	nf := int64(c.NFeed)
@@ -275,7 +277,8 @@ func (c MemoryConfig) HostTerms(nchunks int, hostBeamGridBytes int64) []MemoryTe
 	return []MemoryTerm{
 		{"host_result", int64(c.NFreq) * int64(c.NTime) * int64(c.NPairs) * nf * nf * csize, false},
 		{"host_enu_cache", ntopo * 3 * int64(c.NSrc) * 8, false},
-		{"host_beam_grid", hostBeamGridBytes, false},
+		{"host_beam_grid", gridBytes, false},
+		{"host_beam_prepared", preparedBytes, false},
 		{"host_accumulator", m * m * csize, false},
 		{"host_visible_index", vis * 8, true},
 		{"host_azza", 2 * vis * 8, true},

@@ -144,7 +144,7 @@ func TestModelAgainstMeasuredPeak(t *testing.T) {
 			}
 			measured := float64(peak - base)
 			mc := sim.MemoryConfig()
-			host := float64(matvis.Total(mc.HostTerms(res.Plan.NChunks, 0)))
+			host := float64(matvis.Total(mc.HostTerms(res.Plan.NChunks, 0, 0)))
 			model := float64(res.Plan.Total)
 			t.Logf("chunks %d: measured peak heap growth %.2f MB; host accounting %.2f MB (ratio %.2f); matvis model %.2f MB (ratio %.2f)",
 				res.Plan.NChunks, measured/1e6, host/1e6, measured/host, model/1e6, measured/model)

@@ -2,12 +2,21 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
 )
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
 
 // MemoryTerm is one named memory contribution at one chunk size.
 type MemoryTerm struct {
@@ -34,6 +43,15 @@ type MemoryData struct {
 	// MinShare lumps terms below this share of the largest total into one
 	// "other" band (0: 0.5 %), so tiny terms do not crowd the legend.
 	MinShare float64
+	// Measured are measured peaks drawn as points (e.g. the CPU heap).
+	Measured []MeasuredMemory
+}
+
+// MeasuredMemory is a measured peak at one chunk size.
+type MeasuredMemory struct {
+	Label           string
+	SourcesPerChunk float64
+	Bytes           float64
 }
 
 // MemoryVsChunk draws every memory term as a stacked area against sources
@@ -131,27 +149,30 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min = 0
-	if d.Limit > 0 {
+	if d.Limit > 30*top {
+		// A limit far above every total would flatten the stack to the
+		// axis; say where it is instead of drawing it.
+		p.Title.Text += fmt.Sprintf("\n(%s: %.3g GB, off the scale: every chunk size fits)", orDefault(d.LimitLabel, "memory available"), d.Limit/gb)
+	} else if d.Limit > 0 {
 		lim := plotter.XYs{{X: xmin, Y: d.Limit / gb}, {X: xmax, Y: d.Limit / gb}}
 		ln, err := plotter.NewLine(lim)
 		if err != nil {
 			return nil, fmt.Errorf("plots: memory limit: %w", err)
 		}
 		ln.Width = vg.Points(2)
-		label := d.LimitLabel
-		if label == "" {
-			label = "memory available"
-		}
+		label := orDefault(d.LimitLabel, "memory available")
 		p.Add(ln)
 		p.Legend.Add(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
 		f.note(label, "line", 2)
-		// Markers where the total crosses the limit between two points.
+		// Markers where the total crosses the limit, interpolated linearly
+		// in (log sources per chunk, bytes) between the two points.
 		for i := 1; i < len(d.Points); i++ {
 			a, b := totals[i-1] < d.Limit, totals[i] < d.Limit
 			if a == b {
 				continue
 			}
-			x := math.Sqrt(d.Points[i-1].SourcesPerChunk * d.Points[i].SourcesPerChunk)
+			l0, l1 := math.Log(d.Points[i-1].SourcesPerChunk), math.Log(d.Points[i].SourcesPerChunk)
+			x := math.Exp(l0 + (l1-l0)*(d.Limit-totals[i-1])/(totals[i]-totals[i-1]))
 			mk, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}})
 			if err != nil {
 				return nil, fmt.Errorf("plots: memory marker: %w", err)
@@ -159,17 +180,39 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 			mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 			mk.Width = vg.Points(1.5)
 			p.Add(mk)
-			word := "chunks stop fitting"
-			if b {
-				word = "chunks fit below"
+			word := "chunks stop fitting above"
+			if b != (d.Points[i].SourcesPerChunk < d.Points[i-1].SourcesPerChunk) {
+				word = "chunks stop fitting below"
 			}
-			f.note(fmt.Sprintf("%s (%.0f sources)", word, x), "marker", 2)
+			name := fmt.Sprintf("%s %.3g sources", word, x)
+			p.Legend.Add(name, mk)
+			f.note(name, "marker", 2)
 		}
 		if top > 3*d.Limit {
 			p.Y.Max = 3 * d.Limit / gb
 		}
 	}
-	p.Legend.Top = true
+	if len(d.Measured) > 0 {
+		var xy plotter.XYs
+		for _, m := range d.Measured {
+			xy = append(xy, plotter.XY{X: m.SourcesPerChunk, Y: m.Bytes / gb})
+		}
+		sc, err := plotter.NewScatter(xy)
+		if err != nil {
+			return nil, fmt.Errorf("plots: measured memory: %w", err)
+		}
+		sc.GlyphStyle.Shape = draw.CrossGlyph{}
+		sc.GlyphStyle.Radius = vg.Points(5)
+		sc.GlyphStyle.Color = color.Black
+		p.Add(sc)
+		for _, m := range d.Measured {
+			p.Legend.Add(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), sc)
+		}
+		f.note("measured", "scatter", len(xy))
+	}
+	// Top left: the totals rise towards large chunks (right), so the
+	// legend covers the least there.
+	p.Legend.Top, p.Legend.Left = true, true
 	p.Add(plotter.NewGrid())
 	return f, nil
 }

@@ -84,6 +84,26 @@ func StageBreakdown(d StageData) (*Figure, error) {
 		p.X.Tick.Label.Rotation = 0.8
 		p.X.Tick.Label.XAlign = -1
 	}
+	// Headroom above the tallest bar keeps the legend off the bars.
+	tallest := 0.0
+	for i := range names {
+		h := 0.0
+		k := 0
+		for _, r := range d.Runs {
+			for _, b := range r.Bars {
+				if k == i {
+					for _, v := range b.Seconds {
+						h += v * scale
+					}
+				}
+				k++
+			}
+		}
+		tallest = max(tallest, h)
+	}
 	p.Y.Min = 0
+	if tallest > 0 {
+		p.Y.Max = tallest * (1.15 + 0.07*float64(len(d.Stages)))
+	}
 	return f, nil
 }

@@ -29,6 +29,8 @@ func commands() []command {
 		{"simulate", "simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--topo TOPO.npy]: run a simulation (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method M]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
+		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend B --scaling] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},
+		{"roofline", "roofline [--from DIR/summary.json | profile flags] -o DIR: measure the machine's ceilings and place each stage on a roofline", runRoofline},
 		{"version", "version: print the version", runVersion},
 	}
 }

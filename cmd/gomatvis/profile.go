@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/matvis/profile"
+)
+
+// profileFlags registers the synthetic-run flags shared by profile and
+// roofline and returns a function giving the configuration: the preset,
+// then every flag given explicitly.
+func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
+	preset := fs.String("preset", "dev", "prodslice, dev or custom")
+	nant := fs.Int("nant", 0, "antennas")
+	nbeam := fs.Int("nbeam", 0, "unique beams (0: one per antenna)")
+	nsrc := fs.Int("nsrc", 0, "sources")
+	ntimes := fs.Int("ntimes", 0, "times")
+	nfreq := fs.Int("nfreq", 0, "channels")
+	nchunks := fs.Int("nchunks", 0, "least number of source chunks")
+	prec := fs.Int("precision", 0, "1 (fp32) or 2 (fp64)")
+	pol := fs.Bool("polarized", true, "polarized run")
+	gridded := fs.Bool("gridded", true, "beams sampled on a 360×181 az/za grid (false: analytic Gaussian)")
+	backend := fs.String("backend", "auto", "cpu, gpu or auto")
+	coords := fs.String("coords", "erfa", "erfa (matvis's ERFA method) or precomputed (random ENU vectors)")
+	seed := fs.Uint64("seed", 42, "random seed")
+	maxMem := fs.Int64("max-memory", 0, "memory budget in bytes (0: the backend's default)")
+	return func() (profile.Config, error) {
+		c, err := profile.Preset(*preset)
+		if err != nil {
+			return c, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "nant":
+				c.NAnt = *nant
+			case "nbeam":
+				c.NBeam = *nbeam
+			case "nsrc":
+				c.NSrc = *nsrc
+			case "ntimes":
+				c.NTimes = *ntimes
+			case "nfreq":
+				c.NFreq = *nfreq
+			case "nchunks":
+				c.NChunks = *nchunks
+			case "precision":
+				c.Precision = *prec
+			case "polarized":
+				c.Polarized = *pol
+			case "gridded":
+				c.Gridded = *gridded
+			case "seed":
+				c.Seed = *seed
+			case "max-memory":
+				c.MaxMemory = *maxMem
+			}
+		})
+		c.Backend, c.Coords = *backend, *coords
+		// A smaller antenna count than the preset's beams keeps one beam
+		// per antenna.
+		if c.NBeam > c.NAnt {
+			c.NBeam = c.NAnt
+		}
+		if c.NChunks > c.NSrc {
+			c.NChunks = c.NSrc
+		}
+		if err := c.Validate(); err != nil {
+			return c, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return c, nil
+	}
+}
+
+func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("profile", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := profileFlags(fs)
+	out := fs.String("o", "", "output directory (required)")
+	noRoof := fs.Bool("no-roofline", false, "skip measuring the machine's ceilings")
+	scaling := fs.Bool("scaling", true, "add N_src and N_ant sweeps (6 short runs at ¼, ½ and 1 of the size) and their figures")
+	gogc := fs.Int("gogc", 0, "GOGC during the measured run (e.g. 10: peak heap close to the live peak; 0: unchanged)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 || *out == "" {
+		return fmt.Errorf("%w: -o DIR is required and nothing else", errUsage)
+	}
+	cfg, err := config()
+	if err != nil {
+		return err
+	}
+	rep, err := profile.Run(ctx, cfg, profile.Options{
+		Roofline: !*noRoof, Scaling: *scaling, GCPercent: *gogc,
+		Command: "gomatvis profile " + strings.Join(args, " "),
+		Log:     func(s string) { fmt.Fprintln(stderr, s) },
+	})
+	if err != nil {
+		return err
+	}
+	if err := profile.WriteDir(rep, *out); err != nil {
+		return err
+	}
+	d := rep.Derived
+	fmt.Fprintf(stdout, "%s: %d ants, %d sources, %d chunks; steady %.4f s per integration (chunk stages %.4f s × %d, host overhead %.4f s); peak heap %.1f MB, model %.1f MB; %s\n",
+		rep.Backend, cfg.NAnt, cfg.NSrc, d.ChunksPerIntegration, d.SteadyWallPerIntegration, d.ChunkTotalMedian, d.ChunksPerIntegration,
+		d.HostOverheadPerIntegration, float64(rep.Memory.MeasuredPeakHeapBytes)/1e6, float64(rep.Memory.Plan.Total)/1e6,
+		filepath.Join(*out, "summary.json"))
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/matvis/cblas"
+	"github.com/gomatvis/gomatvis/matvis/profile"
+	"github.com/gomatvis/gomatvis/plots"
+)
+
+func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("roofline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	config := profileFlags(fs)
+	from := fs.String("from", "", "a profile's summary.json whose stages to place (else run the profile flags' configuration)")
+	out := fs.String("o", "", "output directory (required)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 || *out == "" {
+		return fmt.Errorf("%w: -o DIR is required and nothing else", errUsage)
+	}
+	var rep *profile.Report
+	if *from != "" {
+		if rep, err = profile.ReadJSON(*from); err != nil {
+			return err
+		}
+		if rep.Roofline == nil {
+			return fmt.Errorf("%s has no roofline (profiled with --no-roofline); profile again", *from)
+		}
+		// Re-measure the ceilings on this machine at the profile's shape.
+		var meter profile.CeilingMeter = profile.CPUMeter{Herk: cblas.Best()}
+		c, err := meter.MeasureCeilings(ctx, rep.Roofline.Shape)
+		if err != nil {
+			return err
+		}
+		rep.Roofline.Ceilings = c
+	} else {
+		cfg, err := config()
+		if err != nil {
+			return err
+		}
+		rep, err = profile.Run(ctx, cfg, profile.Options{
+			Roofline: true, Command: "gomatvis roofline " + strings.Join(args, " "),
+			Log: func(s string) { fmt.Fprintln(stderr, s) },
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	f, err := profile.RooflineFigure(rep)
+	if err != nil {
+		return err
+	}
+	if _, err := plots.Save(f.Plot, *out, "roofline"); err != nil {
+		return err
+	}
+	if err := profile.WriteJSON(rep, filepath.Join(*out, "roofline.json")); err != nil {
+		return err
+	}
+	rl := rep.Roofline
+	fmt.Fprintf(stdout, "ceilings (%s):\n", rl.Ceilings.Device)
+	for _, c := range append(append([]profile.Ceiling(nil), rl.Ceilings.Bandwidth...), rl.Ceilings.Compute...) {
+		fmt.Fprintf(stdout, "  %-40s %10.3g %s\n", c.Name, c.Value, c.Unit)
+	}
+	fmt.Fprintf(stdout, "stages per chunk (Gram shape M=%d K=%d):\n", rl.Shape.M, rl.Shape.K)
+	for _, p := range rl.Points {
+		fmt.Fprintf(stdout, "  %-8s %10.3g FLOP %10.3g B  intensity %7.3g  %10.3g s  %10.3g FLOP/s\n", p.Stage, p.FLOPs, p.Bytes, p.Intensity, p.Seconds, p.FLOPRate)
+	}
+	return nil
+}

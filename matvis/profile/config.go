@@ -1,0 +1,223 @@
+// Package profile runs gomatvis's synthetic profiling simulations, as
+// matvis's `profile` command does, and summarises where the time and memory
+// go: per-stage statistics, derived per-integration times, the memory plan
+// against measured heap, the machine's ceilings (roofline) and figures.
+//
+// The CLI's `gomatvis profile` and `gomatvis roofline` are thin wrappers;
+// notebooks call Run, Sweep and MeasureCeilings directly.
+package profile
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// Config is a synthetic profiling run: a random array in a 400 m square,
+// sources uniform on the sphere, one 14 m Gaussian beam per antenna
+// (sampled on a 360 × 181 az/za grid when Gridded), as matvis's profiler.
+type Config struct {
+	Preset string `json:"preset"`
+	NAnt   int    `json:"nant"`
+	// NBeam unique beams are assigned round-robin to the antennas (0: one
+	// per antenna, as matvis's profiler).
+	NBeam  int `json:"nbeam"`
+	NSrc   int `json:"nsrc"`
+	NTimes int `json:"ntimes"`
+	NFreq  int `json:"nfreq"`
+	// NChunks is the least number of source chunks (matvis's min_chunks).
+	NChunks   int  `json:"nchunks"`
+	Precision int  `json:"precision"`
+	Polarized bool `json:"polarized"`
+	Gridded   bool `json:"gridded"`
+	// NAz, NZa are the gridded beams' samples (0: 360 × 181).
+	NAz int `json:"naz"`
+	NZa int `json:"nza"`
+	// Backend is "cpu", "gpu" or "auto".
+	Backend string `json:"backend"`
+	// Coords is "erfa" (matvis's ERFA method at the HERA site, as matvis's
+	// profiler) or "precomputed" (random ENU unit vectors per time, no
+	// astrometry cost).
+	Coords string `json:"coords"`
+	// Seed makes the synthetic sky and array reproducible.
+	Seed uint64 `json:"seed"`
+	// MaxMemory is the memory budget (0: the backend's default).
+	MaxMemory int64 `json:"max_memory_bytes"`
+	// Warmup runs the first integration once before the measured run.
+	Warmup bool `json:"warmup"`
+}
+
+// Presets lists the preset names.
+func Presets() []string { return []string{"prodslice", "dev", "custom"} }
+
+// Preset returns a preset: "prodslice" and "dev" are matvis's canonical
+// profiling configurations (peer-h200.md: polarized fp32, one gridded 14 m
+// Gaussian per antenna, 1 channel at 100 MHz, ERFA coordinates);
+// "custom" is dev's shape to be overridden flag by flag.
+func Preset(name string) (Config, error) {
+	c := Config{
+		Preset: name, NFreq: 1, Precision: 1, Polarized: true, Gridded: true,
+		NAz: 360, NZa: 181, Backend: "auto", Coords: "erfa", Seed: 42, Warmup: true,
+	}
+	switch name {
+	case "prodslice":
+		c.NAnt, c.NBeam, c.NSrc, c.NTimes, c.NChunks = 350, 350, 1_000_000, 4, 30
+	case "dev", "custom":
+		c.NAnt, c.NBeam, c.NSrc, c.NTimes, c.NChunks = 64, 64, 200_000, 8, 1
+	default:
+		return c, fmt.Errorf("profile: preset %q: want one of %v", name, Presets())
+	}
+	return c, nil
+}
+
+// Validate checks the configuration.
+func (c Config) Validate() error {
+	switch {
+	case c.NAnt < 1 || c.NSrc < 1 || c.NTimes < 1 || c.NFreq < 1:
+		return fmt.Errorf("profile: nant = %d, nsrc = %d, ntimes = %d, nfreq = %d: all must be at least 1", c.NAnt, c.NSrc, c.NTimes, c.NFreq)
+	case c.NBeam < 0 || c.NBeam > c.NAnt:
+		return fmt.Errorf("profile: nbeam = %d: must be within [0, nant = %d]", c.NBeam, c.NAnt)
+	case c.NChunks < 0 || c.NChunks > c.NSrc:
+		return fmt.Errorf("profile: nchunks = %d: must be within [0, nsrc = %d]", c.NChunks, c.NSrc)
+	case c.Precision != 1 && c.Precision != 2:
+		return fmt.Errorf("profile: precision = %d: must be 1 or 2", c.Precision)
+	case c.Coords != "erfa" && c.Coords != "precomputed":
+		return fmt.Errorf("profile: coords = %q: want erfa or precomputed", c.Coords)
+	case c.Gridded && (c.NAz < 0 || c.NZa < 0 || (c.NAz > 0 && c.NAz < 2) || (c.NZa > 0 && c.NZa < 2)):
+		return fmt.Errorf("profile: gridded beam grid %d × %d: need at least 2 × 2", c.NAz, c.NZa)
+	}
+	return nil
+}
+
+func (c Config) nbeam() int {
+	if c.NBeam == 0 {
+		return c.NAnt
+	}
+	return c.NBeam
+}
+
+func (c Config) grid() (naz, nza int) {
+	naz, nza = c.NAz, c.NZa
+	if naz == 0 {
+		naz = 360
+	}
+	if nza == 0 {
+		nza = 181
+	}
+	return naz, nza
+}
+
+// Freqs are the channels: 100 MHz for one, else evenly from 100 to 200 MHz.
+func (c Config) Freqs() []float64 {
+	f := make([]float64, c.NFreq)
+	for i := range f {
+		f[i] = 100e6
+		if c.NFreq > 1 {
+			f[i] += 100e6 * float64(i) / float64(c.NFreq-1)
+		}
+	}
+	return f
+}
+
+// HERA is the array centre used for ERFA coordinates (HERA's site).
+func HERA() astro.Site {
+	return astro.Site{LatDeg: -30.72152612068925, LonDeg: 21.42830382686301, HeightM: 1051.69}
+}
+
+// Build makes the synthetic simulation.
+func Build(c Config) (*matvis.Simulation, error) {
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	rng := rand.New(rand.NewPCG(c.Seed, 0x6d61747669730a))
+	mc := matvis.Config{Freqs: c.Freqs()}
+	for range c.NAnt {
+		mc.Antennas = append(mc.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
+	}
+	mc.RA = make([]float64, c.NSrc)
+	mc.Dec = make([]float64, c.NSrc)
+	mc.Flux = make([]float64, c.NSrc*c.NFreq)
+	for s := range c.NSrc {
+		mc.RA[s] = 2 * math.Pi * rng.Float64()
+		mc.Dec[s] = math.Asin(2*rng.Float64() - 1)
+	}
+	for i := range mc.Flux {
+		mc.Flux[i] = 0.5 + rng.Float64()
+	}
+	// Times 10.7 s apart (HERA's integration) from 2022-10-01.
+	for k := range c.NTimes {
+		mc.Times = append(mc.Times, 2459853.5+float64(k)*10.7/86400)
+	}
+	switch c.Coords {
+	case "erfa":
+		rot, err := astro.New(astro.Config{Method: astro.MethodERFA, Site: HERA(), TimesJD: mc.Times}, mc.RA, mc.Dec)
+		if err != nil {
+			return nil, fmt.Errorf("profile: coordinates: %w", err)
+		}
+		mc.Coords = rot
+	default:
+		topo := make([]float64, c.NTimes*3*c.NSrc)
+		for t := range c.NTimes {
+			for s := range c.NSrc {
+				z := 2*rng.Float64() - 1
+				phi := 2 * math.Pi * rng.Float64()
+				r := math.Sqrt(1 - z*z)
+				base := t * 3 * c.NSrc
+				topo[base+s], topo[base+c.NSrc+s], topo[base+2*c.NSrc+s] = r*math.Cos(phi), r*math.Sin(phi), z
+			}
+		}
+		crd, err := matvis.NewPrecomputed(c.NTimes, c.NSrc, topo)
+		if err != nil {
+			return nil, fmt.Errorf("profile: coordinates: %w", err)
+		}
+		mc.Coords = crd
+	}
+	beams, err := c.beams(mc.Freqs)
+	if err != nil {
+		return nil, err
+	}
+	mc.Beams = beams
+	mc.BeamIdx = make([]int, c.NAnt)
+	for a := range mc.BeamIdx {
+		mc.BeamIdx[a] = a % len(beams)
+	}
+	mc.Options = matvis.Options{
+		Precision: c.Precision, Polarized: c.Polarized, MinChunks: max(c.NChunks, 1), MaxMemory: c.MaxMemory,
+	}
+	sim, err := matvis.New(mc)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	return sim, nil
+}
+
+// beams are nbeam 14 m Gaussians, each its own object as in matvis's
+// profiler (so the raw beam-grid term counts every one), gridded when asked.
+// The grid is sampled once and shared: the beams are identical and
+// immutable, but the memory model still counts each list entry.
+func (c Config) beams(freqs []float64) ([]beam.Beam, error) {
+	g := beam.Gaussian{DiameterM: 14}
+	var b beam.Beam = g
+	if c.Gridded {
+		naz, nza := c.grid()
+		gr, err := beam.NewGriddedFromAnalytic(g, freqs, naz, nza)
+		if err != nil {
+			return nil, fmt.Errorf("profile: gridded beam: %w", err)
+		}
+		if c.Precision == 1 {
+			if gr, err = gr.WithPrecision(1); err != nil {
+				return nil, fmt.Errorf("profile: gridded beam: %w", err)
+			}
+		}
+		b = gr
+	}
+	out := make([]beam.Beam, c.nbeam())
+	for i := range out {
+		out[i] = b
+	}
+	return out, nil
+}

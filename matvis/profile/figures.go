@@ -1,0 +1,316 @@
+package profile
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/plots"
+)
+
+// stageOrder lists the stages drawn, in stacking order.
+func stageOrder(rep *Report) []string {
+	var out []string
+	for s := range matvis.NumStages {
+		name := s.String()
+		// Stages a backend does not time (transfer on the CPU) stay out.
+		if sum, ok := rep.Stages[name]; ok && sum.Mean > 0 {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// StageFigure is the per-integration stage breakdown of one or more
+// reports, side by side (named by their backends, or by names when given).
+func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, error) {
+	if len(reps) == 0 {
+		return nil, fmt.Errorf("profile: stage figure: no reports")
+	}
+	stages := stageOrder(reps[0])
+	d := plots.StageData{Title: title, Stages: stages, Unit: "ms"}
+	for ri, r := range reps {
+		run := plots.StageRun{Name: r.Backend}
+		if ri < len(names) {
+			run.Name = names[ri]
+		}
+		for _, in := range r.PerIntegration {
+			b := plots.StageBar{Label: fmt.Sprintf("t%d", in.Time)}
+			if r.Sim != nil && r.Sim.NFreq() > 1 {
+				b.Label = fmt.Sprintf("f%d t%d", in.Freq, in.Time)
+			}
+			for _, s := range stages {
+				b.Seconds = append(b.Seconds, in.Stages[s])
+			}
+			run.Bars = append(run.Bars, b)
+		}
+		d.Runs = append(d.Runs, run)
+	}
+	return plots.StageBreakdown(d)
+}
+
+// MemoryFigure draws the memory model against chunk size with the budget
+// and the measured peak heap.
+func MemoryFigure(rep *Report) (*plots.Figure, error) {
+	m := rep.Memory
+	d := plots.MemoryData{
+		Title: fmt.Sprintf("memory model: %d ants, %d beams, %d sources (plan: %d chunks of %d)",
+			rep.Config.NAnt, rep.Config.nbeam(), rep.Config.NSrc, m.Plan.NChunks, m.Plan.SourcesPerChunk),
+		Limit: float64(m.Plan.Budget), Floor: matvis.TermBeamGrid,
+	}
+	d.LimitLabel = "host memory available"
+	if rep.Backend == "gpu" {
+		d.LimitLabel = "device memory free"
+	}
+	for _, p := range m.Curve {
+		pt := plots.MemoryPoint{SourcesPerChunk: float64(p.SourcesPerChunk)}
+		for _, t := range p.Terms {
+			pt.Terms = append(pt.Terms, plots.MemoryTerm{Name: t.Name, Bytes: float64(t.Bytes)})
+		}
+		d.Points = append(d.Points, pt)
+	}
+	if m.MeasuredPeakHeapBytes > 0 {
+		d.Measured = append(d.Measured, plots.MeasuredMemory{
+			Label: "measured peak Go heap", SourcesPerChunk: float64(m.Plan.SourcesPerChunk), Bytes: float64(m.MeasuredPeakHeapBytes),
+		})
+	}
+	return plots.MemoryVsChunk(d)
+}
+
+// RooflineFigure places the stages on the measured ceilings.
+func RooflineFigure(rep *Report) (*plots.Figure, error) {
+	rl := rep.Roofline
+	if rl == nil {
+		return nil, fmt.Errorf("profile: no roofline in this report")
+	}
+	d := plots.RooflineData{Title: fmt.Sprintf("roofline: %s (%s)", rl.Ceilings.Device, rep.Backend)}
+	for _, c := range rl.Ceilings.Bandwidth {
+		d.Bandwidth = append(d.Bandwidth, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
+	}
+	for _, c := range rl.Ceilings.Compute {
+		d.Compute = append(d.Compute, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
+	}
+	for _, p := range rl.Points {
+		d.Points = append(d.Points, plots.RooflinePoint{Label: p.Stage, Intensity: p.Intensity, Perf: p.FLOPRate})
+	}
+	return plots.Roofline(d)
+}
+
+// ScalingFigures draws the sweeps against N_src and N_ant.
+func ScalingFigures(rep *Report) (nsrc, nant *plots.Figure, err error) {
+	runs := map[string]map[string][]plots.ScalingPoint{"nsrc": {}, "nant": {}}
+	for _, p := range rep.Scaling {
+		runs[p.Vary][rep.Backend] = append(runs[p.Vary][rep.Backend], plots.ScalingPoint{NSrc: p.NSrc, NAnt: p.NAnt, Seconds: p.Seconds})
+	}
+	nsrc, err = plots.Scaling(plots.ScalingData{Title: fmt.Sprintf("time per integration vs sources (%d antennas)", rep.Config.NAnt), Vary: "nsrc", Runs: runs["nsrc"]})
+	if err != nil {
+		return nil, nil, err
+	}
+	nant, err = plots.Scaling(plots.ScalingData{Title: fmt.Sprintf("time per integration vs antennas (%d sources)", rep.Config.NSrc), Vary: "nant", Runs: runs["nant"]})
+	return nsrc, nant, err
+}
+
+// visPairs picks up to four baselines to show: an autocorrelation and
+// crosses of antenna 0.
+func visPairs(sim *matvis.Simulation) []int {
+	var out []int
+	for k, p := range sim.Pairs {
+		if (p[0] == 0 && p[1] <= 3) && len(out) < 4 {
+			out = append(out, k)
+		}
+	}
+	if len(out) == 0 {
+		out = append(out, 0)
+	}
+	return out
+}
+
+// VisFigures draws amplitude and phase of a few baselines (feeds xx)
+// against time (or frequency when there is one time), and a waterfall.
+func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
+	sim, res := rep.Sim, rep.Result
+	if sim == nil || res == nil {
+		return nil, nil, fmt.Errorf("profile: report holds no visibilities")
+	}
+	nt, nf := sim.NTime(), sim.NFreq()
+	alongTime := nt > 1 || nf == 1
+	var d plots.VisData
+	if alongTime {
+		d.XLabel = "time since start (s)"
+		for ti := range nt {
+			d.X = append(d.X, (sim.Times[ti]-sim.Times[0])*86400)
+		}
+	} else {
+		d.XLabel = "frequency (MHz)"
+		for _, f := range sim.Freqs {
+			d.X = append(d.X, f/1e6)
+		}
+	}
+	for _, k := range visPairs(sim) {
+		s := plots.VisSeries{Name: fmt.Sprintf("(%d,%d) xx", sim.Pairs[k][0], sim.Pairs[k][1])}
+		for i := range d.X {
+			if alongTime {
+				s.V = append(s.V, res.At(0, i, k, 0, 0))
+			} else {
+				s.V = append(s.V, res.At(i, 0, k, 0, 0))
+			}
+		}
+		d.Series = append(d.Series, s)
+	}
+	d.Title = "visibilities (channel 0)"
+	if !alongTime {
+		d.Title = "visibilities (time 0)"
+	}
+	amp, err := plots.VisLines(d, plots.Amplitude)
+	if err != nil {
+		return nil, nil, err
+	}
+	ph, err := plots.VisLines(d, plots.Phase)
+	if err != nil {
+		return nil, nil, err
+	}
+	// Waterfall: time × frequency of baseline (0,1) when there are several
+	// channels, else time × baseline (0, j).
+	w := plots.WaterfallData{YLabel: "time index"}
+	for ti := range nt {
+		w.Y = append(w.Y, float64(ti))
+	}
+	if nf > 1 {
+		k := visPairs(sim)[min(1, len(visPairs(sim))-1)]
+		w.Title = fmt.Sprintf("waterfall, baseline (%d,%d) xx", sim.Pairs[k][0], sim.Pairs[k][1])
+		w.XLabel = "frequency (MHz)"
+		for _, f := range sim.Freqs {
+			w.X = append(w.X, f/1e6)
+		}
+		for ti := range nt {
+			var row []complex128
+			for fi := range nf {
+				row = append(row, res.At(fi, ti, k, 0, 0))
+			}
+			w.V = append(w.V, row)
+		}
+	} else {
+		w.Title = "waterfall, baselines (0, j) xx, channel 0"
+		w.XLabel = "antenna j"
+		var ks []int
+		for k, p := range sim.Pairs {
+			if p[0] == 0 && len(ks) < 64 {
+				ks = append(ks, k)
+				w.X = append(w.X, float64(p[1]))
+			}
+		}
+		for ti := range nt {
+			var row []complex128
+			for _, k := range ks {
+				row = append(row, res.At(0, ti, k, 0, 0))
+			}
+			w.V = append(w.V, row)
+		}
+	}
+	wf, err := plots.Waterfall(w, plots.Amplitude)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []*plots.Figure{amp, ph, wf}, []string{"vis_amplitude", "vis_phase", "waterfall"}, nil
+}
+
+// Figures builds every figure a report supports, by file name (no
+// extension).
+func Figures(rep *Report) ([]*plots.Figure, []string, error) {
+	var figs []*plots.Figure
+	var names []string
+	add := func(f *plots.Figure, name string, err error) error {
+		if err != nil {
+			return fmt.Errorf("profile: figure %s: %w", name, err)
+		}
+		figs, names = append(figs, f), append(names, name)
+		return nil
+	}
+	f, err := StageFigure(fmt.Sprintf("time per integration by stage (%s, %s)", rep.Backend, rep.Config.Preset), []*Report{rep}, nil)
+	if err := add(f, "stages", err); err != nil {
+		return nil, nil, err
+	}
+	f, err = MemoryFigure(rep)
+	if err := add(f, "memory", err); err != nil {
+		return nil, nil, err
+	}
+	if rep.Roofline != nil {
+		f, err = RooflineFigure(rep)
+		if err := add(f, "roofline", err); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(rep.Scaling) > 0 {
+		a, b, err := ScalingFigures(rep)
+		if err != nil {
+			return nil, nil, fmt.Errorf("profile: scaling figures: %w", err)
+		}
+		figs, names = append(figs, a, b), append(names, "scaling_nsrc", "scaling_nant")
+	}
+	if rep.Result != nil {
+		vf, vn, err := VisFigures(rep)
+		if err != nil {
+			return nil, nil, fmt.Errorf("profile: visibility figures: %w", err)
+		}
+		figs, names = append(figs, vf...), append(names, vn...)
+	}
+	return figs, names, nil
+}
+
+// WriteDir writes every figure as PNG and SVG into dir and then
+// dir/summary.json (listing the figure files), creating dir.
+func WriteDir(rep *Report, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	figs, names, err := Figures(rep)
+	if err != nil {
+		return err
+	}
+	rep.Figures = rep.Figures[:0]
+	for i, f := range figs {
+		paths, err := plots.Save(f.Plot, dir, names[i])
+		if err != nil {
+			return fmt.Errorf("profile: %w", err)
+		}
+		for _, p := range paths {
+			rep.Figures = append(rep.Figures, filepath.Base(p))
+		}
+	}
+	return WriteJSON(rep, filepath.Join(dir, "summary.json"))
+}
+
+// WriteJSON writes the report as indented JSON, through a temporary file
+// renamed into place so a reader never sees half a file.
+func WriteJSON(rep *Report, path string) error {
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("profile: encoding %s: %w", path, err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
+}
+
+// ReadJSON reads a summary.json written by WriteJSON.
+func ReadJSON(path string) (*Report, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, fmt.Errorf("profile: %s: %w", path, err)
+	}
+	if rep.Schema != SchemaVersion {
+		return nil, fmt.Errorf("profile: %s: schema %q, want %q", path, rep.Schema, SchemaVersion)
+	}
+	return &rep, nil
+}

@@ -1,0 +1,231 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis/cblas"
+)
+
+// Ceiling is one measured or published limit of a machine: a bandwidth in
+// bytes/s or a compute rate in FLOP/s.
+type Ceiling struct {
+	Name     string  `json:"name"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit"` // "B/s" or "FLOP/s"
+	Measured bool    `json:"measured"`
+	Note     string  `json:"note,omitempty"`
+}
+
+// Ceilings are a device's roofs.
+type Ceilings struct {
+	Device    string    `json:"device"`
+	Bandwidth []Ceiling `json:"bandwidth"`
+	Compute   []Ceiling `json:"compute"`
+}
+
+// GramShape is the Gram product of one chunk: C (M×M) = Z·Zᴴ with Z M×K.
+type GramShape struct {
+	M         int `json:"m"`
+	K         int `json:"k"`
+	Precision int `json:"precision"`
+}
+
+// CeilingMeter measures a device's ceilings, the Gram product at the run's
+// exact shape among them. The CPU's is CPUMeter; a GPU backend implements
+// it (through cuBLAS with CUDA events) and Run uses the backend's own when
+// the backend is one.
+type CeilingMeter interface {
+	MeasureCeilings(ctx context.Context, shape GramShape) (Ceilings, error)
+}
+
+// CPUMeter measures the CPU: memory bandwidth by a parallel copy of a
+// buffer much larger than the caches, and the herk rate at the run's shape
+// through matvis/cblas (4·M²·K FLOPs per herk: M²/2 complex multiply-adds
+// of 8 real operations each, over K).
+type CPUMeter struct {
+	Herk    cblas.Herk
+	Workers int // copy goroutines (0: GOMAXPROCS)
+	// CopyBytes is the copied buffer's size (0: 256 MiB).
+	CopyBytes int
+	// Repeats is the number of timed repetitions, the best kept (0: 5).
+	Repeats int
+}
+
+// MeasureCeilings implements CeilingMeter.
+func (m CPUMeter) MeasureCeilings(ctx context.Context, s GramShape) (Ceilings, error) {
+	reps := m.Repeats
+	if reps <= 0 {
+		reps = 5
+	}
+	out := Ceilings{Device: cpuModel()}
+	bw, err := m.copyRate(ctx, reps)
+	if err != nil {
+		return out, err
+	}
+	out.Bandwidth = append(out.Bandwidth, Ceiling{
+		Name: "memory copy", Value: bw, Unit: "B/s", Measured: true,
+		Note: "best of parallel copies; bytes read + written",
+	})
+	if m.Herk != nil && s.M > 0 && s.K > 0 {
+		rate, err := m.herkRate(ctx, s, max(2, reps/2))
+		if err != nil {
+			return out, err
+		}
+		word := map[int]string{1: "cherk", 2: "zherk"}[s.Precision]
+		out.Compute = append(out.Compute, Ceiling{
+			Name: fmt.Sprintf("%s M=%d K=%d", word, s.M, s.K), Value: rate, Unit: "FLOP/s", Measured: true,
+			Note: "best of runs through " + m.Herk.Name() + "; 4·M²·K FLOPs",
+		})
+	}
+	return out, nil
+}
+
+func (m CPUMeter) copyRate(ctx context.Context, reps int) (float64, error) {
+	n := m.CopyBytes
+	if n <= 0 {
+		n = 256 << 20
+	}
+	w := m.Workers
+	if w <= 0 {
+		w = runtime.GOMAXPROCS(0)
+	}
+	src := make([]float64, n/8)
+	dst := make([]float64, n/8)
+	for i := range src {
+		src[i] = float64(i) // touch every page before timing
+	}
+	best := 0.0
+	for range reps + 1 { // the first pass faults dst's pages in; not kept
+		if err := ctx.Err(); err != nil {
+			return 0, fmt.Errorf("profile: copy bandwidth: %w", err)
+		}
+		t := time.Now()
+		var wg sync.WaitGroup
+		step := (len(src) + w - 1) / w
+		for lo := 0; lo < len(src); lo += step {
+			hi := min(lo+step, len(src))
+			wg.Add(1)
+			go func() { defer wg.Done(); copy(dst[lo:hi], src[lo:hi]) }()
+		}
+		wg.Wait()
+		if d := time.Since(t).Seconds(); d > 0 && dst[len(dst)-1] == src[len(src)-1] {
+			best = max(best, 2*float64(n)/d)
+		}
+	}
+	return best, nil
+}
+
+func (m CPUMeter) herkRate(ctx context.Context, s GramShape, reps int) (float64, error) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	flops := 4 * float64(s.M) * float64(s.M) * float64(s.K)
+	best := 0.0
+	run := func(f func()) error {
+		for range reps + 1 { // one warm-up (thread pool start-up)
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("profile: herk rate: %w", err)
+			}
+			t := time.Now()
+			f()
+			if d := time.Since(t).Seconds(); d > 0 {
+				best = max(best, flops/d)
+			}
+		}
+		return nil
+	}
+	if s.Precision == 1 {
+		a := make([]complex64, s.M*s.K)
+		for i := range a {
+			a[i] = complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
+		}
+		c := make([]complex64, s.M*s.M)
+		if err := run(func() { m.Herk.Cherk(s.M, s.K, 1, a, s.K, 0, c, s.M) }); err != nil {
+			return 0, err
+		}
+	} else {
+		a := make([]complex128, s.M*s.K)
+		for i := range a {
+			a[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+		}
+		c := make([]complex128, s.M*s.M)
+		if err := run(func() { m.Herk.Zherk(s.M, s.K, 1, a, s.K, 0, c, s.M) }); err != nil {
+			return 0, err
+		}
+	}
+	return best, nil
+}
+
+// Datasheet returns published ceilings for known accelerators (matched by
+// a substring of the device name), nil for others. They are drawn dashed
+// beside the measured ones.
+func Datasheet(device string) []Ceiling {
+	if strings.Contains(device, "H200") {
+		return []Ceiling{
+			{Name: "H200 HBM3e (datasheet)", Value: 4.8e12, Unit: "B/s"},
+			{Name: "H200 FP32 (datasheet)", Value: 67e12, Unit: "FLOP/s"},
+			{Name: "H200 FP64 tensor (datasheet)", Value: 67e12, Unit: "FLOP/s"},
+		}
+	}
+	return nil
+}
+
+// WorkShape is what the per-stage counts depend on, for one chunk.
+type WorkShape struct {
+	NAnt, NBeamUsed, NFeed, Precision int
+	// Sources is the chunk's source count, Visible those above the horizon.
+	Sources, Visible int
+	Gridded          bool
+	// ENUFlops is the coordinate method's cost per source and time (15
+	// for a 3×3 rotation, 0 for precomputed vectors).
+	ENUFlops float64
+}
+
+// StageWork is the counted work of one stage for one chunk.
+type StageWork struct {
+	Stage string  `json:"stage"`
+	FLOPs float64 `json:"flops"`
+	Bytes float64 `json:"bytes"`
+}
+
+// Intensity is FLOPs per byte.
+func (w StageWork) Intensity() float64 {
+	if w.Bytes == 0 {
+		return 0
+	}
+	return w.FLOPs / w.Bytes
+}
+
+// CountWork counts each stage's FLOPs and compulsory memory traffic for one
+// chunk, the convention the roofline uses. Real additions and
+// multiplications count 1; a transcendental (sqrt, sincos, exp, asin,
+// atan2) counts 1 too, so the counts are lower bounds of the arithmetic.
+// Bytes are the arrays a stage must read and write once (float64 angles
+// and beams, Z in the run's precision); cached re-reads (a gridded beam's
+// 4×4 stencil) are not counted. With V visible of N sources, A antennas, B
+// beams, F feeds, c = 8·precision bytes per complex:
+//
+//	coords:  N·(ENU + 1) + 9V FLOPs;  24N + 24V bytes (ENU in, az/za and the index out)
+//	beam:    B·V·(4 + F²·(66 gridded | 1 analytic)) FLOPs;  B·V·(16 + 16F²) bytes
+//	tau_z:   2V + A·V·(10 + 6F²) FLOPs;  (B·16F² + 32)·V + A·F²·V·c bytes
+//	matprod: 4·(AF)²·(FV) FLOPs;  AF·FV·c + 2·(AF)²·c bytes (Z in, C in and out)
+func CountWork(s WorkShape) []StageWork {
+	n, v := float64(s.Sources), float64(s.Visible)
+	a, b, f := float64(s.NAnt), float64(s.NBeamUsed), float64(s.NFeed)
+	c := 8 * float64(max(s.Precision, 1))
+	perComp := 1.0
+	if s.Gridded {
+		perComp = 66 // 16 taps × (re, im) multiply-adds + the weights
+	}
+	m, k := a*f, f*v
+	return []StageWork{
+		{"coords", n*(s.ENUFlops+1) + 9*v, 24*n + 24*v},
+		{"beam", b * v * (4 + f*f*perComp), b * v * (16 + 16*f*f)},
+		{"tau_z", 2*v + a*v*(10+6*f*f), (b*16*f*f+32)*v + a*f*f*v*c},
+		{"matprod", 4 * m * m * k, m*k*c + 2*m*m*c},
+	}
+}

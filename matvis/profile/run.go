@@ -1,0 +1,416 @@
+package profile
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"time"
+
+	"github.com/gomatvis/gomatvis/internal/memwatch"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backends"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/cblas"
+)
+
+// SchemaVersion names the layout of summary.json.
+const SchemaVersion = "gomatvis-profile/1"
+
+// Options steer Run.
+type Options struct {
+	// Backend runs the simulation (nil: backends.Open(cfg.Backend)).
+	Backend matvis.Backend
+	// Roofline measures the machine's ceilings and places the stages.
+	Roofline bool
+	// Scaling adds two small sweeps (N_src and N_ant at ¼, ½ and 1 of the
+	// configuration, 2 times each) for the scaling figures.
+	Scaling bool
+	// Log, when set, receives progress lines.
+	Log func(string)
+	// Command is recorded in the report (e.g. the command line).
+	Command string
+	// GCPercent, when not 0, is the garbage collector's GOGC during the
+	// measured run: a low value (e.g. 10) makes the measured peak heap
+	// close to the live peak, at some cost in time; 0 leaves the process's
+	// setting (default 100, so the peak includes uncollected garbage).
+	GCPercent int
+}
+
+// Report is the result of a profile; it is what summary.json holds.
+type Report struct {
+	Schema      string             `json:"schema"`
+	Created     time.Time          `json:"created"`
+	Command     string             `json:"command,omitempty"`
+	Config      Config             `json:"config"`
+	Backend     string             `json:"backend"`
+	BackendNote string             `json:"backend_note,omitempty"`
+	MatProd     string             `json:"matprod"`
+	Notes       []string           `json:"notes"`
+	Timing      Timing             `json:"timing"`
+	Stages      map[string]Summary `json:"stages"`
+	// Integrations summarises the wall time of every measured integration.
+	Integrations Summary `json:"integrations"`
+	// PerIntegration holds each integration's wall and stage sums.
+	PerIntegration []IntegrationSample `json:"per_integration"`
+	Derived        Derived             `json:"derived"`
+	Memory         Memory              `json:"memory"`
+	Machine        Machine             `json:"machine"`
+	Roofline       *Roofline           `json:"roofline,omitempty"`
+	Scaling        []ScalePoint        `json:"scaling,omitempty"`
+	Figures        []string            `json:"figures"`
+
+	// Result is the measured run's output, for the visibility figures.
+	Result *matvis.Result `json:"-"`
+	// Sim is the simulation that was run.
+	Sim *matvis.Simulation `json:"-"`
+}
+
+// Timing holds whole-run times in seconds.
+type Timing struct {
+	Build  float64 `json:"build_s"`
+	Warmup float64 `json:"warmup_s"`
+	Setup  float64 `json:"setup_s"`
+	Run    float64 `json:"run_s"`
+}
+
+// IntegrationSample is one integration's wall time and stage sums (s).
+type IntegrationSample struct {
+	Freq   int                `json:"freq"`
+	Time   int                `json:"time"`
+	Wall   float64            `json:"wall_s"`
+	Stages map[string]float64 `json:"stages_s"`
+}
+
+// Derived are the per-integration numbers a reader wants first.
+type Derived struct {
+	// SteadyWallPerIntegration is the median wall time per integration
+	// excluding the first (which pays one-off costs); with one
+	// integration, that one.
+	SteadyWallPerIntegration float64 `json:"steady_wall_per_integration"`
+	// GPUTimePerIntegration is the median chunk total × chunks; null on
+	// the CPU, whose chunk stages are host time.
+	GPUTimePerIntegration *float64 `json:"gpu_time_per_integration"`
+	// HostOverheadPerIntegration is the steady wall time minus the median
+	// chunk total × chunks: the time outside the timed chunk stages.
+	HostOverheadPerIntegration float64 `json:"host_overhead_per_integration"`
+	ChunkTotalMedian           float64 `json:"chunk_total_median_s"`
+	ChunksPerIntegration       int     `json:"chunks_per_integration"`
+}
+
+// Memory is the memory model and what was measured.
+type Memory struct {
+	Plan matvis.MemoryPlan `json:"plan"`
+	// HostTerms is the CPU backend's accounting of its allocations.
+	HostTerms      []matvis.MemoryTerm `json:"host_terms"`
+	HostTotalBytes int64               `json:"host_total_bytes"`
+	// MeasuredPeakHeapBytes is the Go heap's peak growth during the
+	// measured run (sampled every 200 µs), over its level before, at the
+	// GOGC in GCPercent (garbage not yet collected included).
+	MeasuredPeakHeapBytes int64 `json:"measured_peak_heap_bytes"`
+	GCPercent             int   `json:"gc_percent"`
+	// DeviceUsedBytes is device memory in use after the run (GPU only).
+	DeviceUsedBytes *int64 `json:"device_used_bytes,omitempty"`
+	// Curve is the model against sources per chunk, for the figure.
+	Curve []matvis.MemoryPoint `json:"curve"`
+}
+
+// Roofline places the stages on the machine's ceilings.
+type Roofline struct {
+	Ceilings Ceilings     `json:"ceilings"`
+	Shape    GramShape    `json:"gram_shape"`
+	Points   []StagePoint `json:"points"`
+}
+
+// StagePoint is a stage's counted work per chunk and its median time.
+type StagePoint struct {
+	StageWork
+	Seconds   float64 `json:"seconds"`
+	Intensity float64 `json:"intensity"`
+	FLOPRate  float64 `json:"flops_per_s"`
+}
+
+// ScalePoint is one run of a scaling sweep.
+type ScalePoint struct {
+	Vary    string  `json:"vary"`
+	NSrc    int     `json:"nsrc"`
+	NAnt    int     `json:"nant"`
+	Seconds float64 `json:"seconds_per_integration"`
+}
+
+// firstTimes shows only the first n times of a coordinate provider, for
+// the warm-up run.
+type firstTimes struct {
+	matvis.Coordinates
+	n int
+}
+
+func (f firstTimes) NTimes() int { return f.n }
+
+// Run builds the synthetic simulation, runs it once on its first
+// integration to warm up (thread pools, caches, device contexts), then runs
+// it measured, and summarises.
+func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
+	logf := func(format string, a ...any) {
+		if o.Log != nil {
+			o.Log(fmt.Sprintf(format, a...))
+		}
+	}
+	rep := &Report{Schema: SchemaVersion, Created: time.Now().UTC(), Command: o.Command, Config: cfg, Notes: []string{}}
+	be := o.Backend
+	if be == nil {
+		b, note, err := backends.Open(cfg.Backend)
+		if err != nil {
+			return nil, fmt.Errorf("profile: %w", err)
+		}
+		be, rep.BackendNote = b, note
+		if note != "" {
+			rep.Notes = append(rep.Notes, note)
+		}
+	}
+	rep.Backend = be.Name()
+	t0 := time.Now()
+	sim, err := Build(cfg)
+	if err != nil {
+		return nil, err
+	}
+	rep.Timing.Build = time.Since(t0).Seconds()
+	rep.Sim = sim
+	logf("built %d antennas, %d beams, %d sources, %d times, %d channels in %.2f s", sim.NAnt(), len(sim.Beams), sim.NSrc(), sim.NTime(), sim.NFreq(), rep.Timing.Build)
+	if cfg.Warmup {
+		w := *sim
+		w.Coords = firstTimes{sim.Coords, 1}
+		w.Times = nil
+		w.Freqs = sim.Freqs[:1]
+		w.Flux = nil // only the first channel: rebuild source-major fluxes
+		for s := range sim.NSrc() {
+			w.Flux = append(w.Flux, sim.Flux[s*sim.NFreq()])
+		}
+		w.Options.Progress = nil
+		t := time.Now()
+		if _, err := be.Run(ctx, &w); err != nil {
+			return nil, fmt.Errorf("profile: warm-up run: %w", err)
+		}
+		rep.Timing.Warmup = time.Since(t).Seconds()
+		logf("warm-up (first integration) %.2f s", rep.Timing.Warmup)
+	}
+	gc := debug.SetGCPercent(100)
+	debug.SetGCPercent(gc)
+	if o.GCPercent != 0 {
+		old := debug.SetGCPercent(o.GCPercent)
+		defer debug.SetGCPercent(old)
+		gc = o.GCPercent
+	}
+	watch := memwatch.Start(0)
+	t := time.Now()
+	res, err := be.Run(ctx, sim)
+	base, peak := watch.Stop()
+	if err != nil {
+		return nil, fmt.Errorf("profile: run: %w", err)
+	}
+	rep.Timing.Run = time.Since(t).Seconds()
+	rep.Result = res
+	rep.MatProd = res.Stats.MatProdImpl
+	rep.Timing.Setup = res.Stats.Setup.Seconds()
+	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
+	summarizeStats(rep, res)
+	rep.Memory = memory(sim, res, int64(peak-base))
+	rep.Memory.GCPercent = gc
+	if d, ok := be.(DeviceInfo); ok {
+		if free, total, err := d.DeviceMemory(); err == nil {
+			used := total - free
+			rep.Memory.DeviceUsedBytes = &used
+		}
+	}
+	herk := cblas.Best()
+	rep.Machine = DescribeMachine(herk.Name(), be)
+	if o.Roofline {
+		meter, ok := be.(CeilingMeter)
+		if !ok {
+			meter = CPUMeter{Herk: herk}
+		}
+		rl, err := roofline(ctx, meter, rep, sim, res)
+		if err != nil {
+			return nil, err
+		}
+		rep.Roofline = rl
+		logf("roofline: %d ceilings measured", len(rl.Ceilings.Bandwidth)+len(rl.Ceilings.Compute))
+	}
+	if o.Scaling {
+		pts, err := Sweep(ctx, cfg, be)
+		if err != nil {
+			return nil, err
+		}
+		rep.Scaling = pts
+		logf("scaling sweeps: %d runs", len(pts))
+	}
+	return rep, nil
+}
+
+func summarizeStats(rep *Report, res *matvis.Result) {
+	st := res.Stats
+	per := make(map[string][]float64)
+	var totals []float64
+	for _, c := range st.Chunks {
+		for i, d := range c.Stages {
+			per[matvis.Stage(i).String()] = append(per[matvis.Stage(i).String()], d.Seconds())
+		}
+		totals = append(totals, c.Stages.Total().Seconds())
+	}
+	rep.Stages = make(map[string]Summary)
+	for k, v := range per {
+		rep.Stages[k] = Summarize(v)
+	}
+	rep.Stages["total"] = Summarize(totals)
+	walls := make([]float64, len(st.Integrations))
+	for i, d := range st.Integrations {
+		walls[i] = d.Seconds()
+	}
+	rep.Integrations = Summarize(walls)
+	// Per integration: chunks are recorded in run order, frequency-major
+	// like the integrations.
+	nt := len(res.Done) / max(1, res.Shape[0])
+	idx := map[[2]int]int{}
+	for i, w := range walls {
+		f, ti := i/max(nt, 1), i%max(nt, 1)
+		idx[[2]int{f, ti}] = i
+		rep.PerIntegration = append(rep.PerIntegration, IntegrationSample{Freq: f, Time: ti, Wall: w, Stages: map[string]float64{}})
+	}
+	for _, c := range st.Chunks {
+		if i, ok := idx[[2]int{c.Freq, c.Time}]; ok {
+			for s, d := range c.Stages {
+				rep.PerIntegration[i].Stages[matvis.Stage(s).String()] += d.Seconds()
+			}
+		}
+	}
+	steady := walls
+	if len(walls) > 1 {
+		steady = walls[1:]
+	} else {
+		rep.Notes = append(rep.Notes, "one integration only: steady_wall_per_integration includes first-integration costs")
+	}
+	d := &rep.Derived
+	d.SteadyWallPerIntegration = Summarize(steady).Median
+	d.ChunkTotalMedian = rep.Stages["total"].Median
+	d.ChunksPerIntegration = res.Plan.NChunks
+	chunkTime := d.ChunkTotalMedian * float64(d.ChunksPerIntegration)
+	if st.Backend == "gpu" {
+		g := chunkTime
+		d.GPUTimePerIntegration = &g
+	}
+	d.HostOverheadPerIntegration = d.SteadyWallPerIntegration - chunkTime
+}
+
+func memory(sim *matvis.Simulation, res *matvis.Result, peak int64) Memory {
+	mc := sim.MemoryConfig()
+	var grid int64
+	seen := map[any]bool{}
+	for _, b := range sim.Beams {
+		// Beams sharing one object share its stored grid.
+		if sb, ok := b.(interface{ StoredBytes() int64 }); ok && !seen[b] {
+			seen[b] = true
+			grid += sb.StoredBytes()
+		}
+	}
+	host := mc.HostTerms(res.Plan.NChunks, grid, int64(mc.NBeamUsed)*preparedBytes(sim))
+	minChunk := max(1, min(1000, sim.NSrc()/1000))
+	return Memory{
+		Plan: res.Plan, HostTerms: host, HostTotalBytes: matvis.Total(host),
+		MeasuredPeakHeapBytes: peak, Curve: mc.Curve(res.Plan.Budget, minChunk, 40),
+	}
+}
+
+// preparedBytes is the size of the interpolation planes one gridded beam
+// prepares for a frequency (0 for analytic beams).
+func preparedBytes(sim *matvis.Simulation) int64 {
+	g, ok := sim.Beams[0].(*beam.Gridded)
+	if !ok {
+		return 0
+	}
+	r, err := g.Prepare(sim.Freqs[0], sim.Mode)
+	if err != nil {
+		return 0
+	}
+	var n int64
+	for _, p := range r.Planes() {
+		n += int64(len(p.Re)+len(p.Im))*8 + int64(len(p.Re32)+len(p.Im32))*4
+	}
+	return n
+}
+
+func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.Simulation, res *matvis.Result) (*Roofline, error) {
+	// The chunk the roofline describes: median source and visible counts.
+	var srcs, vis []float64
+	for _, c := range res.Stats.Chunks {
+		srcs = append(srcs, float64(c.NSources))
+		vis = append(vis, float64(c.NVisible))
+	}
+	mc := sim.MemoryConfig()
+	nf := sim.NFeed()
+	v := int(Summarize(vis).Median)
+	shape := GramShape{M: sim.NAnt() * nf, K: nf * v, Precision: sim.Options.Precision}
+	ceil, err := meter.MeasureCeilings(ctx, shape)
+	if err != nil {
+		return nil, fmt.Errorf("profile: ceilings: %w", err)
+	}
+	if rep.Machine.GPU != "" {
+		for _, c := range Datasheet(rep.Machine.GPU) {
+			if c.Unit == "B/s" {
+				ceil.Bandwidth = append(ceil.Bandwidth, c)
+			} else {
+				ceil.Compute = append(ceil.Compute, c)
+			}
+		}
+	}
+	enu := 15.0
+	if rep.Config.Coords == "precomputed" {
+		enu = 0
+	}
+	work := CountWork(WorkShape{
+		NAnt: sim.NAnt(), NBeamUsed: mc.NBeamUsed, NFeed: nf, Precision: sim.Options.Precision,
+		Sources: int(Summarize(srcs).Median), Visible: v, Gridded: rep.Config.Gridded, ENUFlops: enu,
+	})
+	rl := &Roofline{Ceilings: ceil, Shape: shape}
+	for _, w := range work {
+		sec := rep.Stages[w.Stage].Median
+		p := StagePoint{StageWork: w, Seconds: sec, Intensity: w.Intensity()}
+		if sec > 0 {
+			p.FLOPRate = w.FLOPs / sec
+		}
+		rl.Points = append(rl.Points, p)
+	}
+	return rl, nil
+}
+
+// Sweep times small variants of cfg for the scaling figures: N_src and
+// N_ant at ¼, ½ and 1 of cfg's, 2 times and 1 channel each, no warm-up
+// (the main run warmed the backend up), seconds per integration = the
+// second integration's wall time.
+func Sweep(ctx context.Context, cfg Config, be matvis.Backend) ([]ScalePoint, error) {
+	var out []ScalePoint
+	for _, vary := range []string{"nsrc", "nant"} {
+		for _, frac := range []int{4, 2, 1} {
+			c := cfg
+			c.NTimes, c.NFreq, c.Warmup = 2, 1, false
+			if vary == "nsrc" {
+				c.NSrc = max(1, cfg.NSrc/frac)
+			} else {
+				c.NAnt = max(2, cfg.NAnt/frac)
+				if c.NBeam > c.NAnt {
+					c.NBeam = c.NAnt
+				}
+			}
+			c.NChunks = min(c.NChunks, c.NSrc)
+			sim, err := Build(c)
+			if err != nil {
+				return nil, err
+			}
+			res, err := be.Run(ctx, sim)
+			if err != nil {
+				return nil, fmt.Errorf("profile: scaling run %s=%d/%d: %w", vary, 1, frac, err)
+			}
+			w := res.Stats.Integrations[len(res.Stats.Integrations)-1].Seconds()
+			out = append(out, ScalePoint{Vary: vary, NSrc: c.NSrc, NAnt: c.NAnt, Seconds: w})
+		}
+	}
+	return out, nil
+}
