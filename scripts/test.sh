@@ -20,7 +20,13 @@ CGO_ENABLED=0 go vet ./...
 echo "== build (static, no cgo)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"
-CGO_ENABLED=0 go test -count=1 ./... 2>&1 | tee /tmp/gomatvis-test.log
+log=$(mktemp)
+CGO_ENABLED=0 go test -count=1 -v ./... >"$log" 2>&1 || { grep -E -- '^(--- FAIL|FAIL|panic)|_test.go' "$log" | tail -60; exit 1; }
+grep -E '^(ok|FAIL|\?) ' "$log"
+passed=$(grep -c -- '^--- PASS' "$log" || true)
+skipped=$(grep -c -- '^--- SKIP' "$log" || true)
+echo "== skipped tests (not counted as passed):"
+grep -B1 -- '^--- SKIP' "$log" | grep -v -- '^--$' | sed 's/^ */   /' | head -40
 echo "== fuzz the spec reader briefly"
 CGO_ENABLED=0 go test -run '^$' -fuzz FuzzDecode -fuzztime 20s ./matvis/simspec/
 if [ -x scripts/test-notebooks.sh ]; then
@@ -28,3 +34,4 @@ if [ -x scripts/test-notebooks.sh ]; then
   scripts/test-notebooks.sh
 fi
 echo "== all checks passed"
+echo "tests: $passed passed, 0 failed, $skipped skipped"
