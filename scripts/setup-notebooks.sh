@@ -85,6 +85,7 @@ spec.setdefault("env", {})["PATH"] = p
 with open(path, "w") as f:
     json.dump(spec, f, indent=1)
 EOF
-jupyter kernelspec list 2>/dev/null | grep -q '^ *gonb ' || { say "kernel gonb is not listed by 'jupyter kernelspec list'"; exit 1; }
+specs=$(jupyter kernelspec list 2>/dev/null || true) # not piped into grep -q: SIGPIPE under pipefail
+grep -q '^ *gonb ' <<<"$specs" || { say "kernel gonb is not listed by 'jupyter kernelspec list'"; exit 1; }
 say "kernel 'gonb' registered: $spec"
 say "notebooks import github.com/gomatvis/gomatvis from this working tree ($repo) through a go.work set up in their first cell"
