@@ -68,7 +68,7 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		return nil, fmt.Errorf("plots: memory vs chunk: %d points, need at least 2", len(d.Points))
 	}
 	p.X.Scale = plot.LogScale{}
-	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker = logTicks()
 	names := make([]string, len(d.Points[0].Terms))
 	for i, t := range d.Points[0].Terms {
 		names[i] = t.Name
@@ -132,8 +132,12 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: memory band %s: %w", b.name, err)
 		}
-		ln.FillColor = Color(bi)
-		ln.Color = Color(bi)
+		col := Color(bi)
+		if bi == 0 && len(b.idx) == 1 && names[b.idx[0]] == d.Floor {
+			// The floor in neutral grey: it is not something chunking changes.
+			col = color.RGBA{0x99, 0x99, 0x99, 255}
+		}
+		ln.FillColor, ln.Color = col, col
 		lines = append(lines, ln)
 		p.Legend.Add(b.name, ln)
 		f.note(b.name, "area", len(xy))
@@ -149,6 +153,7 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min = 0
+	clipped := false
 	if d.Limit > 30*top {
 		// A limit far above every total would flatten the stack to the
 		// axis; say where it is instead of drawing it.
@@ -190,6 +195,7 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		}
 		if top > 3*d.Limit {
 			p.Y.Max = 3 * d.Limit / gb
+			clipped = true
 		}
 	}
 	if len(d.Measured) > 0 {
@@ -210,9 +216,17 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		}
 		f.note("measured", "scatter", len(xy))
 	}
-	// Top left: the totals rise towards large chunks (right), so the
-	// legend covers the least there.
+	// The legend sits top left in headroom above the stack: totals rise
+	// towards both ends, so no corner is free of data.
 	p.Legend.Top, p.Legend.Left = true, true
+	if !clipped {
+		shown := math.Max(top, d.Limit) / gb
+		if d.Limit > 30*top {
+			shown = top / gb
+		}
+		entries := len(bands) + len(d.Measured) + f.Count("marker") + f.Count("line")
+		p.Y.Max = shown * (1.1 + 0.075*float64(entries))
+	}
 	p.Add(plotter.NewGrid())
 	return f, nil
 }

@@ -13,8 +13,10 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -115,4 +117,34 @@ func Color(i int) color.Color {
 	}
 	v := paletteRGB[((i%len(paletteRGB))+len(paletteRGB))%len(paletteRGB)]
 	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 255}
+}
+
+// logTicks labels 1, 2 and 5 times each power of ten when the axis spans
+// less than two decades (gonum's LogTicks would label one value or none
+// there) and every power of ten otherwise.
+func logTicks() plot.Ticker {
+	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		if !(lo > 0 && hi > lo) {
+			return nil
+		}
+		if math.Log10(hi/lo) >= 2 {
+			return plot.LogTicks{Prec: -1}.Ticks(lo, hi)
+		}
+		var ts []plot.Tick
+		for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+			p := math.Pow(10, e)
+			for m := 1; m <= 9; m++ {
+				v := float64(m) * p
+				if v < lo*(1-1e-9) || v > hi*(1+1e-9) {
+					continue
+				}
+				t := plot.Tick{Value: v}
+				if m == 1 || m == 2 || m == 5 {
+					t.Label = strconv.FormatFloat(v, 'g', 3, 64)
+				}
+				ts = append(ts, t)
+			}
+		}
+		return ts
+	})
 }

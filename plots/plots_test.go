@@ -87,7 +87,7 @@ func TestStageBreakdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkFigure(t, f, "stages", "", "time (ms)", map[string]int{"bars": 4})
+	checkFigure(t, f, "stages", "integration", "time (ms)", map[string]int{"bars": 4})
 	for _, s := range f.Series {
 		if s.Points != 3 {
 			t.Errorf("stage %s: %d bars, want 3", s.Name, s.Points)

@@ -43,7 +43,7 @@ func Roofline(d RooflineData) (*Figure, error) {
 	f := newFigure(d.Title, "arithmetic intensity (FLOP/byte)", "performance (FLOP/s)")
 	p := f.Plot
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks(), logTicks()
 	p.Legend.Top, p.Legend.Left = true, true
 
 	// The x range covers the points and every ridge point, with a margin.

@@ -57,7 +57,7 @@ func Scaling(d ScalingData) (*Figure, error) {
 	f := newFigure(d.Title, xl, "time per integration (s)")
 	p := f.Plot
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks(), logTicks()
 	p.Legend.Top, p.Legend.Left = true, true
 	names := make([]string, 0, len(d.Runs))
 	for n := range d.Runs {

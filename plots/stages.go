@@ -24,7 +24,9 @@ type StageRun struct {
 type StageData struct {
 	Title string
 	// Unit is the y axis' time unit: "s" or "ms" (default "s").
-	Unit   string
+	Unit string
+	// XLabel names what a bar is (default "integration").
+	XLabel string
 	Stages []string
 	Runs   []StageRun
 }
@@ -37,7 +39,7 @@ func StageBreakdown(d StageData) (*Figure, error) {
 	if d.Unit == "ms" {
 		scale, unit = 1e3, "ms"
 	}
-	f := newFigure(d.Title, "", "time ("+unit+")")
+	f := newFigure(d.Title, orDefault(d.XLabel, "integration"), "time ("+unit+")")
 	p := f.Plot
 	var names []string
 	for _, r := range d.Runs {

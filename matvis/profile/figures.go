@@ -112,12 +112,13 @@ func ScalingFigures(rep *Report) (nsrc, nant *plots.Figure, err error) {
 	return nsrc, nant, err
 }
 
-// visPairs picks up to four baselines to show: an autocorrelation and
-// crosses of antenna 0.
+// visPairs picks up to three baselines to show: crosses of antenna 0
+// (autocorrelations are an order of magnitude larger and would flatten
+// the crosses).
 func visPairs(sim *matvis.Simulation) []int {
 	var out []int
 	for k, p := range sim.Pairs {
-		if (p[0] == 0 && p[1] <= 3) && len(out) < 4 {
+		if p[0] == 0 && p[1] >= 1 && p[1] <= 3 {
 			out = append(out, k)
 		}
 	}
@@ -178,7 +179,7 @@ func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
 		w.Y = append(w.Y, float64(ti))
 	}
 	if nf > 1 {
-		k := visPairs(sim)[min(1, len(visPairs(sim))-1)]
+		k := visPairs(sim)[0]
 		w.Title = fmt.Sprintf("waterfall, baseline (%d,%d) xx", sim.Pairs[k][0], sim.Pairs[k][1])
 		w.XLabel = "frequency (MHz)"
 		for _, f := range sim.Freqs {
@@ -192,14 +193,17 @@ func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
 			w.V = append(w.V, row)
 		}
 	} else {
-		w.Title = "waterfall, baselines (0, j) xx, channel 0"
+		w.Title = "waterfall, baselines (0, j ≥ 1) xx, channel 0"
 		w.XLabel = "antenna j"
 		var ks []int
 		for k, p := range sim.Pairs {
-			if p[0] == 0 && len(ks) < 64 {
+			if p[0] == 0 && p[1] >= 1 && len(ks) < 64 {
 				ks = append(ks, k)
 				w.X = append(w.X, float64(p[1]))
 			}
+		}
+		if len(ks) == 0 { // one antenna: its autocorrelation
+			ks, w.X = []int{0}, []float64{0}
 		}
 		for ti := range nt {
 			var row []complex128

@@ -87,8 +87,9 @@ type Derived struct {
 	// excluding the first (which pays one-off costs); with one
 	// integration, that one.
 	SteadyWallPerIntegration float64 `json:"steady_wall_per_integration"`
-	// GPUTimePerIntegration is the median chunk total × chunks; null on
-	// the CPU, whose chunk stages are host time.
+	// GPUTimePerIntegration is the median chunk total × chunks (chunks of
+	// the integrations after the first); null on the CPU, whose chunk
+	// stages are host time.
 	GPUTimePerIntegration *float64 `json:"gpu_time_per_integration"`
 	// HostOverheadPerIntegration is the steady wall time minus the median
 	// chunk total × chunks: the time outside the timed chunk stages.
@@ -290,7 +291,15 @@ func summarizeStats(rep *Report, res *matvis.Result) {
 	}
 	d := &rep.Derived
 	d.SteadyWallPerIntegration = Summarize(steady).Median
-	d.ChunkTotalMedian = rep.Stages["total"].Median
+	// The chunk median over the same integrations as the steady wall, so
+	// that the overhead compares like with like.
+	var steadyChunks []float64
+	for _, c := range st.Chunks {
+		if len(walls) == 1 || c.Freq*max(nt, 1)+c.Time >= 1 {
+			steadyChunks = append(steadyChunks, c.Stages.Total().Seconds())
+		}
+	}
+	d.ChunkTotalMedian = Summarize(steadyChunks).Median
 	d.ChunksPerIntegration = res.Plan.NChunks
 	chunkTime := d.ChunkTotalMedian * float64(d.ChunksPerIntegration)
 	if st.Backend == "gpu" {

@@ -1,0 +1,175 @@
+package profile
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/matvis/cblas"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+)
+
+// small is a quick profile: 8 antennas, gridded beams, 3 times.
+func small(t *testing.T, o Options) *Report {
+	t.Helper()
+	c, err := Preset("custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.NAnt, c.NBeam, c.NSrc, c.NTimes = 8, 8, 3000, 3
+	o.Backend = cpu.NewWith(cblas.Best(), 2)
+	rep, err := Run(context.Background(), c, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestSummaryMatchesSchemaAndFigures(t *testing.T) {
+	rep := small(t, Options{Roofline: true, Scaling: true})
+	dir := t.TempDir()
+	if err := WriteDir(rep, dir); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Fatalf("summary.json does not match the schema: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(doc, &m); err != nil {
+		t.Fatal(err)
+	}
+	if g := m["derived"].(map[string]any)["gpu_time_per_integration"]; g != nil {
+		t.Errorf("gpu_time_per_integration = %v on the CPU, want null", g)
+	}
+	want := []string{"stages", "memory", "roofline", "scaling_nsrc", "scaling_nant", "vis_amplitude", "vis_phase", "waterfall"}
+	for _, name := range want {
+		for _, ext := range []string{".png", ".svg"} {
+			st, err := os.Stat(filepath.Join(dir, name+ext))
+			if err != nil || st.Size() < 1000 {
+				t.Errorf("figure %s%s: %v (size %d)", name, ext, err, sizeOf(st))
+			}
+		}
+	}
+	if len(rep.Figures) != 2*len(want) {
+		t.Errorf("summary lists %d figure files, want %d", len(rep.Figures), 2*len(want))
+	}
+	// A broken document fails.
+	if err := ValidateSummary([]byte(strings.Replace(string(doc), `"schema": "gomatvis-profile/1"`, `"schema": 3`, 1))); err == nil {
+		t.Error("a summary with a numeric schema passed")
+	}
+}
+
+func sizeOf(st os.FileInfo) int64 {
+	if st == nil {
+		return 0
+	}
+	return st.Size()
+}
+
+func TestFiguresHaveAxesLabelsAndSeries(t *testing.T) {
+	rep := small(t, Options{Roofline: true, Scaling: true})
+	figs, names, err := Figures(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// kind → count expected for each figure.
+	want := map[string]map[string]int{
+		"stages":        {"bars": 4},                            // coords, beam, tau_z, matprod
+		"memory":        {"scatter": 1},                         // measured peak (areas checked below)
+		"roofline":      {"line": 2, "scatter": 1, "labels": 1}, // copy bandwidth, herk; stages
+		"scaling_nsrc":  {"scatter": 1, "line": 1},
+		"scaling_nant":  {"scatter": 1, "line": 1},
+		"vis_amplitude": {"line": 3},
+		"vis_phase":     {"line": 3},
+		"waterfall":     {"heatmap": 1},
+	}
+	if len(figs) != len(want) {
+		t.Fatalf("figures %v, want %d", names, len(want))
+	}
+	for i, f := range figs {
+		if f.Title.Text == "" || f.X.Label.Text == "" || f.Y.Label.Text == "" {
+			t.Errorf("%s: title %q, axes %q / %q: all must be set", names[i], f.Title.Text, f.X.Label.Text, f.Y.Label.Text)
+		}
+		for kind, n := range want[names[i]] {
+			if got := f.Count(kind); got != n {
+				t.Errorf("%s: %d %s series, want %d: %+v", names[i], got, kind, n, f.Series)
+			}
+		}
+	}
+	mem := figs[1]
+	if mem.Count("area") < 3 || !strings.HasPrefix(mem.Series[0].Name, "beam_grid") {
+		t.Errorf("memory figure series %+v: want ≥ 3 areas, the beam grid first", mem.Series)
+	}
+	for _, s := range figs[2].Series {
+		if s.Kind == "scatter" && s.Points != 4 {
+			t.Errorf("roofline: %d stage points, want 4", s.Points)
+		}
+	}
+}
+
+func TestDerivedAndStages(t *testing.T) {
+	rep := small(t, Options{})
+	d := rep.Derived
+	if d.ChunksPerIntegration != 1 || rep.Integrations.N != 3 {
+		t.Fatalf("chunks %d, integrations %d; want 1 and 3", d.ChunksPerIntegration, rep.Integrations.N)
+	}
+	if d.SteadyWallPerIntegration <= 0 || d.GPUTimePerIntegration != nil {
+		t.Errorf("derived %+v", d)
+	}
+	// On the CPU nearly everything of an integration is inside the timed
+	// chunk stages.
+	if d.HostOverheadPerIntegration > 0.5*d.SteadyWallPerIntegration {
+		t.Errorf("host overhead %.4f s of %.4f s", d.HostOverheadPerIntegration, d.SteadyWallPerIntegration)
+	}
+	for _, s := range []string{"coords", "beam", "tau_z", "matprod", "total"} {
+		if rep.Stages[s].N != 3 {
+			t.Errorf("stage %s has %d samples, want 3 (one chunk per integration)", s, rep.Stages[s].N)
+		}
+	}
+	if rep.Memory.MeasuredPeakHeapBytes <= 0 || rep.Memory.Plan.Term("beam_grid") != 8*181*360*2*2*8 {
+		t.Errorf("memory %+v", rep.Memory.Plan)
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	s := Summarize([]float64{3, 1, 2, 4})
+	if s.Median != 2.5 || s.Mean != 2.5 || s.N != 4 || s.Std < 1.29 || s.Std > 1.30 {
+		t.Errorf("%+v", s)
+	}
+	if (Summarize(nil) != Summary{}) {
+		t.Error("empty sample")
+	}
+}
+
+func TestCountWork(t *testing.T) {
+	w := CountWork(WorkShape{NAnt: 350, NBeamUsed: 350, NFeed: 2, Precision: 1, Sources: 33334, Visible: 16667, ENUFlops: 15})
+	mp := w[3]
+	// prodslice chunk: M = 700, K = 33334: 4·M²·K herk FLOPs.
+	if mp.Stage != "matprod" || mp.FLOPs != 4*700*700*33334.0 {
+		t.Errorf("matprod %+v", mp)
+	}
+	if mp.Intensity() < 50 || w[2].Intensity() > 1 {
+		t.Errorf("matprod intensity %.3g, tau_z %.3g: want compute-bound and memory-bound", mp.Intensity(), w[2].Intensity())
+	}
+}
+
+func TestPresets(t *testing.T) {
+	p, err := Preset("prodslice")
+	if err != nil || p.NAnt != 350 || p.NSrc != 1_000_000 || p.NChunks != 30 || !p.Gridded || p.Precision != 1 {
+		t.Errorf("prodslice %+v, %v", p, err)
+	}
+	if _, err := Preset("nope"); err == nil {
+		t.Error("unknown preset accepted")
+	}
+	p.Precision = 3
+	if err := p.Validate(); err == nil {
+		t.Error("precision 3 accepted")
+	}
+}
