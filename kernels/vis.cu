@@ -114,12 +114,17 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
 }
 
 // ---------------------------------------------------------------------------
-// Zenith-angle banding: a stable counting sort of the compacted sources by
-// zenith-angle band, so that each chunk covers a narrow band of the sky and
-// the gridded-beam kernel's reads of neighbouring sources hit the same grid
-// rows in L2 instead of streaming the whole grid from memory per chunk. The
-// Gram product is a sum over sources, so the order changes only rounding.
-#define NBAND 128
+// Sky ordering (gridded beams): a stable LSD counting sort of the compacted
+// sources, by azimuth bin first and then by zenith-angle band, so that the
+// sources follow each other band by band and, inside a band, by azimuth.
+// Each chunk then covers a narrow band of the sky (its grid rows stay in
+// L2), and the 32 sources of a warp of the fused beam kernel lie within a
+// few grid columns, so one tap's loads touch a few sectors instead of 32.
+// The Gram product is a sum over sources, so the order changes only
+// rounding; the sort is stable, so the result is deterministic.
+#define NBAND 128     // zenith-angle bands over [0, pi/2]
+#define NAZBIN 256    // azimuth bins over [0, 2 pi)
+#define SORT_ITEMS 1024  // sources per block of the sort kernels (4 rounds of 256 threads)
 
 __device__ __forceinline__ int band_of(real u) {
   double z = acos(fmin(1.0, (double)u));
@@ -127,42 +132,81 @@ __device__ __forceinline__ int band_of(real u) {
   return min(max(b, 0), NBAND - 1);
 }
 
-// Per-block band counts, laid out cnt[band*nblk + block] (256 threads).
-extern "C" __global__ void band_count(const int* total, const real* cu, int nblk, int* cnt) {
-  __shared__ int h[NBAND];
-  for (int i = threadIdx.x; i < NBAND; i += blockDim.x) h[i] = 0;
-  __syncthreads();
-  int p = blockIdx.x * blockDim.x + threadIdx.x;
-  if (p < *total) atomicAdd(&h[band_of(cu[p])], 1);
-  __syncthreads();
-  for (int i = threadIdx.x; i < NBAND; i += blockDim.x) cnt[i * nblk + blockIdx.x] = h[i];
+// Azimuth bin of matvis's azimuth (pi/2 - atan2(e, n), wrapped to [0, 2 pi)).
+__device__ __forceinline__ int azbin_of(real e, real n) {
+  double a = PI_D / 2 - atan2((double)e, (double)n);
+  if (a < 0) a += 2 * PI_D;
+  int b = (int)(a * (NAZBIN / (2 * PI_D)));
+  return min(max(b, 0), NAZBIN - 1);
 }
 
-// Stable scatter into band order; off is the exclusive scan of cnt.
-extern "C" __global__ void band_scatter(const int* total, int nblk, const int* off, const real* ie, const real* in,
-                                        const real* iu, const double* ia, real* oe, real* on, real* ou, double* oa) {
-  __shared__ int wc[8][NBAND];
-  for (int i = threadIdx.x; i < 8 * NBAND; i += blockDim.x) (&wc[0][0])[i] = 0;
+__device__ __forceinline__ int sort_key(int pass, real e, real n, real u) {
+  return pass == 0 ? azbin_of(e, n) : band_of(u);
+}
+
+__device__ __forceinline__ int sort_bins(int pass) { return pass == 0 ? NAZBIN : NBAND; }
+
+// Per-block key counts, laid out cnt[key*nblk + block] (256 threads, blocks
+// of SORT_ITEMS sources).
+extern "C" __global__ void key_count(const int* total, int pass, const real* ce, const real* cn, const real* cu, int nblk,
+                                     int* cnt) {
+  __shared__ int h[NAZBIN];
+  int nb = sort_bins(pass);
+  for (int i = threadIdx.x; i < nb; i += blockDim.x) h[i] = 0;
   __syncthreads();
-  int p = blockIdx.x * blockDim.x + threadIdx.x;
+  int tot = *total;
+  for (int r = 0; r < SORT_ITEMS / 256; r++) {
+    int p = blockIdx.x * SORT_ITEMS + r * 256 + threadIdx.x;
+    if (p < tot) atomicAdd(&h[sort_key(pass, ce[p], cn[p], cu[p])], 1);
+  }
+  __syncthreads();
+  for (int i = threadIdx.x; i < nb; i += blockDim.x) cnt[i * nblk + blockIdx.x] = h[i];
+}
+
+// Stable scatter by key; off is the exclusive scan of cnt. 256 threads:
+// each round ranks 256 consecutive sources (warp ranks by __match_any_sync,
+// earlier warps of the round, earlier rounds of the block).
+extern "C" __global__ void key_scatter(const int* total, int pass, int nblk, const int* off, const real* ie,
+                                       const real* in, const real* iu, const double* ia, real* oe, real* on, real* ou,
+                                       double* oa) {
+  __shared__ int wc[8][NAZBIN];
+  __shared__ int run[NAZBIN];
+  int nb = sort_bins(pass);
+  for (int i = threadIdx.x; i < 8 * NAZBIN; i += blockDim.x) (&wc[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < NAZBIN; i += blockDim.x) run[i] = 0;
+  __syncthreads();
+  int tot = *total;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  bool ok = p < *total;
-  int band = ok ? band_of(iu[p]) : NBAND + lane;  // invalid lanes match nobody
-  unsigned mask = __match_any_sync(0xffffffffu, band);
-  int rank = __popc(mask & ((1u << lane) - 1u));
-  if (ok && rank == 0) wc[warp][band] = __popc(mask);
-  __syncthreads();
-  if (!ok) return;
-  int before = 0;
-  for (int w = 0; w < warp; w++) before += wc[w][band];
-  int q = off[band * nblk + blockIdx.x] + before + rank;
-  oe[q] = ie[p], on[q] = in[p], ou[q] = iu[p];
-  oa[q] = ia[p];
+  for (int r = 0; r < SORT_ITEMS / 256; r++) {
+    int p = blockIdx.x * SORT_ITEMS + r * 256 + threadIdx.x;
+    bool ok = p < tot;
+    real e = 0, n = 0, u = 0;
+    double a = 0;
+    if (ok) e = ie[p], n = in[p], u = iu[p], a = ia[p];
+    int key = ok ? sort_key(pass, e, n, u) : NAZBIN + lane;  // invalid lanes match nobody
+    unsigned mask = __match_any_sync(0xffffffffu, key);
+    int rank = __popc(mask & ((1u << lane) - 1u));
+    if (ok && rank == 0) wc[warp][key] = __popc(mask);
+    __syncthreads();
+    if (ok) {
+      int before = run[key];
+      for (int w = 0; w < warp; w++) before += wc[w][key];
+      int q = off[key * nblk + blockIdx.x] + before + rank;
+      oe[q] = e, on[q] = n, ou[q] = u;
+      oa[q] = a;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < nb; i += blockDim.x) {
+      int s = 0;
+      for (int w = 0; w < 8; w++) s += wc[w][i], wc[w][i] = 0;
+      run[i] += s;
+    }
+    __syncthreads();
+  }
 }
 
 // ---------------------------------------------------------------------------
-// Beams. Output Bv[s*P + plane] (complex R) for the chunk's sources, plane =
-// beam*ncomp + comp, comp = 2*feed + axis (polarized) or 0.
+// Beams.
 
 // az/za as matvis's enu_to_az_za ("uvbeam" orientation), in double.
 __device__ __forceinline__ void azza(double e, double n, double* az, double* za) {
@@ -174,20 +218,11 @@ __device__ __forceinline__ void azza(double e, double n, double* az, double* za)
   *az = a;
 }
 
-// Analytic beam descriptors: kind[b] (0 uniform, 1 gaussian, 2 airy,
-// 3 short dipole, -1 not analytic) and par[b] (gaussian 1/(2σ²); airy
-// k = D/2·2πν/c). Thread per (source, beam).
-extern "C" __global__ void beam_analytic(int n, int p0, const real* ce, const real* cn, int nbeam, const int* kind,
-                                         const double* par, int polarized, int feedY, creal* bv) {
-  int s = blockIdx.x * blockDim.x + threadIdx.x;
-  int b = blockIdx.y;
-  if (s >= n || kind[b] < 0) return;
-  double az, za;
-  azza((double)ce[p0 + s], (double)cn[p0 + s], &az, &za);
-  int nc = polarized ? 4 : 1;
-  long long P = (long long)nbeam * nc;
-  creal* out = bv + s * P + b * nc;
-  int k = kind[b];
+// Analytic beam (kind 0 uniform, 1 gaussian with par = 1/(2σ²), 2 airy with
+// par = k = D/2·2πν/c, 3 short dipole): the nc components at (az, za), as
+// the CPU's analytic beams.
+__device__ __forceinline__ void beam_analytic(int k, double par, double az, double za, int polarized, int feedY,
+                                              creal out[4]) {
   if (k == 3) {  // short dipole
     double sa, ca;
     sincos(az, &sa, &ca);
@@ -205,9 +240,9 @@ extern "C" __global__ void beam_analytic(int n, int p0, const real* ce, const re
   }
   double g = 1;
   if (k == 1) {
-    g = exp(-za * za * par[b]);
+    g = exp(-za * za * par);
   } else if (k == 2) {
-    double x = par[b] * sin(za);
+    double x = par * sin(za);
     g = x == 0 ? 1.0 : 2 * j1(x) / x;
   }
   if (polarized) {
@@ -232,109 +267,172 @@ __device__ __forceinline__ int mirror_idx(int i, int n) {
   return i;
 }
 
-// Footprint of a fractional index c in [0, n-1]: order+1 indices and
-// weights (order 1 linear, 3 cubic B-spline), as matvis/beam's CPU code.
-__device__ __forceinline__ void axis_weights(double c, int n, int order, int* idx, double* w) {
+// Footprint of a fractional index c in [0, n-1] as matvis/beam's CPU code:
+// order+1 (mirrored) indices and weights (order 1 linear, 3 cubic
+// B-spline). Always 4 entries (constant indexing keeps them in registers):
+// a linear footprint pads with weight 0 on index idx[0].
+__device__ __forceinline__ void axis_weights(double c, int n, int order, int idx[4], real w[4]) {
   double fl = floor(c);
   double x = c - fl;
   int start = (int)fl;
+  double wd[4];
   if (order == 1) {
-    w[0] = 1 - x;
-    w[1] = 1 - w[0];
+    wd[0] = 1 - x;
+    wd[1] = 1 - wd[0];
+    wd[2] = 0;
+    wd[3] = 0;
   } else {
     start--;
     double z = 1 - x;
-    w[1] = (x * x * (x - 2) * 3 + 4) / 6;
-    w[2] = (z * z * (z - 2) * 3 + 4) / 6;
-    w[0] = z * z * z / 6;
-    w[3] = 1 - w[0] - w[1] - w[2];
+    wd[1] = (x * x * (x - 2) * 3 + 4) / 6;
+    wd[2] = (z * z * (z - 2) * 3 + 4) / 6;
+    wd[0] = z * z * z / 6;
+    wd[3] = 1 - wd[0] - wd[1] - wd[2];
   }
-  for (int k = 0; k <= order; k++) idx[k] = mirror_idx(start + k, n);
+#pragma unroll
+  for (int k = 0; k < 4; k++) {
+    idx[k] = (k <= order) ? mirror_idx(start + k, n) : mirror_idx(start, n);
+    w[k] = (real)wd[k];
+  }
 }
 
-// Gridded beams of one grid geometry: coef[(iza*naz + iaz)*G + g] holds
-// the G planes (beams x components) of the group interleaved per grid
-// node: B-spline coefficients (order 3, prefiltered on the host) or samples
-// (order 1), after frequency interpolation and azimuth extension.
-// planeOut[g] is the output plane of group plane g. sqrtOut takes the
-// square root of the real part (unpolarized power beams). One block handles
-// srcPerBlock sources; its threads stride over the planes, so grid reads
-// and output writes are contiguous.
-extern "C" __global__ void beam_grid(int n, int p0, const real* ce, const real* cn, int G, const creal* __restrict__ coef,
-                                     const int* planeOut, long long P, int nza, int naz, double za0, double zscale,
-                                     double az0, double ascale, int order, int sqrtOut, int srcPerBlock, creal* bv) {
-  __shared__ int sidx[64][16];
-  __shared__ real sw[64][16];
-  __shared__ int sok[64];
-  int first = blockIdx.x * srcPerBlock;
-  int cnt = min(srcPerBlock, n - first);
-  if (cnt <= 0) return;
-  int taps = order + 1;
-  // Footprints of the block's sources, one thread each.
-  for (int j = threadIdx.x; j < cnt; j += blockDim.x) {
-    double az, za;
-    azza((double)ce[p0 + first + j], (double)cn[p0 + first + j], &az, &za);
-    double cz = (za - za0) * zscale, ca = (az - az0) * ascale;
-    bool ok = cz >= 0 && cz <= nza - 1 && ca >= 0 && ca <= naz - 1;
-    sok[j] = ok;
-    if (ok) {
-      int iz[4], ia[4];
-      double wz[4], wa[4];
-      axis_weights(cz, nza, order, iz, wz);
-      axis_weights(ca, naz, order, ia, wa);
-      for (int p = 0; p < taps; p++)
-        for (int q = 0; q < taps; q++) {
-          sidx[j][p * taps + q] = iz[p] * naz + ia[q];
-          sw[j][p * taps + q] = (real)(wz[p] * wa[q]);
-        }
-    }
-  }
-  __syncthreads();
-  int nt = taps * taps;
-  for (int j = 0; j < cnt; j++) {
-    long long s = first + j;
-    for (int g = threadIdx.x; g < G; g += blockDim.x) {
-      creal acc = cmake<real>(0, 0);
-      if (sok[j]) {
-        for (int t = 0; t < nt; t++) {
-          creal v = coef[(long long)sidx[j][t] * G + g];
-          real w = sw[j][t];
-          acc.x += w * v.x;
-          acc.y += w * v.y;
-        }
-        if (sqrtOut) acc = cmake<real>(sqrt_r(acc.x), 0);
-      }
-      bv[s * P + planeOut[g]] = acc;
-    }
-  }
+// Per-beam descriptor (uploaded per frequency). kind >= 0: analytic (par
+// its parameter); kind -1: gridded, planes at coef + off (in complex
+// values), geometry geom.
+struct BeamDesc {
+  long long off;
+  int kind;
+  int geom;
+  double par;
+  double unused;
+};
+
+// Grid geometry of gridded beams (matvis/beam PlaneGrid): node (iza, iaz)
+// of a beam's planes holds its nc components at coef[off + (iza*naz +
+// iaz)*nc + c]; raw values (order 1) or prefiltered cubic B-spline
+// coefficients (order 3). sqrtAfter: unpolarized power planes.
+struct GeomDesc {
+  double za0, zscale, az0, ascale;
+  int nza, naz, order, sqrtAfter;
+};
+
+// The 4 components of a polarized node (float: two 16-byte loads).
+__device__ __forceinline__ void load4(const float2* p, float2 o[4]) {
+  float4 a = __ldg(reinterpret_cast<const float4*>(p));
+  float4 b = __ldg(reinterpret_cast<const float4*>(p) + 1);
+  o[0] = make_float2(a.x, a.y), o[1] = make_float2(a.z, a.w);
+  o[2] = make_float2(b.x, b.y), o[3] = make_float2(b.z, b.w);
+}
+__device__ __forceinline__ void load4(const double2* p, double2 o[4]) {
+#pragma unroll
+  for (int c = 0; c < 4; c++) o[c] = __ldg(p + c);
+}
+
+// One Z value: beam value times the phasor (pr, pi), formed in double.
+__device__ __forceinline__ Z_T zval(creal bv, double pr, double pi) {
+  double vr = (double)bv.x, vi = (double)bv.y;
+  Z_T o;
+  o.x = vr * pr - vi * pi;
+  o.y = vr * pi + vi * pr;
+  return o;
 }
 
 // ---------------------------------------------------------------------------
-// tau and Z, fused: Z[(a*nf + f)*ldz + k*n + s] = A_{b(a)}[f,k](s) ·
-// sqrt(I_s/2) · exp(+i·omega·x_a·ŝ). Thread per (source, antenna).
-extern "C" __global__ void tau_z(int n, int p0, const real* ce, const real* cn, const real* cu, const double* amp,
-                                 int nant, const double* antpos, const int* beamOf, double omega, int nf,
-                                 long long P, const creal* __restrict__ bv, long long ldz, Z_T* z) {
+// Beam, tau and Z, fused: Z[(a*nf + f)*ldz + k*n + s] = A_{b(a)}[f,k](s) ·
+// sqrt(I_s/2) · exp(+i·omega·x_a·ŝ). One thread per source of a tile of
+// blockDim.x sources (blockIdx.x), antennas [blockIdx.y*apb, +apb) in a loop
+// inside (blockIdx.y). The source's spline footprint is computed once per
+// geometry and kept in registers; per antenna its beam's components are
+// gathered and interpolated (skipped when the antenna has the previous
+// antenna's beam), multiplied by the phase and written straight into the
+// Gram product's operand, coalesced over the tile's sources. No beam array
+// goes through device memory.
+extern "C" __global__ void __launch_bounds__(128) beam_tau_z(int n, int p0, const real* ce, const real* cn,
+    const real* cu, const double* amp, int nant, int apb, const double* antpos, const int* beamOf,
+    const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
+    int polarized, int feedY, double omega, long long ldz, Z_T* z) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
-  int a = blockIdx.y;
   if (s >= n) return;
   long long q = p0 + s;
-  double tau = omega * (antpos[3 * a] * (double)ce[q] + antpos[3 * a + 1] * (double)cn[q] + antpos[3 * a + 2] * (double)cu[q]);
-  double sn, cs;
-  sincos(tau, &sn, &cs);
+  double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
   double am = amp[q];
-  double pr = cs * am, pi = sn * am;
-  int nc = nf * nf;
-  const creal* b = bv + (long long)s * P + (long long)beamOf[a] * nc;
-  for (int f = 0; f < nf; f++) {
-    Z_T* row = z + (long long)(a * nf + f) * ldz;
-    for (int k = 0; k < nf; k++) {
-      creal v = b[f * nf + k];
-      double vr = (double)v.x, vi = (double)v.y;
-      Z_T o;
-      o.x = vr * pr - vi * pi;
-      o.y = vr * pi + vi * pr;
-      row[(long long)k * n + s] = o;
+  double az, za;
+  azza(e, nn, &az, &za);
+  int a0 = blockIdx.y * apb, a1 = min(a0 + apb, nant);
+  int curGeom = -1, lastB = -1;
+  bool inGrid = false;
+  int sqrtAfter = 0;
+  int row[4], col[4];
+  real wz[4], wa[4];
+  creal v[4];
+  for (int a = a0; a < a1; a++) {
+    int b = beamOf[a];
+    if (b != lastB) {
+      lastB = b;
+      BeamDesc d = bdesc[b];
+      if (d.kind >= 0) {
+        beam_analytic(d.kind, d.par, az, za, polarized, feedY, v);
+      } else {
+        if (d.geom != curGeom) {
+          curGeom = d.geom;
+          GeomDesc g = gdesc[curGeom];
+          double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
+          inGrid = cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1;
+          sqrtAfter = g.sqrtAfter;
+          if (inGrid) {
+            axis_weights(cz, g.nza, g.order, row, wz);
+            axis_weights(ca, g.naz, g.order, col, wa);
+#pragma unroll
+            for (int k = 0; k < 4; k++) row[k] *= g.naz;
+          }
+        }
+#pragma unroll
+        for (int c = 0; c < 4; c++) v[c] = cmake<real>(0, 0);
+        if (inGrid) {
+          const creal* base = coef + d.off;
+          if (polarized) {
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+              creal rs[4];
+#pragma unroll
+              for (int c = 0; c < 4; c++) rs[c] = cmake<real>(0, 0);
+#pragma unroll
+              for (int j = 0; j < 4; j++) {
+                creal t[4];
+                load4(base + (long long)(row[i] + col[j]) * 4, t);
+#pragma unroll
+                for (int c = 0; c < 4; c++) rs[c].x += wa[j] * t[c].x, rs[c].y += wa[j] * t[c].y;
+              }
+#pragma unroll
+              for (int c = 0; c < 4; c++) v[c].x += wz[i] * rs[c].x, v[c].y += wz[i] * rs[c].y;
+            }
+          } else {
+            real acc = 0;
+#pragma unroll
+            for (int i = 0; i < 4; i++) {
+              real rs = 0;
+#pragma unroll
+              for (int j = 0; j < 4; j++) rs += wa[j] * __ldg(base + row[i] + col[j]).x;
+              acc += wz[i] * rs;
+            }
+            v[0] = cmake<real>(sqrtAfter ? sqrt_r(acc) : acc, 0);
+          }
+        }
+      }
+    }
+    double tau = omega * (antpos[3 * a] * e + antpos[3 * a + 1] * nn + antpos[3 * a + 2] * u);
+    double sn, cs;
+    sincos(tau, &sn, &cs);
+    double pr = cs * am, pi = sn * am;
+    if (polarized) {
+#pragma unroll
+      for (int f = 0; f < 2; f++) {
+        Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
+#pragma unroll
+        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval(v[2 * f + k], pr, pi);
+      }
+    } else {
+      z[(long long)a * ldz + s] = zval(v[0], pr, pi);
     }
   }
 }

@@ -2,8 +2,9 @@
 # Runs the GPU tests and benchmarks on a machine with a GPU, from the
 # binaries scripts/gpu-build.sh made, and prints a short table last.
 # Full logs go to $OUT (or ./out) as gpu-*.log. Usage (repo root):
-#   [GEMM=0] scripts/gpu-device-run.sh [quick]
-# quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark.
+#   [GEMM=0] [AB=1] scripts/gpu-device-run.sh [quick]
+# quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark;
+# AB=1 also times dev and prodslice without the source ordering.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -46,6 +47,7 @@ fi
 if [ -x .devbin/matvis_gpu.test ]; then
 	echo "== matvis/gpu tests"
 	bench=(-gpu-bench -gpu-bench-out "$OUT/gpu-bench.md")
+	[ "${AB:-0}" = 1 ] && bench+=(-gpu-bench-nosort)
 	[ "${1:-}" = quick ] && bench=()
 	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=9m "${bench[@]}"
 	grep -E 'parity|precision gate|GPU time|Error|error|panic' "$OUT/gpu-gpu.log" | head -70
@@ -54,3 +56,5 @@ fi
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
+grep -h -E 'parity|precision gate' "$OUT/gpu-gpu.log" 2>/dev/null | sed 's/^ *//' | cut -c1-150
+grep -h '^SUMMARY' "$OUT/gpu-bench.md" 2>/dev/null

@@ -68,6 +68,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sim.Options.Progress = bar.update
 	t0 := time.Now()
 	res, runErr := be.Run(ctx, sim)
+	if c, ok := be.(io.Closer); ok {
+		defer c.Close()
+	}
 	bar.finish()
 	if runErr != nil {
 		if res != nil && errors.Is(runErr, context.Canceled) {

@@ -2,19 +2,23 @@
 // and output as the CPU backend (package matvis/cpu), with the per-chunk
 // pipeline on the device.
 //
-// Per frequency the beams are prepared once (analytic beams are evaluated
-// on the device; gridded beams are sampled at their grid nodes, extended and
-// prefiltered on the host, uploaded once and interpolated on the device in
-// one launch over all their planes). Per time: ENU vectors (rotated on the
-// device from cached vectors when the coordinates implement
-// astro.MatrixRotation, else uploaded), horizon compaction by a prefix sum
-// (the host reads one count per time, while the device works on the
-// previous time's chunks), then per chunk of visible sources: beam
-// evaluation, one fused τ+Z kernel, and the Gram product accumulated on the
+// Per frequency the beams are prepared once: analytic beams become a
+// descriptor evaluated on the device; gridded beams (matvis/beam's
+// Gridded) are prepared by the beam package (frequency interpolation,
+// azimuth extension, power, cubic prefilter: the planes its own Eval
+// interpolates) and those planes are uploaded as they are. Per time: ENU
+// vectors (rotated on the device from cached vectors when the coordinates
+// implement astro.MatrixRotation, else uploaded), horizon compaction by a
+// prefix sum (the host reads one count per time, while the device works on
+// the previous time's chunks) and, with gridded beams, a stable ordering
+// of the visible sources by (zenith band, azimuth bin); then per chunk of
+// visible sources one fused kernel (beam interpolation, τ, Z written in the
+// Gram product's operand type) and the Gram product accumulated on the
 // device with the cuBLAS strategy measured fastest at start-up (cuda/gram;
 // the choice is cached on disk). One kernel extracts the requested pairs
 // and one pinned asynchronous copy per integration brings them back. Each
-// stage is timed with CUDA events into the run's Stats.
+// stage is timed with CUDA events into the run's Stats (the fused kernel
+// under tau_z; the beam stage is then the launch gap, ~0).
 package gpu
 
 import (

@@ -45,37 +45,46 @@ type run struct {
 	st   gram.Strategy
 	mod  *cuda.Module
 
-	fCount, fScan, fScatter, fAnalytic, fGrid, fTauZ, fOut cuda.Function
-	fBandCount, fBandScatter                               cuda.Function
+	fCount, fScan, fScatter, fBTZ, fOut cuda.Function
+	fKeyCount, fKeyScatter              cuda.Function
 
 	p1                   bool
 	rsize, zsize, osize  int64
 	nant, nsrc, nf, M    int
-	npairs, nbeam, P     int
+	npairs, nbeam        int
 	nblk, bufSrc, nchunk int
 	rot                  matrixRotation
 	lastVec              *float64
 
-	allocs                           []cuda.DevicePtr
-	dAnt, dBeamOf, dPairs, dFlux     cuda.DevicePtr
-	dSrc                             [3]cuda.DevicePtr
-	dMat, dTotal                     [2]cuda.DevicePtr
-	dBlkCnt, dBlkOff                 cuda.DevicePtr
-	dVidx, dCe, dCn, dCu, dAmp       [2]cuda.DevicePtr
-	dBv, dZ, dAcc, dOut, dKind, dPar cuda.DevicePtr
-	hENU, hOut                       [2]*cuda.HostBuffer
-	hCount, hMat                     *cuda.HostBuffer
-	ev                               [2]slotEvents
-	events                           []cuda.Event
-	anyAnalytic                      bool
-	groups                           []*gridGroup
-	dCoef                            []cuda.DevicePtr
-	isGrid                           []bool
-	// band orders the visible sources by zenith-angle band (gridded beams)
-	band                                                     bool
-	dTmpE, dTmpN, dTmpU, dTmpA, dBandCnt, dBandOff, dBandTot cuda.DevicePtr
+	allocs                       []cuda.DevicePtr
+	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
+	dSrc                         [3]cuda.DevicePtr
+	dMat, dTotal                 [2]cuda.DevicePtr
+	dBlkCnt, dBlkOff             cuda.DevicePtr
+	dVidx, dCe, dCn, dCu, dAmp   [2]cuda.DevicePtr
+	dZ, dAcc, dOut               cuda.DevicePtr
+	hENU, hOut                   [2]*cuda.HostBuffer
+	hCount, hMat                 *cuda.HostBuffer
+	ev                           [2]slotEvents
+	events                       []cuda.Event
+	// beam tables of the current frequency (buildBeamTables)
+	dDesc, dGeom, dCoef cuda.DevicePtr
+	// order sorts the visible sources by (zenith band, azimuth bin) for
+	// the gridded beams' gathers (any gridded beam, unless sortSources is
+	// off)
+	order                                                    bool
+	nblkSort                                                 int
+	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
 	coordT                                                   [2][2]time.Duration // per slot: upload, compaction
 }
+
+// sortSources switches the (zenith band, azimuth bin) ordering of the
+// visible sources; tests turn it off to measure what it brings.
+var sortSources = true
+
+// antennasPerBlock is the antenna group of one block of the fused
+// beam_tau_z kernel (its grid's y dimension is the number of groups).
+const antennasPerBlock = 8
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
@@ -93,21 +102,18 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	r.M = r.nf * r.nant
 	r.npairs = len(sim.Pairs)
 	r.nbeam = len(sim.Beams)
-	r.P = r.nbeam * sim.Mode.Components()
 	r.nblk = (r.nsrc + 255) / 256
+	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
 	if rot, ok := sim.Coords.(matrixRotation); ok {
 		r.rot = rot
 	}
-	r.isGrid = make([]bool, r.nbeam)
 	for i, bm := range sim.Beams {
 		_, _, analytic, _ := analyticKind(bm, sim.Freqs[0])
 		if analytic {
-			r.anyAnalytic = true
 			continue
 		}
 		if _, ok := bm.(GridBeam); ok {
-			r.isGrid[i] = true
-			r.band = true
+			r.order = sortSources
 			continue
 		}
 		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
@@ -272,7 +278,7 @@ func (r *run) compile() error {
 		p    *cuda.Function
 		name string
 	}{{&r.fCount, "horizon_count"}, {&r.fScan, "scan_blocks"}, {&r.fScatter, "horizon_scatter"},
-		{&r.fBandCount, "band_count"}, {&r.fBandScatter, "band_scatter"}, {&r.fAnalytic, "beam_analytic"}, {&r.fGrid, "beam_grid"}, {&r.fTauZ, "tau_z"}, {&r.fOut, "vis_out"}} {
+		{&r.fKeyCount, "key_count"}, {&r.fKeyScatter, "key_scatter"}, {&r.fBTZ, "beam_tau_z"}, {&r.fOut, "vis_out"}} {
 		if *f.p, err = r.mod.Function(f.name); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
@@ -303,16 +309,15 @@ func (r *run) allocate() error {
 		{&r.dSrc[0], ns * 8}, {&r.dSrc[1], ns * 8}, {&r.dSrc[2], ns * 8},
 		{&r.dMat[0], 72}, {&r.dMat[1], 72}, {&r.dTotal[0], 4}, {&r.dTotal[1], 4},
 		{&r.dBlkCnt, int64(r.nblk) * 4}, {&r.dBlkOff, int64(r.nblk) * 4},
-		{&r.dBv, int64(r.bufSrc) * int64(r.P) * 2 * r.rsize},
 		{&r.dZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
 		{&r.dAcc, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
-		{&r.dKind, int64(r.nbeam) * 4}, {&r.dPar, int64(r.nbeam) * 8},
+		{&r.dDesc, int64(r.nbeam) * 32},
 	}
-	if r.band {
+	if r.order {
+		nt := int64(r.nblkSort) * nazbin * 4
 		reqs = append(reqs, req{&r.dTmpE, ns * r.rsize}, req{&r.dTmpN, ns * r.rsize}, req{&r.dTmpU, ns * r.rsize},
-			req{&r.dTmpA, ns * 8}, req{&r.dBandCnt, int64(r.nblk) * nband * 4}, req{&r.dBandOff, int64(r.nblk) * nband * 4},
-			req{&r.dBandTot, 4})
+			req{&r.dTmpA, ns * 8}, req{&r.dSortCnt, nt}, req{&r.dSortOff, nt}, req{&r.dSortTot, 4})
 	}
 	for i := 0; i < 2; i++ {
 		reqs = append(reqs, req{&r.dVidx[i], ns * 4}, req{&r.dCe[i], ns * r.rsize}, req{&r.dCn[i], ns * r.rsize},
@@ -389,9 +394,7 @@ func (r *run) close() {
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
 	}
-	for _, p := range r.dCoef {
-		_ = r.c.Free(p)
-	}
+	r.freeBeamTables()
 	for _, p := range r.allocs {
 		_ = r.c.Free(p)
 	}
@@ -412,67 +415,57 @@ func (r *run) close() {
 	}
 }
 
-// prepareBeams uploads the beam descriptors of frequency fi.
+// prepareBeams uploads the beam tables of frequency fi: descriptors,
+// grid geometries and the gridded beams' prepared planes.
 func (r *run) prepareBeams(fi int) error {
-	sim := r.sim
-	f := sim.Freqs[fi]
-	kind := make([]int32, r.nbeam)
-	par := make([]float64, r.nbeam)
-	for b, bm := range sim.Beams {
-		k, p, ok, err := analyticKind(bm, f)
-		if err != nil {
-			return fmt.Errorf("gpu: beam %d: %w", b, err)
-		}
-		if !ok {
-			k = kindNone
-		}
-		kind[b], par[b] = k, p
-	}
-	if err := cuda.Upload(r.c, r.dKind, kind, r.s); err != nil {
-		return err
-	}
-	if err := cuda.Upload(r.c, r.dPar, par, r.s); err != nil {
-		return err
-	}
-	for _, p := range r.dCoef {
-		_ = r.c.Free(p)
-	}
-	r.dCoef = r.dCoef[:0]
-	groups, err := prepareGrids(sim, f, r.isGrid)
+	t, err := buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1)
 	if err != nil {
 		return err
 	}
-	r.groups = groups
-	for _, g := range groups {
-		// Coefficients in the run's real type, then the plane map.
-		n := len(g.coef)
-		d, err := r.c.Alloc(int64(n)*r.rsize + int64(len(g.planeOut))*4)
-		if err != nil {
-			return fmt.Errorf("gpu: beam grid: %w", err)
+	if err := cuda.Upload(r.c, r.dDesc, t.desc, r.s); err != nil {
+		return fmt.Errorf("gpu: upload beam descriptors: %w", err)
+	}
+	r.freeBeamTables()
+	if len(t.geom) > 0 {
+		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
+			return fmt.Errorf("gpu: beam geometries: %w", err)
 		}
-		r.dCoef = append(r.dCoef, d)
+		if err := cuda.Upload(r.c, r.dGeom, t.geom, r.s); err != nil {
+			return fmt.Errorf("gpu: upload beam geometries: %w", err)
+		}
+	}
+	if t.ncoef > 0 {
+		if r.dCoef, err = r.c.Alloc(t.ncoef * 2 * r.rsize); err != nil {
+			return fmt.Errorf("gpu: beam planes (%d MB): %w", t.ncoef*2*r.rsize>>20, err)
+		}
 		if r.p1 {
-			c32 := make([]float32, n)
-			for i, v := range g.coef {
-				c32[i] = float32(v)
-			}
-			err = cuda.Upload(r.c, d, c32, r.s)
+			err = cuda.Upload(r.c, r.dCoef, t.coef32, r.s)
 		} else {
-			err = cuda.Upload(r.c, d, g.coef, r.s)
-		}
-		if err == nil {
-			err = cuda.Upload(r.c, d.Offset(int64(n)*r.rsize), g.planeOut, r.s)
+			err = cuda.Upload(r.c, r.dCoef, t.coef64, r.s)
 		}
 		if err != nil {
-			return fmt.Errorf("gpu: upload beam grid: %w", err)
+			return fmt.Errorf("gpu: upload beam planes: %w", err)
 		}
 	}
 	return nil
 }
 
-// nband is the number of zenith-angle bands of the source ordering
-// (NBAND in vis.cu).
-const nband = 128
+func (r *run) freeBeamTables() {
+	for _, p := range []*cuda.DevicePtr{&r.dGeom, &r.dCoef} {
+		if *p != 0 {
+			_ = r.c.Free(*p)
+			*p = 0
+		}
+	}
+}
+
+// Source ordering (vis.cu): azimuth bins, and sources per block of the
+// sort kernels.
+const (
+	nband     = 128  // NBAND
+	nazbin    = 256  // NAZBIN
+	sortItems = 1024 // SORT_ITEMS
+)
 
 var block128 = cuda.Dim3{X: 128, Y: 1, Z: 1}
 
@@ -534,25 +527,32 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
 		return err
 	}
-	ce, cn, cu, amp := r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]
-	if r.band {
-		ce, cn, cu, amp = r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA
-	}
+	slot := [4]cuda.DevicePtr{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
 	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
-		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], ce, cn, cu, amp); err != nil {
+		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], slot[0], slot[1], slot[2], slot[3]); err != nil {
 		return err
 	}
-	if r.band {
-		if err := r.fBandCount.Launch(grid, b256, 0, r.s, r.dTotal[sl], cu, int32(r.nblk), r.dBandCnt); err != nil {
-			return err
-		}
-		if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(int64(r.nblk)*nband),
-			r.dBandCnt, r.dBandOff, r.dBandTot); err != nil {
-			return err
-		}
-		if err := r.fBandScatter.Launch(grid, b256, 0, r.s, r.dTotal[sl], int32(r.nblk), r.dBandOff, ce, cn, cu, amp,
-			r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]); err != nil {
-			return err
+	if r.order {
+		// Stable LSD sort: azimuth bin (slot → tmp), then zenith band
+		// (tmp → slot).
+		tmp := [4]cuda.DevicePtr{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
+		sg := cuda.Dim3{X: uint32(r.nblkSort), Y: 1, Z: 1}
+		for pass, bins := range []int64{nazbin, nband} {
+			in, out := slot, tmp
+			if pass == 1 {
+				in, out = tmp, slot
+			}
+			if err := r.fKeyCount.Launch(sg, b256, 0, r.s, r.dTotal[sl], int32(pass), in[0], in[1], in[2], int32(r.nblkSort), r.dSortCnt); err != nil {
+				return err
+			}
+			if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(int64(r.nblkSort)*bins),
+				r.dSortCnt, r.dSortOff, r.dSortTot); err != nil {
+				return err
+			}
+			if err := r.fKeyScatter.Launch(sg, b256, 0, r.s, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff,
+				in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3]); err != nil {
+				return err
+			}
 		}
 	}
 	if err := c.CopyDtoH(unsafe.Add(r.hCount.Ptr(), 4*sl), r.dTotal[sl], 4, r.s); err != nil {
@@ -601,41 +601,19 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		feedY = 1
 	}
 	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
-	P := int64(r.P)
+	groups := uint32((r.nant + antennasPerBlock - 1) / antennasPerBlock)
 	for ci := 0; ci < count; ci++ {
 		p0 := ci * size
 		n := min(size, nvis-p0)
-		if r.anyAnalytic {
-			g := cuda.Dim3{X: uint32((n + 127) / 128), Y: uint32(r.nbeam), Z: 1}
-			if err := r.fAnalytic.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], int32(r.nbeam),
-				r.dKind, r.dPar, pol, feedY, r.dBv); err != nil {
-				return err
-			}
-		}
-		for gi, gg := range r.groups {
-			G := len(gg.planeOut)
-			spb := 16
-			threads := min(256, (G+31)/32*32)
-			sqrtOut := int32(0)
-			if !r.sim.Mode.Polarized {
-				sqrtOut = 1
-			}
-			coef := r.dCoef[gi]
-			planeOut := coef.Offset(int64(len(gg.coef)) * r.rsize)
-			g := cuda.Dim3{X: uint32((n + spb - 1) / spb), Y: 1, Z: 1}
-			if err := r.fGrid.Launch(g, cuda.Dim3{X: uint32(threads), Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl],
-				int32(G), coef, planeOut, P, int32(gg.key.nza), int32(gg.nazExt), gg.za0, gg.zscale, gg.az0, gg.ascale,
-				int32(gg.key.order), sqrtOut, int32(spb), r.dBv); err != nil {
-				return err
-			}
-		}
+		// The beam is evaluated inside beam_tau_z: the beam stage's event
+		// pair stays (it measures the gap before the launch, ~0).
 		if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
 			return err
 		}
 		ldz := int64(r.nf) * int64(n)
-		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: uint32(r.nant), Z: 1}
-		if err := r.fTauZ.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
-			int32(r.nant), r.dAnt, r.dBeamOf, omega, int32(r.nf), P, r.dBv, ldz, r.dZ); err != nil {
+		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
+		if err := r.fBTZ.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
+			int32(r.nant), int32(antennasPerBlock), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, r.dZ); err != nil {
 			return err
 		}
 		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {

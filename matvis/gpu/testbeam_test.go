@@ -1,87 +1,155 @@
 package gpu
 
 import (
+	"fmt"
 	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
-// testGrid is a gridded E-field beam for tests: NComp=2 feeds × 2 axes of
-// complex samples on a regular (za, az) grid, with a host interpolator that
-// follows the same rules as the CPU backend's gridded beams (azimuth
-// extension, mirror-boundary prefilter, spline footprints, 0 outside).
-type testGrid struct {
-	name  string
-	az    []float64
-	za    []float64
-	data  [4][]complex128 // comp = 2·feed + axis, [iza*naz + iaz]
-	order int
-}
-
-func (g *testGrid) String() string { return g.name }
-func (g *testGrid) Az() []float64  { return g.az }
-func (g *testGrid) Za() []float64  { return g.za }
-func (g *testGrid) Order() int     { return g.order }
-func (g *testGrid) Wraps() bool {
-	d := g.az[1] - g.az[0]
-	return math.Abs(math.Abs(g.az[0]-g.az[len(g.az)-1])+d-2*math.Pi) < d
-}
-
-type testResp struct {
-	g      *testGrid
-	mode   beam.Mode
-	planes [][]float64 // re/im (or power) planes on the extended grid, prefiltered for order 3
-	nazExt int
-	az0    float64
-	ascale float64
-	zscale float64
-}
-
-func (g *testGrid) At(f float64, mode beam.Mode) (beam.Response, error) {
-	nza, naz := len(g.za), len(g.az)
-	ext := 0
-	if g.Wraps() {
-		ext = 3
+// newTestGrid is a gridded E-field beam for tests (matvis/beam's Gridded,
+// whose prepared planes both backends interpolate): 2 feeds × 2 axes of
+// complex samples of a Gaussian-like pattern of width sigma (plus a small
+// azimuth-dependent complex part, so the feeds and axes differ) on naz
+// azimuths over the circle and nza zenith angles over [0, π], at the
+// channels freqs (the width scales as 1/frequency, so frequency
+// interpolation matters when a run's frequency is between channels).
+// precision 1 stores the grid as float32.
+func newTestGrid(t testing.TB, name string, naz, nza int, sigma float64, order, precision int, freqs []float64) *beam.Gridded {
+	t.Helper()
+	spec := beam.GridSpec{Name: name, Type: beam.EField, FreqsHz: freqs, Feeds: []string{"x", "y"}, NAxesVec: 2}
+	for j := 0; j < naz; j++ {
+		spec.AzRad = append(spec.AzRad, 2*math.Pi*float64(j)/float64(naz))
 	}
-	r := &testResp{g: g, mode: mode, nazExt: naz + 2*ext}
-	daz := (g.az[naz-1] - g.az[0]) / float64(naz-1)
-	r.az0 = g.az[0] - float64(ext)*daz
-	r.ascale = float64(r.nazExt-1) / (g.az[naz-1] + float64(ext)*daz - r.az0)
-	r.zscale = float64(nza-1) / (g.za[nza-1] - g.za[0])
-	mk := func(val func(i, j int) float64) []float64 {
-		p := make([]float64, nza*r.nazExt)
-		for i := 0; i < nza; i++ {
-			for jx := 0; jx < r.nazExt; jx++ {
-				j := ((jx-ext)%naz + naz) % naz
-				p[i*r.nazExt+jx] = val(i, j)
+	for i := 0; i < nza; i++ {
+		spec.ZaRad = append(spec.ZaRad, math.Pi*float64(i)/float64(nza-1))
+	}
+	nf := len(freqs)
+	data := make([]complex128, 4*nf*nza*naz)
+	for vec := 0; vec < 2; vec++ {
+		for feed := 0; feed < 2; feed++ {
+			c := 2*feed + vec // component index of the planes
+			for fi, f := range freqs {
+				s := sigma * freqs[0] / f
+				for i, za := range spec.ZaRad {
+					for j, az := range spec.AzRad {
+						amp := math.Exp(-za * za / (2 * s * s))
+						k := (((vec*2+feed)*nf+fi)*nza+i)*naz + j
+						data[k] = complex(amp*(0.7+0.1*float64(c)*math.Cos(az)), 0.05*amp*math.Sin(az+float64(c)))
+					}
+				}
 			}
 		}
-		if g.order == 3 {
-			prefilter2D(p, nza, r.nazExt)
-		}
-		return p
 	}
-	if mode.Polarized {
-		for c := 0; c < 4; c++ {
-			r.planes = append(r.planes, mk(func(i, j int) float64 { return real(g.data[c][i*naz+j]) }),
-				mk(func(i, j int) float64 { return imag(g.data[c][i*naz+j]) }))
-		}
-	} else {
-		f := int(mode.Feed)
-		r.planes = append(r.planes, mk(func(i, j int) float64 {
-			a, b := g.data[2*f][i*naz+j], g.data[2*f+1][i*naz+j]
-			return real(a)*real(a) + imag(a)*imag(a) + real(b)*real(b) + imag(b)*imag(b)
-		}))
+	g, err := beam.NewGridded(spec, data)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return r, nil
+	if order != 3 {
+		if g, err = g.WithOrder(order); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if precision == 1 {
+		if g, err = g.WithPrecision(1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return g
 }
 
-func (r *testResp) weights(c float64, n int, idx *[4]int, w *[4]float64) {
+// testFreqs are the channels of the parity tests' gridded beams (the runs
+// use 100 and 117.5 MHz: one channel exactly, one interpolated).
+var testFreqs = []float64{80e6, 100e6, 110e6, 125e6, 140e6}
+
+// TestGridBeamIsGridded: the beam package's gridded beams are what the GPU
+// interpolates from their prepared planes.
+func TestGridBeamIsGridded(t *testing.T) {
+	var b beam.Beam = newTestGrid(t, "g", 8, 5, 0.5, 3, 2, testFreqs)
+	if _, ok := b.(GridBeam); !ok {
+		t.Fatalf("%T does not implement GridBeam", b)
+	}
+	_ = fmt.Sprint(b)
+}
+
+// TestBeamTablesHost checks, without a device, the tables the fused kernel
+// reads: for random directions, interpolating the packed planes through
+// the descriptors and geometries as kernels/vis.cu does (footprints,
+// mirrored indices, node-major components) gives each beam's Eval.
+func TestBeamTablesHost(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, pol := range []bool{true, false} {
+		for _, order := range []int{1, 3} {
+			sim := buildSim(t, rng, caseSpec{pol: pol, gridded: true, chunks: 1, nant: 5, nsrc: 50, order: order})
+			tb, err := buildBeamTables(sim, 117.5e6, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nc := sim.Mode.Components()
+			const nd = 400
+			az, za := make([]float64, nd), make([]float64, nd)
+			for i := range az {
+				az[i], za[i] = rng.Float64()*2*math.Pi, rng.Float64()*math.Pi/2
+			}
+			for b, bm := range sim.Beams {
+				kind := int32(uint32(tb.desc[4*b+1]))
+				if kind >= 0 {
+					continue
+				}
+				resp, err := bm.At(117.5e6, sim.Mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := make([]complex128, nc*nd)
+				resp.Eval(az, za, want)
+				off := int(tb.desc[4*b])
+				gi := int(uint32(tb.desc[4*b+1] >> 32))
+				gw := tb.geom[6*gi : 6*gi+6]
+				za0, zs, az0, as := math.Float64frombits(gw[0]), math.Float64frombits(gw[1]), math.Float64frombits(gw[2]), math.Float64frombits(gw[3])
+				nza, naz := int(uint32(gw[4])), int(uint32(gw[4]>>32))
+				ord, sq := int(uint32(gw[5])), gw[5]>>32 == 1
+				for s := 0; s < nd; s++ {
+					cz, ca := (za[s]-za0)*zs, (az[s]-az0)*as
+					for c := 0; c < nc; c++ {
+						var got complex128
+						if cz >= 0 && cz <= float64(nza-1) && ca >= 0 && ca <= float64(naz-1) {
+							var iz, ia [4]int
+							var wz, wa [4]float64
+							hostWeights(cz, nza, ord, &iz, &wz)
+							hostWeights(ca, naz, ord, &ia, &wa)
+							var re, im float64
+							for i := 0; i < 4; i++ {
+								for j := 0; j < 4; j++ {
+									k := 2 * (off + (iz[i]*naz+ia[j])*nc + c)
+									re += wz[i] * wa[j] * tb.coef64[k]
+									im += wz[i] * wa[j] * tb.coef64[k+1]
+								}
+							}
+							if sq {
+								re, im = math.Sqrt(re), 0
+							}
+							got = complex(re, im)
+						}
+						if d := cmplx.Abs(got - want[c*nd+s]); d > 1e-12 {
+							t.Fatalf("pol=%v order %d beam %d comp %d dir %d: tables give %v, Eval %v", pol, order, b, c, s, got, want[c*nd+s])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// hostWeights is vis.cu's axis_weights (4 entries, linear padded with 0).
+func hostWeights(c float64, n, order int, idx *[4]int, w *[4]float64) {
 	fl := math.Floor(c)
 	x := c - fl
 	start := int(fl)
-	if r.g.order == 1 {
-		w[0], w[1] = 1-x, x
+	if order == 1 {
+		w[0], w[1], w[2], w[3] = 1-x, x, 0, 0
 	} else {
 		start--
 		z := 1 - x
@@ -90,8 +158,7 @@ func (r *testResp) weights(c float64, n int, idx *[4]int, w *[4]float64) {
 		w[0] = z * z * z / 6
 		w[3] = 1 - w[0] - w[1] - w[2]
 	}
-	for k := 0; k <= r.g.order; k++ {
-		i := start + k
+	mirror := func(i int) int {
 		sz2 := 2*n - 2
 		if i < 0 {
 			i += sz2 * (-i / sz2)
@@ -106,64 +173,13 @@ func (r *testResp) weights(c float64, n int, idx *[4]int, w *[4]float64) {
 				i = sz2 - i
 			}
 		}
-		idx[k] = i
+		return i
 	}
-}
-
-func (r *testResp) Eval(az, za []float64, out []complex128) {
-	n := len(az)
-	nza := len(r.g.za)
-	for s := range az {
-		cz := (za[s] - r.g.za[0]) * r.zscale
-		ca := (az[s] - r.az0) * r.ascale
-		ok := cz >= 0 && cz <= float64(nza-1) && ca >= 0 && ca <= float64(r.nazExt-1)
-		var iz, ia [4]int
-		var wz, wa [4]float64
-		if ok {
-			r.weights(cz, nza, &iz, &wz)
-			r.weights(ca, r.nazExt, &ia, &wa)
-		}
-		val := func(p []float64) float64 {
-			if !ok {
-				return 0
-			}
-			var v float64
-			for a := 0; a <= r.g.order; a++ {
-				for b := 0; b <= r.g.order; b++ {
-					v += wz[a] * wa[b] * p[iz[a]*r.nazExt+ia[b]]
-				}
-			}
-			return v
-		}
-		if r.mode.Polarized {
-			for c := 0; c < 4; c++ {
-				out[c*n+s] = complex(val(r.planes[2*c]), val(r.planes[2*c+1]))
-			}
+	for k := 0; k < 4; k++ {
+		if k <= order {
+			idx[k] = mirror(start + k)
 		} else {
-			out[s] = complex(math.Sqrt(val(r.planes[0])), 0)
+			idx[k] = mirror(start)
 		}
 	}
-}
-
-// newTestGrid samples a Gaussian-like polarized pattern of width sigma
-// (plus a small azimuth-dependent complex part, so the feeds and axes
-// differ) on naz azimuths over the circle and nza zenith angles over [0, π].
-func newTestGrid(name string, naz, nza int, sigma float64, order int) *testGrid {
-	g := &testGrid{name: name, order: order}
-	for j := 0; j < naz; j++ {
-		g.az = append(g.az, 2*math.Pi*float64(j)/float64(naz))
-	}
-	for i := 0; i < nza; i++ {
-		g.za = append(g.za, math.Pi*float64(i)/float64(nza-1))
-	}
-	for c := 0; c < 4; c++ {
-		g.data[c] = make([]complex128, naz*nza)
-		for i, za := range g.za {
-			for j, az := range g.az {
-				amp := math.Exp(-za * za / (2 * sigma * sigma))
-				g.data[c][i*naz+j] = complex(amp*(0.7+0.1*float64(c)*math.Cos(az)), 0.05*amp*math.Sin(az+float64(c)))
-			}
-		}
-	}
-	return g
 }
