@@ -61,29 +61,64 @@ extern "C" __global__ void horizon_count(long long nsrc, int mode, const double*
   if (threadIdx.x == 0) blockCount[blockIdx.x] = c;
 }
 
-// Exclusive scan of the block counts in one block of 1024 threads; the total
-// goes to *total.
-extern "C" __global__ void scan_blocks(int nblk, const int* blockCount, int* blockOffset, int* total) {
-  __shared__ int part[1024];
-  int t = threadIdx.x;
-  int per = (nblk + 1023) / 1024;
-  int lo = t * per, hi = min(lo + per, nblk);
-  int sum = 0;
-  for (int i = lo; i < hi; i++) sum += blockCount[i];
-  part[t] = sum;
-  __syncthreads();
-  for (int off = 1; off < 1024; off <<= 1) {
-    int v = t >= off ? part[t - off] : 0;
+// Exclusive scan of n counts in one block of 1024 threads; the total goes
+// to *total. Tiles of 8192 counts go through shared memory: coalesced loads
+// and stores (8 independent loads per thread in flight), each thread scans
+// 8 adjacent counts, warp shuffles and one warp scan the thread sums.
+#define SCAN_PER 8
+extern "C" __global__ void __launch_bounds__(1024) scan_blocks(int n, const int* in, int* out, int* total) {
+  __shared__ int tile[1024 * SCAN_PER];
+  __shared__ int ws[32];
+  int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  int carry = 0;
+  for (int base = 0; base < n; base += 1024 * SCAN_PER) {
+#pragma unroll
+    for (int j = 0; j < SCAN_PER; j++) {
+      int i = base + j * 1024 + t;
+      tile[j * 1024 + t] = i < n ? in[i] : 0;
+    }
     __syncthreads();
-    part[t] += v;
+    int loc[SCAN_PER];
+    int sum = 0;
+#pragma unroll
+    for (int k = 0; k < SCAN_PER; k++) {
+      loc[k] = sum;
+      sum += tile[t * SCAN_PER + k];
+    }
+    int inc = sum;  // inclusive warp scan of the thread sums
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      int v = __shfl_up_sync(0xffffffffu, inc, off);
+      if (lane >= off) inc += v;
+    }
+    if (lane == 31) ws[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+      int w = ws[lane], wi = w;
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) {
+        int v = __shfl_up_sync(0xffffffffu, wi, off);
+        if (lane >= off) wi += v;
+      }
+      ws[lane] = wi - w;  // exclusive prefix of each warp
+      if (lane == 31) tile[0] = wi;  // tile total (tile[0] is consumed: thread 0's loc)
+    }
+    __syncthreads();
+    int tileTotal = tile[0];
+    int pre = carry + ws[warp] + inc - sum;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SCAN_PER; k++) tile[t * SCAN_PER + k] = pre + loc[k];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < SCAN_PER; j++) {
+      int i = base + j * 1024 + t;
+      if (i < n) out[i] = tile[j * 1024 + t];
+    }
+    carry += tileTotal;
     __syncthreads();
   }
-  int run = part[t] - sum;  // exclusive prefix of this thread's segment
-  for (int i = lo; i < hi; i++) {
-    blockOffset[i] = run;
-    run += blockCount[i];
-  }
-  if (t == 1023) *total = part[1023];
+  if (t == 0) *total = carry;
 }
 
 // Stable scatter of the visible sources: their index, ENU vector and

@@ -2,9 +2,11 @@
 # Runs the GPU tests and benchmarks on a machine with a GPU, from the
 # binaries scripts/gpu-build.sh made, and prints a short table last.
 # Full logs go to $OUT (or ./out) as gpu-*.log. Usage (repo root):
-#   [GEMM=0] [AB=1] scripts/gpu-device-run.sh [quick]
+#   [GEMM=0] [AB=1] [APB=n,...] [MAXREG=n,...] scripts/gpu-device-run.sh [quick]
 # quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark;
-# AB=1 also times dev and prodslice without the source ordering.
+# AB=1 also times dev and prodslice without the source ordering; APB=4,16
+# also times them with those antennas per block of the fused kernel;
+# MAXREG=64,80 with vis.cu compiled under those register limits.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -48,6 +50,8 @@ if [ -x .devbin/matvis_gpu.test ]; then
 	echo "== matvis/gpu tests"
 	bench=(-gpu-bench -gpu-bench-out "$OUT/gpu-bench.md")
 	[ "${AB:-0}" = 1 ] && bench+=(-gpu-bench-nosort)
+	[ -n "${APB:-}" ] && bench+=(-gpu-bench-apb "$APB")
+	[ -n "${MAXREG:-}" ] && bench+=(-gpu-bench-maxreg "$MAXREG")
 	[ "${1:-}" = quick ] && bench=()
 	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=9m "${bench[@]}"
 	grep -E 'parity|precision gate|GPU time|Error|error|panic' "$OUT/gpu-gpu.log" | head -70

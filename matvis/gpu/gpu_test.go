@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -24,6 +25,8 @@ import (
 var (
 	benchFlag = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
 	benchOut  = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
+	benchAPB  = flag.String("gpu-bench-apb", "", "also time prodslice with these antennas per block of the fused kernel (comma-separated)")
+	benchReg  = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB   = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 )
 
@@ -430,13 +433,37 @@ func TestBenchCanonical(t *testing.T) {
 		nant, nsrc, nt, chunks int
 		target                 float64
 		nosort                 bool
+		apb, maxreg            int
 	}
-	configs := []config{{"dev", 64, 200000, 8, 1, 0.004, false}, {"prodslice", 350, 1000000, 4, 30, 0.095, false}}
+	configs := []config{{"dev", 64, 200000, 8, 1, 0.004, false, 0, 0}, {"prodslice", 350, 1000000, 4, 30, 0.095, false, 0, 0}}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true})
+		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0})
 	}
+	for _, f := range strings.Split(*benchAPB, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0},
+				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0})
+		}
+	}
+	for _, f := range strings.Split(*benchReg, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n},
+				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n})
+		}
+	}
+	defaultAPB := antennasPerBlock
+	defer func() { extraCompileOptions = nil }()
+	defer func() { antennasPerBlock = defaultAPB }()
 	for _, cf := range configs {
 		sortSources = !cf.nosort
+		antennasPerBlock = defaultAPB
+		if cf.apb > 0 {
+			antennasPerBlock = cf.apb
+		}
+		extraCompileOptions = nil
+		if cf.maxreg > 0 {
+			extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
+		}
 		sim := benchSim(t, cf.nant, cf.nsrc, cf.nt, cf.chunks, 1)
 		t0 := time.Now()
 		if _, err := g.Run(context.Background(), sim); err != nil { // warm-up: compile, strategy, caches

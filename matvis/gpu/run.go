@@ -83,8 +83,13 @@ type run struct {
 var sortSources = true
 
 // antennasPerBlock is the antenna group of one block of the fused
-// beam_tau_z kernel (its grid's y dimension is the number of groups).
-const antennasPerBlock = 8
+// beam_tau_z kernel (its grid's y dimension is the number of groups); a
+// variable so that the benchmarks can sweep it.
+var antennasPerBlock = 8
+
+// extraCompileOptions are added to the NVRTC options of vis.cu (the
+// benchmarks try register limits with it).
+var extraCompileOptions []string
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
@@ -269,8 +274,8 @@ func (r *run) compile() error {
 	if r.st.Double() {
 		zt, r.zsize = "double2", 16
 	}
-	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers},
-		"-DR_T="+rt, "-DZ_T="+zt, "-DACC_T="+zt, "-DOUT_T="+out)
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, extraCompileOptions...)
+	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
@@ -601,7 +606,8 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		feedY = 1
 	}
 	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
-	groups := uint32((r.nant + antennasPerBlock - 1) / antennasPerBlock)
+	apb := max(antennasPerBlock, 1)
+	groups := uint32((r.nant + apb - 1) / apb)
 	for ci := 0; ci < count; ci++ {
 		p0 := ci * size
 		n := min(size, nvis-p0)
@@ -613,7 +619,7 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		ldz := int64(r.nf) * int64(n)
 		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
 		if err := r.fBTZ.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
-			int32(r.nant), int32(antennasPerBlock), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, r.dZ); err != nil {
+			int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, r.dZ); err != nil {
 			return err
 		}
 		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
