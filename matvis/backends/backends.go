@@ -3,7 +3,6 @@
 package backends
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -11,8 +10,9 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/gpu"
 )
 
-// ErrNoGPU says no usable CUDA device/driver was found.
-var ErrNoGPU = errors.New("no CUDA device/driver found")
+// ErrNoGPU says no usable CUDA device/driver was found; it is the GPU
+// backend's own sentinel, so errors.Is works on either name.
+var ErrNoGPU = gpu.ErrNoDevice
 
 // Open returns the named backend. For "auto", note explains the choice
 // (e.g. why the GPU was not used).
@@ -31,18 +31,14 @@ func Open(name string) (b matvis.Backend, note string, err error) {
 		if err == nil {
 			return g, "", nil
 		}
-		return cpu.New(), fmt.Sprintf("using the CPU: %v", err), nil
+		return cpu.New(), fmt.Sprintf("using the CPU backend (%v)", err), nil
 	}
 	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
 }
 
-// openGPU opens the CUDA backend (matvis/gpu) on device 0. Its
-// no-device error (cuda.ErrNoDevice) is also reported as ErrNoGPU.
+// openGPU opens the CUDA backend (matvis/gpu) on device 0.
 func openGPU() (matvis.Backend, error) {
 	g, err := gpu.Open(gpu.Options{})
-	if errors.Is(err, gpu.ErrNoDevice) {
-		return nil, fmt.Errorf("%w: %w", ErrNoGPU, err)
-	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,33 @@
+package backends
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestOpen(t *testing.T) {
+	if b, _, err := Open("cpu"); err != nil || b.Name() != "cpu" {
+		t.Fatalf("cpu: %v %v", b, err)
+	}
+	if _, _, err := Open("tpu"); err == nil || !strings.Contains(err.Error(), `"tpu"`) {
+		t.Fatalf("tpu: %v", err)
+	}
+	b, note, err := Open("auto")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _, gerr := Open("gpu")
+	switch {
+	case gerr == nil:
+		if b.Name() != "gpu" || g.Name() != "gpu" {
+			t.Fatalf("a GPU opened but auto chose %s", b.Name())
+		}
+	case errors.Is(gerr, ErrNoGPU):
+		if b.Name() != "cpu" || !strings.Contains(note, "no CUDA device/driver found") {
+			t.Fatalf("without a GPU auto gave %s with note %q", b.Name(), note)
+		}
+	default:
+		t.Fatalf("gpu: unexpected error %v", gerr)
+	}
+}
