@@ -2,6 +2,7 @@ package backends
 
 import (
 	"errors"
+	"io"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,11 @@ func TestOpen(t *testing.T) {
 	g, _, gerr := Open("gpu")
 	switch {
 	case gerr == nil:
+		for _, x := range []any{b, g} {
+			if c, ok := x.(io.Closer); ok {
+				defer c.Close()
+			}
+		}
 		if b.Name() != "gpu" || g.Name() != "gpu" {
 			t.Fatalf("a GPU opened but auto chose %s", b.Name())
 		}
