@@ -115,5 +115,20 @@ EOF
   echo "ok   $name ($((SECONDS - t0)) s)"
 done
 
+# 03-docs-figures rewrites docs/figures: what it made must be what is committed.
+if [ -e notebooks/03-docs-figures.ipynb ] && [[ 03-docs-figures == ${NOTEBOOKS_ONLY:-*} ]] &&
+  git rev-parse --git-dir >/dev/null 2>&1; then
+  echo "== notebooks: docs/figures reproduced"
+  changed=$(git status --porcelain --untracked-files=all -- docs/figures)
+  if [ -n "$changed" ]; then
+    echo "$changed"
+    echo "FAIL docs/figures differ from what notebooks/03-docs-figures.ipynb makes from the committed code and"
+    echo "     profile summaries: run scripts/test-notebooks.sh (or that notebook) and commit docs/figures"
+    status=1
+  else
+    echo "ok   docs/figures ($(git ls-files docs/figures | wc -l) files) are exactly what the notebook makes"
+  fi
+fi
+
 echo "== notebooks: executed copies in $out; all notebook steps took $((SECONDS - t_all)) s"
 exit $status
