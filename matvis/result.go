@@ -64,6 +64,16 @@ type Stats struct {
 	Chunks []ChunkSample
 	// Total is the whole run's wall time.
 	Total time.Duration
+	// BeamInTauZ says the beam interpolation runs inside the tau_z stage
+	// (one fused kernel, as on the GPU): the beam stage then times only
+	// the gap before that kernel.
+	BeamInTauZ bool
+	// ZBytes is the size in bytes of one element of Z as the Gram product
+	// reads it (0: 8·precision, complex of the run's precision); a
+	// complex128 strategy on precision-1 data makes it 16.
+	ZBytes int
+	// Device is the device memory the run used (nil on the CPU).
+	Device *DeviceMemory
 }
 
 // StageTotals sums the chunk samples per stage.

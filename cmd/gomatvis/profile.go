@@ -111,5 +111,18 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		rep.Backend, cfg.NAnt, cfg.NSrc, d.ChunksPerIntegration, d.SteadyWallPerIntegration, d.ChunkTotalMedian, d.ChunksPerIntegration,
 		d.HostOverheadPerIntegration, float64(rep.Memory.MeasuredPeakHeapBytes)/1e6, float64(rep.Memory.Plan.Total)/1e6,
 		filepath.Join(*out, "summary.json"))
+	if dm := rep.Memory.Device; dm != nil {
+		fmt.Fprintf(stdout, "device memory: %.3f GB used at peak (cuMemGetInfo), backend allocations %.3f GB, model %.3f GB at %d chunks (raw beam grids %.3f GB)\n",
+			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9, rep.Memory.Plan.NChunks,
+			float64(rep.Memory.Plan.Term("beam_grid"))/1e9)
+	}
+	if g := d.GPUTimePerIntegration; g != nil {
+		fmt.Fprintf(stdout, "GPU time per integration %.5f s (median chunk total × chunks); matprod: %s\n", *g, rep.MatProd)
+	}
+	if rl := rep.Roofline; rl != nil {
+		for _, c := range append(append([]profile.Ceiling(nil), rl.Ceilings.Bandwidth...), rl.Ceilings.Compute...) {
+			fmt.Fprintf(stdout, "ceiling %-44s %10.4g %s\n", c.Name, c.Value, c.Unit)
+		}
+	}
 	return nil
 }

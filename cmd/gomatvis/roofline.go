@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/plots"
@@ -35,11 +36,35 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if rep.Roofline == nil {
 			return fmt.Errorf("%s has no roofline (profiled with --no-roofline); profile again", *from)
 		}
-		// Re-measure the ceilings on this machine at the profile's shape.
+		// Re-measure the ceilings on this machine at the profile's shape,
+		// on the device when the profile ran on one.
 		var meter profile.CeilingMeter = profile.CPUMeter{Herk: cblas.Best()}
+		if rep.Backend == "gpu" {
+			be, _, err := backends.Open("gpu")
+			if err != nil {
+				return fmt.Errorf("re-measuring a GPU profile's ceilings: %w", err)
+			}
+			if cl, ok := be.(interface{ Close() error }); ok {
+				defer cl.Close()
+			}
+			m, ok := be.(profile.CeilingMeter)
+			if !ok {
+				return fmt.Errorf("the gpu backend measures no ceilings")
+			}
+			meter = m
+		}
 		c, err := meter.MeasureCeilings(ctx, rep.Roofline.Shape)
 		if err != nil {
 			return err
+		}
+		if rep.Machine.GPU != "" {
+			for _, d := range profile.Datasheet(rep.Machine.GPU) {
+				if d.Unit == "B/s" {
+					c.Bandwidth = append(c.Bandwidth, d)
+				} else {
+					c.Compute = append(c.Compute, d)
+				}
+			}
 		}
 		rep.Roofline.Ceilings = c
 	} else {

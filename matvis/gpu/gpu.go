@@ -52,6 +52,10 @@ type Backend struct {
 	mu   sync.Mutex
 	opts Options
 	c    *cuda.Context
+	info cuda.DeviceInfo
+	// chosen is the Gram strategy of the last run per (precision, M), for
+	// MeasureCeilings.
+	chosen map[[2]int]gram.Strategy
 }
 
 // Open opens the device. Without a CUDA driver or device the error matches
@@ -61,14 +65,14 @@ func Open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu backend: %w", err)
 	}
-	return &Backend{opts: opts, c: c}, nil
+	return &Backend{opts: opts, c: c, info: c.Info(), chosen: map[[2]int]gram.Strategy{}}, nil
 }
 
 // Name returns "gpu".
 func (b *Backend) Name() string { return "gpu" }
 
 // Device describes the device.
-func (b *Backend) Device() cuda.DeviceInfo { return b.c.Info() }
+func (b *Backend) Device() cuda.DeviceInfo { return b.info }
 
 // Close releases the device.
 func (b *Backend) Close() error {
@@ -94,5 +98,6 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 		return nil, err
 	}
 	defer r.close()
+	b.chosen[[2]int{sim.Options.Precision, r.M}] = r.st
 	return r.run()
 }

@@ -76,7 +76,31 @@ type run struct {
 	nblkSort                                                 int
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
 	coordT                                                   [2][2]time.Duration // per slot: upload, compaction
+
+	// Device memory accounting (Stats.Device): live allocations by
+	// pointer, their sum per term (in first-allocation order) and the
+	// free-memory samples.
+	mem       matvis.DeviceMemory
+	live      map[cuda.DevicePtr]allocRec
+	liveBytes int64
+	liveTerm  map[string]int64
+	termOrder []string
 }
+
+// allocRec is one live device allocation: its memory term and size.
+type allocRec struct {
+	term string
+	n    int64
+}
+
+// Device memory terms of the backend's buffers that the memory model has
+// no term for (the others use matvis.Term* names).
+const (
+	termBeamTables = "gpu_beam_tables" // beam descriptors and grid geometries
+	termCompaction = "gpu_compaction"  // two slots of visible-source index, ENU and amplitude; scan counts
+	termSort       = "gpu_sort"        // the source ordering's scratch copies and bin counts
+	termIO         = "gpu_io"          // antenna→beam map, pairs, rotation matrices, extracted output
+)
 
 // sortSources switches the (zenith band, azimuth bin) ordering of the
 // visible sources; tests turn it off to measure what it brings.
@@ -93,7 +117,10 @@ var extraCompileOptions []string
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
+	if free, total, err := r.c.MemInfo(); err == nil {
+		r.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
+	}
 	defer func() {
 		if err != nil {
 			r.close()
@@ -102,6 +129,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	}()
 	r.res = matvis.NewResult(sim)
 	r.res.Stats.Backend = "gpu"
+	r.res.Stats.BeamInTauZ = true
 	r.p1 = sim.Options.Precision == 1
 	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
 	r.M = r.nf * r.nant
@@ -161,9 +189,11 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.compile(); err != nil {
 		return nil, err
 	}
+	r.res.Stats.ZBytes = int(r.zsize)
 	if err = r.allocate(); err != nil {
 		return nil, err
 	}
+	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil
 }
@@ -192,6 +222,7 @@ func (r *run) chooseStrategy() error {
 			return nil
 		}
 	}
+	r.mem.ScratchBytes = int64(bucket)*int64(r.M)*16 + int64(r.M)*int64(r.M)*16 // gram.Choose's Z and C
 	st, res, err := r.g.Choose(gram.Candidates(prec), r.M, bucket)
 	if err != nil {
 		return fmt.Errorf("gpu: choosing the Gram strategy: %w", err)
@@ -291,45 +322,99 @@ func (r *run) compile() error {
 	return nil
 }
 
-func (r *run) alloc(n int64) (cuda.DevicePtr, error) {
-	p, err := r.c.Alloc(max(n, 8))
+func (r *run) alloc(term string, n int64) (cuda.DevicePtr, error) {
+	n = max(n, 8)
+	p, err := r.c.Alloc(n)
 	if err != nil {
-		return 0, fmt.Errorf("gpu: %w", err)
+		return 0, fmt.Errorf("gpu: %s: %w", term, err)
 	}
 	r.allocs = append(r.allocs, p)
+	r.track(p, term, n)
 	return p, nil
+}
+
+// track records a live allocation for the memory accounting and updates
+// the peak and its breakdown.
+func (r *run) track(p cuda.DevicePtr, term string, n int64) {
+	r.live[p] = allocRec{term, n}
+	r.liveBytes += n
+	if _, ok := r.liveTerm[term]; !ok {
+		r.termOrder = append(r.termOrder, term)
+	}
+	r.liveTerm[term] += n
+	if r.liveBytes > r.mem.AllocatedPeakBytes {
+		r.mem.AllocatedPeakBytes = r.liveBytes
+		r.mem.AllocatedTerms = r.mem.AllocatedTerms[:0]
+		for _, t := range r.termOrder {
+			r.mem.AllocatedTerms = append(r.mem.AllocatedTerms, matvis.MemoryTerm{Name: t, Bytes: r.liveTerm[t]})
+		}
+	}
+}
+
+// untrack forgets a freed allocation.
+func (r *run) untrack(p cuda.DevicePtr) {
+	if a, ok := r.live[p]; ok {
+		delete(r.live, p)
+		r.liveBytes -= a.n
+		r.liveTerm[a.term] -= a.n
+	}
+}
+
+// sampleFree reads the device's free memory and keeps the least seen.
+func (r *run) sampleFree() {
+	if r.mem.TotalBytes == 0 {
+		return
+	}
+	if free, _, err := r.c.MemInfo(); err == nil && free < r.mem.MinFreeBytes {
+		r.mem.MinFreeBytes = free
+	}
+}
+
+// deviceMemory completes the run's device-memory record.
+func (r *run) deviceMemory() *matvis.DeviceMemory {
+	if r.mem.TotalBytes == 0 {
+		return nil
+	}
+	r.sampleFree()
+	m := r.mem
+	m.UsedPeakBytes = m.FreeBeforeBytes - m.MinFreeBytes
+	m.AllocatedTerms = append([]matvis.MemoryTerm(nil), m.AllocatedTerms...)
+	return &m
 }
 
 func (r *run) allocate() error {
 	sim := r.sim
 	var err error
 	type req struct {
-		p *cuda.DevicePtr
-		n int64
+		p    *cuda.DevicePtr
+		term string
+		n    int64
 	}
 	ns := int64(r.nsrc)
 	reqs := []req{
-		{&r.dAnt, int64(r.nant) * 3 * 8}, {&r.dBeamOf, int64(r.nant) * 4}, {&r.dPairs, int64(r.npairs) * 8},
-		{&r.dFlux, ns * int64(sim.NFreq()) * 8},
-		{&r.dSrc[0], ns * 8}, {&r.dSrc[1], ns * 8}, {&r.dSrc[2], ns * 8},
-		{&r.dMat[0], 72}, {&r.dMat[1], 72}, {&r.dTotal[0], 4}, {&r.dTotal[1], 4},
-		{&r.dBlkCnt, int64(r.nblk) * 4}, {&r.dBlkOff, int64(r.nblk) * 4},
-		{&r.dZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
-		{&r.dAcc, int64(r.M) * int64(r.M) * r.zsize},
-		{&r.dOut, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
-		{&r.dDesc, int64(r.nbeam) * 32},
+		{&r.dAnt, matvis.TermAntPos, int64(r.nant) * 3 * 8}, {&r.dBeamOf, termIO, int64(r.nant) * 4}, {&r.dPairs, termIO, int64(r.npairs) * 8},
+		{&r.dFlux, matvis.TermFlux, ns * int64(sim.NFreq()) * 8},
+		// The cached vectors (or uploaded ENU) of every source: the
+		// model's crd_eq; its crd_top are the compaction slots' ENU.
+		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
+		{&r.dMat[0], termIO, 72}, {&r.dMat[1], termIO, 72}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
+		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
+		{&r.dZ, matvis.TermZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
+		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
+		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
+		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
 	}
 	if r.order {
 		nt := int64(r.nblkSort) * nazbin * 4
-		reqs = append(reqs, req{&r.dTmpE, ns * r.rsize}, req{&r.dTmpN, ns * r.rsize}, req{&r.dTmpU, ns * r.rsize},
-			req{&r.dTmpA, ns * 8}, req{&r.dSortCnt, nt}, req{&r.dSortOff, nt}, req{&r.dSortTot, 4})
+		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
+			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
 	for i := 0; i < 2; i++ {
-		reqs = append(reqs, req{&r.dVidx[i], ns * 4}, req{&r.dCe[i], ns * r.rsize}, req{&r.dCn[i], ns * r.rsize},
-			req{&r.dCu[i], ns * r.rsize}, req{&r.dAmp[i], ns * 8})
+		reqs = append(reqs, req{&r.dVidx[i], termCompaction, ns * 4}, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
+			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})
 	}
 	for _, q := range reqs {
-		if *q.p, err = r.alloc(q.n); err != nil {
+		if *q.p, err = r.alloc(q.term, q.n); err != nil {
 			return err
 		}
 	}
@@ -435,6 +520,7 @@ func (r *run) prepareBeams(fi int) error {
 		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
 			return fmt.Errorf("gpu: beam geometries: %w", err)
 		}
+		r.track(r.dGeom, termBeamTables, int64(len(t.geom))*8)
 		if err := cuda.Upload(r.c, r.dGeom, t.geom, r.s); err != nil {
 			return fmt.Errorf("gpu: upload beam geometries: %w", err)
 		}
@@ -443,6 +529,7 @@ func (r *run) prepareBeams(fi int) error {
 		if r.dCoef, err = r.c.Alloc(t.ncoef * 2 * r.rsize); err != nil {
 			return fmt.Errorf("gpu: beam planes (%d MB): %w", t.ncoef*2*r.rsize>>20, err)
 		}
+		r.track(r.dCoef, matvis.TermBeamGrid, t.ncoef*2*r.rsize)
 		if r.p1 {
 			err = cuda.Upload(r.c, r.dCoef, t.coef32, r.s)
 		} else {
@@ -459,6 +546,7 @@ func (r *run) freeBeamTables() {
 	for _, p := range []*cuda.DevicePtr{&r.dGeom, &r.dCoef} {
 		if *p != 0 {
 			_ = r.c.Free(*p)
+			r.untrack(*p)
 			*p = 0
 		}
 	}
@@ -709,6 +797,7 @@ func (r *run) run() (*matvis.Result, error) {
 	counts := cuda.HostSlice[int32](r.hCount)
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
+		r.res.Stats.Device = r.deviceMemory()
 		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 		return r.res, err
 	}
@@ -716,6 +805,7 @@ func (r *run) run() (*matvis.Result, error) {
 		if err := r.prepareBeams(fi); err != nil {
 			return fail(err)
 		}
+		r.sampleFree()
 		if err := r.queueCoords(fi, 0, 0); err != nil {
 			return fail(err)
 		}
@@ -758,6 +848,7 @@ func (r *run) run() (*matvis.Result, error) {
 		}
 		r.tick(&done, total, &last)
 	}
+	r.res.Stats.Device = r.deviceMemory()
 	r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 	return r.res, nil
 }

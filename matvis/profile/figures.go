@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/plots"
@@ -30,7 +31,21 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 		return nil, fmt.Errorf("profile: stage figure: no reports")
 	}
 	stages := stageOrder(reps[0])
-	d := plots.StageData{Title: title, Stages: stages, Unit: "ms"}
+	// A fused beam + τ/Z kernel is one stage: the beam stage's time (the
+	// gap before the kernel) is drawn inside it, under one label.
+	labels := slices.Clone(stages)
+	fused := reps[0].BeamInTauZ
+	if fused {
+		stages = slices.DeleteFunc(stages, func(s string) bool { return s == "beam" })
+		labels = labels[:0]
+		for _, s := range stages {
+			if s == "tau_z" {
+				s = "beam+tau_z (fused)"
+			}
+			labels = append(labels, s)
+		}
+	}
+	d := plots.StageData{Title: title, Stages: labels, Unit: "ms"}
 	for ri, r := range reps {
 		run := plots.StageRun{Name: r.Backend}
 		if ri < len(names) {
@@ -42,7 +57,11 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 				b.Label = fmt.Sprintf("f%d t%d", in.Freq, in.Time)
 			}
 			for _, s := range stages {
-				b.Seconds = append(b.Seconds, in.Stages[s])
+				v := in.Stages[s]
+				if fused && s == "tau_z" {
+					v += in.Stages["beam"]
+				}
+				b.Seconds = append(b.Seconds, v)
 			}
 			run.Bars = append(run.Bars, b)
 		}
@@ -71,7 +90,15 @@ func MemoryFigure(rep *Report) (*plots.Figure, error) {
 		}
 		d.Points = append(d.Points, pt)
 	}
-	if m.MeasuredPeakHeapBytes > 0 {
+	if dm := m.Device; dm != nil {
+		x := float64(m.Plan.SourcesPerChunk)
+		d.Measured = append(d.Measured,
+			plots.MeasuredMemory{Label: "measured device memory used (cuMemGetInfo, peak)", SourcesPerChunk: x, Bytes: float64(dm.UsedPeakBytes)},
+			plots.MeasuredMemory{Label: "backend's device allocations (peak)", SourcesPerChunk: x, Bytes: float64(dm.AllocatedPeakBytes)})
+	}
+	// On a device the model is of device memory: the host heap is not
+	// drawn against it (it stays in summary.json).
+	if m.MeasuredPeakHeapBytes > 0 && m.Device == nil {
 		d.Measured = append(d.Measured, plots.MeasuredMemory{
 			Label: "measured peak Go heap", SourcesPerChunk: float64(m.Plan.SourcesPerChunk), Bytes: float64(m.MeasuredPeakHeapBytes),
 		})
@@ -232,7 +259,11 @@ func Figures(rep *Report) ([]*plots.Figure, []string, error) {
 		figs, names = append(figs, f), append(names, name)
 		return nil
 	}
-	f, err := StageFigure(fmt.Sprintf("time per integration by stage (%s, %s)", rep.Backend, rep.Config.Preset), []*Report{rep}, nil)
+	title := fmt.Sprintf("time per integration by stage (%s, %s)", rep.Backend, rep.Config.Preset)
+	if rep.Backend == "gpu" {
+		title = fmt.Sprintf("GPU time per integration by stage (CUDA events; %s, %s)", rep.Machine.GPU, rep.Config.Preset)
+	}
+	f, err := StageFigure(title, []*Report{rep}, nil)
 	if err := add(f, "stages", err); err != nil {
 		return nil, nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ebitengine/purego"
+	"github.com/gomatvis/gomatvis/matvis"
 )
 
 // Machine describes where a profile ran.
@@ -28,12 +29,13 @@ type Machine struct {
 }
 
 // DeviceInfo is implemented by backends that run on an accelerator, so a
-// profile can name it and read its memory.
-type DeviceInfo interface {
-	// DeviceName is e.g. "NVIDIA H200".
-	DeviceName() string
-	// DeviceMemory returns the free and total device memory in bytes.
-	DeviceMemory() (free, total int64, err error)
+// profile can name it and read its memory (matvis.DeviceInfo).
+type DeviceInfo = matvis.DeviceInfo
+
+// deviceLibraries is implemented by backends that can name their device's
+// software (driver and library versions, architecture).
+type deviceLibraries interface {
+	DeviceLibraries() map[string]string
 }
 
 // DescribeMachine gathers the machine's description; blas names the herk
@@ -46,6 +48,11 @@ func DescribeMachine(blas string, backend any) Machine {
 	}
 	if d, ok := backend.(DeviceInfo); ok {
 		m.GPU = d.DeviceName()
+	}
+	if d, ok := backend.(deviceLibraries); ok {
+		for k, v := range d.DeviceLibraries() {
+			m.Libraries[k] = v
+		}
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, dep := range bi.Deps {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 )
@@ -171,5 +173,54 @@ func TestPresets(t *testing.T) {
 	p.Precision = 3
 	if err := p.Validate(); err == nil {
 		t.Error("precision 3 accepted")
+	}
+}
+
+func TestFuseBeamTauZ(t *testing.T) {
+	ws := WorkShape{NAnt: 350, NBeamUsed: 350, NFeed: 2, Precision: 1, Sources: 33334, Visible: 16667, ENUFlops: 15, Gridded: true, ZBytes: 16}
+	w := CountWork(ws)
+	f := FuseBeamTauZ(w, ws)
+	if len(f) != 3 || f[0].Stage != "coords" || f[1].Stage != StageBeamTauZ || f[2].Stage != "matprod" {
+		t.Fatalf("fused stages %+v", f)
+	}
+	if f[1].FLOPs != w[1].FLOPs+w[2].FLOPs {
+		t.Errorf("fused FLOPs %g, want %g", f[1].FLOPs, w[1].FLOPs+w[2].FLOPs)
+	}
+	// The interpolated beams are neither written nor read: B·V·16F² each way.
+	if want := w[1].Bytes + w[2].Bytes - 2*350*16667*16*4; f[1].Bytes != want {
+		t.Errorf("fused bytes %g, want %g", f[1].Bytes, want)
+	}
+	// Z in complex128: 16 bytes per element in the Gram product's read.
+	if w[3].Bytes != 700*2*16667*16+2*700*700*16 {
+		t.Errorf("matprod bytes %g with ZBytes 16", w[3].Bytes)
+	}
+}
+
+// TestFusedAndDeviceFigures: a report of a backend with a fused beam+τ/Z
+// kernel and device memory draws one stage for the two and the device's
+// measured memory instead of the host heap.
+func TestFusedAndDeviceFigures(t *testing.T) {
+	rep := small(t, Options{})
+	rep.BeamInTauZ = true
+	rep.Memory.Device = &matvis.DeviceMemory{UsedPeakBytes: 3e8, AllocatedPeakBytes: 2.5e8}
+	f, err := StageFigure("fused", []*Report{rep}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range f.Series {
+		names = append(names, s.Name)
+	}
+	if f.Count("bars") != 3 || !slices.Contains(names, "beam+tau_z (fused)") || slices.Contains(names, "beam") {
+		t.Errorf("stage series %v: want coords, beam+tau_z (fused), matprod", names)
+	}
+	m, err := MemoryFigure(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range m.Series {
+		if s.Kind == "scatter" && s.Points != 2 {
+			t.Errorf("memory figure: %d measured points, want 2 (device used, backend allocations)", s.Points)
+		}
 	}
 }

@@ -9,40 +9,25 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 )
 
-// Ceiling is one measured or published limit of a machine: a bandwidth in
-// bytes/s or a compute rate in FLOP/s.
-type Ceiling struct {
-	Name     string  `json:"name"`
-	Value    float64 `json:"value"`
-	Unit     string  `json:"unit"` // "B/s" or "FLOP/s"
-	Measured bool    `json:"measured"`
-	Note     string  `json:"note,omitempty"`
-}
+// Ceiling is one measured or published limit of a machine (matvis.Ceiling).
+type Ceiling = matvis.Ceiling
 
-// Ceilings are a device's roofs.
-type Ceilings struct {
-	Device    string    `json:"device"`
-	Bandwidth []Ceiling `json:"bandwidth"`
-	Compute   []Ceiling `json:"compute"`
-}
+// Ceilings are a device's roofs (matvis.Ceilings).
+type Ceilings = matvis.Ceilings
 
-// GramShape is the Gram product of one chunk: C (M×M) = Z·Zᴴ with Z M×K.
-type GramShape struct {
-	M         int `json:"m"`
-	K         int `json:"k"`
-	Precision int `json:"precision"`
-}
+// GramShape is the Gram product of one chunk: C (M×M) = Z·Zᴴ with Z M×K
+// (matvis.GramShape).
+type GramShape = matvis.GramShape
 
 // CeilingMeter measures a device's ceilings, the Gram product at the run's
-// exact shape among them. The CPU's is CPUMeter; a GPU backend implements
-// it (through cuBLAS with CUDA events) and Run uses the backend's own when
-// the backend is one.
-type CeilingMeter interface {
-	MeasureCeilings(ctx context.Context, shape GramShape) (Ceilings, error)
-}
+// exact shape among them (matvis.CeilingMeter). The CPU's is CPUMeter; the
+// GPU backend (matvis/gpu) implements it through cuBLAS with CUDA events,
+// and Run uses the backend's own when the backend is one.
+type CeilingMeter = matvis.CeilingMeter
 
 // CPUMeter measures the CPU: memory bandwidth by a parallel copy of a
 // buffer much larger than the caches, and the herk rate at the run's shape
@@ -183,6 +168,9 @@ type WorkShape struct {
 	// ENUFlops is the coordinate method's cost per source and time (15
 	// for a 3×3 rotation, 0 for precomputed vectors).
 	ENUFlops float64
+	// ZBytes is one element of Z as written and read (0: 8·Precision);
+	// 16 when a complex128 Gram strategy runs on precision-1 data.
+	ZBytes int
 }
 
 // StageWork is the counted work of one stage for one chunk.
@@ -217,6 +205,9 @@ func CountWork(s WorkShape) []StageWork {
 	n, v := float64(s.Sources), float64(s.Visible)
 	a, b, f := float64(s.NAnt), float64(s.NBeamUsed), float64(s.NFeed)
 	c := 8 * float64(max(s.Precision, 1))
+	if s.ZBytes > 0 {
+		c = float64(s.ZBytes)
+	}
 	perComp := 1.0
 	if s.Gridded {
 		perComp = 66 // 16 taps × (re, im) multiply-adds + the weights
@@ -228,4 +219,38 @@ func CountWork(s WorkShape) []StageWork {
 		{"tau_z", 2*v + a*v*(10+6*f*f), (b*16*f*f+32)*v + a*f*f*v*c},
 		{"matprod", 4 * m * m * k, m*k*c + 2*m*m*c},
 	}
+}
+
+// StageBeamTauZ names the fused beam + τ + Z stage on the roofline.
+const StageBeamTauZ = "beam+tau_z"
+
+// FuseBeamTauZ replaces the beam and tau_z stages of CountWork's result by
+// one fused stage (StageBeamTauZ), for a backend that interpolates the
+// beams inside the τ/Z kernel: the FLOPs add up, and the interpolated-beam
+// array, which the fused kernel keeps in registers, is neither written nor
+// read (B·V·16F² bytes each way less).
+func FuseBeamTauZ(work []StageWork, s WorkShape) []StageWork {
+	var out []StageWork
+	var fused StageWork
+	found := 0
+	for _, w := range work {
+		switch w.Stage {
+		case "beam", "tau_z":
+			fused.FLOPs += w.FLOPs
+			fused.Bytes += w.Bytes
+			found++
+		default:
+			out = append(out, w)
+		}
+	}
+	if found != 2 {
+		return work
+	}
+	b, v, f := float64(s.NBeamUsed), float64(s.Visible), float64(s.NFeed)
+	fused.Stage = StageBeamTauZ
+	fused.Bytes -= 2 * b * v * 16 * f * f
+	// After coords, in pipeline order.
+	res := append([]StageWork{}, out[:1]...)
+	res = append(res, fused)
+	return append(res, out[1:]...)
 }

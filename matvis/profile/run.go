@@ -38,16 +38,20 @@ type Options struct {
 
 // Report is the result of a profile; it is what summary.json holds.
 type Report struct {
-	Schema      string             `json:"schema"`
-	Created     time.Time          `json:"created"`
-	Command     string             `json:"command,omitempty"`
-	Config      Config             `json:"config"`
-	Backend     string             `json:"backend"`
-	BackendNote string             `json:"backend_note,omitempty"`
-	MatProd     string             `json:"matprod"`
-	Notes       []string           `json:"notes"`
-	Timing      Timing             `json:"timing"`
-	Stages      map[string]Summary `json:"stages"`
+	Schema      string    `json:"schema"`
+	Created     time.Time `json:"created"`
+	Command     string    `json:"command,omitempty"`
+	Config      Config    `json:"config"`
+	Backend     string    `json:"backend"`
+	BackendNote string    `json:"backend_note,omitempty"`
+	MatProd     string    `json:"matprod"`
+	// BeamInTauZ says the backend interpolates beams inside the tau_z
+	// stage (one fused kernel): the beam stage is only the gap before it,
+	// and the figures and the roofline show the two as one stage.
+	BeamInTauZ bool               `json:"beam_in_tau_z,omitempty"`
+	Notes      []string           `json:"notes"`
+	Timing     Timing             `json:"timing"`
+	Stages     map[string]Summary `json:"stages"`
 	// Integrations summarises the wall time of every measured integration.
 	Integrations Summary `json:"integrations"`
 	// PerIntegration holds each integration's wall and stage sums.
@@ -109,8 +113,13 @@ type Memory struct {
 	// GOGC in GCPercent (garbage not yet collected included).
 	MeasuredPeakHeapBytes int64 `json:"measured_peak_heap_bytes"`
 	GCPercent             int   `json:"gc_percent"`
-	// DeviceUsedBytes is device memory in use after the run (GPU only).
+	// DeviceUsedBytes is the device memory the measured run held at its
+	// peak (Device.UsedPeakBytes; GPU only).
 	DeviceUsedBytes *int64 `json:"device_used_bytes,omitempty"`
+	// Device is the backend's account of the measured run's device
+	// memory: free memory before and at its lowest, the backend's own
+	// allocations by term (GPU only).
+	Device *matvis.DeviceMemory `json:"device,omitempty"`
 	// Curve is the model against sources per chunk, for the figure.
 	Curve []matvis.MemoryPoint `json:"curve"`
 }
@@ -164,6 +173,11 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
 		be, rep.BackendNote = b, note
+		// A backend opened here is closed here (a GPU backend holds a
+		// device context).
+		if c, ok := b.(interface{ Close() error }); ok {
+			defer c.Close()
+		}
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}
@@ -211,16 +225,17 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.Timing.Run = time.Since(t).Seconds()
 	rep.Result = res
 	rep.MatProd = res.Stats.MatProdImpl
+	rep.BeamInTauZ = res.Stats.BeamInTauZ
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
 	rep.Memory = memory(sim, res, int64(peak-base))
 	rep.Memory.GCPercent = gc
-	if d, ok := be.(DeviceInfo); ok {
-		if free, total, err := d.DeviceMemory(); err == nil {
-			used := total - free
-			rep.Memory.DeviceUsedBytes = &used
-		}
+	if dm := res.Stats.Device; dm != nil {
+		used := dm.UsedPeakBytes
+		rep.Memory.Device, rep.Memory.DeviceUsedBytes = dm, &used
+		logf("device memory: %.3f GB used at peak (backend allocations %.3f GB), model %.3f GB",
+			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9)
 	}
 	herk := cblas.Best()
 	rep.Machine = DescribeMachine(herk.Name(), be)
@@ -374,13 +389,21 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	if rep.Config.Coords == "precomputed" {
 		enu = 0
 	}
-	work := CountWork(WorkShape{
+	ws := WorkShape{
 		NAnt: sim.NAnt(), NBeamUsed: mc.NBeamUsed, NFeed: nf, Precision: sim.Options.Precision,
 		Sources: int(Summarize(srcs).Median), Visible: v, Gridded: rep.Config.Gridded, ENUFlops: enu,
-	})
+		ZBytes: res.Stats.ZBytes,
+	}
+	work := CountWork(ws)
+	if res.Stats.BeamInTauZ {
+		work = FuseBeamTauZ(work, ws)
+	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}
 	for _, w := range work {
 		sec := rep.Stages[w.Stage].Median
+		if w.Stage == StageBeamTauZ {
+			sec = rep.Stages["beam"].Median + rep.Stages["tau_z"].Median
+		}
 		p := StagePoint{StageWork: w, Seconds: sec, Intensity: w.Intensity()}
 		if sec > 0 {
 			p.FLOPRate = w.FLOPs / sec
