@@ -54,6 +54,13 @@ type MeasuredMemory struct {
 	Bytes           float64
 }
 
+// limitOffScale: a limit more than this many times the largest total is
+// named in the title instead of drawn.
+const limitOffScale = 2
+
+// measuredGlyphs mark the measured points, one shape each.
+var measuredGlyphs = []draw.GlyphDrawer{draw.CrossGlyph{}, draw.RingGlyph{}, draw.TriangleGlyph{}, draw.SquareGlyph{}, draw.PlusGlyph{}}
+
 // MemoryVsChunk draws every memory term as a stacked area against sources
 // per chunk (log x, GB on a linear y): the floor term at the bottom, then
 // terms that do not scale with the chunk, then those that do. The limit is
@@ -151,12 +158,22 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	for _, pt := range d.Points {
 		xmin, xmax = math.Min(xmin, pt.SourcesPerChunk), math.Max(xmax, pt.SourcesPerChunk)
 	}
+	for _, m := range d.Measured {
+		// A measured point at the edge of the curve stays inside the axes.
+		if m.SourcesPerChunk >= xmax/1.1 {
+			xmax = math.Max(xmax, m.SourcesPerChunk*1.15)
+		}
+		if m.SourcesPerChunk <= xmin*1.1 {
+			xmin = math.Min(xmin, m.SourcesPerChunk/1.15)
+		}
+	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min = 0
 	clipped := false
-	if d.Limit > 30*top {
+	if d.Limit > limitOffScale*top {
 		// A limit far above every total would flatten the stack to the
-		// axis; say where it is instead of drawing it.
+		// axis (a GPU's free memory against a model of a few GB); say
+		// where it is instead of drawing it.
 		p.Title.Text += fmt.Sprintf("\n(%s: %.3g GB, off the scale: every chunk size fits)", orDefault(d.LimitLabel, "memory available"), d.Limit/gb)
 	} else if d.Limit > 0 {
 		lim := plotter.XYs{{X: xmin, Y: d.Limit / gb}, {X: xmax, Y: d.Limit / gb}}
@@ -207,12 +224,15 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: measured memory: %w", err)
 		}
-		sc.GlyphStyle.Shape = draw.CrossGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(5)
-		sc.GlyphStyle.Color = color.Black
+		// Each measurement its own glyph (cross, ring, triangle, …): two
+		// measurements at one chunk size would otherwise hide each other.
+		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+			return draw.GlyphStyle{Shape: measuredGlyphs[i%len(measuredGlyphs)], Radius: vg.Points(5), Color: color.Black}
+		}
 		p.Add(sc)
-		for _, m := range d.Measured {
-			p.Legend.Add(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), sc)
+		for i, m := range d.Measured {
+			lg := &plotter.Scatter{GlyphStyle: sc.GlyphStyleFunc(i)}
+			p.Legend.Add(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), lg)
 		}
 		f.note("measured", "scatter", len(xy))
 	}
@@ -221,7 +241,7 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	p.Legend.Top, p.Legend.Left = true, true
 	if !clipped {
 		shown := math.Max(top, d.Limit) / gb
-		if d.Limit > 30*top {
+		if d.Limit > limitOffScale*top {
 			shown = top / gb
 		}
 		entries := len(bands) + len(d.Measured) + f.Count("marker") + f.Count("line")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds the static GPU test binaries into .devbin/ (git-ignored) for
-# scripts/gpu-device-run.sh, which runs them on a machine with a GPU (that
-# machine needs no Go toolchain). Copies the reference specs it checks
+# Builds the static GPU test binaries and the gomatvis command into .devbin/
+# (git-ignored) for scripts/gpu-device-run.sh and scripts/gpu-profile-run.sh,
+# which run them on a machine with a GPU (that machine needs no Go
+# toolchain). Copies the reference specs it checks
 # against into .devdata/. Usage: scripts/gpu-build.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,6 +13,7 @@ for pkg in ./cuda ./cuda/gram ./matvis/gpu; do
 	name=$(echo "${pkg#./}" | tr / _)
 	go test -c -o ".devbin/$name.test" "$pkg"
 done
+go build -o .devbin/gomatvis ./cmd/gomatvis
 if [ -d ../shared/reference ]; then
 	rm -rf .devdata/reference .devdata/beams
 	cp -r ../shared/reference .devdata/reference

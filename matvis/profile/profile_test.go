@@ -224,3 +224,25 @@ func TestFusedAndDeviceFigures(t *testing.T) {
 		}
 	}
 }
+
+// TestCommittedSummaries: the summaries kept in bench/profiles (the
+// figures of the docs and notebooks are regenerated from them) match the
+// schema and read back.
+func TestCommittedSummaries(t *testing.T) {
+	files, _ := filepath.Glob("../../bench/profiles/*.json")
+	if len(files) == 0 {
+		t.Skip("no bench/profiles/*.json here")
+	}
+	for _, f := range files {
+		doc, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := ValidateSummary(doc); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+		if _, err := ReadJSON(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

@@ -98,8 +98,14 @@ type Derived struct {
 	// HostOverheadPerIntegration is the steady wall time minus the median
 	// chunk total × chunks: the time outside the timed chunk stages.
 	HostOverheadPerIntegration float64 `json:"host_overhead_per_integration"`
-	ChunkTotalMedian           float64 `json:"chunk_total_median_s"`
-	ChunksPerIntegration       int     `json:"chunks_per_integration"`
+	// GPUStageSumPerIntegration is the median, over the integrations
+	// after the first, of the sum of every stage's CUDA-event time in the
+	// integration: unlike GPUTimePerIntegration it includes the stages
+	// timed once per integration in its first chunk (coordinates, their
+	// upload, the output copy); null on the CPU.
+	GPUStageSumPerIntegration *float64 `json:"gpu_stage_sum_per_integration,omitempty"`
+	ChunkTotalMedian          float64  `json:"chunk_total_median_s"`
+	ChunksPerIntegration      int      `json:"chunks_per_integration"`
 }
 
 // Memory is the memory model and what was measured.
@@ -320,6 +326,7 @@ func summarizeStats(rep *Report, res *matvis.Result) {
 	if st.Backend == "gpu" {
 		g := chunkTime
 		d.GPUTimePerIntegration = &g
+		d.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
 	}
 	d.HostOverheadPerIntegration = d.SteadyWallPerIntegration - chunkTime
 }
@@ -400,17 +407,93 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}
 	for _, w := range work {
-		sec := rep.Stages[w.Stage].Median
-		if w.Stage == StageBeamTauZ {
-			sec = rep.Stages["beam"].Median + rep.Stages["tau_z"].Median
-		}
-		p := StagePoint{StageWork: w, Seconds: sec, Intensity: w.Intensity()}
-		if sec > 0 {
-			p.FLOPRate = w.FLOPs / sec
-		}
-		rl.Points = append(rl.Points, p)
+		rl.Points = append(rl.Points, StagePoint{StageWork: w})
 	}
+	rep.Roofline = rl
+	placeStages(rep)
 	return rl, nil
+}
+
+// stageSeconds is a stage's time per chunk for the roofline: its median
+// over the chunks, or its mean when the median is 0 (a stage that runs
+// once per integration, in its first chunk only, as the GPU's coordinate
+// stage: the mean is then its time per integration shared over the
+// chunks, which matches CountWork's per-chunk share of the work).
+func stageSeconds(rep *Report, stage string) float64 {
+	if stage == StageBeamTauZ {
+		return stageSeconds(rep, "beam") + stageSeconds(rep, "tau_z")
+	}
+	s := rep.Stages[stage]
+	if s.Median > 0 {
+		return s.Median
+	}
+	return s.Mean
+}
+
+// placeStages sets each roofline point's time and rate from the report's
+// stage summaries.
+func placeStages(rep *Report) {
+	if rep.Roofline == nil {
+		return
+	}
+	for i := range rep.Roofline.Points {
+		p := &rep.Roofline.Points[i]
+		p.Seconds = stageSeconds(rep, p.Stage)
+		p.Intensity = p.StageWork.Intensity()
+		p.FLOPRate = 0
+		if p.Seconds > 0 {
+			p.FLOPRate = p.FLOPs / p.Seconds
+		}
+	}
+}
+
+// Rederive recomputes what a report derives from its stored samples (for
+// a summary.json written by an earlier version): the roofline points'
+// times and rates from the stage summaries, its datasheet (unmeasured)
+// ceilings from the current Datasheet table, and on a GPU the stage sum
+// per integration from the per-integration samples.
+func Rederive(rep *Report) {
+	placeStages(rep)
+	if rl := rep.Roofline; rl != nil && rep.Machine.GPU != "" {
+		keep := func(cs []Ceiling) []Ceiling {
+			var out []Ceiling
+			for _, c := range cs {
+				if c.Measured {
+					out = append(out, c)
+				}
+			}
+			return out
+		}
+		rl.Ceilings.Bandwidth, rl.Ceilings.Compute = keep(rl.Ceilings.Bandwidth), keep(rl.Ceilings.Compute)
+		for _, c := range Datasheet(rep.Machine.GPU) {
+			if c.Unit == "B/s" {
+				rl.Ceilings.Bandwidth = append(rl.Ceilings.Bandwidth, c)
+			} else {
+				rl.Ceilings.Compute = append(rl.Ceilings.Compute, c)
+			}
+		}
+	}
+	if rep.Derived.GPUTimePerIntegration != nil {
+		rep.Derived.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
+	}
+}
+
+// stageSum is the median, over the integrations after the first (all
+// when there is one), of the sum of every stage's time in an integration.
+func stageSum(per []IntegrationSample) *float64 {
+	if len(per) > 1 {
+		per = per[1:]
+	}
+	var sums []float64
+	for _, in := range per {
+		t := 0.0
+		for _, v := range in.Stages {
+			t += v
+		}
+		sums = append(sums, t)
+	}
+	v := Summarize(sums).Median
+	return &v
 }
 
 // Sweep times small variants of cfg for the scaling figures: N_src and
