@@ -28,7 +28,9 @@
 // does the same on Cartesian vectors, splitting it into a "BCRS step"
 // (deflection, aberration, bias-precession-nutation) that can be reused for
 // UpdateBCRSEvery seconds, and one 3×3 matrix per time; it implements
-// MatrixRotation so a GPU can apply the matrix itself.
+// MatrixRotation so a GPU can apply the matrix itself, and BCRSRotation
+// (the fixed ECI vectors and each refresh's constants) so a GPU can redo the
+// BCRS step itself from vectors it holds once.
 //
 // # Accuracy
 //

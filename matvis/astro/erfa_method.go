@@ -148,3 +148,60 @@ func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
 	})
 	return nil
 }
+
+// SRS is the Schwarzschild radius of the Sun in au, the light-deflection
+// constant of the BCRS step (matvis-conventions §4.2 step 2).
+const SRS = srs
+
+// BCRSParams are the constants of one refresh of the ERFA method's BCRS
+// step (matvis-conventions §4.2 step 2), from the astrometry context of the
+// refresh's time: what a device needs to redo the step from the ECI unit
+// vectors exactly as the CPU does.
+type BCRSParams struct {
+	// Anchor is the time index whose context the step uses: times with
+	// the same Anchor share their BCRS-step vectors.
+	Anchor int
+	// Eh is the heliocentric direction of the observer (unit vector).
+	Eh [3]float64
+	// Em is the observer–Sun distance, au.
+	Em float64
+	// V is the observer's barycentric velocity, units of c.
+	V [3]float64
+	// Bm1 is sqrt(1 − |V|²), the reciprocal Lorentz factor.
+	Bm1 float64
+	// BPN is the bias-precession-nutation matrix, row-major.
+	BPN [9]float64
+}
+
+// BCRSRotation is implemented by the ERFA method: CachedVectors(ti) is the
+// BCRS step (with the constants BCRSParams(ti)) applied to the fixed ECI
+// unit vectors, so a device can hold the ECI vectors once and redo the step
+// itself instead of receiving new vectors at every refresh.
+type BCRSRotation interface {
+	MatrixRotation
+	// ECI returns the ICRS unit vectors (cos ra cos dec, sin ra cos dec,
+	// sin dec), computed once (read-only; shared with other callers).
+	ECI() (x, y, z []float64)
+	// BCRSParams returns the BCRS-step constants of the refresh that time
+	// index ti uses.
+	BCRSParams(ti int) (BCRSParams, error)
+}
+
+var _ BCRSRotation = (*erfaRotation)(nil)
+
+func (r *erfaRotation) ECI() (x, y, z []float64) { return r.px, r.py, r.pz }
+
+func (r *erfaRotation) BCRSParams(ti int) (BCRSParams, error) {
+	if err := r.checkIndex(ti); err != nil {
+		return BCRSParams{}, err
+	}
+	ai := r.anchor[ti]
+	a := r.astromAt(ai)
+	p := BCRSParams{Anchor: ai, Eh: a.eh, Em: a.em, V: a.v, Bm1: a.bm1}
+	for i := 0; i < 3; i++ {
+		for j := 0; j < 3; j++ {
+			p.BPN[3*i+j] = a.bpn[i][j]
+		}
+	}
+	return p, nil
+}
