@@ -7,11 +7,14 @@
 // Gridded) are prepared by the beam package (frequency interpolation,
 // azimuth extension, power, cubic prefilter: the planes its own Eval
 // interpolates) and those planes are uploaded as they are. Per time: ENU
-// vectors (rotated on the device from cached vectors when the coordinates
-// implement astro.MatrixRotation, else uploaded), horizon compaction by a
-// prefix sum (the host reads one count per time, while the device works on
-// the previous time's chunks) and, with gridded beams, a stable ordering
-// of the visible sources by (zenith band, azimuth bin); then per chunk of
+// vectors (for an astro.BCRSRotation, the ERFA method, the device holds the
+// ECI vectors from the start and does the BCRS step and the rotation itself
+// from 27 constants per time; for another astro.MatrixRotation it rotates
+// cached vectors uploaded when they change; else they are uploaded),
+// horizon compaction by a prefix sum (the host reads one count per time,
+// while the device works on the previous time's chunks) and, with gridded
+// beams, a stable ordering of the visible sources by (zenith band, azimuth
+// bin); then per chunk of
 // visible sources one fused kernel (beam interpolation, τ, Z written in the
 // Gram product's operand type) and the Gram product accumulated on the
 // device with the cuBLAS strategy measured fastest at start-up (cuda/gram;

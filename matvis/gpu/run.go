@@ -15,15 +15,25 @@ import (
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/kernels"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
-// matrixRotation is astro.MatrixRotation (declared here so this package
-// does not depend on the astrometry package): ENU = M(ti)·P with cached P.
+// matrixRotation is astro.MatrixRotation (declared here so that any
+// provider of a matrix and cached vectors qualifies): ENU = M(ti)·P with
+// cached P.
 type matrixRotation interface {
 	Matrix(ti int) ([9]float64, error)
 	CachedVectors(ti int) (x, y, z []float64, err error)
 }
+
+// Layout of a time's parameter block (vis.cu PAR_*): the ENU matrix, then
+// the BCRS-step constants of an astro.BCRSRotation.
+const (
+	parEH, parEM, parV, parBM1, parBPN, parSRS = 9, 12, 13, 16, 17, 26
+	parN                                       = 27
+	parBytes                                   = parN * 8
+)
 
 // slotEvents time one integration: coords (c0 → u upload → c1), chunks
 // (s, then beam/tauz/matprod per chunk), output (o).
@@ -46,7 +56,7 @@ type run struct {
 	mod  *cuda.Module
 
 	fCount, fScan, fScatter, fBTZ, fOut cuda.Function
-	fKeyCount, fKeyScatter              cuda.Function
+	fKeyCount, fKeyScatter, fENU        cuda.Function
 
 	p1                   bool
 	rsize, zsize, osize  int64
@@ -54,6 +64,7 @@ type run struct {
 	npairs, nbeam        int
 	nblk, bufSrc, nchunk int
 	rot                  matrixRotation
+	bcrs                 astro.BCRSRotation // ECI vectors on the device, BCRS step there too
 	lastVec              *float64
 
 	allocs                       []cuda.DevicePtr
@@ -139,6 +150,9 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
 	if rot, ok := sim.Coords.(matrixRotation); ok {
 		r.rot = rot
+	}
+	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
+		r.bcrs = br
 	}
 	for i, bm := range sim.Beams {
 		_, _, analytic, _ := analyticKind(bm, sim.Freqs[0])
@@ -314,7 +328,8 @@ func (r *run) compile() error {
 		p    *cuda.Function
 		name string
 	}{{&r.fCount, "horizon_count"}, {&r.fScan, "scan_blocks"}, {&r.fScatter, "horizon_scatter"},
-		{&r.fKeyCount, "key_count"}, {&r.fKeyScatter, "key_scatter"}, {&r.fBTZ, "beam_tau_z"}, {&r.fOut, "vis_out"}} {
+		{&r.fKeyCount, "key_count"}, {&r.fKeyScatter, "key_scatter"}, {&r.fBTZ, "beam_tau_z"}, {&r.fOut, "vis_out"},
+		{&r.fENU, "enu_all"}} {
 		if *f.p, err = r.mod.Function(f.name); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
@@ -394,10 +409,11 @@ func (r *run) allocate() error {
 	reqs := []req{
 		{&r.dAnt, matvis.TermAntPos, int64(r.nant) * 3 * 8}, {&r.dBeamOf, termIO, int64(r.nant) * 4}, {&r.dPairs, termIO, int64(r.npairs) * 8},
 		{&r.dFlux, matvis.TermFlux, ns * int64(sim.NFreq()) * 8},
-		// The cached vectors (or uploaded ENU) of every source: the
-		// model's crd_eq; its crd_top are the compaction slots' ENU.
+		// The ECI vectors (BCRS step on the device), cached vectors or
+		// uploaded ENU of every source: the model's crd_eq; its crd_top
+		// are the compaction slots' ENU.
 		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
-		{&r.dMat[0], termIO, 72}, {&r.dMat[1], termIO, 72}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
+		{&r.dMat[0], termIO, parBytes}, {&r.dMat[1], termIO, parBytes}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
 		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
 		{&r.dZ, matvis.TermZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
 		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
@@ -442,7 +458,7 @@ func (r *run) allocate() error {
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
 		return err
 	}
-	if r.hMat, err = r.c.AllocHost(2 * 72); err != nil {
+	if r.hMat, err = r.c.AllocHost(2 * parBytes); err != nil {
 		return err
 	}
 	// Static inputs.
@@ -466,7 +482,46 @@ func (r *run) allocate() error {
 			return fmt.Errorf("gpu: upload inputs: %w", up)
 		}
 	}
+	if r.bcrs != nil {
+		// The ECI vectors, once: every time's BCRS step starts from them.
+		x, y, z := r.bcrs.ECI()
+		if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
+			return fmt.Errorf("gpu: ECI vectors have %d sources, want %d", len(x), r.nsrc)
+		}
+		for k, v := range [][]float64{x, y, z} {
+			if err := cuda.Upload(r.c, r.dSrc[k], v, r.s); err != nil {
+				return fmt.Errorf("gpu: upload ECI vectors: %w", err)
+			}
+		}
+	}
 	return nil
+}
+
+// params fills time ti's parameter block hm (parN values) and returns the
+// coordinate mode of the horizon kernels: 2 for an astro.BCRSRotation (the
+// ENU matrix and the BCRS-step constants; the device holds the ECI
+// vectors), 1 for another matrix rotation (the matrix only; the caller
+// uploads the cached vectors).
+func (r *run) params(ti int, hm []float64) (int32, error) {
+	m, err := r.rot.Matrix(ti)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	}
+	copy(hm[:9], m[:])
+	if r.bcrs == nil {
+		return 1, nil
+	}
+	p, err := r.bcrs.BCRSParams(ti)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	}
+	copy(hm[parEH:parEH+3], p.Eh[:])
+	hm[parEM] = p.Em
+	copy(hm[parV:parV+3], p.V[:])
+	hm[parBM1] = p.Bm1
+	copy(hm[parBPN:parBPN+9], p.BPN[:])
+	hm[parSRS] = astro.SRS
+	return 2, nil
 }
 
 func (r *run) event() (cuda.Event, error) {
@@ -573,29 +628,29 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	mode := int32(0)
 	ns := int64(r.nsrc)
 	if r.rot != nil {
-		mode = 1
-		m, err := r.rot.Matrix(ti)
-		if err != nil {
-			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+		hm := cuda.HostSlice[float64](r.hMat)[sl*parN : (sl+1)*parN]
+		var err error
+		if mode, err = r.params(ti, hm); err != nil {
+			return err
 		}
-		x, y, z, err := r.rot.CachedVectors(ti)
-		if err != nil {
-			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
-		}
-		if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
-			return fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
-		}
-		if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
-			for k, v := range [][]float64{x, y, z} {
-				if err := cuda.Upload(c, r.dSrc[k], v, r.s); err != nil {
-					return err
-				}
+		if mode == 1 {
+			x, y, z, err := r.rot.CachedVectors(ti)
+			if err != nil {
+				return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 			}
-			r.lastVec = &x[0]
+			if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
+				return fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
+			}
+			if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
+				for k, v := range [][]float64{x, y, z} {
+					if err := cuda.Upload(c, r.dSrc[k], v, r.s); err != nil {
+						return err
+					}
+				}
+				r.lastVec = &x[0]
+			}
 		}
-		hm := cuda.HostSlice[float64](r.hMat)[sl*9 : sl*9+9]
-		copy(hm, m[:])
-		if err := c.CopyHtoD(r.dMat[sl], unsafe.Pointer(&hm[0]), 72, r.s); err != nil {
+		if err := c.CopyHtoD(r.dMat[sl], unsafe.Pointer(&hm[0]), parBytes, r.s); err != nil {
 			return err
 		}
 	} else {
@@ -871,4 +926,55 @@ func (r *run) tick(done *int, total int, last *time.Time) {
 	if p := r.sim.Options.Progress; p != nil {
 		p(matvis.Progress{Done: *done, Total: total})
 	}
+}
+
+// deviceENU computes every source's ENU vector at time ti on the device
+// (the horizon kernels' coordinates, in double, before the horizon test):
+// the tests compare it with the CPU's. It needs a matrix rotation and
+// leaves the run's slots alone (it uses parameter slot 0 and syncs).
+func (r *run) deviceENU(ti int) (e, n, u []float64, err error) {
+	if r.rot == nil {
+		return nil, nil, nil, fmt.Errorf("gpu: deviceENU needs a matrix rotation, have %T", r.sim.Coords)
+	}
+	hm := cuda.HostSlice[float64](r.hMat)[:parN]
+	mode, err := r.params(ti, hm)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if mode == 1 {
+		x, y, z, err := r.rot.CachedVectors(ti)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for k, v := range [][]float64{x, y, z} {
+			if err := cuda.Upload(r.c, r.dSrc[k], v, r.s); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		r.lastVec = nil
+	}
+	if err := r.c.CopyHtoD(r.dMat[0], unsafe.Pointer(&hm[0]), parBytes, r.s); err != nil {
+		return nil, nil, nil, err
+	}
+	ns := int64(r.nsrc)
+	var out [3]cuda.DevicePtr
+	for k := range out {
+		if out[k], err = r.alloc("test", ns*8); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := r.fENU.Launch(cuda.Grid1(r.nsrc, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[0],
+		out[0], out[1], out[2]); err != nil {
+		return nil, nil, nil, err
+	}
+	res := [3][]float64{make([]float64, ns), make([]float64, ns), make([]float64, ns)}
+	for k := range out {
+		if err := cuda.Download(r.c, res[k], out[k], r.s); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if err := r.c.SyncStream(r.s); err != nil {
+		return nil, nil, nil, err
+	}
+	return res[0], res[1], res[2], nil
 }
