@@ -27,20 +27,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
 	quiet := fs.Bool("q", false, "no progress bar")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one SPEC.json, got %d arguments", errUsage, len(pos))
-	}
-	if *out == "" {
-		return fmt.Errorf("%w: -o OUT.npy is required", errUsage)
-	}
-	if err := checkWritable(*out); err != nil {
-		return err
-	}
-	spec, err := loadSpec(pos[0])
+	spec, err := parseSpecCommand(fs, args, out, "OUT.npy")
 	if err != nil {
 		return err
 	}
@@ -88,6 +75,26 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
 		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
 	return nil
+}
+
+// parseSpecCommand parses the flags and the one SPEC.json argument of a
+// command that writes -o OUTPUT, checks the output can be written before
+// any work is done, and reads the spec.
+func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName string) (*simspec.Spec, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 {
+		return nil, fmt.Errorf("%w: want one SPEC.json, got %d arguments", errUsage, len(pos))
+	}
+	if *out == "" {
+		return nil, fmt.Errorf("%w: -o %s is required", errUsage, outName)
+	}
+	if err := checkWritable(*out); err != nil {
+		return nil, err
+	}
+	return loadSpec(pos[0])
 }
 
 // loadSpec reads a spec file, or the embedded example for "example".

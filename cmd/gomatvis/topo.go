@@ -22,20 +22,7 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "", "output .npy file (required)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method ("+simspec.CoordAstropy+" or "+simspec.CoordERFA+")")
 	every := fs.Float64("update-bcrs-every", math.NaN(), "seconds between BCRS-step updates ("+simspec.CoordERFA+" only; default: the spec's options.update_bcrs_every_s, else 0)")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return fmt.Errorf("%w: want one SPEC.json, got %d arguments", errUsage, len(pos))
-	}
-	if *out == "" {
-		return fmt.Errorf("%w: -o TOPO.npy is required", errUsage)
-	}
-	if err := checkWritable(*out); err != nil {
-		return err
-	}
-	spec, err := loadSpec(pos[0])
+	spec, err := parseSpecCommand(fs, args, out, "TOPO.npy")
 	if err != nil {
 		return err
 	}

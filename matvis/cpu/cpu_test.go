@@ -176,15 +176,6 @@ func TestSwapConjugatesAndHorizon(t *testing.T) {
 	}
 }
 
-func maxRel(a, b []complex128) float64 {
-	var d, m float64
-	for i := range a {
-		d = math.Max(d, cmplx.Abs(a[i]-b[i]))
-		m = math.Max(m, cmplx.Abs(b[i]))
-	}
-	return d / m
-}
-
 // TestVariantsAgree checks chunked vs unchunked, pairs vs herk, gonum vs
 // system BLAS, fp32 vs fp64 on fresh random inputs.
 func TestVariantsAgree(t *testing.T) {
@@ -211,7 +202,7 @@ func TestVariantsAgree(t *testing.T) {
 			c := base
 			v.edit(&c)
 			got := vis(mustRun(t, c, v.be))
-			if e := maxRel(got, ref); !(e <= v.tol) {
+			if e := relErr(got, ref); !(e <= v.tol) {
 				t.Errorf("pol=%v %s: max|ΔV|/max|V| = %g > %g", pol, v.name, e, v.tol)
 			}
 		}
