@@ -2,11 +2,15 @@
 # Runs the GPU tests and benchmarks on a machine with a GPU, from the
 # binaries scripts/gpu-build.sh made, and prints a short table last.
 # Full logs go to $OUT (or ./out) as gpu-*.log. Usage (repo root):
-#   [GEMM=0] [AB=1] [APB=n,...] [MAXREG=n,...] scripts/gpu-device-run.sh [quick]
+#   [GEMM=0] [AB=1] [APB=n,...] [MAXREG=n,...] [SUB=n,...] [PRIO=1,2] scripts/gpu-device-run.sh [quick]
 # quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark;
 # AB=1 also times dev and prodslice without the source ordering; APB=4,16
 # also times them with those antennas per block of the fused kernel;
-# MAXREG=64,80 with vis.cu compiled under those register limits.
+# MAXREG=64,80 with vis.cu compiled under those register limits; SUB=2,4,8
+# with those sub-chunk counts (Options.SubChunks: fused kernel and Gram
+# product overlapped on two streams); PRIO=1,2 with sub-chunks (S=4) and
+# the fused (1) or the Gram (2) stream at high priority. The benchmarks run
+# first (their own log, gpu-bench.log), then the tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -52,13 +56,18 @@ if [ -x .devbin/matvis_gpu.test ]; then
 	[ "${AB:-0}" = 1 ] && bench+=(-gpu-bench-nosort)
 	[ -n "${APB:-}" ] && bench+=(-gpu-bench-apb "$APB")
 	[ -n "${MAXREG:-}" ] && bench+=(-gpu-bench-maxreg "$MAXREG")
-	[ "${1:-}" = quick ] && bench=()
-	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=9m "${bench[@]}"
-	grep -E 'parity|precision gate|GPU time|Error|error|panic' "$OUT/gpu-gpu.log" | head -70
-	cat "$OUT/gpu-bench.md" 2>/dev/null
+	[ -n "${SUB:-}" ] && bench+=(-gpu-bench-sub "$SUB")
+	[ -n "${PRIO:-}" ] && bench+=(-gpu-bench-prio "$PRIO")
+	if [ "${1:-}" != quick ]; then
+		run bench .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m -test.run 'BenchCanonical|PrecisionGate' "${bench[@]}"
+		grep -E 'precision gate|GPU time|Error|error|panic' "$OUT/gpu-bench.log" | head -30
+		cat "$OUT/gpu-bench.md" 2>/dev/null
+	fi
+	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=6m
+	grep -E 'parity|Error|error|panic' "$OUT/gpu-gpu.log" | head -70
 fi
 echo
 echo "== summary"
 printf '%s\n' "${summary[@]}"
-grep -h -E 'parity|precision gate' "$OUT/gpu-gpu.log" 2>/dev/null | sed 's/^ *//' | cut -c1-150
+grep -h -E 'parity|precision gate' "$OUT/gpu-gpu.log" "$OUT/gpu-bench.log" 2>/dev/null | sed 's/^ *//' | cut -c1-150
 grep -h '^SUMMARY' "$OUT/gpu-bench.md" 2>/dev/null

@@ -28,6 +28,8 @@ var (
 	benchAPB  = flag.String("gpu-bench-apb", "", "also time prodslice with these antennas per block of the fused kernel (comma-separated)")
 	benchReg  = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB   = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
+	benchSub  = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchPrio = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
 )
 
 func openGPU(t testing.TB) *Backend {
@@ -236,6 +238,49 @@ func TestParityRandom(t *testing.T) {
 	}
 }
 
+// TestParitySubChunks: GPU vs CPU on fresh random inputs with the
+// single-stream path (S = 1) and the two-stream sub-chunk pipeline
+// (S = 3, 8; sub-chunks down to 64 sources so that the small chunks split),
+// chunked and not, output NaN-poisoned by each run.
+func TestParitySubChunks(t *testing.T) {
+	g := openGPU(t)
+	defer func(m int) { minSubChunk = m }(minSubChunk)
+	minSubChunk = 64
+	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	for _, sub := range []int{1, 3, 8} {
+		g.opts.SubChunks = sub
+		for _, c := range []caseSpec{
+			{pol: true, p1: true, gridded: true, chunks: 1, nant: 7, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
+			{pol: true, p1: false, gridded: true, chunks: 3, nant: 6, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
+			{pol: false, p1: true, gridded: false, chunks: 3, nant: 8, nsrc: 2000 + rng.IntN(2000), pairs: true},
+			{pol: false, p1: false, gridded: true, chunks: 2, nant: 5, nsrc: 2000 + rng.IntN(2000), order: 1},
+		} {
+			sim := buildSim(t, rng, c)
+			want, err := cpu.New().Run(context.Background(), sim)
+			if err != nil {
+				t.Fatalf("S=%d %v: cpu: %v", sub, c, err)
+			}
+			got, err := g.Run(context.Background(), sim)
+			if err != nil {
+				t.Fatalf("S=%d %v: gpu: %v", sub, c, err)
+			}
+			if !got.Complete() {
+				t.Fatalf("S=%d %v: incomplete result", sub, c)
+			}
+			e := compare(got, want)
+			tol := 1e-9
+			if c.p1 {
+				tol = 1e-4
+			}
+			t.Logf("parity sub-chunks S=%d %v: max|Δ|/max|V| = %.2e (%d chunk samples)", sub, c, e, len(got.Stats.Chunks))
+			if !(e <= tol) {
+				t.Errorf("parity S=%d %v: %.3e over %.0e", sub, c, e, tol)
+			}
+		}
+	}
+}
+
 func referenceDir() string {
 	// The test binary runs in the package directory under go test and in
 	// the repository root on the device (scripts/gpu-device-run.sh).
@@ -434,27 +479,45 @@ func TestBenchCanonical(t *testing.T) {
 		target                 float64
 		nosort                 bool
 		apb, maxreg            int
+		sub, prio              int
 	}
-	configs := []config{{"dev", 64, 200000, 8, 1, 0.004, false, 0, 0}, {"prodslice", 350, 1000000, 4, 30, 0.095, false, 0, 0}}
+	configs := []config{{"dev", 64, 200000, 8, 1, 0.004, false, 0, 0, 0, 0}, {"prodslice", 350, 1000000, 4, 30, 0.095, false, 0, 0, 0, 0}}
+	for _, f := range strings.Split(*benchSub, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0},
+				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0})
+		}
+	}
+	for _, f := range strings.Split(*benchPrio, ",") {
+		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
+			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n},
+				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n})
+		}
+	}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0})
+		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0})
 	}
 	for _, f := range strings.Split(*benchAPB, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0},
-				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0},
+				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0})
 		}
 	}
 	for _, f := range strings.Split(*benchReg, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n},
-				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n})
+			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0},
+				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0})
 		}
 	}
 	defaultAPB := antennasPerBlock
 	defer func() { extraCompileOptions = nil }()
 	defer func() { antennasPerBlock = defaultAPB }()
+	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
+	defer func() { streamPriority = 0 }()
 	for _, cf := range configs {
+		g.opts.SubChunks = cf.sub
+		streamPriority = cf.prio
+		g.lastFusedRaw = nil
 		sortSources = !cf.nosort
 		antennasPerBlock = defaultAPB
 		if cf.apb > 0 {
@@ -507,8 +570,22 @@ func TestBenchCanonical(t *testing.T) {
 			fmt.Fprintf(&out, "| %s | %.3f |\n", st, median(v))
 		}
 		fmt.Fprintln(&out)
-		fmt.Fprintf(&out, "SUMMARY %-17s per-int %.4f s  chunk: tau_z(fused) %.3f matprod %.3f total %.3f ratio %.2f  setup %.2f s\n\n",
-			cf.name, med, median(perChunk[matvis.StageTauZ]), mp, ct, ct/mp, res.Stats.Setup.Seconds())
+		// The chunk's wall on the device (fused kernels and Gram products,
+		// no coordinates or output) over its Gram products; with
+		// sub-chunks tau_z is the fused kernels' time not hidden under a
+		// Gram product and fused-raw their own summed time.
+		var walls []float64
+		for _, c := range res.Stats.Chunks {
+			if gp := c.Stages[matvis.StageMatProd]; gp > 0 {
+				walls = append(walls, float64(c.Stages[matvis.StageTauZ]+c.Stages[matvis.StageBeam]+gp)/float64(gp))
+			}
+		}
+		raw := median(perChunk[matvis.StageTauZ])
+		if len(g.lastFusedRaw) > 0 {
+			raw = median(g.lastFusedRaw)
+		}
+		fmt.Fprintf(&out, "SUMMARY %-20s S=%d prio=%d per-int %.4f s  chunk: tau_z(exposed) %.3f fused-raw %.3f matprod %.3f total %.3f ratio %.2f wall/gram %.2f  setup %.2f s\n\n",
+			cf.name, max(cf.sub, DefaultSubChunks), cf.prio, med, median(perChunk[matvis.StageTauZ]), raw, mp, ct, ct/mp, median(walls), res.Stats.Setup.Seconds())
 		t.Logf("%s: GPU time per integration %.4f s (target %.3f)", cf.name, med, cf.target)
 		if med > cf.target {
 			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)

@@ -36,10 +36,13 @@ const (
 )
 
 // slotEvents time one integration: coords (c0 → u upload → c1), chunks
-// (s, then beam/tauz/matprod per chunk), output (o).
+// (s, then beam/tauz/matprod per chunk), output (o). With sub-chunks
+// (run.sub > 1) piece holds per sub-chunk the fused kernel's start and end
+// on the side stream and the Gram product's start and end on the main one.
 type slotEvents struct {
 	c0, u, c1, s, o cuda.Event
 	chunk           [][3]cuda.Event
+	piece           [][4]cuda.Event
 }
 
 type run struct {
@@ -50,6 +53,7 @@ type run struct {
 	opt Options
 
 	s    cuda.Stream
+	s2   cuda.Stream // fused kernel's stream when sub > 1
 	blas *cuda.Blas
 	g    *gram.Gram
 	st   gram.Strategy
@@ -63,6 +67,8 @@ type run struct {
 	nant, nsrc, nf, M    int
 	npairs, nbeam        int
 	nblk, bufSrc, nchunk int
+	sub, zCap            int // sub-chunks per chunk; sources per Z buffer (sub > 1)
+	fusedRaw             []float64
 	rot                  matrixRotation
 	bcrs                 astro.BCRSRotation // ECI vectors on the device, BCRS step there too
 	lastVec              *float64
@@ -122,6 +128,17 @@ var sortSources = true
 // variable so that the benchmarks can sweep it.
 var antennasPerBlock = 8
 
+// minSubChunk is the least number of sources of a sub-chunk: a chunk of
+// n sources is split into min(S, ⌈n/minSubChunk⌉) sub-chunks (tests lower
+// it to split their small chunks).
+var minSubChunk = 2048
+
+// streamPriority orders the two streams of the sub-chunk pipeline for the
+// block scheduler: 0 both at the default priority, 1 the fused kernel's
+// stream high, 2 the Gram product's (main) stream high. A variable so that
+// the benchmarks can sweep it.
+var streamPriority = 0
+
 // extraCompileOptions are added to the NVRTC options of vis.cu (the
 // benchmarks try register limits with it).
 var extraCompileOptions []string
@@ -166,8 +183,22 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
 	}
 
-	if r.s, err = r.c.NewStream(); err != nil {
-		return nil, err
+	r.sub = r.opt.SubChunks
+	if r.sub <= 0 {
+		r.sub = DefaultSubChunks
+	}
+	if r.sub > 1 && streamPriority == 2 {
+		r.s, err = r.c.NewStreamPriority(true)
+	} else {
+		r.s, err = r.c.NewStream()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gpu: main stream: %w", err)
+	}
+	if r.sub > 1 {
+		if r.s2, err = r.c.NewStreamPriority(streamPriority == 1); err != nil {
+			return nil, fmt.Errorf("gpu: fused-kernel stream: %w", err)
+		}
 	}
 	if r.blas, err = r.c.NewBlas(r.s); err != nil {
 		return nil, err
@@ -199,6 +230,10 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 
 	if err = r.chooseStrategy(); err != nil {
 		return nil, err
+	}
+	if r.sub > 1 {
+		r.zCap = (r.bufSrc + 1) / 2
+		r.res.Stats.MatProdImpl += fmt.Sprintf("; overlapped with the fused kernel in up to %d sub-chunks per chunk (two streams)", r.sub)
 	}
 	if err = r.compile(); err != nil {
 		return nil, err
@@ -415,7 +450,7 @@ func (r *run) allocate() error {
 		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
 		{&r.dMat[0], termIO, parBytes}, {&r.dMat[1], termIO, parBytes}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
 		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
-		{&r.dZ, matvis.TermZ, int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize},
+		{&r.dZ, matvis.TermZ, int64(r.M) * int64(r.nf) * int64(max(r.bufSrc, 2*r.zCap)) * r.zsize},
 		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
@@ -535,6 +570,10 @@ func (r *run) event() (cuda.Event, error) {
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
+	}
+	if r.s2 != 0 {
+		_ = r.c.SyncStream(r.s2)
+		_ = r.c.DestroyStream(r.s2)
 	}
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
@@ -751,6 +790,18 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
 	apb := max(antennasPerBlock, 1)
 	groups := uint32((r.nant + apb - 1) / apb)
+	btz := func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
+		ldz := int64(r.nf) * int64(n)
+		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
+		return r.fBTZ.Launch(g, block128, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
+			int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, z)
+	}
+	if r.subPlan(size) > 1 {
+		if err := r.queuePieces(ev, nvis, btz); err != nil {
+			return err
+		}
+		return r.queueOutput(sl)
+	}
 	for ci := 0; ci < count; ci++ {
 		p0 := ci * size
 		n := min(size, nvis-p0)
@@ -760,9 +811,7 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 			return err
 		}
 		ldz := int64(r.nf) * int64(n)
-		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
-		if err := r.fBTZ.Launch(g, block128, 0, r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
-			int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, r.dZ); err != nil {
+		if err := btz(n, p0, r.dZ, r.s); err != nil {
 			return err
 		}
 		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
@@ -775,6 +824,100 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 			return err
 		}
 	}
+	return r.queueOutput(sl)
+}
+
+// subPlan is the number of sub-chunks each chunk of size sources is split
+// into: min(run.sub, ⌈size/minSubChunk⌉), at least 1 (1: the
+// single-stream path).
+func (r *run) subPlan(size int) int {
+	if r.sub <= 1 || size <= 0 {
+		return 1
+	}
+	return max(1, min(r.sub, (size+minSubChunk-1)/max(minSubChunk, 1)))
+}
+
+// pieces lists the sub-chunks of an integration with nvis visible sources
+// as (first source, sources, chunk index), chunk by chunk.
+func (r *run) pieces(nvis int) [][3]int {
+	size, count := r.chunkPlan(nvis)
+	sub := r.subPlan(size)
+	var out [][3]int
+	for ci := 0; ci < count; ci++ {
+		p0 := ci * size
+		n := min(size, nvis-p0)
+		ps := (n + sub - 1) / sub
+		for q := 0; q < n; q += ps {
+			out = append(out, [3]int{p0 + q, min(ps, n-q), ci})
+		}
+	}
+	return out
+}
+
+// queuePieces queues the sub-chunk pipeline of one integration: the fused
+// kernel of each sub-chunk on the side stream into Z buffer (index mod 2),
+// the Gram product accumulated (beta 1) on the main stream after it; the
+// fused kernel of sub-chunk i+2 waits for the Gram product of i, which read
+// the same buffer. The side stream starts after ev.s (the slot's
+// coordinates and every earlier use of the Z buffers are before it on the
+// main stream); the main stream's last Gram product ends after every fused
+// kernel, so what follows on the main stream needs no further wait.
+func (r *run) queuePieces(ev *slotEvents, nvis int, btz func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error) error {
+	c := r.c
+	ps := r.pieces(nvis)
+	for len(ev.piece) < len(ps) {
+		var e [4]cuda.Event
+		for k := range e {
+			var err error
+			if e[k], err = r.event(); err != nil {
+				return err
+			}
+		}
+		ev.piece = append(ev.piece, e)
+	}
+	if err := c.WaitEvent(r.s2, ev.s); err != nil {
+		return fmt.Errorf("gpu: sub-chunk pipeline: %w", err)
+	}
+	bufBytes := int64(r.M) * int64(r.nf) * int64(r.zCap) * r.zsize
+	for i, p := range ps {
+		e := ev.piece[i]
+		z := r.dZ.Offset(int64(i%2) * bufBytes)
+		if i >= 2 {
+			if err := c.WaitEvent(r.s2, ev.piece[i-2][3]); err != nil {
+				return fmt.Errorf("gpu: sub-chunk pipeline: %w", err)
+			}
+		}
+		if err := c.Record(e[0], r.s2); err != nil {
+			return err
+		}
+		if err := btz(p[1], p[0], z, r.s2); err != nil {
+			return err
+		}
+		if err := c.Record(e[1], r.s2); err != nil {
+			return err
+		}
+		if err := c.WaitEvent(r.s, e[1]); err != nil {
+			return fmt.Errorf("gpu: sub-chunk pipeline: %w", err)
+		}
+		if err := c.Record(e[2], r.s); err != nil {
+			return err
+		}
+		ldz := r.nf * p[1]
+		if err := r.g.Accumulate(r.st, z, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		if err := c.Record(e[3], r.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// queueOutput queues the extraction of the requested pairs from the
+// accumulator of slot sl's integration and its copy to the host.
+func (r *run) queueOutput(sl int) error {
+	ev := &r.ev[sl]
+	c := r.c
 	lower := int32(0)
 	if r.st.LowerOnly() {
 		lower = 1
@@ -811,6 +954,11 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 	pre[matvis.StageTransfer] = r.coordT[sl][0]
 	pre[matvis.StageCoords] = r.coordT[sl][1]
 	prev := ev.s
+	if r.subPlan(size) > 1 {
+		r.finishPieces(fi, ti, ev, nvis, pre)
+		r.res.Done[fi*r.sim.NTime()+ti] = true
+		return nil
+	}
 	for ci := 0; ci < count; ci++ {
 		var st matvis.StageTimes
 		if ci == 0 {
@@ -835,6 +983,47 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 	return nil
 }
 
+// finishPieces stores the stage times of an integration queued by
+// queuePieces. Chunks are delimited on the main stream (ev.s, then the end
+// of each chunk's last Gram product), so their wall times add up to the
+// integration's: per chunk, matprod is the sum of its Gram products (each
+// from the moment its fused kernel was done and the previous product
+// finished), tau_z the rest of the chunk's wall (the fused kernels' time not
+// hidden under a Gram product), beam 0. The fused kernels' own summed time
+// per chunk goes to run.fusedRaw (ms).
+func (r *run) finishPieces(fi, ti int, ev *slotEvents, nvis int, pre matvis.StageTimes) {
+	d := r.elapsed
+	ps := r.pieces(nvis)
+	prev := ev.s
+	for i := 0; i < len(ps); {
+		ci := ps[i][2]
+		var st matvis.StageTimes
+		if ci == 0 {
+			st = pre
+		}
+		var gram, fused time.Duration
+		n := 0
+		j := i
+		for ; j < len(ps) && ps[j][2] == ci; j++ {
+			e := ev.piece[j]
+			gram += d(e[2], e[3])
+			fused += d(e[0], e[1])
+			n += ps[j][1]
+		}
+		end := ev.piece[j-1][3]
+		wall := d(prev, end)
+		st[matvis.StageMatProd] += gram
+		st[matvis.StageTauZ] += max(wall-gram, 0)
+		if j == len(ps) {
+			st[matvis.StageTransfer] += d(end, ev.o)
+		}
+		r.fusedRaw = append(r.fusedRaw, fused.Seconds()*1e3)
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Chunk: ci, NSources: n, NVisible: n, Stages: st})
+		prev = end
+		i = j
+	}
+}
+
 func (r *run) run() (*matvis.Result, error) {
 	t0 := time.Now()
 	sim := r.sim
@@ -852,6 +1041,9 @@ func (r *run) run() (*matvis.Result, error) {
 	counts := cuda.HostSlice[int32](r.hCount)
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
+		if r.s2 != 0 {
+			_ = r.c.SyncStream(r.s2)
+		}
 		r.res.Stats.Device = r.deviceMemory()
 		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 		return r.res, err
