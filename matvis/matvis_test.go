@@ -63,6 +63,10 @@ func TestNewRejects(t *testing.T) {
 		{"matprod", func(c *Config) { c.Options.MatProd = "fft" }, "matprod"},
 		{"source_buffer", func(c *Config) { c.Options.SourceBuffer = 2 }, "source_buffer = 2"},
 		{"no coords", func(c *Config) { c.Coords = nil }, "coords"},
+		{"beam unusable at a channel", func(c *Config) {
+			c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 1}}
+			c.Freqs = []float64{1e6}
+		}, "beams[0] (gaussian(diameter=1 m)) at freqs[0] = 1e+06 Hz"},
 	}
 	for _, c := range cases {
 		cfg := validConfig()

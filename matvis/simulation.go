@@ -248,6 +248,15 @@ func New(c Config) (*Simulation, error) {
 		s.Pairs = append([][2]int(nil), o.AntPairs...)
 	}
 	s.Mode = beam.Mode{Polarized: o.Polarized, Feed: o.Feed}
+	// Every beam must be usable at every channel; finding out now spares a
+	// failure after hours of earlier channels.
+	for i, b := range c.Beams {
+		for k, f := range c.Freqs {
+			if err := beam.Check(b, f, s.Mode); err != nil {
+				return nil, bad("beams[%d] (%v) at freqs[%d] = %g Hz: %w", i, b, k, f, err)
+			}
+		}
+	}
 	return s, nil
 }
 

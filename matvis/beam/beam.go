@@ -80,3 +80,20 @@ type Response interface {
 	// called concurrently on disjoint outputs.
 	Eval(az, za []float64, out []complex128)
 }
+
+// Checker is implemented by beams whose At is expensive (gridded beams): it
+// reports cheaply whether At(freqHz, mode) would fail, so a simulation can
+// reject an unusable channel before it starts.
+type Checker interface {
+	Check(freqHz float64, mode Mode) error
+}
+
+// Check reports whether b can be prepared at freqHz for mode: through
+// b's own Checker when it has one, otherwise by preparing it.
+func Check(b Beam, freqHz float64, mode Mode) error {
+	if c, ok := b.(Checker); ok {
+		return c.Check(freqHz, mode)
+	}
+	_, err := b.At(freqHz, mode)
+	return err
+}

@@ -92,48 +92,11 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 	}
 	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
 	np := nza * naz
-	type src struct{ vec, comp int }
-	var srcs []src
-	power := !mode.Polarized
-	powerFromE := false
-	if mode.Polarized {
-		switch {
-		case g.spec.Type != EField:
-			return nil, fmt.Errorf("beam: %s: a polarized run needs an E-field beam, this is a %s beam", g, g.spec.Type)
-		case g.ncomp != 2:
-			return nil, fmt.Errorf("beam: %s: a polarized run needs 2 feeds, the beam has %d (%v)", g, g.ncomp, g.spec.Feeds)
-		case g.spec.NAxesVec != 2:
-			return nil, fmt.Errorf("beam: %s: a polarized run needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
-		}
-		for f := 0; f < 2; f++ {
-			for k := 0; k < 2; k++ {
-				srcs = append(srcs, src{k, f})
-			}
-		}
-	} else {
-		// matvis: an E-field beam becomes a power beam without cross
-		// pols; a single-pol (or single-feed) beam is used whatever the feed.
-		comp := 0
-		switch g.spec.Type {
-		case EField:
-			if g.spec.NAxesVec != 2 {
-				return nil, fmt.Errorf("beam: %s: E-field → power needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
-			}
-			powerFromE = true
-			if g.ncomp > 1 {
-				if comp, err = g.feedIndex(mode.Feed); err != nil {
-					return nil, err
-				}
-			}
-		case Power:
-			if g.ncomp > 1 {
-				if comp, err = g.polIndex(mode.Feed); err != nil {
-					return nil, err
-				}
-			}
-		}
-		srcs = append(srcs, src{0, comp})
+	srcs, powerFromE, err := g.planeSources(mode)
+	if err != nil {
+		return nil, err
 	}
+	power := !mode.Polarized
 
 	ext := g.Wraps()
 	nazE := naz
@@ -167,7 +130,7 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 	// Each plane (real and imaginary part separately) on its own
 	// goroutine: the frequency step, the azimuth extension, the prefilter.
 	type job struct {
-		s    src
+		s    planeSrc
 		imag bool
 		out  *[]float64
 	}
@@ -377,4 +340,64 @@ func evalPlanes[T float32 | float64](r *GriddedResponse, az, za []float64, out [
 			}
 		}
 	}
+}
+
+// planeSrc names one grid plane: basis-vector axis vec, feed or pol comp.
+type planeSrc struct{ vec, comp int }
+
+// planeSources lists the planes a mode interpolates, in output order, and
+// whether power is formed from the E-field on the grid; it reports a mode
+// the beam cannot serve.
+func (g *Gridded) planeSources(mode Mode) (srcs []planeSrc, powerFromE bool, err error) {
+	if mode.Polarized {
+		switch {
+		case g.spec.Type != EField:
+			return nil, false, fmt.Errorf("beam: %s: a polarized run needs an E-field beam, this is a %s beam", g, g.spec.Type)
+		case g.ncomp != 2:
+			return nil, false, fmt.Errorf("beam: %s: a polarized run needs 2 feeds, the beam has %d (%v)", g, g.ncomp, g.spec.Feeds)
+		case g.spec.NAxesVec != 2:
+			return nil, false, fmt.Errorf("beam: %s: a polarized run needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
+		}
+		for f := 0; f < 2; f++ {
+			for k := 0; k < 2; k++ {
+				srcs = append(srcs, planeSrc{k, f})
+			}
+		}
+	} else {
+		// matvis: an E-field beam becomes a power beam without cross
+		// pols; a single-pol (or single-feed) beam is used whatever the feed.
+		comp := 0
+		switch g.spec.Type {
+		case EField:
+			if g.spec.NAxesVec != 2 {
+				return nil, false, fmt.Errorf("beam: %s: E-field → power needs 2 basis-vector axes, the beam has %d", g, g.spec.NAxesVec)
+			}
+			powerFromE = true
+			if g.ncomp > 1 {
+				if comp, err = g.feedIndex(mode.Feed); err != nil {
+					return nil, false, err
+				}
+			}
+		case Power:
+			if g.ncomp > 1 {
+				if comp, err = g.polIndex(mode.Feed); err != nil {
+					return nil, false, err
+				}
+			}
+		}
+		srcs = append(srcs, planeSrc{0, comp})
+	}
+	return srcs, powerFromE, nil
+}
+
+// Check reports, without preparing anything, whether At(freqHz, mode)
+// would fail: a frequency the beam cannot be interpolated to, or a mode
+// it cannot serve. The simulator calls it for every beam and channel
+// before a run, so a bad channel fails at once rather than mid-run.
+func (g *Gridded) Check(freqHz float64, mode Mode) error {
+	if _, err := freqWeights(g.spec.FreqsHz, freqHz, FreqTolHz); err != nil {
+		return fmt.Errorf("beam: %s: %w", g, err)
+	}
+	_, _, err := g.planeSources(mode)
+	return err
 }
