@@ -57,15 +57,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		if rep.Machine.GPU != "" {
-			for _, d := range profile.Datasheet(rep.Machine.GPU) {
-				if d.Unit == "B/s" {
-					c.Bandwidth = append(c.Bandwidth, d)
-				} else {
-					c.Compute = append(c.Compute, d)
-				}
-			}
-		}
+		profile.AddDatasheet(&c, rep.Machine.GPU)
 		rep.Roofline.Ceilings = c
 	} else {
 		cfg, err := config()

@@ -160,6 +160,18 @@ func Datasheet(device string) []Ceiling {
 	return nil
 }
 
+// AddDatasheet appends device's Datasheet ceilings to c, each to the
+// bandwidth or compute list by its unit (nothing for an unknown device).
+func AddDatasheet(c *Ceilings, device string) {
+	for _, d := range Datasheet(device) {
+		if d.Unit == "B/s" {
+			c.Bandwidth = append(c.Bandwidth, d)
+		} else {
+			c.Compute = append(c.Compute, d)
+		}
+	}
+}
+
 // WorkShape is what the per-stage counts depend on, for one chunk.
 type WorkShape struct {
 	NAnt, NBeamUsed, NFeed, Precision int

@@ -383,15 +383,7 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	if err != nil {
 		return nil, fmt.Errorf("profile: ceilings: %w", err)
 	}
-	if rep.Machine.GPU != "" {
-		for _, c := range Datasheet(rep.Machine.GPU) {
-			if c.Unit == "B/s" {
-				ceil.Bandwidth = append(ceil.Bandwidth, c)
-			} else {
-				ceil.Compute = append(ceil.Compute, c)
-			}
-		}
-	}
+	AddDatasheet(&ceil, rep.Machine.GPU)
 	enu := 15.0
 	if rep.Config.Coords == "precomputed" {
 		enu = 0
@@ -465,13 +457,7 @@ func Rederive(rep *Report) {
 			return out
 		}
 		rl.Ceilings.Bandwidth, rl.Ceilings.Compute = keep(rl.Ceilings.Bandwidth), keep(rl.Ceilings.Compute)
-		for _, c := range Datasheet(rep.Machine.GPU) {
-			if c.Unit == "B/s" {
-				rl.Ceilings.Bandwidth = append(rl.Ceilings.Bandwidth, c)
-			} else {
-				rl.Ceilings.Compute = append(rl.Ceilings.Compute, c)
-			}
-		}
+		AddDatasheet(&rl.Ceilings, rep.Machine.GPU)
 	}
 	if rep.Derived.GPUTimePerIntegration != nil {
 		rep.Derived.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
