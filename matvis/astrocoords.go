@@ -7,8 +7,11 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
-// astroCoordinates builds the spec's coordinate method with matvis/astro.
-func astroCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
+// SpecCoordinates builds the ENU vectors of a spec's sources at its times
+// with matvis/astro: method is an astro.Method (coord_method), bcrsEvery the
+// seconds between BCRS-step refreshes of the ERFA method, warn receives
+// astro's warnings (nil: discarded).
+func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
 	cfg := astro.Config{
 		Method:          astro.Method(method),
 		Site:            astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM},

@@ -93,7 +93,7 @@ func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
 		if method == simspec.CoordPrecomputed {
 			return nil, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
 		}
-		crd, err := astroCoordinates(s, method, bcrsEvery, o.Warn)
+		crd, err := SpecCoordinates(s, method, bcrsEvery, o.Warn)
 		if err != nil {
 			return nil, err
 		}

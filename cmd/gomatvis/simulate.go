@@ -31,8 +31,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	warn := func(m string) { fmt.Fprintf(stderr, "warning: %s\n", m) }
-	so := &matvis.SpecOptions{CoordMethod: *coord, Warn: warn}
+	so := &matvis.SpecOptions{CoordMethod: *coord, Warn: warnTo(stderr)}
 	if *topo != "" {
 		c, err := readTopo(*topo)
 		if err != nil {
@@ -95,6 +94,11 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 		return nil, err
 	}
 	return loadSpec(pos[0])
+}
+
+// warnTo prints warnings to w, one a line.
+func warnTo(w io.Writer) func(string) {
+	return func(m string) { fmt.Fprintf(w, "warning: %s\n", m) }
 }
 
 // loadSpec reads a spec file, or the embedded example for "example".

@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/npy"
 )
@@ -47,18 +47,8 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if method != simspec.CoordERFA {
 		bcrs = 0
 	}
-	cfg := astro.Config{
-		Method:          astro.Method(method),
-		Site:            astro.Site{LatDeg: spec.Telescope.LatDeg, LonDeg: spec.Telescope.LonDeg, HeightM: spec.Telescope.HeightM},
-		TimesJD:         spec.TimesJD,
-		UpdateBCRSEvery: bcrs,
-		Warn:            func(m string) { fmt.Fprintf(stderr, "warning: %s\n", m) },
-	}
-	for _, e := range spec.EOP {
-		cfg.EOP = append(cfg.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
-	}
 	t0 := time.Now()
-	rot, err := astro.New(cfg, spec.Sources.RARad, spec.Sources.DecRad)
+	rot, err := matvis.SpecCoordinates(spec, method, bcrs, warnTo(stderr))
 	if err != nil {
 		return err
 	}
