@@ -3,34 +3,15 @@ package cuda_test
 import (
 	"errors"
 	"math"
-	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/kernels"
 )
-
-// open returns a context on device 0, or skips the test when this machine
-// has no CUDA driver or device (CI): such a test must never count as passed.
-func open(t testing.TB) *cuda.Context {
-	t.Helper()
-	c, err := cuda.Open(0)
-	if errors.Is(err, cuda.ErrNoDevice) {
-		t.Skipf("no CUDA device/driver found: %v", err)
-	}
-	if err != nil {
-		t.Fatalf("open device: %v", err)
-	}
-	t.Cleanup(func() {
-		if err := c.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
-	return c
-}
 
 func TestOpenErrorIsNoDeviceOrNil(t *testing.T) {
 	c, err := cuda.Open(0)
@@ -57,7 +38,7 @@ func TestOpenErrorIsNoDeviceOrNil(t *testing.T) {
 }
 
 func TestMemcpyRoundTrip(t *testing.T) {
-	c := open(t)
+	c := gputest.Open(t)
 	s, err := c.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +114,7 @@ func compileProgram(t testing.TB, c *cuda.Context, name string) *cuda.Module {
 }
 
 func TestNVRTCKernel(t *testing.T) {
-	c := open(t)
+	c := gputest.Open(t)
 	c.SetKernelCacheDir(t.TempDir())
 	ma, mi, err := c.NVRTCVersion()
 	if err != nil {
@@ -166,11 +147,11 @@ func TestNVRTCKernel(t *testing.T) {
 			dy, _ := cuda.AllocFor[float32](c, n)
 			defer c.Free(dx)
 			defer c.Free(dy)
-			must(t, cuda.Upload(c, dx, x32, s))
-			must(t, cuda.Upload(c, dy, y32, s))
-			must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), float32(a), dx, dy))
+			gputest.Must(t, cuda.Upload(c, dx, x32, s))
+			gputest.Must(t, cuda.Upload(c, dy, y32, s))
+			gputest.Must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), float32(a), dx, dy))
 			out := make([]float32, n)
-			must(t, cuda.Download(c, out, dy, s))
+			gputest.Must(t, cuda.Download(c, out, dy, s))
 			for _, v := range out {
 				got = append(got, float64(v))
 			}
@@ -180,11 +161,11 @@ func TestNVRTCKernel(t *testing.T) {
 			dy, _ := cuda.AllocFor[float64](c, n)
 			defer c.Free(dx)
 			defer c.Free(dy)
-			must(t, cuda.Upload(c, dx, x, s))
-			must(t, cuda.Upload(c, dy, y, s))
-			must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), a, dx, dy))
+			gputest.Must(t, cuda.Upload(c, dx, x, s))
+			gputest.Must(t, cuda.Upload(c, dy, y, s))
+			gputest.Must(t, f.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, s, int64(n), a, dx, dy))
 			got = make([]float64, n)
-			must(t, cuda.Download(c, got, dy, s))
+			gputest.Must(t, cuda.Download(c, got, dy, s))
 			tol = 1e-15
 		}
 		for i := range got {
@@ -208,7 +189,7 @@ func f32ArgMismatch(m *cuda.Module, s cuda.Stream) error {
 }
 
 func TestCompileCacheAndErrors(t *testing.T) {
-	c := open(t)
+	c := gputest.Open(t)
 	dir := t.TempDir()
 	c.SetKernelCacheDir(dir)
 	src := cuda.Source{Name: "k.cu", Code: `extern "C" __global__ void k(float* p) { p[threadIdx.x] = 1.0f; }`}
@@ -251,74 +232,22 @@ func toF32(x []float64) []float32 {
 	return o
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// randC returns n complex values with normal real and imaginary parts.
-func randC(n int) []complex128 {
-	z := make([]complex128, n)
-	for i := range z {
-		z[i] = complex(rand.NormFloat64(), rand.NormFloat64())
-	}
-	return z
-}
-
-// gramRef is C = Aᴴ·A for column-major K×M A, in complex128.
-func gramRef(a []complex128, m, k int) []complex128 {
-	c := make([]complex128, m*m)
-	for j := 0; j < m; j++ {
-		for i := 0; i < m; i++ {
-			var s complex128
-			ai, aj := a[i*k:(i+1)*k], a[j*k:(j+1)*k]
-			for l := range ai {
-				s += cmplx.Conj(ai[l]) * aj[l]
-			}
-			c[i+j*m] = s
-		}
-	}
-	return c
-}
-
-func maxRelErr(got, want []complex128, lowerOnly bool, m int) float64 {
-	var peak, worst float64
-	for _, v := range want {
-		peak = math.Max(peak, cmplx.Abs(v))
-	}
-	for j := 0; j < m; j++ {
-		for i := 0; i < m; i++ {
-			if lowerOnly && i < j {
-				continue
-			}
-			d := cmplx.Abs(got[i+j*m] - want[i+j*m])
-			if math.IsNaN(d) {
-				return math.Inf(1)
-			}
-			worst = math.Max(worst, d)
-		}
-	}
-	return worst / peak
-}
-
 func TestBlasAgainstGoLoop(t *testing.T) {
-	c := open(t)
+	c := gputest.Open(t)
 	s, err := c.NewStream()
-	must(t, err)
+	gputest.Must(t, err)
 	defer c.DestroyStream(s)
 	b, err := c.NewBlas(s)
-	must(t, err)
+	gputest.Must(t, err)
 	defer b.Close()
 	v, err := b.Version()
-	must(t, err)
+	gputest.Must(t, err)
 	t.Logf("cuBLAS %d from %s", v, b.Path())
-	must(t, b.SetMathMode(cuda.DefaultMath))
+	gputest.Must(t, b.SetMathMode(cuda.DefaultMath))
 
 	const m, k = 37, 1031
-	a := randC(m * k)
-	ref := gramRef(a, m, k)
+	a := gputest.RandC(m * k)
+	ref := gputest.GramRef(a, m, k)
 	a64 := make([]complex64, len(a))
 	for i, v := range a {
 		a64[i] = complex64(v)
@@ -329,26 +258,17 @@ func TestBlasAgainstGoLoop(t *testing.T) {
 	defer c.Free(dA32)
 	defer c.Free(dA64)
 	defer c.Free(dC)
-	must(t, cuda.Upload(c, dA32, a64, s))
-	must(t, cuda.Upload(c, dA64, a, s))
+	gputest.Must(t, cuda.Upload(c, dA32, a64, s))
+	gputest.Must(t, cuda.Upload(c, dA64, a, s))
 
 	run := func(name string, double, lower bool, tol float64, f func() error) {
 		t.Helper()
-		must(t, c.Memset8(dC, 0xFF, m*m*16, s)) // NaN everywhere
+		gputest.Must(t, c.Memset8(dC, 0xFF, m*m*16, s)) // NaN everywhere
 		if err := f(); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		got := make([]complex128, m*m)
-		if double {
-			must(t, cuda.Download(c, got, dC, s))
-		} else {
-			g32 := make([]complex64, m*m)
-			must(t, cuda.Download(c, g32, dC, s))
-			for i, v := range g32 {
-				got[i] = complex128(v)
-			}
-		}
-		e := maxRelErr(got, ref, lower, m)
+		got := gputest.Download(t, c, s, dC, m*m, double)
+		e := gputest.MaxRelErr(got, ref, m, lower)
 		t.Logf("%-10s max error / peak = %.2e", name, e)
 		if !(e <= tol) {
 			t.Errorf("%s: error %.3e over %.1e", name, e, tol)

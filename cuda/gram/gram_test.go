@@ -1,11 +1,8 @@
 package gram_test
 
 import (
-	"errors"
 	"flag"
 	"fmt"
-	"math"
-	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -14,6 +11,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/internal/gputest"
 )
 
 var (
@@ -29,15 +27,11 @@ type env struct {
 	g *gram.Gram
 }
 
+// setup opens device 0 with a stream, a cuBLAS handle on it and a Gram,
+// released when t ends, or skips t on a machine without a device.
 func setup(t testing.TB) *env {
 	t.Helper()
-	c, err := cuda.Open(0)
-	if errors.Is(err, cuda.ErrNoDevice) {
-		t.Skipf("no CUDA device/driver found: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := gputest.Open(t)
 	s, err := c.NewStream()
 	if err != nil {
 		t.Fatal(err)
@@ -54,67 +48,14 @@ func setup(t testing.TB) *env {
 		g.Close()
 		b.Close()
 		c.DestroyStream(s)
-		c.Close()
 	})
 	return &env{c, s, b, g}
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func randC(n int) []complex128 {
-	z := make([]complex128, n)
-	for i := range z {
-		z[i] = complex(rand.NormFloat64(), rand.NormFloat64())
-	}
-	return z
-}
-
-func gramRef(a []complex128, m, k int) []complex128 {
-	c := make([]complex128, m*m)
-	for j := 0; j < m; j++ {
-		for i := 0; i < m; i++ {
-			var s complex128
-			ai, aj := a[i*k:(i+1)*k], a[j*k:(j+1)*k]
-			for l := range ai {
-				s += cmplx.Conj(ai[l]) * aj[l]
-			}
-			c[i+j*m] = s
-		}
-	}
-	return c
-}
-
-func relErr(got, want []complex128) float64 {
-	var peak, worst float64
-	for i := range want {
-		peak = math.Max(peak, cmplx.Abs(want[i]))
-		d := cmplx.Abs(got[i] - want[i])
-		if math.IsNaN(d) {
-			return math.Inf(1)
-		}
-		worst = math.Max(worst, d)
-	}
-	return worst / peak
-}
-
 // download reads an m×m C of either precision as complex128.
 func download(t testing.TB, e *env, c cuda.DevicePtr, m int, double bool) []complex128 {
-	out := make([]complex128, m*m)
-	if double {
-		must(t, cuda.Download(e.c, out, c, e.s))
-		return out
-	}
-	o32 := make([]complex64, m*m)
-	must(t, cuda.Download(e.c, o32, c, e.s))
-	for i, v := range o32 {
-		out[i] = complex128(v)
-	}
-	return out
+	t.Helper()
+	return gputest.Download(t, e.c, e.s, c, m*m, double)
 }
 
 // Every strategy, accumulated over two chunks (beta 0 then 1) with the
@@ -122,16 +63,16 @@ func download(t testing.TB, e *env, c cuda.DevicePtr, m int, double bool) []comp
 func TestStrategiesMatchGoLoop(t *testing.T) {
 	e := setup(t)
 	const m, k1, k2 = 70, 301, 257
-	a1, a2 := randC(m*k1), randC(m*k2)
-	ref := gramRef(a1, m, k1)
-	for i, v := range gramRef(a2, m, k2) {
+	a1, a2 := gputest.RandC(m*k1), gputest.RandC(m*k2)
+	ref := gputest.GramRef(a1, m, k1)
+	for i, v := range gputest.GramRef(a2, m, k2) {
 		ref[i] += v
 	}
 	up := func(a []complex128, double bool) cuda.DevicePtr {
 		if double {
 			d, err := cuda.AllocFor[complex128](e.c, len(a))
-			must(t, err)
-			must(t, cuda.Upload(e.c, d, a, e.s))
+			gputest.Must(t, err)
+			gputest.Must(t, cuda.Upload(e.c, d, a, e.s))
 			return d
 		}
 		a32 := make([]complex64, len(a))
@@ -139,8 +80,8 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 			a32[i] = complex64(v)
 		}
 		d, err := cuda.AllocFor[complex64](e.c, len(a))
-		must(t, err)
-		must(t, cuda.Upload(e.c, d, a32, e.s))
+		gputest.Must(t, err)
+		gputest.Must(t, cuda.Upload(e.c, d, a32, e.s))
 		return d
 	}
 	strategies := []gram.Strategy{gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.Zherk, gram.Zgemm,
@@ -148,8 +89,8 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 	for _, st := range strategies {
 		d1, d2 := up(a1, st.Double()), up(a2, st.Double())
 		c, err := e.c.Alloc(m * m * 16)
-		must(t, err)
-		must(t, e.c.Memset8(c, 0xFF, m*m*16, e.s))
+		gputest.Must(t, err)
+		gputest.Must(t, e.c.Memset8(c, 0xFF, m*m*16, e.s))
 		err = e.g.Accumulate(st, d1, k1, m, k1, c, 0)
 		if err == nil {
 			err = e.g.Accumulate(st, d2, k2, m, k2, c, 1)
@@ -160,13 +101,13 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 		if err != nil && st == gram.BF16x9 {
 			t.Logf("%s not available here: %v", st, err)
 		} else {
-			must(t, err)
+			gputest.Must(t, err)
 			got := download(t, e, c, m, st.Double())
 			tol := 2e-6
 			if st.Double() {
 				tol = 1e-14
 			}
-			er := relErr(got, ref)
+			er := gputest.MaxRelErr(got, ref, m, false)
 			t.Logf("%-14s error/peak %.2e", st, er)
 			if !(er <= tol) {
 				t.Errorf("%s: error %.2e over %.0e", st, er, tol)
@@ -184,7 +125,7 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 func TestChoose(t *testing.T) {
 	e := setup(t)
 	best, res, err := e.g.Choose(gram.Candidates(1), 128, 4000)
-	must(t, err)
+	gputest.Must(t, err)
 	for _, r := range res {
 		t.Logf("%-14s %.3f ms err=%v", r.Strategy, r.Ms, r.Err)
 	}
@@ -219,16 +160,16 @@ func TestGemmStrategies(t *testing.T) {
 			a[i] = complex(float32(rand.NormFloat64()), float32(rand.NormFloat64()))
 		}
 		d32, err := cuda.AllocFor[complex64](e.c, n)
-		must(t, err)
+		gputest.Must(t, err)
 		d64, err := cuda.AllocFor[complex128](e.c, n)
-		must(t, err)
+		gputest.Must(t, err)
 		ref, err := cuda.AllocFor[complex128](e.c, m*m)
-		must(t, err)
+		gputest.Must(t, err)
 		cbuf, err := cuda.AllocFor[complex128](e.c, m*m)
-		must(t, err)
-		must(t, cuda.Upload(e.c, d32, a, e.s))
-		must(t, e.g.Upcast(d32, d64, int64(n)))
-		must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
+		gputest.Must(t, err)
+		gputest.Must(t, cuda.Upload(e.c, d32, a, e.s))
+		gputest.Must(t, e.g.Upcast(d32, d64, int64(n)))
+		gputest.Must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
 		refH := download(t, e, ref, m, true)
 		upMs := timeIt(t, e, func() error { return e.g.Upcast(d32, d64, int64(n)) })
 		fmt.Fprintf(&out, "**%s: M = %d, K = %d** (upcast complex64→complex128 of Z: %.3f ms)\n\n", sh.name, m, k, upMs)
@@ -244,13 +185,13 @@ func TestGemmStrategies(t *testing.T) {
 				continue
 			}
 			// Checked run on a poisoned output.
-			must(t, e.c.Memset8(cbuf, 0xFF, int64(m*m*16), e.s))
-			must(t, e.g.Accumulate(st, z, k, m, k, cbuf, 0))
+			gputest.Must(t, e.c.Memset8(cbuf, 0xFF, int64(m*m*16), e.s))
+			gputest.Must(t, e.g.Accumulate(st, z, k, m, k, cbuf, 0))
 			if st.LowerOnly() {
-				must(t, e.g.Mirror(cbuf, m, st.Double()))
+				gputest.Must(t, e.g.Mirror(cbuf, m, st.Double()))
 			}
 			got := download(t, e, cbuf, m, st.Double())
-			er := relErr(got, refH)
+			er := gputest.MaxRelErr(got, refH, m, false)
 			tf := 8 * float64(m) * float64(m) * float64(k) / (ms * 1e-3) / 1e12
 			fmt.Fprintf(&out, "| %s | %.3f | %.1f | %.1e |\n", st, ms, tf, er)
 		}
@@ -261,7 +202,7 @@ func TestGemmStrategies(t *testing.T) {
 	}
 	fmt.Print(out.String())
 	if *benchOut != "" {
-		must(t, os.WriteFile(*benchOut, []byte(out.String()), 0o644))
+		gputest.Must(t, os.WriteFile(*benchOut, []byte(out.String()), 0o644))
 	}
 }
 
@@ -272,12 +213,12 @@ func timeIt(t testing.TB, e *env, f func() error) float64 {
 	defer e.c.DestroyEvent(en)
 	var ms []float64
 	for i := 0; i < 8; i++ {
-		must(t, e.c.Record(st, e.s))
-		must(t, f())
-		must(t, e.c.Record(en, e.s))
-		must(t, e.c.SyncEvent(en))
+		gputest.Must(t, e.c.Record(st, e.s))
+		gputest.Must(t, f())
+		gputest.Must(t, e.c.Record(en, e.s))
+		gputest.Must(t, e.c.SyncEvent(en))
 		v, err := e.c.Elapsed(st, en)
-		must(t, err)
+		gputest.Must(t, err)
 		if i >= 2 {
 			ms = append(ms, float64(v))
 		}

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
@@ -32,15 +33,12 @@ var (
 	benchPrio = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
 )
 
+// openGPU opens the backend on device 0, closed when t ends, or skips t on
+// a machine without a CUDA device.
 func openGPU(t testing.TB) *Backend {
 	t.Helper()
 	b, err := Open(Options{})
-	if errors.Is(err, ErrNoDevice) {
-		t.Skipf("no CUDA device/driver found: %v", err)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	gputest.Require(t, err)
 	t.Cleanup(func() { b.Close() })
 	return b
 }
