@@ -34,6 +34,13 @@ func newAccumulator(sim *matvis.Simulation, m int, h cblas.Herk) *accumulator {
 	return a
 }
 
+// reset zeroes the sums for a new integration.
+func (a *accumulator) reset() {
+	clear(a.c128)
+	clear(a.c64)
+	clear(a.pv)
+}
+
 // add accumulates one chunk's Z (cols columns).
 func (a *accumulator) add(z zmat, cols int) {
 	if a.pv != nil {

@@ -62,6 +62,11 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc()}
 	r.topo = make([][3][]float64, sim.NTime())
 	r.cacheTopo = int64(sim.NTime())*int64(sim.NSrc())*24 <= maxTopoCache
+	r.used = make([]bool, len(sim.Beams))
+	for _, bi := range sim.BeamOf {
+		r.used[bi] = true
+	}
+	r.acc = newAccumulator(sim, sim.NAnt()*r.nf, b.herk)
 	res.Stats.Setup = time.Since(start)
 	err := r.loop(ctx)
 	res.Stats.Total = time.Since(start)
@@ -76,6 +81,10 @@ type run struct {
 	nf, nsrc  int
 	topo      [][3][]float64
 	cacheTopo bool
+	// used marks the beams some antenna uses; only those are evaluated.
+	used []bool
+	// acc is the Gram accumulator, cleared at each integration.
+	acc *accumulator
 }
 
 func (r *run) loop(ctx context.Context) error {
@@ -140,15 +149,15 @@ func (r *run) enu(ti int) ([3][]float64, error) {
 // integration computes all visibilities of frequency fi and time ti.
 func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response) error {
 	sim := r.sim
-	var st matvis.StageTimes
 	t0 := time.Now()
 	v, err := r.enu(ti)
 	if err != nil {
 		return err
 	}
-	st[matvis.StageCoords] += time.Since(t0)
-	m := sim.NAnt() * r.nf
-	acc := newAccumulator(sim, m, r.b.herk)
+	// The ENU vectors are per integration; they are timed with chunk 0.
+	enuTime := time.Since(t0)
+	acc := r.acc
+	acc.reset()
 	plan := r.res.Plan
 	for c := range plan.NChunks {
 		if err := ctx.Err(); err != nil {
@@ -179,7 +188,7 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 			sample.Stages[matvis.StageMatProd] += time.Since(t)
 		}
 		if c == 0 {
-			sample.Stages[matvis.StageCoords] += st[matvis.StageCoords]
+			sample.Stages[matvis.StageCoords] += enuTime
 		}
 		r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
 	}
@@ -230,13 +239,9 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 	st[matvis.StageCoords] += time.Since(t)
 
 	t = time.Now()
-	used := make([]bool, len(resp))
-	for _, bi := range sim.BeamOf {
-		used[bi] = true
-	}
 	beams := make([][]complex128, len(resp))
 	for bi := range resp {
-		if !used[bi] {
+		if !r.used[bi] {
 			continue
 		}
 		out := make([]complex128, ncomp*k)
