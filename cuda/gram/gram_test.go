@@ -171,7 +171,8 @@ func TestGemmStrategies(t *testing.T) {
 		gputest.Must(t, e.g.Upcast(d32, d64, int64(n)))
 		gputest.Must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
 		refH := download(t, e, ref, m, true)
-		upMs := timeIt(t, e, func() error { return e.g.Upcast(d32, d64, int64(n)) })
+		upMs, err := gram.TimeMs(e.c, e.s, 2, 6, func() error { return e.g.Upcast(d32, d64, int64(n)) })
+		gputest.Must(t, err)
 		fmt.Fprintf(&out, "**%s: M = %d, K = %d** (upcast complex64→complex128 of Z: %.3f ms)\n\n", sh.name, m, k, upMs)
 		fmt.Fprintf(&out, "| strategy | ms (median of %d) | TFLOP/s (8M²K) | error vs complex128 / peak |\n| --- | --- | --- | --- |\n", *benchReps)
 		for _, st := range strategies {
@@ -204,24 +205,4 @@ func TestGemmStrategies(t *testing.T) {
 	if *benchOut != "" {
 		gputest.Must(t, os.WriteFile(*benchOut, []byte(out.String()), 0o644))
 	}
-}
-
-func timeIt(t testing.TB, e *env, f func() error) float64 {
-	st, _ := e.c.NewEvent()
-	en, _ := e.c.NewEvent()
-	defer e.c.DestroyEvent(st)
-	defer e.c.DestroyEvent(en)
-	var ms []float64
-	for i := 0; i < 8; i++ {
-		gputest.Must(t, e.c.Record(st, e.s))
-		gputest.Must(t, f())
-		gputest.Must(t, e.c.Record(en, e.s))
-		gputest.Must(t, e.c.SyncEvent(en))
-		v, err := e.c.Elapsed(st, en)
-		gputest.Must(t, err)
-		if i >= 2 {
-			ms = append(ms, float64(v))
-		}
-	}
-	return gram.Median(ms)
 }

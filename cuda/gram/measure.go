@@ -12,17 +12,7 @@ import (
 // included for LowerOnly strategies, since a simulation needs it once per
 // integration anyway).
 func (g *Gram) Time(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, warm, reps int) (float64, error) {
-	start, err := g.c.NewEvent()
-	if err != nil {
-		return 0, err
-	}
-	defer g.c.DestroyEvent(start)
-	stop, err := g.c.NewEvent()
-	if err != nil {
-		return 0, err
-	}
-	defer g.c.DestroyEvent(stop)
-	one := func() error {
+	return TimeMs(g.c, g.s, warm, reps, func() error {
 		if err := g.Accumulate(st, z, ldz, m, k, c, 0); err != nil {
 			return err
 		}
@@ -30,27 +20,43 @@ func (g *Gram) Time(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DeviceP
 			return g.Mirror(c, m, st.Double())
 		}
 		return nil
+	})
+}
+
+// TimeMs runs f, which queues work on stream s, warm times, then reps
+// times each between two CUDA events recorded on s, waiting for each, and
+// returns the median of the reps event timings in milliseconds.
+func TimeMs(c *cuda.Context, s cuda.Stream, warm, reps int, f func() error) (float64, error) {
+	start, err := c.NewEvent()
+	if err != nil {
+		return 0, err
 	}
-	for i := 0; i < warm; i++ {
-		if err := one(); err != nil {
+	defer c.DestroyEvent(start)
+	stop, err := c.NewEvent()
+	if err != nil {
+		return 0, err
+	}
+	defer c.DestroyEvent(stop)
+	for range warm {
+		if err := f(); err != nil {
 			return 0, err
 		}
 	}
 	ms := make([]float64, 0, reps)
-	for i := 0; i < reps; i++ {
-		if err := g.c.Record(start, g.s); err != nil {
+	for range reps {
+		if err := c.Record(start, s); err != nil {
 			return 0, err
 		}
-		if err := one(); err != nil {
+		if err := f(); err != nil {
 			return 0, err
 		}
-		if err := g.c.Record(stop, g.s); err != nil {
+		if err := c.Record(stop, s); err != nil {
 			return 0, err
 		}
-		if err := g.c.SyncEvent(stop); err != nil {
+		if err := c.SyncEvent(stop); err != nil {
 			return 0, err
 		}
-		t, err := g.c.Elapsed(start, stop)
+		t, err := c.Elapsed(start, stop)
 		if err != nil {
 			return 0, err
 		}

@@ -95,48 +95,15 @@ func (b *Backend) MeasureCeilings(ctx context.Context, s matvis.GramShape) (matv
 		return out, fmt.Errorf("gpu: ceilings: %w", err)
 	}
 	defer c.DestroyStream(st)
-	e0, err := c.NewEvent()
-	if err != nil {
-		return out, fmt.Errorf("gpu: ceilings: %w", err)
-	}
-	defer c.DestroyEvent(e0)
-	e1, err := c.NewEvent()
-	if err != nil {
-		return out, fmt.Errorf("gpu: ceilings: %w", err)
-	}
-	defer c.DestroyEvent(e1)
-	// timeMs runs f ceilWarm times, then times ceilReps runs one by one
-	// with events and returns the median milliseconds.
+	// timeMs is gram.TimeMs with this call's sizes, stopping at the
+	// first run after ctx is done.
 	timeMs := func(f func() error) (float64, error) {
-		for range ceilWarm {
-			if err := f(); err != nil {
-				return 0, err
-			}
-		}
-		ms := make([]float64, 0, ceilReps)
-		for range ceilReps {
+		return gram.TimeMs(c, st, ceilWarm, ceilReps, func() error {
 			if err := ctx.Err(); err != nil {
-				return 0, err
+				return err
 			}
-			if err := c.Record(e0, st); err != nil {
-				return 0, err
-			}
-			if err := f(); err != nil {
-				return 0, err
-			}
-			if err := c.Record(e1, st); err != nil {
-				return 0, err
-			}
-			if err := c.SyncEvent(e1); err != nil {
-				return 0, err
-			}
-			t, err := c.Elapsed(e0, e1)
-			if err != nil {
-				return 0, err
-			}
-			ms = append(ms, float64(t))
-		}
-		return gram.Median(ms), nil
+			return f()
+		})
 	}
 
 	// Bandwidth: a copy between two buffers far larger than the L2
