@@ -51,8 +51,8 @@ type Options struct {
 	// sub-chunks whose fused beam+τ+Z kernel runs on a second stream while
 	// the Gram product of the previous sub-chunk runs on the main one (two
 	// alternating Z buffers of ⌈chunk/SubChunks⌉ sources, event ordering,
-	// no host synchronisation). Sub-chunks are kept to at least
-	// minSubChunk sources. 1 is the single-stream path; 0 selects
+	// no host synchronisation). Sub-chunks are kept to at least 2048
+	// sources. 1 is the single-stream path; 0 selects
 	// DefaultSubChunks.
 	SubChunks int
 }
@@ -69,6 +69,7 @@ const DefaultSubChunks = 1
 type Backend struct {
 	mu   sync.Mutex
 	opts Options
+	tune tuning
 	c    *cuda.Context
 	info cuda.DeviceInfo
 	// chosen is the Gram strategy of the last run per (precision, M), for
@@ -87,7 +88,7 @@ func Open(opts Options) (*Backend, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gpu backend: %w", err)
 	}
-	return &Backend{opts: opts, c: c, info: c.Info(), chosen: map[[2]int]gram.Strategy{}}, nil
+	return &Backend{opts: opts, tune: defaultTuning(), c: c, info: c.Info(), chosen: map[[2]int]gram.Strategy{}}, nil
 }
 
 // Name returns "gpu".

@@ -242,8 +242,8 @@ func TestParityRandom(t *testing.T) {
 // chunked and not, output NaN-poisoned by each run.
 func TestParitySubChunks(t *testing.T) {
 	g := openGPU(t)
-	defer func(m int) { minSubChunk = m }(minSubChunk)
-	minSubChunk = 64
+	defer func(tu tuning) { g.tune = tu }(g.tune)
+	g.tune.minSubChunk = 64
 	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
 	for _, sub := range []int{1, 3, 8} {
@@ -507,23 +507,19 @@ func TestBenchCanonical(t *testing.T) {
 				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0})
 		}
 	}
-	defaultAPB := antennasPerBlock
-	defer func() { extraCompileOptions = nil }()
-	defer func() { antennasPerBlock = defaultAPB }()
+	defer func(tu tuning) { g.tune = tu }(g.tune)
 	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
-	defer func() { streamPriority = 0 }()
 	for _, cf := range configs {
 		g.opts.SubChunks = cf.sub
-		streamPriority = cf.prio
 		g.lastFusedRaw = nil
-		sortSources = !cf.nosort
-		antennasPerBlock = defaultAPB
+		g.tune = defaultTuning()
+		g.tune.streamPriority = cf.prio
+		g.tune.sortSources = !cf.nosort
 		if cf.apb > 0 {
-			antennasPerBlock = cf.apb
+			g.tune.antennasPerBlock = cf.apb
 		}
-		extraCompileOptions = nil
 		if cf.maxreg > 0 {
-			extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
+			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
 		}
 		sim := benchSim(t, cf.nant, cf.nsrc, cf.nt, cf.chunks, 1)
 		t0 := time.Now()
@@ -589,7 +585,6 @@ func TestBenchCanonical(t *testing.T) {
 			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)
 		}
 	}
-	sortSources = true
 	fmt.Print(out.String())
 	if *benchOut != "" {
 		if err := os.WriteFile(*benchOut, []byte(out.String()), 0o644); err != nil {

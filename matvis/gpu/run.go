@@ -46,11 +46,12 @@ type slotEvents struct {
 }
 
 type run struct {
-	ctx context.Context
-	c   *cuda.Context
-	sim *matvis.Simulation
-	res *matvis.Result
-	opt Options
+	ctx  context.Context
+	c    *cuda.Context
+	sim  *matvis.Simulation
+	res  *matvis.Result
+	opt  Options
+	tune tuning
 
 	s    cuda.Stream
 	s2   cuda.Stream // fused kernel's stream when sub > 1
@@ -87,7 +88,7 @@ type run struct {
 	// beam tables of the current frequency (buildBeamTables)
 	dDesc, dGeom, dCoef cuda.DevicePtr
 	// order sorts the visible sources by (zenith band, azimuth bin) for
-	// the gridded beams' gathers (any gridded beam, unless sortSources is
+	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
 	// off)
 	order                                                    bool
 	nblkSort                                                 int
@@ -119,33 +120,36 @@ const (
 	termIO         = "gpu_io"          // antenna→beam map, pairs, rotation matrices, extracted output
 )
 
-// sortSources switches the (zenith band, azimuth bin) ordering of the
-// visible sources; tests turn it off to measure what it brings.
-var sortSources = true
+// tuning holds the backend's knobs that only tests and benchmarks turn
+// (through Backend.tune); a run copies them when it starts.
+type tuning struct {
+	// sortSources switches the (zenith band, azimuth bin) ordering of the
+	// visible sources, to measure what it brings.
+	sortSources bool
+	// antennasPerBlock is the antenna group of one block of the fused
+	// beam_tau_z kernel (its grid's y dimension is the number of groups).
+	antennasPerBlock int
+	// minSubChunk is the least number of sources of a sub-chunk: a chunk of
+	// n sources is split into min(S, ⌈n/minSubChunk⌉) sub-chunks (tests
+	// lower it to split their small chunks).
+	minSubChunk int
+	// streamPriority orders the two streams of the sub-chunk pipeline for
+	// the block scheduler: 0 both at the default priority, 1 the fused
+	// kernel's stream high, 2 the Gram product's (main) stream high.
+	streamPriority int
+	// extraCompileOptions are added to the NVRTC options of vis.cu (to try
+	// register limits).
+	extraCompileOptions []string
+}
 
-// antennasPerBlock is the antenna group of one block of the fused
-// beam_tau_z kernel (its grid's y dimension is the number of groups); a
-// variable so that the benchmarks can sweep it.
-var antennasPerBlock = 8
-
-// minSubChunk is the least number of sources of a sub-chunk: a chunk of
-// n sources is split into min(S, ⌈n/minSubChunk⌉) sub-chunks (tests lower
-// it to split their small chunks).
-var minSubChunk = 2048
-
-// streamPriority orders the two streams of the sub-chunk pipeline for the
-// block scheduler: 0 both at the default priority, 1 the fused kernel's
-// stream high, 2 the Gram product's (main) stream high. A variable so that
-// the benchmarks can sweep it.
-var streamPriority = 0
-
-// extraCompileOptions are added to the NVRTC options of vis.cu (the
-// benchmarks try register limits with it).
-var extraCompileOptions []string
+// defaultTuning is what Open sets.
+func defaultTuning() tuning {
+	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048}
+}
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
 	if free, total, err := r.c.MemInfo(); err == nil {
 		r.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
 	}
@@ -177,7 +181,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 			continue
 		}
 		if _, ok := bm.(GridBeam); ok {
-			r.order = sortSources
+			r.order = r.tune.sortSources
 			continue
 		}
 		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
@@ -187,7 +191,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if r.sub <= 0 {
 		r.sub = DefaultSubChunks
 	}
-	if r.sub > 1 && streamPriority == 2 {
+	if r.sub > 1 && r.tune.streamPriority == 2 {
 		r.s, err = r.c.NewStreamPriority(true)
 	} else {
 		r.s, err = r.c.NewStream()
@@ -196,7 +200,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		return nil, fmt.Errorf("gpu: main stream: %w", err)
 	}
 	if r.sub > 1 {
-		if r.s2, err = r.c.NewStreamPriority(streamPriority == 1); err != nil {
+		if r.s2, err = r.c.NewStreamPriority(r.tune.streamPriority == 1); err != nil {
 			return nil, fmt.Errorf("gpu: fused-kernel stream: %w", err)
 		}
 	}
@@ -354,7 +358,7 @@ func (r *run) compile() error {
 	if r.st.Double() {
 		zt, r.zsize = "double2", 16
 	}
-	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, extraCompileOptions...)
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, r.tune.extraCompileOptions...)
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
@@ -654,8 +658,6 @@ const (
 	sortItems = 1024 // SORT_ITEMS
 )
 
-var block128 = cuda.Dim3{X: 128, Y: 1, Z: 1}
-
 // queueCoords queues time ti's ENU vectors and horizon compaction into
 // compaction slot sl, and the copy of the visible count to the host.
 func (r *run) queueCoords(fi, ti, sl int) error {
@@ -788,12 +790,12 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		feedY = 1
 	}
 	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
-	apb := max(antennasPerBlock, 1)
+	apb := max(r.tune.antennasPerBlock, 1)
 	groups := uint32((r.nant + apb - 1) / apb)
 	btz := func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
 		ldz := int64(r.nf) * int64(n)
 		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
-		return r.fBTZ.Launch(g, block128, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
+		return r.fBTZ.Launch(g, cuda.Dim3{X: 128, Y: 1, Z: 1}, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
 			int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, z)
 	}
 	if r.subPlan(size) > 1 {
@@ -834,7 +836,7 @@ func (r *run) subPlan(size int) int {
 	if r.sub <= 1 || size <= 0 {
 		return 1
 	}
-	return max(1, min(r.sub, (size+minSubChunk-1)/max(minSubChunk, 1)))
+	return max(1, min(r.sub, (size+r.tune.minSubChunk-1)/max(r.tune.minSubChunk, 1)))
 }
 
 // pieces lists the sub-chunks of an integration with nvis visible sources
