@@ -62,38 +62,19 @@ const (
 	TermVis        = "vis"         // one (nfeed·nant)² accumulator per chunk
 )
 
-// normalized fills in the defaults that Simulation.New would.
+// normalized fills in the defaults that New would, and the HostTerms
+// fields' own.
 func (c MemoryConfig) normalized() MemoryConfig {
-	if c.Precision == 0 {
-		c.Precision = 2
-	}
-	if c.NFeed == 0 {
-		c.NFeed = 1
-	}
-	if c.SourceBuffer == 0 {
-		c.SourceBuffer = 1
-	}
-	if c.MemoryBuffer == 0 {
-		c.MemoryBuffer = 0.9
-	}
-	if c.MinChunks == 0 {
-		c.MinChunks = 1
-	}
-	if c.NPairs == 0 {
-		c.NPairs = c.NAnt * c.NAnt
-	}
-	if c.NBeamUsed == 0 {
-		c.NBeamUsed = c.NBeam
-	}
-	if c.VisibleFraction == 0 {
-		c.VisibleFraction = 0.5
-	}
-	if c.NFreq == 0 {
-		c.NFreq = 1
-	}
-	if c.NTime == 0 {
-		c.NTime = 1
-	}
+	orDefault(&c.Precision, defaultPrecision)
+	orDefault(&c.NFeed, 1)
+	orDefault(&c.SourceBuffer, defaultSourceBuffer)
+	orDefault(&c.MemoryBuffer, defaultMemoryBuffer)
+	orDefault(&c.MinChunks, defaultMinChunks)
+	orDefault(&c.NPairs, c.NAnt*c.NAnt)
+	orDefault(&c.NBeamUsed, c.NBeam)
+	orDefault(&c.VisibleFraction, 0.5)
+	orDefault(&c.NFreq, 1)
+	orDefault(&c.NTime, 1)
 	return c
 }
 
@@ -105,16 +86,11 @@ func (c MemoryConfig) Validate() error {
 		return fmt.Errorf("matvis: memory config: nant = %d, nbeam = %d, nsrc = %d: all must be positive", c.NAnt, c.NBeam, c.NSrc)
 	case n.NFeed != 1 && n.NFeed != 2:
 		return fmt.Errorf("matvis: memory config: nfeed = %d: must be 1 or 2", c.NFeed)
-	case n.Precision != 1 && n.Precision != 2:
-		return fmt.Errorf("matvis: memory config: precision = %d: must be 1 or 2", c.Precision)
 	case n.BeamGridPixels < 0:
 		return fmt.Errorf("matvis: memory config: beam grid pixels = %d: must not be negative", c.BeamGridPixels)
-	case !(n.SourceBuffer > 0 && n.SourceBuffer <= 1):
-		return fmt.Errorf("matvis: memory config: source_buffer = %v: must be within (0, 1]", c.SourceBuffer)
-	case !(n.MemoryBuffer > 0 && n.MemoryBuffer <= 1):
-		return fmt.Errorf("matvis: memory config: memory_buffer = %v: must be within (0, 1]", c.MemoryBuffer)
-	case n.MinChunks < 1:
-		return fmt.Errorf("matvis: memory config: min_chunks = %d: must be at least 1", c.MinChunks)
+	}
+	if err := checkChunking(n.Precision, n.MinChunks, n.SourceBuffer, n.MemoryBuffer); err != nil {
+		return fmt.Errorf("matvis: memory config: %w", err)
 	}
 	return nil
 }

@@ -193,38 +193,19 @@ func New(c Config) (*Simulation, error) {
 		return nil, bad("beam_idx: null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
 	}
 	o := &s.Options
-	if o.Precision == 0 {
-		o.Precision = 2
-	}
-	if o.Precision != 1 && o.Precision != 2 {
-		return nil, bad("precision = %d: must be 1 or 2", o.Precision)
+	orDefault(&o.Precision, defaultPrecision)
+	orDefault(&o.MinChunks, defaultMinChunks)
+	orDefault(&o.SourceBuffer, defaultSourceBuffer)
+	orDefault(&o.MemoryBuffer, defaultMemoryBuffer)
+	if err := checkChunking(o.Precision, o.MinChunks, o.SourceBuffer, o.MemoryBuffer); err != nil {
+		return nil, bad("%w", err)
 	}
 	if o.Feed != beam.FeedX && o.Feed != beam.FeedY {
 		return nil, bad("feed = %d: must be x or y", o.Feed)
 	}
-	if o.MatProd == "" {
-		o.MatProd = MatProdHerk
-	}
+	orDefault(&o.MatProd, MatProdHerk)
 	if o.MatProd != MatProdHerk && o.MatProd != MatProdPairs {
 		return nil, bad("matprod = %q: must be herk or pairs", o.MatProd)
-	}
-	if o.MinChunks == 0 {
-		o.MinChunks = 1
-	}
-	if o.MinChunks < 1 {
-		return nil, bad("min_chunks = %d: must be at least 1", o.MinChunks)
-	}
-	if o.SourceBuffer == 0 {
-		o.SourceBuffer = 1
-	}
-	if !(o.SourceBuffer > 0 && o.SourceBuffer <= 1) {
-		return nil, bad("source_buffer = %v: must be within (0, 1]", o.SourceBuffer)
-	}
-	if o.MemoryBuffer == 0 {
-		o.MemoryBuffer = 0.9
-	}
-	if !(o.MemoryBuffer > 0 && o.MemoryBuffer <= 1) {
-		return nil, bad("memory_buffer = %v: must be within (0, 1]", o.MemoryBuffer)
 	}
 	if o.MaxMemory < 0 {
 		return nil, bad("max_memory = %d: must not be negative", o.MaxMemory)
@@ -261,6 +242,39 @@ func New(c Config) (*Simulation, error) {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// matvis's defaults of the options that the memory model also reads: New
+// and MemoryConfig fill in the same ones.
+const (
+	defaultPrecision    = 2
+	defaultMinChunks    = 1
+	defaultSourceBuffer = 1.0
+	defaultMemoryBuffer = 0.9
+)
+
+// orDefault sets *p to def when *p is the zero value (an option left unset).
+func orDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
+}
+
+// checkChunking checks the options, defaults filled in, that both New and
+// MemoryConfig.Validate accept or refuse.
+func checkChunking(precision, minChunks int, sourceBuffer, memoryBuffer float64) error {
+	switch {
+	case precision != 1 && precision != 2:
+		return fmt.Errorf("precision = %d: must be 1 or 2", precision)
+	case minChunks < 1:
+		return fmt.Errorf("min_chunks = %d: must be at least 1", minChunks)
+	case !(sourceBuffer > 0 && sourceBuffer <= 1):
+		return fmt.Errorf("source_buffer = %v: must be within (0, 1]", sourceBuffer)
+	case !(memoryBuffer > 0 && memoryBuffer <= 1):
+		return fmt.Errorf("memory_buffer = %v: must be within (0, 1]", memoryBuffer)
+	}
+	return nil
+}
 
 // Backend runs a simulation.
 type Backend interface {
