@@ -228,6 +228,17 @@ func (c MemoryConfig) Curve(budget int64, minChunkSources, n int) []MemoryPoint 
 	return out
 }
 
+// maxENUCache bounds the bytes of ENU vectors the CPU backend keeps across
+// frequencies.
+const maxENUCache = 1 << 30
+
+// CacheAllENU reports whether the CPU backend keeps the ENU vectors of all
+// ntime times (3 float64 per source) across frequencies; beyond 1 GiB it
+// recomputes them at every frequency and holds one time's.
+func CacheAllENU(ntime, nsrc int) bool {
+	return int64(ntime)*int64(nsrc)*24 <= maxENUCache
+}
+
 // HostTerms is the CPU backend's accounting of what one run allocates on
 // the Go heap beyond its inputs, for nchunks chunks, so the model can be
 // checked against measured memory: the result array, the ENU cache of every
@@ -247,7 +258,7 @@ func (c MemoryConfig) HostTerms(nchunks int, gridBytes, preparedBytes int64) []M
 	vis := int64(math.Ceil(float64(chunk) * c.VisibleFraction))
 	m := int64(c.NAnt) * nf
 	ntopo := int64(c.NTime)
-	if ntopo*int64(c.NSrc)*24 > 1<<30 { // the CPU backend's cache bound
+	if !CacheAllENU(c.NTime, c.NSrc) {
 		ntopo = 1
 	}
 	return []MemoryTerm{

@@ -41,9 +41,6 @@ func (b *Backend) Name() string { return "cpu" }
 // Herk names the Gram-product implementation.
 func (b *Backend) Herk() string { return b.herk.Name() }
 
-// maxTopoCache bounds the bytes of ENU vectors kept across frequencies.
-const maxTopoCache = 1 << 30
-
 // Run simulates every frequency and time of sim.
 func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
 	start := time.Now()
@@ -61,7 +58,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	res.Plan = sim.PlanMemory(budget)
 	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc()}
 	r.topo = make([][3][]float64, sim.NTime())
-	r.cacheTopo = int64(sim.NTime())*int64(sim.NSrc())*24 <= maxTopoCache
+	r.cacheTopo = matvis.CacheAllENU(sim.NTime(), sim.NSrc())
 	r.used = make([]bool, len(sim.Beams))
 	for _, bi := range sim.BeamOf {
 		r.used[bi] = true
