@@ -13,7 +13,7 @@ import (
 
 // Analytic beam kinds as the beam_analytic kernel knows them.
 const (
-	kindNone     = -1 // evaluated by another kernel
+	kindNone     = -1 // gridded: interpolated from its prepared planes
 	kindUniform  = 0
 	kindGaussian = 1
 	kindAiry     = 2
@@ -29,6 +29,16 @@ const (
 type GridBeam interface {
 	beam.Beam
 	Prepare(freqHz float64, mode beam.Mode) (*beam.GriddedResponse, error)
+}
+
+// asGridBeam returns beam i, which is not analytic, as a GridBeam, or an
+// error when it is not one either.
+func asGridBeam(i int, bm beam.Beam) (GridBeam, error) {
+	gb, ok := bm.(GridBeam)
+	if !ok {
+		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
+	}
+	return gb, nil
 }
 
 // analyticKind maps a beam to its device kind and parameter at freqHz.
@@ -109,9 +119,9 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 			t.desc[4*b+2] = math.Float64bits(par)
 			continue
 		}
-		gb, isGrid := bm.(GridBeam)
-		if !isGrid {
-			return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", b, bm)
+		gb, err := asGridBeam(b, bm)
+		if err != nil {
+			return nil, err
 		}
 		wg.Add(1)
 		sem <- struct{}{}

@@ -19,14 +19,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
-// matrixRotation is astro.MatrixRotation (declared here so that any
-// provider of a matrix and cached vectors qualifies): ENU = M(ti)·P with
-// cached P.
-type matrixRotation interface {
-	Matrix(ti int) ([9]float64, error)
-	CachedVectors(ti int) (x, y, z []float64, err error)
-}
-
 // Layout of a time's parameter block (vis.cu PAR_*): the ENU matrix, then
 // the BCRS-step constants of an astro.BCRSRotation.
 const (
@@ -70,8 +62,8 @@ type run struct {
 	nblk, bufSrc, nchunk int
 	sub, zCap            int // sub-chunks per chunk; sources per Z buffer (sub > 1)
 	fusedRaw             []float64
-	rot                  matrixRotation
-	bcrs                 astro.BCRSRotation // ECI vectors on the device, BCRS step there too
+	rot                  astro.MatrixRotation // ENU = M(ti)·P with cached P
+	bcrs                 astro.BCRSRotation   // ECI vectors on the device, BCRS step there too
 	lastVec              *float64
 
 	allocs                       []cuda.DevicePtr
@@ -169,22 +161,20 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	r.nbeam = len(sim.Beams)
 	r.nblk = (r.nsrc + 255) / 256
 	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
-	if rot, ok := sim.Coords.(matrixRotation); ok {
+	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
 		r.rot = rot
 	}
 	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
 		r.bcrs = br
 	}
 	for i, bm := range sim.Beams {
-		_, _, analytic, _ := analyticKind(bm, sim.Freqs[0])
-		if analytic {
+		if _, _, analytic, _ := analyticKind(bm, sim.Freqs[0]); analytic {
 			continue
 		}
-		if _, ok := bm.(GridBeam); ok {
-			r.order = r.tune.sortSources
-			continue
+		if _, err := asGridBeam(i, bm); err != nil {
+			return nil, err
 		}
-		return nil, fmt.Errorf("gpu: beam %d (%v) is neither analytic nor gridded; the GPU backend cannot evaluate it (use the CPU backend)", i, bm)
+		r.order = r.tune.sortSources
 	}
 
 	r.sub = r.opt.SubChunks
@@ -205,13 +195,13 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		}
 	}
 	if r.blas, err = r.c.NewBlas(r.s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gpu: cuBLAS handle: %w", err)
 	}
 	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gpu: cuBLAS math mode: %w", err)
 	}
 	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gpu: %w", err)
 	}
 
 	// Memory plan against the device's free memory.
@@ -219,7 +209,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if budget == 0 {
 		free, _, err := r.c.MemInfo()
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("gpu: free device memory for the plan: %w", err)
 		}
 		budget = free
 	}
@@ -345,7 +335,7 @@ func writeStrategyCache(path, key string, st gram.Strategy) {
 func (r *run) compile() error {
 	code, headers, err := kernels.Program("vis.cu")
 	if err != nil {
-		return err
+		return fmt.Errorf("gpu: %w", err)
 	}
 	rt, out := "double", "double2"
 	r.rsize, r.osize = 8, 16
@@ -476,11 +466,11 @@ func (r *run) allocate() error {
 	for i := 0; i < 2; i++ {
 		if r.rot == nil {
 			if r.hENU[i], err = r.c.AllocHost(3 * ns * 8); err != nil {
-				return err
+				return fmt.Errorf("gpu: ENU upload buffer: %w", err)
 			}
 		}
 		if r.hOut[i], err = r.c.AllocHost(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
-			return err
+			return fmt.Errorf("gpu: output buffer: %w", err)
 		}
 	}
 	// Poison the output buffers: an entry the device fails to write shows
@@ -492,13 +482,13 @@ func (r *run) allocate() error {
 		}
 	}
 	if err := r.c.Memset8(r.dOut, 0xFF, int64(r.npairs)*int64(r.nf*r.nf)*r.osize, r.s); err != nil {
-		return err
+		return fmt.Errorf("gpu: poison the device output: %w", err)
 	}
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
-		return err
+		return fmt.Errorf("gpu: visible-count buffer: %w", err)
 	}
 	if r.hMat, err = r.c.AllocHost(2 * parBytes); err != nil {
-		return err
+		return fmt.Errorf("gpu: coordinate parameter buffer: %w", err)
 	}
 	// Static inputs.
 	ant := make([]float64, 0, 3*r.nant)
@@ -586,7 +576,7 @@ func (r *run) close() {
 	for _, p := range r.allocs {
 		_ = r.c.Free(p)
 	}
-	for _, h := range append(append([]*cuda.HostBuffer{}, r.hENU[:]...), append(r.hOut[:], r.hCount, r.hMat)...) {
+	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hMat} {
 		_ = r.c.FreeHost(h)
 	}
 	if r.mod != nil {
@@ -950,17 +940,26 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 	} else {
 		copy(r.res.Vis128[off:off+nout], cuda.HostSlice[complex128](r.hOut[sl])[:nout])
 	}
-	d := r.elapsed
-	size, count := r.chunkPlan(nvis)
 	var pre matvis.StageTimes
 	pre[matvis.StageTransfer] = r.coordT[sl][0]
 	pre[matvis.StageCoords] = r.coordT[sl][1]
-	prev := ev.s
-	if r.subPlan(size) > 1 {
+	if size, _ := r.chunkPlan(nvis); r.subPlan(size) > 1 {
 		r.finishPieces(fi, ti, ev, nvis, pre)
-		r.res.Done[fi*r.sim.NTime()+ti] = true
-		return nil
+	} else {
+		r.finishChunks(fi, ti, ev, nvis, pre)
 	}
+	r.res.Done[fi*r.sim.NTime()+ti] = true
+	return nil
+}
+
+// finishChunks stores the stage times of an integration queued by the
+// single-stream path of queueChunks, one sample per chunk (one with the
+// coordinates and output only when nothing was visible); pre, the
+// coordinate stages, go to the first.
+func (r *run) finishChunks(fi, ti int, ev *slotEvents, nvis int, pre matvis.StageTimes) {
+	d := r.elapsed
+	size, count := r.chunkPlan(nvis)
+	prev := ev.s
 	for ci := 0; ci < count; ci++ {
 		var st matvis.StageTimes
 		if ci == 0 {
@@ -981,8 +980,6 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 		pre[matvis.StageTransfer] += d(ev.s, ev.o)
 		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Stages: pre})
 	}
-	r.res.Done[fi*r.sim.NTime()+ti] = true
-	return nil
 }
 
 // finishPieces stores the stage times of an integration queued by
