@@ -46,7 +46,7 @@ func Open(ordinal int) (*Context, error) {
 	if code := drv.cuInit(0); code != 0 {
 		err := drv.check("cuInit", code)
 		if noDeviceCode(int(code)) {
-			return nil, fmt.Errorf("%w: %v", ErrNoDevice, err)
+			return nil, fmt.Errorf("%w: %w", ErrNoDevice, err)
 		}
 		return nil, err
 	}
@@ -147,11 +147,6 @@ func (c *Context) call(name string, f func() int32) error {
 	}
 	defer unbind()
 	return c.drv.check(name, f())
-}
-
-// Synchronize waits for all work on the device.
-func (c *Context) Synchronize() error {
-	return c.call("cuCtxSynchronize", c.drv.cuCtxSynchronize)
 }
 
 // MemInfo returns the free and total device memory in bytes.
@@ -368,9 +363,6 @@ func (c *Context) FreeHost(h *HostBuffer) error {
 // Ptr is the buffer's address.
 func (h *HostBuffer) Ptr() unsafe.Pointer { return h.p }
 
-// Len is the buffer's size in bytes.
-func (h *HostBuffer) Len() int64 { return h.n }
-
 // HostSlice views a pinned buffer as a slice of T (as many whole elements
 // as fit).
 func HostSlice[T any](h *HostBuffer) []T {
@@ -427,12 +419,6 @@ func (m *Module) Function(name string) (Function, error) {
 		return Function{}, fmt.Errorf("kernel %q: %w", name, err)
 	}
 	return Function{c: m.c, h: h, Name: name}, nil
-}
-
-// SetMaxDynamicShared lets the kernel use up to n bytes of dynamic shared
-// memory (needed above 48 KiB).
-func (f Function) SetMaxDynamicShared(n int) error {
-	return f.c.call("cuFuncSetAttribute", func() int32 { return f.c.drv.cuFuncSetAttribute(f.h, 8 /* MAX_DYNAMIC_SHARED_SIZE_BYTES */, int32(n)) })
 }
 
 // Dim3 is a grid or block shape.

@@ -47,12 +47,9 @@ func (c *Context) loadBLAS() (*blasAPI, error) {
 	b.fn(&a.cgemm3m, "cublasCgemm3m")
 	b.fn(&a.zgemm, "cublasZgemm_v2")
 	b.fn(&a.gemmEx, "cublasGemmEx")
-	if !b.optFn(&a.getStatusName, "cublasGetStatusName") {
-		a.getStatusName = nil
-	}
-	if !b.optFn(&a.getStatusStr, "cublasGetStatusString") {
-		a.getStatusStr = nil
-	}
+	// Older cuBLAS lacks these; check then names the code from its table.
+	b.optFn(&a.getStatusName, "cublasGetStatusName")
+	b.optFn(&a.getStatusStr, "cublasGetStatusString")
 	if err := b.err(); err != nil {
 		return nil, fmt.Errorf("open cuBLAS: %w", err)
 	}

@@ -18,7 +18,6 @@ type driverAPI struct {
 	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
 	cuDevicePrimaryCtxRelease func(dev int32) int32
 	cuCtxSetCurrent           func(ctx uintptr) int32
-	cuCtxSynchronize          func() int32
 	cuStreamCreate            func(s *uintptr, flags uint32) int32
 	cuStreamDestroy           func(s uintptr) int32
 	cuStreamSynchronize       func(s uintptr) int32
@@ -42,7 +41,6 @@ type driverAPI struct {
 	cuModuleLoadData          func(m *uintptr, image unsafe.Pointer) int32
 	cuModuleUnload            func(m uintptr) int32
 	cuModuleGetFunction       func(f *uintptr, m uintptr, name string) int32
-	cuFuncSetAttribute        func(f uintptr, attr int32, v int32) int32
 	cuLaunchKernel            func(f uintptr, gx, gy, gz, bx, by, bz, shmem uint32, s uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
 	cuGetErrorName            func(code int32, s **byte) int32
 	cuGetErrorString          func(code int32, s **byte) int32
@@ -65,7 +63,6 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuDevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain")
 	b.fn(&d.cuDevicePrimaryCtxRelease, "cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease")
 	b.fn(&d.cuCtxSetCurrent, "cuCtxSetCurrent")
-	b.fn(&d.cuCtxSynchronize, "cuCtxSynchronize")
 	b.fn(&d.cuStreamCreate, "cuStreamCreate")
 	b.fn(&d.cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy")
 	b.fn(&d.cuStreamSynchronize, "cuStreamSynchronize")
@@ -89,7 +86,6 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuModuleLoadData, "cuModuleLoadData")
 	b.fn(&d.cuModuleUnload, "cuModuleUnload")
 	b.fn(&d.cuModuleGetFunction, "cuModuleGetFunction")
-	b.fn(&d.cuFuncSetAttribute, "cuFuncSetAttribute")
 	b.fn(&d.cuLaunchKernel, "cuLaunchKernel")
 	b.fn(&d.cuGetErrorName, "cuGetErrorName")
 	b.fn(&d.cuGetErrorString, "cuGetErrorString")
@@ -131,12 +127,7 @@ func goString(p *byte) string {
 
 // Device attributes read by Open (values of CUdevice_attribute).
 const (
-	attrMaxThreadsPerBlock   = 1
-	attrMaxSharedPerBlock    = 8
-	attrClockRate            = 13
 	attrMultiprocessorCount  = 16
-	attrMemoryClockRate      = 36
-	attrGlobalMemoryBusWidth = 37
 	attrL2CacheSize          = 38
 	attrComputeCapMajor      = 75
 	attrComputeCapMinor      = 76

@@ -27,21 +27,21 @@ func (e *Error) Error() string {
 	return s
 }
 
-// cudaErrorNoDevice and cudaErrorNotInitialized-style codes that mean "no
-// usable GPU here" rather than a bug in the caller.
+// CUresult codes that, from cuInit, mean "no usable GPU here" rather than
+// a bug in the caller.
 const (
-	cuErrNoDevice       = 100
-	cuErrInsufficientDr = 35
-	cuErrNotSupported   = 801
-	cuErrSystemDriver   = 803
-	cuErrCompatNotSupp  = 804
+	cuErrNotInitialized = 3   // CUDA_ERROR_NOT_INITIALIZED
+	cuErrInsufficientDr = 35  // CUDA_ERROR_INSUFFICIENT_DRIVER
+	cuErrNoDevice       = 100 // CUDA_ERROR_NO_DEVICE
+	cuErrSystemDriver   = 803 // CUDA_ERROR_SYSTEM_DRIVER_MISMATCH
+	cuErrCompatNotSupp  = 804 // CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE
 )
 
 // noDeviceCode reports whether a driver status at initialisation means that
 // this machine has no usable device (as opposed to a programming error).
 func noDeviceCode(code int) bool {
 	switch code {
-	case cuErrNoDevice, cuErrInsufficientDr, cuErrSystemDriver, cuErrCompatNotSupp, 3 /* NOT_INITIALIZED */ :
+	case cuErrNotInitialized, cuErrInsufficientDr, cuErrNoDevice, cuErrSystemDriver, cuErrCompatNotSupp:
 		return true
 	}
 	return false

@@ -134,7 +134,7 @@ func openLib(spec libSpec) (loadedLib, error) {
 	for _, dir := range searchDirs(spec) {
 		for _, v := range spec.versions {
 			p := filepath.Join(dir, spec.stem+v)
-			if _, err := os.Stat(p); err != nil {
+			if !fileExists(p) {
 				continue
 			}
 			// Load dependencies from the same directory first so that a
@@ -168,26 +168,22 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// bind resolves each symbol (trying the names in order, e.g. a _v2 name
-// before the plain one) and registers it into the function pointer.
+// binder resolves symbols of lib into function pointers, trying each
+// symbol's names in order (e.g. a _v2 name before the plain one), and
+// collects the required ones that are missing.
 type binder struct {
 	lib  loadedLib
 	errs []string
 }
 
 func (b *binder) fn(fptr any, names ...string) {
-	for _, n := range names {
-		sym, err := purego.Dlsym(b.lib.handle, n)
-		if err == nil && sym != 0 {
-			purego.RegisterFunc(fptr, sym)
-			return
-		}
+	if !b.optFn(fptr, names...) {
+		b.errs = append(b.errs, names[0])
 	}
-	b.errs = append(b.errs, names[0])
 }
 
-// optFn is fn for a symbol the library may lack (older versions); it
-// reports whether it was found.
+// optFn is fn for a symbol the library may lack (older versions): it
+// leaves fptr nil and reports false when none of the names is found.
 func (b *binder) optFn(fptr any, names ...string) bool {
 	for _, n := range names {
 		sym, err := purego.Dlsym(b.lib.handle, n)

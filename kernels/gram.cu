@@ -34,11 +34,3 @@ extern "C" __global__ void upcast_c64_c128(const float2* in, double2* out, long 
     out[i] = make_double2(v.x, v.y);
   }
 }
-
-extern "C" __global__ void downcast_c128_c64(const double2* in, float2* out, long long n) {
-  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i < n) {
-    double2 v = in[i];
-    out[i] = make_float2((float)v.x, (float)v.y);
-  }
-}

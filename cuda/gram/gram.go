@@ -78,7 +78,6 @@ type Gram struct {
 	mirror32 cuda.Function
 	mirror64 cuda.Function
 	upcast   cuda.Function
-	downcast cuda.Function
 }
 
 // New compiles the helper kernels and binds to b, whose stream is s.
@@ -95,7 +94,7 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 	for _, f := range []struct {
 		dst  *cuda.Function
 		name string
-	}{{&g.mirror32, "herm_mirror_f32"}, {&g.mirror64, "herm_mirror_f64"}, {&g.upcast, "upcast_c64_c128"}, {&g.downcast, "downcast_c128_c64"}} {
+	}{{&g.mirror32, "herm_mirror_f32"}, {&g.mirror64, "herm_mirror_f64"}, {&g.upcast, "upcast_c64_c128"}} {
 		if *f.dst, err = mod.Function(f.name); err != nil {
 			mod.Unload()
 			return nil, err
@@ -190,9 +189,4 @@ func (g *Gram) Mirror(c cuda.DevicePtr, m int, double bool) error {
 // Upcast widens n complex64 values to complex128.
 func (g *Gram) Upcast(in, out cuda.DevicePtr, n int64) error {
 	return g.upcast.Launch(cuda.Grid1(int(n), 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, g.s, in, out, n)
-}
-
-// Downcast narrows n complex128 values to complex64.
-func (g *Gram) Downcast(in, out cuda.DevicePtr, n int64) error {
-	return g.downcast.Launch(cuda.Grid1(int(n), 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, g.s, in, out, n)
 }
