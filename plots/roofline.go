@@ -91,40 +91,18 @@ func Roofline(d RooflineData) (*Figure, error) {
 		}
 		// B·I from the left edge up to where it meets the top roof.
 		x1 := math.Min(xmax, top/b.Value)
-		xy := plotter.XYs{{X: xmin, Y: b.Value * xmin}, {X: x1, Y: b.Value * x1}}
-		ln, err := plotter.NewLine(xy)
-		if err != nil {
-			return nil, fmt.Errorf("plots: roofline %s: %w", b.Name, err)
+		if err := f.roof(b, "B/s", plotter.XYs{{X: xmin, Y: b.Value * xmin}, {X: x1, Y: b.Value * x1}}); err != nil {
+			return nil, err
 		}
-		ln.Color = Color(len(f.Series))
-		ln.Width = vg.Points(1.5)
-		if !b.Measured {
-			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		p.Add(ln)
-		name := fmt.Sprintf("%s %s", b.Name, siUnit(b.Value, "B/s"))
-		p.Legend.Add(name, ln)
-		f.note(name, "line", 2)
 		ymin = math.Min(ymin, b.Value*xmin)
 	}
 	for _, c := range d.Compute {
 		if !(c.Value > 0) {
 			continue
 		}
-		xy := plotter.XYs{{X: xmin, Y: c.Value}, {X: xmax, Y: c.Value}}
-		ln, err := plotter.NewLine(xy)
-		if err != nil {
-			return nil, fmt.Errorf("plots: roofline %s: %w", c.Name, err)
+		if err := f.roof(c, "FLOP/s", plotter.XYs{{X: xmin, Y: c.Value}, {X: xmax, Y: c.Value}}); err != nil {
+			return nil, err
 		}
-		ln.Color = Color(len(f.Series))
-		ln.Width = vg.Points(1.5)
-		if !c.Measured {
-			ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
-		}
-		p.Add(ln)
-		name := fmt.Sprintf("%s %s", c.Name, siUnit(c.Value, "FLOP/s"))
-		p.Legend.Add(name, ln)
-		f.note(name, "line", 2)
 	}
 	if len(pts.XYs) > 0 {
 		sc, err := plotter.NewScatter(pts)
@@ -148,6 +126,25 @@ func Roofline(d RooflineData) (*Figure, error) {
 	p.Y.Min, p.Y.Max = math.Max(ymin, 1), ymax
 	p.Add(plotter.NewGrid())
 	return f, nil
+}
+
+// roof draws ceiling c along xy in the next series colour, dashed unless
+// measured, and names it in the legend with its value in unit.
+func (f *Figure) roof(c Ceiling, unit string, xy plotter.XYs) error {
+	ln, err := plotter.NewLine(xy)
+	if err != nil {
+		return fmt.Errorf("plots: roofline %s: %w", c.Name, err)
+	}
+	ln.Color = Color(len(f.Series))
+	ln.Width = vg.Points(1.5)
+	if !c.Measured {
+		ln.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	}
+	f.Plot.Add(ln)
+	name := fmt.Sprintf("%s %s", c.Name, siUnit(c.Value, unit))
+	f.Plot.Legend.Add(name, ln)
+	f.note(name, "line", 2)
+	return nil
 }
 
 // siUnit formats v with an SI prefix: 2.3e11, "FLOP/s" → "230 GFLOP/s".
