@@ -333,63 +333,40 @@ func TestBCRSEveryGrowth(t *testing.T) {
 // the astrom context, the BCRS step (UpdateBCRSEvery = 0 recomputes it at
 // every distinct time) and the matrix product. Each iteration is a new time.
 func BenchmarkERFA1e6(b *testing.B) {
-	const n = 1_000_000
-	ra, dec := randomSky(n, 1)
-	times := make([]float64, b.N)
-	for i := range times {
-		times[i] = 2459845 + float64(i)*60/86400
-	}
-	r, err := New(Config{Method: MethodERFA, Site: hera, TimesJD: times, EOP: make([]EOP, b.N)}, ra, dec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, nn, u := make([]float64, n), make([]float64, n), make([]float64, n)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := r.ENU(i, e, nn, u); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchENU(b, 1_000_000, 60, Config{Method: MethodERFA}, false)
 }
 
 // BenchmarkERFA1e6Cached is a time step that reuses the cached BCRS
 // vectors (UpdateBCRSEvery large): only the 3×3 matrix product.
 func BenchmarkERFA1e6Cached(b *testing.B) {
-	const n = 1_000_000
-	ra, dec := randomSky(n, 1)
-	times := make([]float64, b.N)
-	for i := range times {
-		times[i] = 2459845 + float64(i)*1/86400
-	}
-	r, err := New(Config{Method: MethodERFA, Site: hera, TimesJD: times, EOP: make([]EOP, b.N), UpdateBCRSEvery: 1e9}, ra, dec)
-	if err != nil {
-		b.Fatal(err)
-	}
-	e, nn, u := make([]float64, n), make([]float64, n), make([]float64, n)
-	if err := r.ENU(0, e, nn, u); err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if err := r.ENU(i, e, nn, u); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchENU(b, 1_000_000, 1, Config{Method: MethodERFA, UpdateBCRSEvery: 1e9}, true)
 }
 
 // BenchmarkAstropy1e5 is one time step of the astropy method for 10⁵ sources.
 func BenchmarkAstropy1e5(b *testing.B) {
-	const n = 100_000
+	benchENU(b, 100_000, 60, Config{}, false)
+}
+
+// benchENU times one ENU call per iteration for n random sources, each at
+// a new time stepS seconds after the last, with cfg's method and BCRS
+// refresh at HERA; warm makes the first call (which fills the caches)
+// before the timer starts.
+func benchENU(b *testing.B, n int, stepS float64, cfg Config, warm bool) {
 	ra, dec := randomSky(n, 1)
-	times := make([]float64, b.N)
-	for i := range times {
-		times[i] = 2459845 + float64(i)*60/86400
+	cfg.Site, cfg.TimesJD, cfg.EOP = hera, make([]float64, b.N), make([]EOP, b.N)
+	for i := range cfg.TimesJD {
+		cfg.TimesJD[i] = 2459845 + float64(i)*stepS/86400
 	}
-	r, err := New(Config{Site: hera, TimesJD: times, EOP: make([]EOP, b.N)}, ra, dec)
+	r, err := New(cfg, ra, dec)
 	if err != nil {
 		b.Fatal(err)
 	}
 	e, nn, u := make([]float64, n), make([]float64, n), make([]float64, n)
+	if warm {
+		if err := r.ENU(0, e, nn, u); err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if err := r.ENU(i, e, nn, u); err != nil {
