@@ -107,7 +107,7 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 			if st.Double() {
 				tol = 1e-14
 			}
-			er := gputest.MaxRelErr(got, ref, m, false)
+			er := gputest.RelErr(got, ref)
 			t.Logf("%-14s error/peak %.2e", st, er)
 			if !(er <= tol) {
 				t.Errorf("%s: error %.2e over %.0e", st, er, tol)
@@ -192,7 +192,7 @@ func TestGemmStrategies(t *testing.T) {
 				gputest.Must(t, e.g.Mirror(cbuf, m, st.Double()))
 			}
 			got := download(t, e, cbuf, m, st.Double())
-			er := gputest.MaxRelErr(got, refH, m, false)
+			er := gputest.RelErr(got, refH)
 			tf := 8 * float64(m) * float64(m) * float64(k) / (ms * 1e-3) / 1e12
 			fmt.Fprintf(&out, "| %s | %.3f | %.1f | %.1e |\n", st, ms, tf, er)
 		}

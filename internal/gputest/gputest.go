@@ -76,25 +76,35 @@ func GramRef(a []complex128, m, k int) []complex128 {
 	return c
 }
 
-// MaxRelErr is max|got−want| / max|want| over the m×m column-major
-// matrices (over the lower triangle only when lowerOnly); +Inf when a
-// compared entry of got is NaN.
+// RelErr is max|got−want| / max|want| over every entry of want (got may be
+// longer); +Inf when a compared entry of got is NaN.
+func RelErr(got, want []complex128) float64 { return relErr(got, want, nil) }
+
+// MaxRelErr is RelErr of the m×m column-major matrices, comparing the
+// lower triangle only when lowerOnly (the peak is still over all of want).
 func MaxRelErr(got, want []complex128, m int, lowerOnly bool) float64 {
+	if !lowerOnly {
+		return relErr(got, want[:m*m], nil)
+	}
+	return relErr(got, want[:m*m], func(k int) bool { return k%m >= k/m })
+}
+
+// relErr is RelErr over the entries k of want for which compare(k) holds
+// (all of them when compare is nil).
+func relErr(got, want []complex128, compare func(k int) bool) float64 {
 	var peak, worst float64
 	for _, v := range want {
 		peak = math.Max(peak, cmplx.Abs(v))
 	}
-	for j := 0; j < m; j++ {
-		for i := 0; i < m; i++ {
-			if lowerOnly && i < j {
-				continue
-			}
-			d := cmplx.Abs(got[i+j*m] - want[i+j*m])
-			if math.IsNaN(d) {
-				return math.Inf(1)
-			}
-			worst = math.Max(worst, d)
+	for k, w := range want {
+		if compare != nil && !compare(k) {
+			continue
 		}
+		d := cmplx.Abs(got[k] - w)
+		if math.IsNaN(d) {
+			return math.Inf(1)
+		}
+		worst = math.Max(worst, d)
 	}
 	return worst / peak
 }

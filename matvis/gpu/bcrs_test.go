@@ -10,7 +10,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
-	"github.com/gomatvis/gomatvis/matvis/cpu"
 )
 
 // erfaSim is a small simulation whose coordinates are astro's ERFA method
@@ -59,41 +58,46 @@ func TestDeviceBCRS(t *testing.T) {
 		if _, ok := rot.(astro.BCRSRotation); !ok {
 			t.Fatal("the ERFA rotation is not an astro.BCRSRotation")
 		}
-		g.mu.Lock()
-		r, err := newRun(context.Background(), g, sim)
-		g.mu.Unlock()
+		worst := deviceBCRSWorst(t, g, sim, rot, every)
+		t.Logf("device BCRS step, update_bcrs_every %v s: max |ENU_gpu − ENU_astro| = %.3g over %d sources × %d times", every, worst, rot.NSources(), rot.NTimes())
+	}
+}
+
+// deviceBCRSWorst opens a run of sim on g and returns the largest
+// |ENU_gpu − ENU_astro| component over every source and time, failing t
+// at the first over 1e-14.
+func deviceBCRSWorst(t *testing.T, g *Backend, sim *matvis.Simulation, rot astro.Rotation, every float64) float64 {
+	t.Helper()
+	g.mu.Lock()
+	r, err := newRun(context.Background(), g, sim)
+	g.mu.Unlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.close()
+	if r.bcrs == nil {
+		t.Fatal("the run does not use the device BCRS step")
+	}
+	n := rot.NSources()
+	we, wn, wu := make([]float64, n), make([]float64, n), make([]float64, n)
+	worst := 0.0
+	for ti := 0; ti < rot.NTimes(); ti++ {
+		if err := rot.ENU(ti, we, wn, wu); err != nil {
+			t.Fatal(err)
+		}
+		e, nn, u, err := r.deviceENU(ti)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.bcrs == nil {
-			r.close()
-			t.Fatal("the run does not use the device BCRS step")
+		for s := 0; s < n; s++ {
+			d := max(math.Abs(e[s]-we[s]), math.Abs(nn[s]-wn[s]), math.Abs(u[s]-wu[s]))
+			if !(d <= 1e-14) {
+				t.Fatalf("every %v, time %d, source %d: device ENU (%v %v %v) vs astro (%v %v %v): %.3g", every, ti, s, e[s], nn[s], u[s], we[s], wn[s], wu[s], d)
+			}
+			worst = max(worst, d)
 		}
-		n := rot.NSources()
-		we, wn, wu := make([]float64, n), make([]float64, n), make([]float64, n)
-		worst := 0.0
-		for ti := 0; ti < rot.NTimes(); ti++ {
-			if err := rot.ENU(ti, we, wn, wu); err != nil {
-				r.close()
-				t.Fatal(err)
-			}
-			e, nn, u, err := r.deviceENU(ti)
-			if err != nil {
-				r.close()
-				t.Fatal(err)
-			}
-			for s := 0; s < n; s++ {
-				d := max(math.Abs(e[s]-we[s]), math.Abs(nn[s]-wn[s]), math.Abs(u[s]-wu[s]))
-				if !(d <= 1e-14) {
-					r.close()
-					t.Fatalf("every %v, time %d, source %d: device ENU (%v %v %v) vs astro (%v %v %v): %.3g", every, ti, s, e[s], nn[s], u[s], we[s], wn[s], wu[s], d)
-				}
-				worst = max(worst, d)
-			}
-		}
-		r.close()
-		t.Logf("device BCRS step, update_bcrs_every %v s: max |ENU_gpu − ENU_astro| = %.3g over %d sources × %d times", every, worst, n, rot.NTimes())
 	}
+	return worst
 }
 
 // TestParityERFA: full GPU vs CPU parity with astro's coordinates: the
@@ -109,25 +113,6 @@ func TestParityERFA(t *testing.T) {
 	for _, c := range cases {
 		name := fmt.Sprintf("%s every=%v p=%d", c.m, c.every, c.prec)
 		sim, _ := erfaSim(t, c.m, c.every, c.prec, 3000)
-		want, err := cpu.New().Run(context.Background(), sim)
-		if err != nil {
-			t.Fatalf("%s: cpu: %v", name, err)
-		}
-		got, err := g.Run(context.Background(), sim)
-		if err != nil {
-			t.Fatalf("%s: gpu: %v", name, err)
-		}
-		if !got.Complete() {
-			t.Fatalf("%s: incomplete result", name)
-		}
-		e := compare(got, want)
-		tol := 1e-9
-		if c.prec == 1 {
-			tol = 1e-4
-		}
-		t.Logf("parity %s: max|Δ|/max|V| = %.2e", name, e)
-		if !(e <= tol) {
-			t.Errorf("parity %s: %.3e over %.0e", name, e, tol)
-		}
+		checkParity(t, g, sim, name, nil)
 	}
 }

@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
@@ -72,7 +71,6 @@ func TestGridBeamIsGridded(t *testing.T) {
 	if _, ok := b.(GridBeam); !ok {
 		t.Fatalf("%T does not implement GridBeam", b)
 	}
-	_ = fmt.Sprint(b)
 }
 
 // TestBeamTablesHost checks, without a device, the tables the fused kernel
