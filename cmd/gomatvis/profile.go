@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 )
 
@@ -114,7 +115,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if dm := rep.Memory.Device; dm != nil {
 		fmt.Fprintf(stdout, "device memory: %.3f GB used at peak (cuMemGetInfo), backend allocations %.3f GB, model %.3f GB at %d chunks (raw beam grids %.3f GB)\n",
 			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9, rep.Memory.Plan.NChunks,
-			float64(rep.Memory.Plan.Term("beam_grid"))/1e9)
+			float64(rep.Memory.Plan.Term(matvis.TermBeamGrid))/1e9)
 	}
 	if g := d.GPUTimePerIntegration; g != nil {
 		fmt.Fprintf(stdout, "GPU time per integration %.5f s (median chunk total × chunks); matprod: %s\n", *g, rep.MatProd)

@@ -44,7 +44,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			if err != nil {
 				return fmt.Errorf("re-measuring a GPU profile's ceilings: %w", err)
 			}
-			if cl, ok := be.(interface{ Close() error }); ok {
+			if cl, ok := be.(io.Closer); ok {
 				defer cl.Close()
 			}
 			m, ok := be.(profile.CeilingMeter)

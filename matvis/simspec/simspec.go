@@ -97,7 +97,7 @@ const (
 	CoordPrecomputed = "precomputed"
 )
 
-// BeamTypes are the accepted beam types.
+// beamTypes are the accepted beam types.
 var beamTypes = []string{"uniform", "gaussian", "airy", "short_dipole", "beamfits"}
 
 // FieldError is one invalid field: its JSON path, its value and what is wrong.
