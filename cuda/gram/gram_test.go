@@ -122,14 +122,32 @@ func TestStrategiesMatchGoLoop(t *testing.T) {
 	}
 }
 
+// Choose measures every candidate and returns the fastest that ran.
 func TestChoose(t *testing.T) {
 	e := setup(t)
-	best, res, err := e.g.Choose(gram.Candidates(1), 128, 4000)
+	cands := gram.Candidates(1)
+	best, res, err := e.g.Choose(cands, 128, 4000)
 	gputest.Must(t, err)
+	if len(res) != len(cands) {
+		t.Errorf("%d results for %d candidates", len(res), len(cands))
+	}
+	var bestMs float64
+	found := false
 	for _, r := range res {
 		t.Logf("%-14s %.3f ms err=%v", r.Strategy, r.Ms, r.Err)
+		if r.Strategy == best && r.Err == nil {
+			bestMs, found = r.Ms, true
+		}
 	}
 	t.Logf("chosen: %s", best)
+	if !found {
+		t.Fatalf("chosen %q is not a candidate that ran", best)
+	}
+	for _, r := range res {
+		if r.Err == nil && r.Ms < bestMs {
+			t.Errorf("chosen %s (%.3f ms) but %s took %.3f ms", best, bestMs, r.Strategy, r.Ms)
+		}
+	}
 }
 
 // TestGemmStrategies is the GEMM-strategy benchmark (-gemm-bench): CUDA
