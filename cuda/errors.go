@@ -19,6 +19,7 @@ type Error struct {
 	Msg  string // the library's description, where it has one
 }
 
+// Error reads "lib: Func failed: NAME (code): description".
 func (e *Error) Error() string {
 	s := fmt.Sprintf("%s: %s failed: %s (%d)", e.Lib, e.Func, e.Name, e.Code)
 	if e.Msg != "" && e.Msg != e.Name {

@@ -89,10 +89,12 @@ type CompileError struct {
 	Err  error
 }
 
+// Error gives the program, NVRTC's status and its log on the next lines.
 func (e *CompileError) Error() string {
 	return fmt.Sprintf("compile %s: %v\n%s", e.Name, e.Err, e.Log)
 }
 
+// Unwrap returns NVRTC's status error, so errors.As finds the *Error.
 func (e *CompileError) Unwrap() error { return e.Err }
 
 // NVRTCVersion is the loaded NVRTC's version, e.g. (13, 0).

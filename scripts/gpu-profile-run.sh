@@ -27,9 +27,9 @@ nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total,clocks.sm,cl
 step gpu-tests .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m
 grep -E -- '^(--- |ok|FAIL|PASS)|device memory|allocated|parity reference' "$W/logs/gpu-tests.log" | cut -c1-220
 step profile-dev .devbin/gomatvis profile --preset dev --backend gpu -o "$W/gpu-dev"
-cat "$W/logs/profile-dev.log" | cut -c1-220
+cut -c1-220 "$W/logs/profile-dev.log"
 step profile-prodslice .devbin/gomatvis profile --preset prodslice --backend gpu --ntimes 4 --scaling=false -o "$W/gpu-prodslice"
-cat "$W/logs/profile-prodslice.log" | cut -c1-220
+cut -c1-220 "$W/logs/profile-prodslice.log"
 step roofline-dev .devbin/gomatvis roofline --preset dev --backend gpu -o "$W/roofline-dev"
 tail -12 "$W/logs/roofline-dev.log"
 step roofline-prodslice .devbin/gomatvis roofline --from "$W/gpu-prodslice/summary.json" -o "$W/roofline-prodslice"
