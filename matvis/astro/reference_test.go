@@ -1,86 +1,27 @@
 package astro
 
 import (
-	"bytes"
-	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/npy"
 )
 
-// readNpyF64 parses a little-endian float64 C-order .npy file (v1/v2/v3).
+// readNpyF64 reads a float64 .npy file.
 func readNpyF64(path string) (shape []int, data []float64, err error) {
-	b, err := os.ReadFile(path)
+	a, err := npy.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
-		return nil, nil, fmt.Errorf("%s: not a .npy file", path)
+	if a.DType != npy.Float64 {
+		return nil, nil, fmt.Errorf("%s: dtype %s, want float64", path, a.DType)
 	}
-	var hlen, off int
-	if b[6] == 1 {
-		hlen, off = int(binary.LittleEndian.Uint16(b[8:10])), 10
-	} else {
-		hlen, off = int(binary.LittleEndian.Uint32(b[8:12])), 12
-	}
-	hdr := string(b[off : off+hlen])
-	if !strings.Contains(hdr, "'<f8'") || strings.Contains(hdr, "'fortran_order': True") {
-		return nil, nil, fmt.Errorf("%s: unsupported header %s", path, hdr)
-	}
-	m := regexp.MustCompile(`'shape':\s*\(([^)]*)\)`).FindStringSubmatch(hdr)
-	if m == nil {
-		return nil, nil, fmt.Errorf("%s: no shape in header", path)
-	}
-	n := 1
-	for _, f := range strings.Split(m[1], ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			k, err := strconv.Atoi(f)
-			if err != nil {
-				return nil, nil, err
-			}
-			shape = append(shape, k)
-			n *= k
-		}
-	}
-	raw := b[off+hlen:]
-	if len(raw) != 8*n {
-		return nil, nil, fmt.Errorf("%s: %d data bytes, want %d", path, len(raw), 8*n)
-	}
-	data = make([]float64, n)
-	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, data); err != nil {
-		return nil, nil, err
-	}
-	return shape, data, nil
-}
-
-// sharedDir finds ../shared next to the module root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("go.mod not found above the package directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	s := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(s, "reference")); err != nil {
-		t.Skipf("reference material %s/reference is absent (a user's clone): skipping", s)
-	}
-	return s
+	return a.Shape, a.Float64, nil
 }
 
 type refSpec struct {
@@ -111,7 +52,7 @@ type refCase struct {
 }
 
 func loadRefs(t testing.TB) []refCase {
-	dir := filepath.Join(sharedDir(t), "reference")
+	dir := filepath.Join(sharedtest.Dir(t), "reference")
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
