@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"unsafe"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // nvrtcAPI holds the NVRTC entry points; each returns an nvrtcResult.
@@ -312,17 +314,5 @@ func (c *Context) cachePut(key string, img []byte) {
 	if err := os.MkdirAll(c.cache, 0o755); err != nil {
 		return
 	}
-	f, err := os.CreateTemp(c.cache, key+".tmp*")
-	if err != nil {
-		return
-	}
-	_, werr := f.Write(img)
-	cerr := f.Close()
-	if werr != nil || cerr != nil {
-		os.Remove(f.Name())
-		return
-	}
-	if err := os.Rename(f.Name(), filepath.Join(c.cache, key+".bin")); err != nil {
-		os.Remove(f.Name())
-	}
+	_ = atomicfile.WriteBytes(filepath.Join(c.cache, key+".bin"), img)
 }

@@ -12,10 +12,11 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // DType names a supported element type by its NumPy descriptor.
@@ -290,28 +291,8 @@ func Write(w io.Writer, shape []int, data any) error {
 // WriteFileAtomic writes the array to path through a temporary file in the
 // same directory that is renamed into place only once complete, so a failed
 // or cancelled run never leaves a partial output file.
-func WriteFileAtomic(path string, shape []int, data any) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return fmt.Errorf("npy: creating output in %s: %w", dir, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err = Write(tmp, shape, data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("npy: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("npy: %w", err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+func WriteFileAtomic(path string, shape []int, data any) error {
+	if err := atomicfile.Write(path, func(w io.Writer) error { return Write(w, shape, data) }); err != nil {
 		return fmt.Errorf("npy: %w", err)
 	}
 	return nil

@@ -14,9 +14,10 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
 	"path/filepath"
 	"strconv"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -99,7 +100,7 @@ func Save(p *plot.Plot, dir, name string) ([]string, error) {
 			return paths, fmt.Errorf("plots: %s: %w", name, err)
 		}
 		path := filepath.Join(dir, name+"."+format)
-		if err := os.WriteFile(path, b, 0o644); err != nil {
+		if err := atomicfile.WriteBytes(path, b); err != nil {
 			return paths, fmt.Errorf("plots: %w", err)
 		}
 		paths = append(paths, path)

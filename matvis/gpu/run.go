@@ -11,6 +11,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/kernels"
@@ -326,10 +328,7 @@ func writeStrategyCache(path, key string, st gram.Strategy) {
 		return
 	}
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	tmp := path + ".tmp"
-	if os.WriteFile(tmp, b, 0o644) == nil {
-		_ = os.Rename(tmp, path)
-	}
+	_ = atomicfile.WriteBytes(path, b)
 }
 
 func (r *run) compile() error {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/plots"
 )
@@ -324,11 +326,7 @@ func WriteJSON(rep *Report, path string) error {
 	if err != nil {
 		return fmt.Errorf("profile: encoding %s: %w", path, err)
 	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("profile: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := atomicfile.WriteBytes(path, append(b, '\n')); err != nil {
 		return fmt.Errorf("profile: %w", err)
 	}
 	return nil
