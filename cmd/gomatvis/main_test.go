@@ -123,6 +123,27 @@ func TestSimulateExampleAndTopoReference(t *testing.T) {
 	if a.DType != npy.Complex128 || len(a.Shape) != 3 || a.Shape[2] != 19*19 {
 		t.Fatalf("output %s %v", a.DType, a.Shape)
 	}
+	var meta struct {
+		Shape    []int     `json:"shape"`
+		DType    string    `json:"dtype"`
+		Axes     []string  `json:"axes"`
+		FreqsHz  []float64 `json:"freqs_hz"`
+		TimesJD  []float64 `json:"times_jd"`
+		AntPairs [][2]int  `json:"antpairs"`
+		Backend  string    `json:"backend"`
+		Coords   string    `json:"coordinates"`
+	}
+	mb, err := os.ReadFile(filepath.Join(dir, "v.meta.json"))
+	if err != nil {
+		t.Fatalf("no metadata sidecar: %v", err)
+	}
+	if err := json.Unmarshal(mb, &meta); err != nil {
+		t.Fatal(err)
+	}
+	if len(meta.Shape) != 3 || meta.Shape[0] != len(meta.FreqsHz) || meta.Shape[1] != len(meta.TimesJD) || meta.Shape[2] != len(meta.AntPairs) ||
+		meta.DType != "complex128" || meta.Axes[2] != "antpair" || meta.AntPairs[20] != [2]int{1, 1} || meta.Backend != "cpu" || meta.Coords != "CoordinateRotationERFA" {
+		t.Fatalf("metadata does not describe the output: %s", mb)
+	}
 	// Autocorrelations are real and positive.
 	for i := 0; i < a.Shape[0]*a.Shape[1]; i++ {
 		auto := a.Complex128[i*361]

@@ -68,12 +68,29 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	wall := time.Since(t0)
+	if err := writeMeta(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall); err != nil {
+		return fmt.Errorf("%s is written, but its metadata is not: %w", *out, err)
+	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
 		specName(spec), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
 		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
 		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
+	fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
 	return nil
+}
+
+// coordsName says where the run's ENU vectors came from.
+func coordsName(spec *simspec.Spec, override, topo string) string {
+	switch {
+	case topo != "":
+		return "precomputed ENU vectors from " + topo
+	case override != "":
+		return override
+	case spec.CoordMethod != "":
+		return spec.CoordMethod
+	}
+	return simspec.CoordAstropy
 }
 
 // parseSpecCommand parses the flags and the one SPEC.json argument of a

@@ -13,6 +13,13 @@ import (
 var version = ""
 
 func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fmt.Fprintf(stdout, "gomatvis %s (%s, %s/%s)\n", versionString(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return nil
+}
+
+// versionString is the link-time version, or the module version and VCS
+// revision from the build information, or "devel".
+func versionString() string {
 	v := version
 	if v == "" {
 		v = "devel"
@@ -27,6 +34,5 @@ func runVersion(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			}
 		}
 	}
-	fmt.Fprintf(stdout, "gomatvis %s (%s, %s/%s)\n", v, runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	return nil
+	return v
 }

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// outputMeta describes a visibility .npy file: what each axis means and
+// how the run was made, so the bare array can be interpreted later.
+type outputMeta struct {
+	Gomatvis string   `json:"gomatvis_version"`
+	Spec     string   `json:"spec_name"`
+	Shape    []int    `json:"shape"`
+	DType    string   `json:"dtype"`
+	Axes     []string `json:"axes"`
+	// FeedOrder explains the feed axes of polarized output (matvis's order).
+	FeedOrder   string    `json:"feed_order,omitempty"`
+	Feeds       []string  `json:"feeds"`
+	FreqsHz     []float64 `json:"freqs_hz"`
+	TimesJD     []float64 `json:"times_jd"`
+	AntPairs    [][2]int  `json:"antpairs"`
+	Polarized   bool      `json:"polarized"`
+	Precision   int       `json:"precision"`
+	Coordinates string    `json:"coordinates"`
+	Backend     string    `json:"backend"`
+	MatProd     string    `json:"matprod"`
+	Chunks      int       `json:"nchunks"`
+	WallS       float64   `json:"wall_s"`
+	Created     string    `json:"created_utc"`
+	Units       string    `json:"units"`
+	Convention  string    `json:"convention"`
+}
+
+// metaPath is the sidecar of an output: OUT.npy → OUT.meta.json.
+func metaPath(out string) string {
+	return strings.TrimSuffix(out, ".npy") + ".meta.json"
+}
+
+// writeMeta writes the sidecar of a finished run atomically.
+func writeMeta(out string, spec *simspec.Spec, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) error {
+	m := outputMeta{
+		Gomatvis:    versionString(),
+		Spec:        specName(spec),
+		Shape:       res.Shape,
+		DType:       "complex128",
+		Axes:        []string{"freq", "time", "antpair"},
+		Feeds:       []string{sim.Options.Feed.String()},
+		FreqsHz:     sim.Freqs,
+		TimesJD:     sim.Times,
+		AntPairs:    sim.Pairs,
+		Polarized:   sim.Options.Polarized,
+		Precision:   sim.Options.Precision,
+		Coordinates: coords,
+		Backend:     backend,
+		MatProd:     res.Stats.MatProdImpl,
+		Chunks:      res.Plan.NChunks,
+		WallS:       wall.Seconds(),
+		Created:     time.Now().UTC().Format(time.RFC3339),
+		Units:       "Jy",
+		Convention:  "V_ij = Σ_s conj(Z_i)·Z_j with Z = A·sqrt(I/2)·exp(+2πiν x·ŝ/c), as matvis's simulate_vis",
+	}
+	if res.Precision == 1 {
+		m.DType = "complex64"
+	}
+	if sim.Options.Polarized {
+		m.Axes = append(m.Axes, "feed_p", "feed_q")
+		m.Feeds = []string{"x", "y"}
+		m.FeedOrder = "for antpair (i, j), [..., p, q] = Σ conj(feed q of antenna i)·(feed p of antenna j): the first feed index belongs to the unconjugated antenna j"
+	}
+	// Compact: the antpair list of a large array runs to 10⁵ entries.
+	b, err := json.Marshal(m)
+	if err != nil {
+		return fmt.Errorf("encoding %s: %w", metaPath(out), err)
+	}
+	return atomicfile.WriteBytes(metaPath(out), append(b, '\n'))
+}
