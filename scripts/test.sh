@@ -27,6 +27,12 @@ passed=$(grep -c -- '^--- PASS' "$log" || true)
 skipped=$(grep -c -- '^--- SKIP' "$log" || true)
 echo "== skipped tests (not counted as passed):"
 grep -B1 -- '^--- SKIP' "$log" | grep -v -- '^--$' | sed 's/^ */   /' | head -40
+echo "== race detector on the parallel CPU code"
+if command -v gcc >/dev/null; then
+  CGO_ENABLED=1 go test -race -count=1 ./matvis/cpu ./matvis/beam ./matvis/astro
+else
+  echo "SKIP: the race detector needs cgo and gcc, which this machine lacks"
+fi
 echo "== fuzz the spec reader briefly"
 CGO_ENABLED=0 go test -run '^$' -fuzz FuzzDecode -fuzztime 20s ./matvis/simspec/
 if [ -x scripts/test-notebooks.sh ]; then
