@@ -2,8 +2,6 @@ package beam
 
 import (
 	"fmt"
-	"math"
-	"runtime"
 	"sync"
 )
 
@@ -43,21 +41,81 @@ type Plane struct {
 
 // GriddedResponse is a Gridded beam prepared at one frequency and mode.
 // Besides Eval it exposes its planes and their geometry for accelerator
-// backends.
+// backends, and EvalPoints evaluates directions located once (GridPoints)
+// for every response of a geometry.
+//
+// The planes are stored interleaved, node-major: the values of all planes
+// at one grid node are adjacent (plane p's real part at
+// (node·nplane + p)·w, its imaginary part next to it when w = 2), so one
+// cache line serves every plane of a footprint row.
 type GriddedResponse struct {
 	mode   Mode
 	grid   PlaneGrid
-	planes []Plane
+	nplane int       // planes: 4 polarized, 1 unpolarized
+	nv     int       // values per node: nplane, twice that when complex
+	cplx   bool      // imaginary parts are stored
+	c64    []float64 // interleaved planes, precision 2
+	c32    []float32 // interleaved planes, precision 1
 }
 
 // Grid returns the geometry of the planes.
 func (r *GriddedResponse) Grid() PlaneGrid { return r.grid }
 
-// Planes returns the planes (shared, read-only): polarized, 4 planes with
-// component (feed f, axis k) at index 2f + k, as Eval's output;
-// unpolarized, 1 real plane of the chosen feed's power, whose interpolated
-// value Eval square-roots.
-func (r *GriddedResponse) Planes() []Plane { return r.planes }
+// Planes returns the planes, copied out of the interleaved store:
+// polarized, 4 planes with component (feed f, axis k) at index 2f + k, as
+// Eval's output; unpolarized, 1 real plane of the chosen feed's power, whose
+// interpolated value Eval square-roots.
+func (r *GriddedResponse) Planes() []Plane {
+	planes := make([]Plane, r.nplane)
+	w := r.nv / r.nplane
+	for p := range planes {
+		if r.c32 != nil {
+			planes[p].Re32 = gatherPlane(r.c32, r.nv, p*w)
+			if r.cplx {
+				planes[p].Im32 = gatherPlane(r.c32, r.nv, p*w+1)
+			}
+		} else {
+			planes[p].Re = gatherPlane(r.c64, r.nv, p*w)
+			if r.cplx {
+				planes[p].Im = gatherPlane(r.c64, r.nv, p*w+1)
+			}
+		}
+	}
+	return planes
+}
+
+// gatherPlane returns c[off], c[off+nv], c[off+2nv], ...
+func gatherPlane[T float32 | float64](c []T, nv, off int) []T {
+	out := make([]T, len(c)/nv)
+	for i := range out {
+		out[i] = c[i*nv+off]
+	}
+	return out
+}
+
+// interleave packs the planes re[p] (and im[p] when cplx) node-major into
+// a new slice of T.
+func interleave[T float32 | float64](re, im [][]float64, cplx bool) []T {
+	np := len(re)
+	w := 1
+	if cplx {
+		w = 2
+	}
+	nv := np * w
+	nn := len(re[0])
+	out := make([]T, nn*nv)
+	for p := range np {
+		for i, x := range re[p] {
+			out[i*nv+p*w] = T(x)
+		}
+		if cplx {
+			for i, x := range im[p] {
+				out[i*nv+p*w+1] = T(x)
+			}
+		}
+	}
+	return out
+}
 
 // At prepares the beam at freqHz for mode: frequency interpolation
 // (nearest channel within FreqTolHz, otherwise cubic along frequency, which
@@ -169,16 +227,16 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 		}()
 	}
 	wg.Wait()
-	planes := make([]Plane, len(srcs))
-	for p := range srcs {
-		if g.Precision() == 1 {
-			planes[p].Re32 = toF32(re[p])
-			planes[p].Im32 = toF32(im[p])
-		} else {
-			planes[p].Re, planes[p].Im = re[p], im[p]
-		}
+	r := &GriddedResponse{mode: mode, grid: grid, nplane: len(srcs), nv: len(srcs), cplx: !power && g.cplx}
+	if r.cplx {
+		r.nv *= 2
 	}
-	return &GriddedResponse{mode: mode, grid: grid, planes: planes}, nil
+	if g.Precision() == 1 {
+		r.c32 = interleave[float32](re, im, r.cplx)
+	} else {
+		r.c64 = interleave[float64](re, im, r.cplx)
+	}
+	return r, nil
 }
 
 // addPlane adds wj × (the real or imaginary part of the raw plane
@@ -247,99 +305,6 @@ func extendAz(p []float64, nza, naz int) []float64 {
 		copy(o[azExtend+naz:], row[:azExtend])
 	}
 	return out
-}
-
-func toF32(v []float64) []float32 {
-	if v == nil {
-		return nil
-	}
-	o := make([]float32, len(v))
-	for i, x := range v {
-		o[i] = float32(x)
-	}
-	return o
-}
-
-// evalChunk is the number of directions below which Eval stays on one
-// goroutine.
-const evalChunk = 4096
-
-// Eval writes the response at the directions (az[s], za[s]), radians; see
-// Response. Unpolarized values are sqrt of the interpolated power (NaN
-// where a cubic overshoot makes it negative, as in matvis). Large inputs
-// are split over goroutines.
-func (r *GriddedResponse) Eval(az, za []float64, out []complex128) {
-	n := len(az)
-	workers := min(runtime.GOMAXPROCS(0), (n+evalChunk-1)/evalChunk)
-	if workers <= 1 {
-		r.evalRange(az, za, out, n, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.evalRange(az, za, out, n, lo, hi)
-		}()
-	}
-	wg.Wait()
-}
-
-func (r *GriddedResponse) evalRange(az, za []float64, out []complex128, n, lo, hi int) {
-	if r.grid.Precision == 1 {
-		evalPlanes(r, az, za, out, n, lo, hi, func(p Plane) ([]float32, []float32) { return p.Re32, p.Im32 })
-	} else {
-		evalPlanes(r, az, za, out, n, lo, hi, func(p Plane) ([]float64, []float64) { return p.Re, p.Im })
-	}
-}
-
-// evalPlanes interpolates every plane at directions lo..hi-1; component p
-// of direction s goes to out[p·n + s].
-func evalPlanes[T float32 | float64](r *GriddedResponse, az, za []float64, out []complex128, n, lo, hi int, get func(Plane) ([]T, []T)) {
-	g := &r.grid
-	np := len(r.planes)
-	res := make([][]T, np)
-	ims := make([][]T, np)
-	for p, pl := range r.planes {
-		res[p], ims[p] = get(pl)
-	}
-	order := g.Order
-	var iz, ia [4]int
-	var wz, wa [4]float64
-	for s := lo; s < hi; s++ {
-		cz := (za[s] - g.ZaMin) * g.ZaScale
-		ca := (az[s] - g.AzMin) * g.AzScale
-		if !(cz >= 0 && cz <= float64(g.NZa-1)) || !(ca >= 0 && ca <= float64(g.NAz-1)) {
-			for p := 0; p < np; p++ {
-				out[p*n+s] = 0
-			}
-			continue
-		}
-		axisWeights(cz, g.NZa, order, &iz, &wz)
-		axisWeights(ca, g.NAz, order, &ia, &wa)
-		for p := 0; p < np; p++ {
-			pr, pi := res[p], ims[p]
-			var tr, ti float64
-			for a := 0; a <= order; a++ {
-				row := iz[a] * g.NAz
-				for b := 0; b <= order; b++ {
-					k := row + ia[b]
-					tr += float64(pr[k]) * wz[a] * wa[b]
-					if pi != nil {
-						ti += float64(pi[k]) * wz[a] * wa[b]
-					}
-				}
-			}
-			if g.SqrtAfterwards {
-				out[p*n+s] = complex(math.Sqrt(tr), 0)
-			} else {
-				out[p*n+s] = complex(tr, ti)
-			}
-		}
-	}
 }
 
 // planeSrc names one grid plane: basis-vector axis vec, feed or pol comp.
