@@ -9,7 +9,9 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -82,6 +84,35 @@ type run struct {
 	used []bool
 	// acc is the Gram accumulator, cleared at each integration.
 	acc *accumulator
+	// buf holds the per-chunk work arrays, reused from chunk to chunk.
+	buf chunkBufs
+}
+
+// chunkBufs are the work arrays of buildZ, grown as needed and reused by
+// every chunk (the chunks of a run are processed one at a time).
+type chunkBufs struct {
+	visible []int
+	az, za  []float64
+	// keys and the sorted* arrays are sortByColumn's.
+	keys               []uint64
+	sortedVis          []int
+	sortedAz, sortedZa []float64
+	// points[:npoints] are this chunk's visible directions located on
+	// each grid geometry of the gridded responses.
+	points  []*beam.GridPoints
+	npoints int
+	// beams[bi] is beam bi's response, component c of source s at c·K + s.
+	beams [][]complex128
+	z     zmat
+}
+
+// grow returns s resliced to n elements, reallocated when too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		// Headroom: the next chunks' visible counts differ a little.
+		return make([]T, n, n+n/8)
+	}
+	return s[:n]
 }
 
 func (r *run) loop(ctx context.Context) error {
@@ -167,12 +198,13 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		}
 		sample := matvis.ChunkSample{Freq: fi, Time: ti, Chunk: c, NSources: hi - lo}
 		t := time.Now()
-		var vis []int
+		vis := r.buf.visible[:0]
 		for s := lo; s < hi; s++ {
 			if v[2][s] > 0 {
 				vis = append(vis, s)
 			}
 		}
+		r.buf.visible = vis
 		sample.NVisible = len(vis)
 		sample.Stages[matvis.StageCoords] += time.Since(t)
 		if len(vis) > 0 {
@@ -223,11 +255,11 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 	sim := r.sim
 	k := len(vis)
 	nf := r.nf
-	ncomp := nf * nf
 	nfreq := sim.NFreq()
 	t := time.Now()
-	az := make([]float64, k)
-	za := make([]float64, k)
+	az := grow(r.buf.az, k)
+	za := grow(r.buf.za, k)
+	r.buf.az, r.buf.za = az, za
 	r.parallel(k, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			az[s], za[s] = matvis.AzZa(v[0][vis[s]], v[1][vis[s]])
@@ -236,52 +268,45 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 	st[matvis.StageCoords] += time.Since(t)
 
 	t = time.Now()
-	beams := make([][]complex128, len(resp))
-	for bi := range resp {
-		if !r.used[bi] {
-			continue
-		}
-		out := make([]complex128, ncomp*k)
-		r.parallel(k, func(lo, hi int) {
-			n := hi - lo
-			tmp := make([]complex128, ncomp*n)
-			resp[bi].Eval(az[lo:hi], za[lo:hi], tmp)
-			for c := range ncomp {
-				copy(out[c*k+lo:c*k+hi], tmp[c*n:(c+1)*n])
-			}
-		})
-		beams[bi] = out
-		if err := checkFinite(out, k, az, za); err != nil {
-			return zmat{}, fmt.Errorf("beam %d (%v): %w", bi, sim.Beams[bi], err)
-		}
+	vis, az, za = r.sortByColumn(vis, az, za, resp)
+	beams, err := r.evalBeams(az, za, resp)
+	if err != nil {
+		return zmat{}, err
 	}
 	st[matvis.StageBeam] += time.Since(t)
 
 	t = time.Now()
 	nant := sim.NAnt()
 	ld := nf * k
-	var z zmat
+	// Every element of z is written below.
+	z := &r.buf.z
 	p1 := sim.Options.Precision == 1
 	if p1 {
-		z.c64 = make([]complex64, nant*nf*ld)
+		z.c64 = grow(z.c64, nant*nf*ld)
 	} else {
-		z.c128 = make([]complex128, nant*nf*ld)
+		z.c128 = grow(z.c128, nant*nf*ld)
 	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	r.parallel(k, func(lo, hi int) {
-		amp := make([]float64, hi-lo)
+		// The block's amplitudes and ENU vectors, gathered once so that
+		// the loop over antennas reads them in order.
+		n := hi - lo
+		amp := make([]float64, 4*n)
+		ve, vn, vu := amp[n:2*n], amp[2*n:3*n], amp[3*n:]
 		for s := lo; s < hi; s++ {
-			amp[s-lo] = math.Sqrt(0.5 * sim.Flux[vis[s]*nfreq+fi])
+			src := vis[s]
+			amp[s-lo] = math.Sqrt(0.5 * sim.Flux[src*nfreq+fi])
+			ve[s-lo], vn[s-lo], vu[s-lo] = v[0][src], v[1][src], v[2][src]
 		}
 		for a := range nant {
 			x := sim.Antennas[a]
 			bm := beams[sim.BeamOf[a]]
 			for s := lo; s < hi; s++ {
-				src := vis[s]
-				tau := omega * (x[0]*v[0][src] + x[1]*v[1][src] + x[2]*v[2][src])
+				i := s - lo
+				tau := omega * (x[0]*ve[i] + x[1]*vn[i] + x[2]*vu[i])
 				sn, cs := math.Sincos(tau)
 				// conj(exp(+iτ))·amp; the beam is conjugated below.
-				ph := complex(cs*amp[s-lo], -sn*amp[s-lo])
+				ph := complex(cs*amp[i], -sn*amp[i])
 				for f := range nf {
 					row := (a*nf + f) * ld
 					for ax := range nf {
@@ -297,17 +322,189 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 		}
 	})
 	st[matvis.StageTauZ] += time.Since(t)
-	return z, nil
+	return *z, nil
 }
 
-// checkFinite reports the first non-finite beam value. matvis raises on
-// these too: a cubic spline of a power beam can dip below zero near nulls,
-// and its square root is NaN.
-func checkFinite(out []complex128, k int, az, za []float64) error {
-	for i, v := range out {
-		if cmplx.IsNaN(v) || cmplx.IsInf(v) {
-			s := i % k
-			return fmt.Errorf("non-finite response %v at az = %.6g rad, za = %.6g rad (a cubic-spline overshoot below zero in a power beam gives NaN, as in matvis; beam_spline_opts order 1 avoids it)", v, az[s], za[s])
+// sortByColumn puts the visible sources in the order of the azimuth
+// column of the grid cell they fall in, on the first used gridded
+// response's grid, keeping sky order within a column: every gridded beam
+// is then read a 4-column band at a time (a few kB) rather than at random.
+// It returns vis, az and za permuted alike (the arguments themselves when
+// no used beam is gridded). The visibilities are sums over the sources and
+// change only by rounding.
+//
+// Sorting by za row instead would read the planes as well but puts the
+// horizon's sources together: their fp32 products with one another are
+// subnormal, and a Gram product over long runs of them is over 10 times
+// slower (bench/cpu-notes.md); within a column the zeniths and horizons
+// stay mixed as in the sky.
+func (r *run) sortByColumn(vis []int, az, za []float64, resp []beam.Response) ([]int, []float64, []float64) {
+	var grid *beam.PlaneGrid
+	for bi, rr := range resp {
+		if gr, ok := rr.(*beam.GriddedResponse); ok && r.used[bi] {
+			g := gr.Grid()
+			grid = &g
+			break
+		}
+	}
+	k := len(vis)
+	if grid == nil || k < 2 {
+		return vis, az, za
+	}
+	// Key: column + 1 (0 outside the grid) above the position.
+	keys := grow(r.buf.keys, k)
+	r.buf.keys = keys
+	r.parallel(k, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			col := grid.Cell(az[s], za[s])
+			if col >= 0 {
+				col %= grid.NAz
+			}
+			keys[s] = uint64(col+1)<<32 | uint64(s)
+		}
+	})
+	slices.Sort(keys)
+	sv := grow(r.buf.sortedVis, k)
+	sa := grow(r.buf.sortedAz, k)
+	sz := grow(r.buf.sortedZa, k)
+	r.buf.sortedVis, r.buf.sortedAz, r.buf.sortedZa = sv, sa, sz
+	for i, key := range keys {
+		s := int(key & (1<<32 - 1))
+		sv[i], sa[i], sz[i] = vis[s], az[s], za[s]
+	}
+	return sv, sa, sz
+}
+
+// evalBeams evaluates every used beam at the k directions (az[s], za[s])
+// into the reused per-beam outputs. Gridded responses evaluate directions
+// located once per grid geometry; the work is split over the workers by
+// beam and, when there are few beams, by blocks of sources. Each block is
+// checked for non-finite values while it is still in cache.
+func (r *run) evalBeams(az, za []float64, resp []beam.Response) ([][]complex128, error) {
+	k := len(az)
+	ncomp := r.nf * r.nf
+	if len(r.buf.beams) != len(resp) {
+		r.buf.beams = make([][]complex128, len(resp))
+	}
+	beams := r.buf.beams
+	r.buf.npoints = 0
+	pts := make([]*beam.GridPoints, len(resp))
+	nused := 0
+	for bi, rr := range resp {
+		if !r.used[bi] {
+			continue
+		}
+		nused++
+		beams[bi] = grow(beams[bi], ncomp*k)
+		gr, ok := rr.(*beam.GriddedResponse)
+		if !ok {
+			continue
+		}
+		p, err := r.points(gr.Grid(), az, za)
+		if err != nil {
+			return nil, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
+		}
+		pts[bi] = p
+	}
+	// Jobs: every used beam in blocks of at least 256 sources, at least 4
+	// jobs a worker when the beams are few.
+	workers := r.b.workers
+	blocks := max(1, min((4*workers+nused-1)/max(nused, 1), k/256))
+	per := (k + blocks - 1) / blocks
+	type job struct{ bi, lo, hi int }
+	var jobs []job
+	for bi := range resp {
+		if r.used[bi] {
+			for lo := 0; lo < k; lo += per {
+				jobs = append(jobs, job{bi, lo, min(lo+per, k)})
+			}
+		}
+	}
+	errs := make([]error, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var tmp []complex128
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(jobs) {
+					return
+				}
+				jb := jobs[i]
+				out := beams[jb.bi]
+				if p := pts[jb.bi]; p != nil {
+					if err := resp[jb.bi].(*beam.GriddedResponse).EvalPoints(p, jb.lo, jb.hi, out); err != nil {
+						errs[i] = err
+						continue
+					}
+				} else {
+					n := jb.hi - jb.lo
+					tmp = grow(tmp, ncomp*n)
+					resp[jb.bi].Eval(az[jb.lo:jb.hi], za[jb.lo:jb.hi], tmp)
+					for c := range ncomp {
+						copy(out[c*k+jb.lo:c*k+jb.hi], tmp[c*n:(c+1)*n])
+					}
+				}
+				errs[i] = checkFinite(out, k, jb.lo, jb.hi, az, za)
+			}
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			bi := jobs[i].bi
+			return nil, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
+		}
+	}
+	return beams, nil
+}
+
+// points returns the directions located on grid g's geometry: those
+// located earlier in this chunk for the same geometry, or else the next
+// reused GridPoints, located now over the workers.
+func (r *run) points(g beam.PlaneGrid, az, za []float64) (*beam.GridPoints, error) {
+	b := &r.buf
+	for _, p := range b.points[:b.npoints] {
+		if p.Fits(g) {
+			return p, nil
+		}
+	}
+	if b.npoints == len(b.points) {
+		b.points = append(b.points, new(beam.GridPoints))
+	}
+	p := b.points[b.npoints]
+	if err := p.Reset(g, len(az)); err != nil {
+		return nil, err
+	}
+	b.npoints++
+	r.parallel(len(az), func(lo, hi int) { p.Locate(lo, az[lo:hi], za[lo:hi]) })
+	return p, nil
+}
+
+// checkFinite reports the first non-finite value among sources lo..hi−1
+// of a beam's output (component c of source s at c·k + s). matvis raises
+// on these too: a cubic spline of a power beam can dip below zero near
+// nulls, and its square root is NaN.
+func checkFinite(out []complex128, k, lo, hi int, az, za []float64) error {
+	// x − x is 0 for finite x and NaN otherwise; a NaN sum flags the block.
+	for c := range len(out) / k {
+		blk := out[c*k+lo : c*k+hi]
+		var f0, f1 float64
+		for _, v := range blk {
+			f0 += real(v) - real(v)
+			f1 += imag(v) - imag(v)
+		}
+		if f0 == 0 && f1 == 0 {
+			continue
+		}
+		for i, v := range blk {
+			if cmplx.IsNaN(v) || cmplx.IsInf(v) {
+				s := lo + i
+				return fmt.Errorf("non-finite response %v at az = %.6g rad, za = %.6g rad (a cubic-spline overshoot below zero in a power beam gives NaN, as in matvis; beam_spline_opts order 1 avoids it)", v, az[s], za[s])
+			}
 		}
 	}
 	return nil
