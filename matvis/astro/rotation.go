@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // Site is an observing site in geodetic WGS84 coordinates.
@@ -89,25 +91,11 @@ const parallelThreshold = 8192
 // parallelFor runs fn over [0, n) in contiguous blocks, on all cores when n
 // is large.
 func parallelFor(n int, fn func(lo, hi int)) {
-	workers := runtime.GOMAXPROCS(0)
-	if n < parallelThreshold || workers < 2 {
-		fn(0, n)
-		return
+	workers := min(runtime.GOMAXPROCS(0), n/2048)
+	if n < parallelThreshold {
+		workers = 1
 	}
-	if workers > n/2048 {
-		workers = n / 2048
-	}
-	var wg sync.WaitGroup
-	step := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += step {
-		hi := min(lo+step, n)
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, hi)
-	}
-	wg.Wait()
+	blocks.Run(n, workers, fn)
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

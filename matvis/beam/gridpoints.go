@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // GridPoints are directions located on the planes of one grid geometry:
@@ -130,21 +131,7 @@ const locateBlock = 256
 func (r *GriddedResponse) Eval(az, za []float64, out []complex128) {
 	n := len(az)
 	workers := min(runtime.GOMAXPROCS(0), (n+evalChunk-1)/evalChunk)
-	if workers <= 1 {
-		r.evalRange(az, za, out, n, 0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	per := (n + workers - 1) / workers
-	for lo := 0; lo < n; lo += per {
-		hi := min(lo+per, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r.evalRange(az, za, out, n, lo, hi)
-		}()
-	}
-	wg.Wait()
+	blocks.Run(n, workers, func(lo, hi int) { r.evalRange(az, za, out, n, lo, hi) })
 }
 
 // evalRange evaluates directions lo..hi−1, locating them a block at a time.

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
@@ -234,21 +235,7 @@ type zmat struct {
 
 // parallel runs fn over [0, n) split into contiguous blocks, one per worker.
 func (r *run) parallel(n int, fn func(lo, hi int)) {
-	w := min(r.b.workers, max(1, n/256))
-	if w <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	step := (n + w - 1) / w
-	for lo := 0; lo < n; lo += step {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			fn(lo, hi)
-		}(lo, min(lo+step, n))
-	}
-	wg.Wait()
+	blocks.Run(n, min(r.b.workers, max(1, n/256)), fn)
 }
 
 func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) (zmat, error) {
