@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 )
@@ -91,14 +91,7 @@ func (m CPUMeter) copyRate(ctx context.Context, reps int) (float64, error) {
 			return 0, fmt.Errorf("profile: copy bandwidth: %w", err)
 		}
 		t := time.Now()
-		var wg sync.WaitGroup
-		step := (len(src) + w - 1) / w
-		for lo := 0; lo < len(src); lo += step {
-			hi := min(lo+step, len(src))
-			wg.Add(1)
-			go func() { defer wg.Done(); copy(dst[lo:hi], src[lo:hi]) }()
-		}
-		wg.Wait()
+		blocks.Run(len(src), w, func(lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 		if d := time.Since(t).Seconds(); d > 0 && dst[len(dst)-1] == src[len(src)-1] {
 			best = max(best, 2*float64(n)/d)
 		}
