@@ -448,16 +448,101 @@ __device__ __forceinline__ Z_T zval(creal bv, double pr, double pi) {
   return o;
 }
 
+// SrcBeam evaluates the beams at one source for a run of antennas: the
+// source's spline footprint is computed once per grid geometry and kept in
+// registers, and a beam is interpolated only when it differs from the
+// previous antenna's (v then still holds its value).
+struct SrcBeam {
+  double az, za;
+  int curGeom, lastB;
+  bool inGrid;
+  int sqrtAfter;
+  int row[4], col[4];
+  real wz[4], wa[4];
+  creal v[4];
+};
+
+__device__ __forceinline__ void src_beam_init(SrcBeam& sb, double e, double n) {
+  azza(e, n, &sb.az, &sb.za);
+  sb.curGeom = -1, sb.lastB = -1;
+  sb.inGrid = false;
+  sb.sqrtAfter = 0;
+}
+
+// src_beam_eval leaves beam b's nc components at the source in sb.v.
+__device__ __forceinline__ void src_beam_eval(SrcBeam& sb, int b, const BeamDesc* __restrict__ bdesc,
+                                              const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
+                                              int polarized, int feedY) {
+  if (b == sb.lastB) return;
+  sb.lastB = b;
+  BeamDesc d = bdesc[b];
+  if (d.kind >= 0) {
+    beam_analytic(d.kind, d.par, sb.az, sb.za, polarized, feedY, sb.v);
+    return;
+  }
+  if (d.geom != sb.curGeom) {
+    sb.curGeom = d.geom;
+    GeomDesc g = gdesc[sb.curGeom];
+    double cz = (sb.za - g.za0) * g.zscale, ca = (sb.az - g.az0) * g.ascale;
+    sb.inGrid = cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1;
+    sb.sqrtAfter = g.sqrtAfter;
+    if (sb.inGrid) {
+      axis_weights(cz, g.nza, g.order, sb.row, sb.wz);
+      axis_weights(ca, g.naz, g.order, sb.col, sb.wa);
+#pragma unroll
+      for (int k = 0; k < 4; k++) sb.row[k] *= g.naz;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < 4; c++) sb.v[c] = cmake<real>(0, 0);
+  if (!sb.inGrid) return;
+  const creal* base = coef + d.off;
+  if (polarized) {
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      creal rs[4];
+#pragma unroll
+      for (int c = 0; c < 4; c++) rs[c] = cmake<real>(0, 0);
+#pragma unroll
+      for (int j = 0; j < 4; j++) {
+        creal t[4];
+        load4(base + (long long)(sb.row[i] + sb.col[j]) * 4, t);
+#pragma unroll
+        for (int c = 0; c < 4; c++) rs[c].x += sb.wa[j] * t[c].x, rs[c].y += sb.wa[j] * t[c].y;
+      }
+#pragma unroll
+      for (int c = 0; c < 4; c++) sb.v[c].x += sb.wz[i] * rs[c].x, sb.v[c].y += sb.wz[i] * rs[c].y;
+    }
+  } else {
+    real acc = 0;
+#pragma unroll
+    for (int i = 0; i < 4; i++) {
+      real rs = 0;
+#pragma unroll
+      for (int j = 0; j < 4; j++) rs += sb.wa[j] * __ldg(base + sb.row[i] + sb.col[j]).x;
+      acc += sb.wz[i] * rs;
+    }
+    sb.v[0] = cmake<real>(sb.sqrtAfter ? sqrt_r(acc) : acc, 0);
+  }
+}
+
+// phasor of antenna a at source direction (e, n, u), scaled by the
+// source's amplitude sqrt(I/2): (pr, pi), in double.
+__device__ __forceinline__ void phasor(const double* __restrict__ antpos, int a, double omega, double e, double n,
+                                       double u, double am, double* pr, double* pi) {
+  double tau = omega * (antpos[3 * a] * e + antpos[3 * a + 1] * n + antpos[3 * a + 2] * u);
+  double sn, cs;
+  sincos(tau, &sn, &cs);
+  *pr = cs * am, *pi = sn * am;
+}
+
 // ---------------------------------------------------------------------------
 // Beam, tau and Z, fused: Z[(a*nf + f)*ldz + k*n + s] = A_{b(a)}[f,k](s) ·
 // sqrt(I_s/2) · exp(+i·omega·x_a·ŝ). One thread per source of a tile of
 // blockDim.x sources (blockIdx.x), antennas [blockIdx.y*apb, +apb) in a loop
-// inside (blockIdx.y). The source's spline footprint is computed once per
-// geometry and kept in registers; per antenna its beam's components are
-// gathered and interpolated (skipped when the antenna has the previous
-// antenna's beam), multiplied by the phase and written straight into the
-// Gram product's operand, coalesced over the tile's sources. No beam array
-// goes through device memory.
+// inside (blockIdx.y), the beams through SrcBeam; each value multiplied by
+// the phase and written straight into the Gram product's operand, coalesced
+// over the tile's sources. No beam array goes through device memory.
 extern "C" __global__ void __launch_bounds__(128) beam_tau_z(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, int apb, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
@@ -467,83 +552,22 @@ extern "C" __global__ void __launch_bounds__(128) beam_tau_z(int n, int p0, cons
   long long q = p0 + s;
   double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
   double am = amp[q];
-  double az, za;
-  azza(e, nn, &az, &za);
+  SrcBeam sb;
+  src_beam_init(sb, e, nn);
   int a0 = blockIdx.y * apb, a1 = min(a0 + apb, nant);
-  int curGeom = -1, lastB = -1;
-  bool inGrid = false;
-  int sqrtAfter = 0;
-  int row[4], col[4];
-  real wz[4], wa[4];
-  creal v[4];
   for (int a = a0; a < a1; a++) {
-    int b = beamOf[a];
-    if (b != lastB) {
-      lastB = b;
-      BeamDesc d = bdesc[b];
-      if (d.kind >= 0) {
-        beam_analytic(d.kind, d.par, az, za, polarized, feedY, v);
-      } else {
-        if (d.geom != curGeom) {
-          curGeom = d.geom;
-          GeomDesc g = gdesc[curGeom];
-          double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
-          inGrid = cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1;
-          sqrtAfter = g.sqrtAfter;
-          if (inGrid) {
-            axis_weights(cz, g.nza, g.order, row, wz);
-            axis_weights(ca, g.naz, g.order, col, wa);
-#pragma unroll
-            for (int k = 0; k < 4; k++) row[k] *= g.naz;
-          }
-        }
-#pragma unroll
-        for (int c = 0; c < 4; c++) v[c] = cmake<real>(0, 0);
-        if (inGrid) {
-          const creal* base = coef + d.off;
-          if (polarized) {
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-              creal rs[4];
-#pragma unroll
-              for (int c = 0; c < 4; c++) rs[c] = cmake<real>(0, 0);
-#pragma unroll
-              for (int j = 0; j < 4; j++) {
-                creal t[4];
-                load4(base + (long long)(row[i] + col[j]) * 4, t);
-#pragma unroll
-                for (int c = 0; c < 4; c++) rs[c].x += wa[j] * t[c].x, rs[c].y += wa[j] * t[c].y;
-              }
-#pragma unroll
-              for (int c = 0; c < 4; c++) v[c].x += wz[i] * rs[c].x, v[c].y += wz[i] * rs[c].y;
-            }
-          } else {
-            real acc = 0;
-#pragma unroll
-            for (int i = 0; i < 4; i++) {
-              real rs = 0;
-#pragma unroll
-              for (int j = 0; j < 4; j++) rs += wa[j] * __ldg(base + row[i] + col[j]).x;
-              acc += wz[i] * rs;
-            }
-            v[0] = cmake<real>(sqrtAfter ? sqrt_r(acc) : acc, 0);
-          }
-        }
-      }
-    }
-    double tau = omega * (antpos[3 * a] * e + antpos[3 * a + 1] * nn + antpos[3 * a + 2] * u);
-    double sn, cs;
-    sincos(tau, &sn, &cs);
-    double pr = cs * am, pi = sn * am;
+    src_beam_eval(sb, beamOf[a], bdesc, gdesc, coef, polarized, feedY);
+    double pr, pi;
+    phasor(antpos, a, omega, e, nn, u, am, &pr, &pi);
     if (polarized) {
 #pragma unroll
       for (int f = 0; f < 2; f++) {
         Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
 #pragma unroll
-        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval(v[2 * f + k], pr, pi);
+        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval(sb.v[2 * f + k], pr, pi);
       }
     } else {
-      z[(long long)a * ldz + s] = zval(v[0], pr, pi);
+      z[(long long)a * ldz + s] = zval(sb.v[0], pr, pi);
     }
   }
 }
@@ -573,3 +597,161 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
   o.y = v.y;
   out[t] = o;
 }
+
+// ---------------------------------------------------------------------------
+// Beam, tau, Z and the Gram product in one kernel (compiled when FG_MT is
+// defined; precision 1, M = nf·nant ≤ 32·FG_MT). For small M the cuBLAS
+// product is short next to writing Z to device memory and reading it back
+// (at M = 128 the Z of 10⁵ sources is 205 MB in complex64), so here Z never
+// leaves shared memory: each block takes slices of FG_TS sources (grid
+// stride), writes their Z columns (column k*FG_TS + s holds Z[·, (k, s)])
+// into shared memory as the fused kernel above computes them, and
+// accumulates conj(Z_r)·Z_c over the slice into registers. The output is
+// the lower triangle only: warp w owns one 32×32 tile (ti ≥ tj) of it, each
+// lane an 8×4 block, so the diagonal tiles are the only redundant work.
+// Accumulation is float32 within a block (as cherk); each block writes its
+// partial sum to part[block][r + c*M] and gram_reduce adds the blocks in
+// double. Rows and columns past M read zeros and are not written.
+#ifdef FG_MT
+#define FG_TS 16
+#define FG_NW (FG_MT * (FG_MT + 1) / 2)
+#define FG_THREADS (32 * FG_NW)
+// Row stride of a shared Z column: even (16-byte aligned float4 loads) and
+// not a multiple of 32 words (the Z writes of a warp's 16 sources spread
+// over the banks).
+#define FG_MP (32 * FG_MT + 2)
+
+// zval rounded to complex64, the product's operand type.
+__device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
+  double vr = (double)bv.x, vi = (double)bv.y;
+  return make_float2((float)(vr * pr - vi * pi), (float)(vr * pi + vi * pr));
+}
+
+#ifndef FG_MINB
+#define FG_MINB 1
+#endif
+extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int n, int p0, const real* ce, const real* cn,
+    const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
+    const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
+    int polarized, int feedY, double omega, int M, float2* __restrict__ part) {
+  __shared__ __align__(16) float2 zs[2 * FG_TS * FG_MP];
+  const int tid = threadIdx.x;
+  const int nf = polarized ? 2 : 1;
+  for (int i = tid; i < 2 * FG_TS * FG_MP; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
+
+  // This warp's tile of the lower triangle and this lane's 8×4 block in it.
+  const int w = tid >> 5, lane = tid & 31;
+  int ti = 0;
+  while ((ti + 1) * (ti + 2) / 2 <= w) ti++;
+  const int tj = w - ti * (ti + 1) / 2;
+  const int r0 = ti * 32 + (lane >> 3) * 8, c0 = tj * 32 + (lane & 7) * 4;
+  float accr[8][4], acci[8][4];
+#pragma unroll
+  for (int i = 0; i < 8; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) accr[i][j] = 0.f, acci[i][j] = 0.f;
+
+  // Z production: thread = (source of the slice, antenna group); the 16
+  // sources of a warp half are consecutive in the (zenith band, azimuth)
+  // order, as in beam_tau_z.
+  const int groups = FG_THREADS / FG_TS;
+  const int sl = tid % FG_TS, g = tid / FG_TS;
+  const int apg = (nant + groups - 1) / groups;
+  const int a0 = g * apg, a1 = min(a0 + apg, nant);
+  const int nslice = (n + FG_TS - 1) / FG_TS;
+
+  for (int slice = blockIdx.x; slice < nslice; slice += gridDim.x) {
+    __syncthreads();  // the previous slice's products have read zs
+    const int s = slice * FG_TS + sl;
+    if (s < n) {
+      const long long q = p0 + s;
+      const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
+      const double am = amp[q];
+      SrcBeam sb;
+      src_beam_init(sb, e, nn);
+      for (int a = a0; a < a1; a++) {
+        src_beam_eval(sb, beamOf[a], bdesc, gdesc, coef, polarized, feedY);
+        double pr, pi;
+        phasor(antpos, a, omega, e, nn, u, am, &pr, &pi);
+        if (polarized) {
+#pragma unroll
+          for (int f = 0; f < 2; f++)
+#pragma unroll
+            for (int k = 0; k < 2; k++) zs[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(sb.v[2 * f + k], pr, pi);
+        } else {
+          zs[sl * FG_MP + a] = zval_f(sb.v[0], pr, pi);
+        }
+      }
+    } else {
+      for (int a = a0; a < a1; a++)
+        for (int f = 0; f < nf; f++)
+          for (int k = 0; k < nf; k++) zs[(k * FG_TS + sl) * FG_MP + a * nf + f] = make_float2(0.f, 0.f);
+    }
+    __syncthreads();
+    const int ncol = nf * FG_TS;
+    for (int kk = 0; kk < ncol; kk++) {
+      const float4* za = reinterpret_cast<const float4*>(zs + kk * FG_MP + r0);
+      const float4* zb = reinterpret_cast<const float4*>(zs + kk * FG_MP + c0);
+      float ar[8], ai[8], br[4], bi[4];
+#pragma unroll
+      for (int h = 0; h < 4; h++) {
+        float4 v = za[h];
+        ar[2 * h] = v.x, ai[2 * h] = v.y, ar[2 * h + 1] = v.z, ai[2 * h + 1] = v.w;
+      }
+#pragma unroll
+      for (int h = 0; h < 2; h++) {
+        float4 v = zb[h];
+        br[2 * h] = v.x, bi[2 * h] = v.y, br[2 * h + 1] = v.z, bi[2 * h + 1] = v.w;
+      }
+#pragma unroll
+      for (int i = 0; i < 8; i++)
+#pragma unroll
+        for (int j = 0; j < 4; j++) {
+          // conj(a)·b
+          accr[i][j] = fmaf(ar[i], br[j], fmaf(ai[i], bi[j], accr[i][j]));
+          acci[i][j] = fmaf(ar[i], bi[j], fmaf(-ai[i], br[j], acci[i][j]));
+        }
+    }
+  }
+
+  float2* out = part + (long long)blockIdx.x * M * M;
+#pragma unroll
+  for (int i = 0; i < 8; i++)
+#pragma unroll
+    for (int j = 0; j < 4; j++) {
+      const int r = r0 + i, c = c0 + j;
+      if (r < M && c <= r) out[r + (long long)c * M] = make_float2(accr[i][j], acci[i][j]);
+    }
+}
+
+// gram_reduce adds the nblk partial lower triangles of gram_fused to the
+// accumulator acc (lower triangle), summed in double. Eight loads in
+// flight per thread: the partials are read once, from L2 when they fit.
+extern "C" __global__ void gram_reduce(int nblk, int M, const float2* __restrict__ part, ACC_T* acc) {
+  const int t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= M * M) return;
+  const int r = t % M, c = t / M;
+  if (r < c) return;
+  const long long mm = (long long)M * M;
+  double sx[8], sy[8];
+#pragma unroll
+  for (int h = 0; h < 8; h++) sx[h] = 0, sy[h] = 0;
+  int b = 0;
+  for (; b + 8 <= nblk; b += 8) {
+#pragma unroll
+    for (int h = 0; h < 8; h++) {
+      float2 v = part[(b + h) * mm + t];
+      sx[h] += v.x, sy[h] += v.y;
+    }
+  }
+  for (; b < nblk; b++) {
+    float2 v = part[b * mm + t];
+    sx[0] += v.x, sy[0] += v.y;
+  }
+  double x = 0, y = 0;
+#pragma unroll
+  for (int h = 0; h < 8; h++) x += sx[h], y += sy[h];
+  acc[t].x += x;
+  acc[t].y += y;
+}
+#endif

@@ -55,6 +55,51 @@ type Options struct {
 	// sources. 1 is the single-stream path; 0 selects
 	// DefaultSubChunks.
 	SubChunks int
+	// Fused selects how the Gram product is done for runs the fused
+	// beam+τ+Z+Gram kernel can do (precision 1 with M = feeds × antennas ≤
+	// MaxFusedRows and one sub-chunk): FusedAuto times both ways on the
+	// run's first chunk at start-up and keeps the faster, FusedOn always
+	// fuses (an error when the run is not eligible), FusedOff always uses
+	// the separate fused kernel and cuBLAS product.
+	Fused FusedMode
+}
+
+// FusedMode is Options.Fused.
+type FusedMode int
+
+// The fused-kernel modes.
+const (
+	FusedAuto FusedMode = iota // measure both on the first chunk, keep the faster
+	FusedOn                    // always fuse the Gram product with Z production
+	FusedOff                   // Z through device memory, cuBLAS product
+)
+
+// MaxFusedRows is the largest M (feeds × antennas) the fused
+// beam+τ+Z+Gram kernel handles: one block holds the whole lower triangle
+// of C in registers, one 32×32 tile per warp (at most 10 warps).
+const MaxFusedRows = 128
+
+// String names the mode as the command line spells it.
+func (m FusedMode) String() string {
+	switch m {
+	case FusedAuto:
+		return "auto"
+	case FusedOn:
+		return "on"
+	case FusedOff:
+		return "off"
+	}
+	return fmt.Sprintf("FusedMode(%d)", int(m))
+}
+
+// ParseFusedMode reads "auto", "on" or "off".
+func ParseFusedMode(s string) (FusedMode, error) {
+	for _, m := range []FusedMode{FusedAuto, FusedOn, FusedOff} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("fused mode %q: want auto, on or off", s)
 }
 
 // DefaultSubChunks is the sub-chunk count used when Options.SubChunks is 0:

@@ -29,6 +29,7 @@ var (
 	benchReg  = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB   = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 	benchSub  = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchFused = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel with 2 resident blocks per SM (register cap) and with 2 blocks per SM in its grid")
 	benchPrio = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
 )
 
@@ -418,20 +419,25 @@ func TestPrecisionGateDev(t *testing.T) {
 		t.Skip("dev-size precision gate: run with -gpu-bench")
 	}
 	g := openGPU(t)
+	defer func(o Options) { g.opts = o }(g.opts)
 	s1 := benchSim(t, 64, 200000, 2, 1, 1)
 	s2 := benchSim(t, 64, 200000, 2, 1, 2)
-	r1, err := g.Run(context.Background(), s1)
-	if err != nil {
-		t.Fatal(err)
-	}
 	r2, err := g.Run(context.Background(), s2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := compare(r1, r2)
-	t.Logf("precision gate (dev size, GPU fp32 vs GPU fp64): max|Δ|/max|V| = %.2e (fp32 strategy %s)", e, r1.Stats.MatProdImpl)
-	if !(e <= 1e-5) {
-		t.Errorf("fp32 vs fp64 %.3e over 1e-5", e)
+	// fp32 with the fused kernel forced on and off (cuBLAS product).
+	for _, mode := range []FusedMode{FusedOn, FusedOff} {
+		g.opts.Fused = mode
+		r1, err := g.Run(context.Background(), s1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := compare(r1, r2)
+		t.Logf("precision gate (dev size, GPU fp32 fused=%v vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", mode, e, r1.Stats.MatProdImpl)
+		if !(e <= 1e-5) {
+			t.Errorf("fused=%v: fp32 vs fp64 %.3e over 1e-5", mode, e)
+		}
 	}
 }
 
@@ -450,45 +456,63 @@ func TestBenchCanonical(t *testing.T) {
 		nosort                 bool
 		apb, maxreg            int
 		sub, prio              int
+		fused                  FusedMode
+		minb, bps              int
 	}
-	configs := []config{{"dev", 64, 200000, 8, 1, 0.004, false, 0, 0, 0, 0}, {"prodslice", 350, 1000000, 4, 30, 0.095, false, 0, 0, 0, 0}}
+	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
+	// dev's shape) is what dev's fused chunk is compared with.
+	configs := []config{{name: "dev-cublas", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff},
+		{name: "dev", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004}, {name: "prodslice", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095}}
+	if *benchFused {
+		configs = append(configs, config{name: "dev-fused-minb2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, minb: 2},
+			config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2})
+	}
 	for _, f := range strings.Split(*benchSub, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0},
-				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0},
+				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0})
 		}
 	}
 	for _, f := range strings.Split(*benchPrio, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n},
-				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n})
+			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0},
+				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0})
 		}
 	}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0})
+		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0})
 	}
 	for _, f := range strings.Split(*benchAPB, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0},
-				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0},
+				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0})
 		}
 	}
 	for _, f := range strings.Split(*benchReg, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0},
-				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0},
+				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0})
 		}
 	}
 	defer func(tu tuning) { g.tune = tu }(g.tune)
-	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
+	defer func(o Options) { g.opts = o }(g.opts)
+	cublasGram := map[string]float64{} // per preset, the cuBLAS Gram product's median per chunk (ms)
+	cublasImpl := map[string]string{}
 	for _, cf := range configs {
 		g.opts.SubChunks = cf.sub
+		g.opts.Fused = cf.fused
 		g.lastFusedRaw = nil
 		g.tune = defaultTuning()
 		g.tune.streamPriority = cf.prio
 		g.tune.sortSources = !cf.nosort
 		if cf.apb > 0 {
 			g.tune.antennasPerBlock = cf.apb
+		}
+		if cf.minb > 0 {
+			g.tune.fusedMinBlocks = cf.minb
+		}
+		if cf.bps > 0 {
+			g.tune.fusedBlocksPerSM = cf.bps
 		}
 		if cf.maxreg > 0 {
 			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
@@ -550,8 +574,19 @@ func TestBenchCanonical(t *testing.T) {
 		if len(g.lastFusedRaw) > 0 {
 			raw = median(g.lastFusedRaw)
 		}
-		fmt.Fprintf(&out, "SUMMARY %-20s S=%d prio=%d per-int %.4f s  chunk: tau_z(exposed) %.3f fused-raw %.3f matprod %.3f total %.3f ratio %.2f wall/gram %.2f  setup %.2f s\n\n",
-			cf.name, max(cf.sub, DefaultSubChunks), cf.prio, med, median(perChunk[matvis.StageTauZ]), raw, mp, ct, ct/mp, median(walls), res.Stats.Setup.Seconds())
+		preset, _, _ := strings.Cut(cf.name, "-")
+		vsGram := ""
+		if !res.Stats.GramFused {
+			cublasGram[preset], cublasImpl[preset] = mp, res.Stats.MatProdImpl
+		} else if gp, ok := cublasGram[preset]; ok {
+			// The fused kernel contains the product: its chunk total is
+			// compared with the cuBLAS product alone at the same shape,
+			// timed in this run.
+			vsGram = fmt.Sprintf(" fused-vs-cuBLAS-gram %.3f/%.3f = %.2f", ct, gp, ct/gp)
+			fmt.Fprintf(&out, "Fused chunk total %.3f ms vs the cuBLAS Gram product alone at this shape (%s, this run) %.3f ms: **%.2f×**\n\n", ct, cublasImpl[preset], gp, ct/gp)
+		}
+		fmt.Fprintf(&out, "SUMMARY %-20s S=%d prio=%d per-int %.4f s  chunk: tau_z(exposed) %.3f fused-raw %.3f matprod %.3f total %.3f ratio %.2f wall/gram %.2f%s  setup %.2f s\n\n",
+			cf.name, max(cf.sub, DefaultSubChunks), cf.prio, med, median(perChunk[matvis.StageTauZ]), raw, mp, ct, ct/mp, median(walls), vsGram, res.Stats.Setup.Seconds())
 		t.Logf("%s: GPU time per integration %.4f s (target %.3f)", cf.name, med, cf.target)
 		if med > cf.target {
 			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)

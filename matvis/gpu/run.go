@@ -18,7 +18,6 @@ import (
 	"github.com/gomatvis/gomatvis/kernels"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
-	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // Layout of a time's parameter block (vis.cu PAR_*): the ENU matrix, then
@@ -56,6 +55,16 @@ type run struct {
 
 	fCount, fScan, fScatter, fBTZ, fOut cuda.Function
 	fKeyCount, fKeyScatter, fENU        cuda.Function
+	fFused, fReduce                     cuda.Function
+
+	// fusedCand: the run can use the fused beam+τ+Z+Gram kernel
+	// (gram_fused, compiled with FG_MT = fgMT); fused: it does. fgBlocks is
+	// gram_fused's grid (one partial triangle per block in dPart).
+	fusedCand, fused bool
+	fgMT, fgBlocks   int
+	fgLast           int // grid of the last gram_fused launch
+	dPart            cuda.DevicePtr
+	beamsFreq        int // frequency whose beam tables are on the device (-1: none)
 
 	p1                   bool
 	rsize, zsize, osize  int64
@@ -134,16 +143,20 @@ type tuning struct {
 	// extraCompileOptions are added to the NVRTC options of vis.cu (to try
 	// register limits).
 	extraCompileOptions []string
+	// fusedBlocksPerSM sizes gram_fused's grid (blocks per multiprocessor)
+	// and fusedMinBlocks is its __launch_bounds__ minimum of resident
+	// blocks (FG_MINB: 2 caps the registers at 96 and spills).
+	fusedBlocksPerSM, fusedMinBlocks int
 }
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048}
+	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedBlocksPerSM: 1, fusedMinBlocks: 1}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}, beamsFreq: -1}
 	if free, total, err := r.c.MemInfo(); err == nil {
 		r.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
 	}
@@ -227,6 +240,9 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseStrategy(); err != nil {
 		return nil, err
 	}
+	if err = r.fusedEligibility(); err != nil {
+		return nil, err
+	}
 	if r.sub > 1 {
 		r.zCap = (r.bufSrc + 1) / 2
 		r.res.Stats.MatProdImpl += fmt.Sprintf("; overlapped with the fused kernel in up to %d sub-chunks per chunk (two streams)", r.sub)
@@ -236,6 +252,12 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	}
 	r.res.Stats.ZBytes = int(r.zsize)
 	if err = r.allocate(); err != nil {
+		return nil, err
+	}
+	if err = r.makeEvents(); err != nil {
+		return nil, err
+	}
+	if err = r.chooseFused(); err != nil {
 		return nil, err
 	}
 	r.sampleFree()
@@ -348,6 +370,9 @@ func (r *run) compile() error {
 		zt, r.zsize = "double2", 16
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, r.tune.extraCompileOptions...)
+	if r.fusedCand {
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_MINB=%d", max(r.tune.fusedMinBlocks, 1)))
+	}
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
@@ -359,6 +384,14 @@ func (r *run) compile() error {
 		{&r.fKeyCount, "key_count"}, {&r.fKeyScatter, "key_scatter"}, {&r.fBTZ, "beam_tau_z"}, {&r.fOut, "vis_out"},
 		{&r.fENU, "enu_all"}} {
 		if *f.p, err = r.mod.Function(f.name); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+	}
+	if r.fusedCand {
+		if r.fFused, err = r.mod.Function("gram_fused"); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		if r.fReduce, err = r.mod.Function("gram_reduce"); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
 	}
@@ -443,7 +476,6 @@ func (r *run) allocate() error {
 		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
 		{&r.dMat[0], termIO, parBytes}, {&r.dMat[1], termIO, parBytes}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
 		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
-		{&r.dZ, matvis.TermZ, int64(r.M) * int64(r.nf) * int64(max(r.bufSrc, 2*r.zCap)) * r.zsize},
 		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
@@ -456,6 +488,9 @@ func (r *run) allocate() error {
 	for i := 0; i < 2; i++ {
 		reqs = append(reqs, req{&r.dVidx[i], termCompaction, ns * 4}, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
 			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})
+	}
+	if !r.fusedCand {
+		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
 	}
 	for _, q := range reqs {
 		if *q.p, err = r.alloc(q.term, q.n); err != nil {
@@ -595,6 +630,10 @@ func (r *run) close() {
 // prepareBeams uploads the beam tables of frequency fi: descriptors,
 // grid geometries and the gridded beams' prepared planes.
 func (r *run) prepareBeams(fi int) error {
+	if fi == r.beamsFreq {
+		return nil
+	}
+	r.beamsFreq = -1
 	t, err := buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1)
 	if err != nil {
 		return err
@@ -626,6 +665,7 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload beam planes: %w", err)
 		}
 	}
+	r.beamsFreq = fi
 	return nil
 }
 
@@ -770,22 +810,28 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		}
 		ev.chunk = append(ev.chunk, e)
 	}
-	pol := int32(0)
-	if r.sim.Mode.Polarized {
-		pol = 1
-	}
-	feedY := int32(0)
-	if r.sim.Mode.Feed == beam.FeedY {
-		feedY = 1
-	}
-	omega := 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight
-	apb := max(r.tune.antennasPerBlock, 1)
-	groups := uint32((r.nant + apb - 1) / apb)
-	btz := func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
-		ldz := int64(r.nf) * int64(n)
-		g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
-		return r.fBTZ.Launch(g, cuda.Dim3{X: 128, Y: 1, Z: 1}, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
-			int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, omega, ldz, z)
+	btz := func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error { return r.launchBTZ(fi, sl, n, p0, z, s) }
+	if r.fused {
+		for ci := 0; ci < count; ci++ {
+			p0 := ci * size
+			n := min(size, nvis-p0)
+			if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
+				return err
+			}
+			if err := r.launchFused(fi, sl, n, p0); err != nil {
+				return err
+			}
+			if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
+				return err
+			}
+			if err := r.launchReduce(); err != nil {
+				return err
+			}
+			if err := c.Record(ev.chunk[ci][2], r.s); err != nil {
+				return err
+			}
+		}
+		return r.queueOutput(sl)
 	}
 	if r.subPlan(size) > 1 {
 		if err := r.queuePieces(ev, nvis, btz); err != nil {
@@ -910,7 +956,7 @@ func (r *run) queueOutput(sl int) error {
 	ev := &r.ev[sl]
 	c := r.c
 	lower := int32(0)
-	if r.st.LowerOnly() {
+	if r.fused || r.st.LowerOnly() {
 		lower = 1
 	}
 	nout := r.npairs * r.nf * r.nf
@@ -966,8 +1012,14 @@ func (r *run) finishChunks(fi, ti int, ev *slotEvents, nvis int, pre matvis.Stag
 		}
 		e := ev.chunk[ci]
 		st[matvis.StageBeam] += d(prev, e[0])
-		st[matvis.StageTauZ] += d(e[0], e[1])
-		st[matvis.StageMatProd] += d(e[1], e[2])
+		if r.fused {
+			// One kernel does beam, τ, Z and the product: all of it is
+			// the matprod stage (with the partial-sum reduction).
+			st[matvis.StageMatProd] += d(e[0], e[2])
+		} else {
+			st[matvis.StageTauZ] += d(e[0], e[1])
+			st[matvis.StageMatProd] += d(e[1], e[2])
+		}
 		prev = e[2]
 		n := min(size, nvis-ci*size)
 		if ci == count-1 {
@@ -1022,17 +1074,22 @@ func (r *run) finishPieces(fi, ti int, ev *slotEvents, nvis int, pre matvis.Stag
 	}
 }
 
-func (r *run) run() (*matvis.Result, error) {
-	t0 := time.Now()
-	sim := r.sim
+// makeEvents creates the integration slots' coordinate and output events.
+func (r *run) makeEvents() error {
 	for i := range r.ev {
 		for _, p := range []*cuda.Event{&r.ev[i].c0, &r.ev[i].u, &r.ev[i].c1, &r.ev[i].s, &r.ev[i].o} {
 			var err error
 			if *p, err = r.event(); err != nil {
-				return nil, err
+				return fmt.Errorf("gpu: events: %w", err)
 			}
 		}
 	}
+	return nil
+}
+
+func (r *run) run() (*matvis.Result, error) {
+	t0 := time.Now()
+	sim := r.sim
 	nt := sim.NTime()
 	total := sim.NFreq() * nt
 	done := 0

@@ -1,0 +1,231 @@
+package gpu
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// termGramPartials is the device memory of the fused kernel's per-block
+// partial triangles (no term in the memory model: it replaces zmat).
+const termGramPartials = "gpu_gram_partials"
+
+// fusedSliceSources is FG_TS in vis.cu: the sources of one slice of
+// gram_fused.
+const fusedSliceSources = 16
+
+// fusedEligibility decides whether the run may use the fused
+// beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with
+// Options.Fused on, a run that cannot is an error naming why.
+func (r *run) fusedEligibility() error {
+	why := ""
+	switch {
+	case !r.p1:
+		why = fmt.Sprintf("precision %d (the fused kernel accumulates in float32: precision 1 only)", r.sim.Options.Precision)
+	case r.M > MaxFusedRows:
+		why = fmt.Sprintf("M = feeds × antennas = %d over %d", r.M, MaxFusedRows)
+	case r.sub > 1:
+		why = fmt.Sprintf("SubChunks = %d (the fused kernel has no Z to overlap)", r.sub)
+	}
+	switch r.opt.Fused {
+	case FusedOff:
+		return nil
+	case FusedOn:
+		if why != "" {
+			return fmt.Errorf("gpu: Options.Fused on: this run cannot use the fused beam+τ+Z+Gram kernel: %s", why)
+		}
+	case FusedAuto:
+		if why != "" {
+			return nil
+		}
+	default:
+		return fmt.Errorf("gpu: Options.Fused %v: want auto, on or off", r.opt.Fused)
+	}
+	r.fusedCand = true
+	r.fgMT = (r.M + 31) / 32
+	r.fgBlocks = r.c.Info().SMs * max(r.tune.fusedBlocksPerSM, 1)
+	return nil
+}
+
+// zBytes is the size of the Z buffer of the separate-product path.
+func (r *run) zBytes() int64 {
+	return int64(r.M) * int64(r.nf) * int64(max(r.bufSrc, 2*r.zCap)) * r.zsize
+}
+
+// partBytes is the size of gram_fused's partial triangles.
+func (r *run) partBytes() int64 {
+	return int64(r.fgBlocks) * int64(r.M) * int64(r.M) * 8
+}
+
+// chooseFused settles, for a fused candidate, between the fused kernel and
+// the separate beam_tau_z + cuBLAS product, and allocates the chosen
+// path's buffer (the partial triangles or Z). With Options.Fused auto both
+// are timed on the run's own first chunk (frequency 0, time 0: its beams,
+// visible sources and chunk size), in scratch buffers, three times after
+// a warm-up, CUDA-event medians; the faster is kept and both times go into
+// Stats.MatProdImpl.
+func (r *run) chooseFused() (err error) {
+	if !r.fusedCand {
+		return nil
+	}
+	if r.opt.Fused == FusedOn {
+		r.fused = true
+		r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (forced; float32 products, %d block partials summed in float64)", r.fgBlocks)
+	} else {
+		fusedMs, sepMs, n, err := r.measureFused()
+		if err != nil {
+			return err
+		}
+		r.fused = n > 0 && fusedMs < sepMs
+		cmp := fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + cuBLAS %s %.3f ms", n, fusedMs, r.st, sepMs)
+		if n == 0 {
+			cmp = "no visible source at the first time to measure on"
+		}
+		if r.fused {
+			r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (float32 products, %d block partials summed in float64; %s)", r.fgBlocks, cmp)
+		} else {
+			r.res.Stats.MatProdImpl += "; fused beam+τ+Z+Gram kernel not used: " + cmp
+		}
+	}
+	if r.fused {
+		r.res.Stats.ZBytes = 8
+		r.res.Stats.GramFused = true
+		r.dPart, err = r.alloc(termGramPartials, r.partBytes())
+	} else {
+		r.dZ, err = r.alloc(matvis.TermZ, r.zBytes())
+	}
+	return err
+}
+
+// measureFused times the two ways on the first chunk of frequency 0,
+// time 0 (ms, medians of three after a warm-up) and returns the chunk's
+// visible sources (0: nothing to measure on).
+func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
+	if err := r.prepareBeams(0); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := r.queueCoords(0, 0, 0); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := r.c.SyncEvent(r.ev[0].c1); err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: coordinates of the fused-kernel measurement: %w", err)
+	}
+	nvis := int(cuda.HostSlice[int32](r.hCount)[0])
+	size, _ := r.chunkPlan(nvis)
+	n = min(size, nvis)
+	if n == 0 {
+		return 0, 0, 0, nil
+	}
+	ldz := r.nf * n
+	zb := int64(r.M) * int64(ldz) * r.zsize
+	r.mem.ScratchBytes = max(r.mem.ScratchBytes, zb+r.partBytes())
+	z, err := r.c.Alloc(zb)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement scratch Z: %w", err)
+	}
+	defer r.c.Free(z)
+	part, err := r.c.Alloc(r.partBytes())
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement scratch partials: %w", err)
+	}
+	defer r.c.Free(part)
+	r.dPart = part
+	defer func() { r.dPart = 0 }()
+	const reps = 4
+	var ev [reps][3]cuda.Event
+	for i := range ev {
+		for k := range ev[i] {
+			if ev[i][k], err = r.event(); err != nil {
+				return 0, 0, 0, err
+			}
+		}
+	}
+	for i := range ev {
+		if err := r.c.Record(ev[i][0], r.s); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := r.launchBTZ(0, 0, n, 0, z, r.s); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := r.g.Accumulate(r.st, z, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+			return 0, 0, 0, fmt.Errorf("gpu: %w", err)
+		}
+		if err := r.c.Record(ev[i][1], r.s); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := r.launchFused(0, 0, n, 0); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := r.launchReduce(); err != nil {
+			return 0, 0, 0, err
+		}
+		if err := r.c.Record(ev[i][2], r.s); err != nil {
+			return 0, 0, 0, err
+		}
+	}
+	if err := r.c.SyncEvent(ev[reps-1][2]); err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement: %w", err)
+	}
+	var f, s []float64
+	for i := 1; i < reps; i++ {
+		s = append(s, r.elapsed(ev[i][0], ev[i][1]).Seconds()*1e3)
+		f = append(f, r.elapsed(ev[i][1], ev[i][2]).Seconds()*1e3)
+	}
+	slices.Sort(f)
+	slices.Sort(s)
+	return f[len(f)/2], s[len(s)/2], n, nil
+}
+
+// kernelFlags are the polarized and feed-y flags of the Z kernels.
+func (r *run) kernelFlags() (pol, feedY int32) {
+	if r.sim.Mode.Polarized {
+		pol = 1
+	}
+	if r.sim.Mode.Feed == beam.FeedY {
+		feedY = 1
+	}
+	return pol, feedY
+}
+
+// omega is 2πν/c at frequency fi.
+func (r *run) omega(fi int) float64 { return 2 * math.Pi * r.sim.Freqs[fi] / beam.SpeedOfLight }
+
+// launchBTZ queues beam_tau_z for sources [p0, p0+n) of compaction slot sl
+// at frequency fi, writing Z (leading dimension nf·n) on stream s.
+func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
+	pol, feedY := r.kernelFlags()
+	apb := max(r.tune.antennasPerBlock, 1)
+	groups := uint32((r.nant + apb - 1) / apb)
+	ldz := int64(r.nf) * int64(n)
+	g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
+	return r.fBTZ.Launch(g, cuda.Dim3{X: 128, Y: 1, Z: 1}, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
+		int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, r.omega(fi), ldz, z)
+}
+
+// fusedGrid is gram_fused's block count for a chunk of n sources.
+func (r *run) fusedGrid(n int) int {
+	return max(1, min(r.fgBlocks, (n+fusedSliceSources-1)/fusedSliceSources))
+}
+
+// launchFused queues gram_fused for sources [p0, p0+n) of slot sl at
+// frequency fi: one partial triangle per block into dPart, which
+// launchReduce must add up before the next chunk reuses dPart.
+func (r *run) launchFused(fi, sl, n, p0 int) error {
+	pol, feedY := r.kernelFlags()
+	r.fgLast = r.fusedGrid(n)
+	threads := uint32(32 * r.fgMT * (r.fgMT + 1) / 2)
+	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: threads, Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0),
+		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef,
+		pol, feedY, r.omega(fi), int32(r.M), r.dPart)
+}
+
+// launchReduce queues gram_reduce: the partial triangles of the last
+// gram_fused launch added to the accumulator in float64.
+func (r *run) launchReduce() error {
+	mm := r.M * r.M
+	return r.fReduce.Launch(cuda.Grid1(mm, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(r.fgLast), int32(r.M), r.dPart, r.dAcc)
+}
