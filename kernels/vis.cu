@@ -663,6 +663,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
   for (int slice = blockIdx.x; slice < nslice; slice += gridDim.x) {
     __syncthreads();  // the previous slice's products have read zs
     const int s = slice * FG_TS + sl;
+#ifndef FG_SKIP_Z  // (timing experiments only: products of zeros)
     if (s < n) {
       const long long q = p0 + s;
       const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
@@ -687,8 +688,10 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
         for (int f = 0; f < nf; f++)
           for (int k = 0; k < nf; k++) zs[(k * FG_TS + sl) * FG_MP + a * nf + f] = make_float2(0.f, 0.f);
     }
+#endif
     __syncthreads();
     const int ncol = nf * FG_TS;
+#ifndef FG_SKIP_FMA  // (timing experiments only: Z made, no products)
     for (int kk = 0; kk < ncol; kk++) {
       const float4* za = reinterpret_cast<const float4*>(zs + kk * FG_MP + r0);
       const float4* zb = reinterpret_cast<const float4*>(zs + kk * FG_MP + c0);
@@ -712,6 +715,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
           acci[i][j] = fmaf(ar[i], bi[j], fmaf(-ai[i], br[j], acci[i][j]));
         }
     }
+#endif
   }
 
   float2* out = part + (long long)blockIdx.x * M * M;

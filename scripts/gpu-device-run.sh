@@ -60,6 +60,7 @@ if [ -x .devbin/matvis_gpu.test ]; then
 	[ -n "${SUB:-}" ] && bench+=(-gpu-bench-sub "$SUB")
 	[ -n "${PRIO:-}" ] && bench+=(-gpu-bench-prio "$PRIO")
 	[ "${FUSED:-0}" = 1 ] && bench+=(-gpu-bench-fused)
+	[ "${FUSEDPARTS:-0}" = 1 ] && bench+=(-gpu-bench-fused-parts)
 	if [ "${1:-}" != quick ]; then
 		run bench .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m -test.run 'BenchCanonical|PrecisionGate' "${bench[@]}"
 		grep -E 'precision gate|GPU time|Error|error|panic' "$OUT/gpu-bench.log" | head -30

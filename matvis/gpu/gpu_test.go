@@ -23,14 +23,15 @@ import (
 )
 
 var (
-	benchFlag = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
-	benchOut  = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
-	benchAPB  = flag.String("gpu-bench-apb", "", "also time prodslice with these antennas per block of the fused kernel (comma-separated)")
-	benchReg  = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
-	benchAB   = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
-	benchSub  = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
-	benchFused = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel with 2 resident blocks per SM (register cap) and with 2 blocks per SM in its grid")
-	benchPrio = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
+	benchFlag       = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
+	benchOut        = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
+	benchAPB        = flag.String("gpu-bench-apb", "", "also time prodslice with these antennas per block of the fused kernel (comma-separated)")
+	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
+	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
+	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
+	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel with 2 resident blocks per SM (register cap) and with 2 blocks per SM in its grid")
+	benchPrio       = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
 )
 
 // openGPU opens the backend on device 0, closed when t ends, or skips t on
@@ -458,40 +459,45 @@ func TestBenchCanonical(t *testing.T) {
 		sub, prio              int
 		fused                  FusedMode
 		minb, bps              int
+		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
 	// dev's shape) is what dev's fused chunk is compared with.
 	configs := []config{{name: "dev-cublas", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff},
 		{name: "dev", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004}, {name: "prodslice", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095}}
+	if *benchFusedParts {
+		configs = append(configs, config{name: "dev-fused-zonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_FMA"}},
+			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
+	}
 	if *benchFused {
 		configs = append(configs, config{name: "dev-fused-minb2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, minb: 2},
 			config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2})
 	}
 	for _, f := range strings.Split(*benchSub, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0},
-				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0, nil})
 		}
 	}
 	for _, f := range strings.Split(*benchPrio, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0},
-				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0, nil})
 		}
 	}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0})
+		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0, nil}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0, nil})
 	}
 	for _, f := range strings.Split(*benchAPB, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0},
-				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0, nil})
 		}
 	}
 	for _, f := range strings.Split(*benchReg, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0},
-				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0})
+			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0, nil})
 		}
 	}
 	defer func(tu tuning) { g.tune = tu }(g.tune)
@@ -517,6 +523,7 @@ func TestBenchCanonical(t *testing.T) {
 		if cf.maxreg > 0 {
 			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
 		}
+		g.tune.extraCompileOptions = append(g.tune.extraCompileOptions, cf.extra...)
 		sim := benchSim(t, cf.nant, cf.nsrc, cf.nt, cf.chunks, 1)
 		t0 := time.Now()
 		if _, err := g.Run(context.Background(), sim); err != nil { // warm-up: compile, strategy, caches

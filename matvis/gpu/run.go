@@ -160,10 +160,12 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if free, total, err := r.c.MemInfo(); err == nil {
 		r.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
 	}
+	// A failed set-up releases what it made: "return nil, err" has set r
+	// to nil by the time this runs, so it closes its own copy.
+	made := r
 	defer func() {
 		if err != nil {
-			r.close()
-			r = nil
+			made.close()
 		}
 	}()
 	r.res = matvis.NewResult(sim)
