@@ -602,24 +602,40 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // Beam, tau, Z and the Gram product in one kernel (compiled when FG_MT is
 // defined; precision 1, M = nf·nant ≤ 32·FG_MT). For small M the cuBLAS
 // product is short next to writing Z to device memory and reading it back
-// (at M = 128 the Z of 10⁵ sources is 205 MB in complex64), so here Z never
-// leaves shared memory: each block takes slices of FG_TS sources (grid
-// stride), writes their Z columns (column k*FG_TS + s holds Z[·, (k, s)])
-// into shared memory as the fused kernel above computes them, and
-// accumulates conj(Z_r)·Z_c over the slice into registers. The output is
-// the lower triangle only: warp w owns one 32×32 tile (ti ≥ tj) of it, each
-// lane an 8×4 block, so the diagonal tiles are the only redundant work.
-// Accumulation is float32 within a block (as cherk); each block writes its
+// (at M = 128 the Z of 10⁵ sources is 205 MB even in complex64), so here Z
+// never leaves shared memory: each block takes slices of FG_TS sources
+// (grid stride), writes their Z columns (column k*FG_TS + s holds
+// Z[·, (k, s)], complex64) into shared memory as beam_tau_z computes them,
+// and accumulates conj(Z_r)·Z_c over the slice into registers. The output
+// is the lower triangle only: warp w owns one 32×32 tile (ti ≥ tj) of it,
+// so the diagonal tiles are the only redundant work. Each block writes its
 // partial sum to part[block][r + c*M] and gram_reduce adds the blocks in
 // double. Rows and columns past M read zeros and are not written.
+//
+// The products run on the tensor cores as three TF32 products per term
+// (x = big + small, both TF32; big·big + big·small + small·big, float32
+// accumulation): float32-level accuracy — plain TF32 (one product, 11-bit
+// operands) is not, and is never used. The complex product is a real one
+// over k' = (column, Re|Im): with X = Re Z, Y = Im Z,
+//   Re C = Xᵀ X + Yᵀ Y,  Im C = Xᵀ Y − Yᵀ X,
+// i.e. Aᵀ·B1 and Aᵀ·B2 with A = B1 = (X; Y) and B2 = (Y; −X). In one
+// m16n8k8 step the 8 values of k' are 4 columns × (Re, Im): lane
+// (g = lane/4, t = lane%4) holds column 4s+t's Re in k' slot t and its Im
+// in slot t+4, so one 8-byte shared load gives both halves of a fragment.
+// FG_SIMT selects float32 FMA products on the CUDA cores instead (slower:
+// kept to measure against).
 #ifdef FG_MT
 #define FG_TS 16
 #define FG_NW (FG_MT * (FG_MT + 1) / 2)
 #define FG_THREADS (32 * FG_NW)
-// Row stride of a shared Z column: even (16-byte aligned float4 loads) and
-// not a multiple of 32 words (the Z writes of a warp's 16 sources spread
-// over the banks).
-#define FG_MP (32 * FG_MT + 2)
+// Row stride of a shared Z column (complex values). ≡ 4 (mod 16): the
+// tensor-core fragment loads of a half-warp (4 columns × 4 rows, 8 bytes
+// each) fall in distinct banks; 16-byte aligned for the float4 loads of
+// the SIMT path.
+#define FG_MP (32 * FG_MT + 4)
+#ifndef FG_MINB
+#define FG_MINB 1
+#endif
 
 // zval rounded to complex64, the product's operand type.
 __device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
@@ -627,9 +643,30 @@ __device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
   return make_float2((float)(vr * pr - vi * pi), (float)(vr * pi + vi * pr));
 }
 
-#ifndef FG_MINB
-#define FG_MINB 1
-#endif
+// split_tf32: x ≈ big + small, both rounded to TF32 (round to nearest).
+__device__ __forceinline__ void split_tf32(float x, unsigned* big, unsigned* small) {
+  unsigned b, s;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(b) : "f"(x));
+  const float r = x - __uint_as_float(b);
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(s) : "f"(r));
+  *big = b, *small = s;
+}
+
+// d += a·b, one m16n8k8 TF32 tensor-core product, float32 accumulation.
+__device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// d += a·b with a, b split into big and small parts (three products).
+__device__ __forceinline__ void mma_3xtf32(float d[4], const unsigned ab[4], const unsigned as[4], unsigned bb0,
+                                           unsigned bb1, unsigned bs0, unsigned bs1) {
+  mma_tf32(d, as, bb0, bb1);
+  mma_tf32(d, ab, bs0, bs1);
+  mma_tf32(d, ab, bb0, bb1);
+}
+
 extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
@@ -639,25 +676,39 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
   const int nf = polarized ? 2 : 1;
   for (int i = tid; i < 2 * FG_TS * FG_MP; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
 
-  // This warp's tile of the lower triangle and this lane's 8×4 block in it.
+  // This warp's tile (ti, tj) of the lower triangle.
   const int w = tid >> 5, lane = tid & 31;
   int ti = 0;
   while ((ti + 1) * (ti + 2) / 2 <= w) ti++;
   const int tj = w - ti * (ti + 1) / 2;
+#ifdef FG_SIMT
+  // Lane: an 8×4 block of the tile.
   const int r0 = ti * 32 + (lane >> 3) * 8, c0 = tj * 32 + (lane & 7) * 4;
   float accr[8][4], acci[8][4];
 #pragma unroll
   for (int i = 0; i < 8; i++)
 #pragma unroll
     for (int j = 0; j < 4; j++) accr[i][j] = 0.f, acci[i][j] = 0.f;
+#else
+  // Tensor-core fragments: two 16-row m-tiles × four 8-column n-tiles,
+  // real and imaginary parts.
+  const int g = lane >> 2, t4 = lane & 3;
+  float acc[2][4][2][4];
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int q = 0; q < 4; q++) acc[mi][ni][0][q] = 0.f, acc[mi][ni][1][q] = 0.f;
+#endif
 
   // Z production: thread = (source of the slice, antenna group); the 16
   // sources of a warp half are consecutive in the (zenith band, azimuth)
   // order, as in beam_tau_z.
   const int groups = FG_THREADS / FG_TS;
-  const int sl = tid % FG_TS, g = tid / FG_TS;
+  const int sl = tid % FG_TS, ag = tid / FG_TS;
   const int apg = (nant + groups - 1) / groups;
-  const int a0 = g * apg, a1 = min(a0 + apg, nant);
+  const int a0 = ag * apg, a1 = min(a0 + apg, nant);
   const int nslice = (n + FG_TS - 1) / FG_TS;
 
   for (int slice = blockIdx.x; slice < nslice; slice += gridDim.x) {
@@ -692,6 +743,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
     __syncthreads();
     const int ncol = nf * FG_TS;
 #ifndef FG_SKIP_FMA  // (timing experiments only: Z made, no products)
+#ifdef FG_SIMT
     for (int kk = 0; kk < ncol; kk++) {
       const float4* za = reinterpret_cast<const float4*>(zs + kk * FG_MP + r0);
       const float4* zb = reinterpret_cast<const float4*>(zs + kk * FG_MP + c0);
@@ -715,10 +767,39 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
           acci[i][j] = fmaf(ar[i], bi[j], fmaf(-ai[i], br[j], acci[i][j]));
         }
     }
+#else
+    for (int k4 = 0; k4 < ncol; k4 += 4) {
+      const float2* zc = zs + (k4 + t4) * FG_MP;
+      unsigned ab[2][4], as[2][4];
+#pragma unroll
+      for (int mi = 0; mi < 2; mi++) {
+        const float2 lo = zc[ti * 32 + mi * 16 + g], hi = zc[ti * 32 + mi * 16 + g + 8];
+        split_tf32(lo.x, &ab[mi][0], &as[mi][0]);  // (row g, k' t): Re
+        split_tf32(hi.x, &ab[mi][1], &as[mi][1]);  // (row g+8, k' t)
+        split_tf32(lo.y, &ab[mi][2], &as[mi][2]);  // (row g, k' t+4): Im
+        split_tf32(hi.y, &ab[mi][3], &as[mi][3]);  // (row g+8, k' t+4)
+      }
+#pragma unroll
+      for (int ni = 0; ni < 4; ni++) {
+        const float2 b = zc[tj * 32 + ni * 8 + g];
+        unsigned xb, xs, yb, ys;
+        split_tf32(b.x, &xb, &xs);
+        split_tf32(b.y, &yb, &ys);
+        // B1 = (X; Y): Re C.  B2 = (Y; −X): Im C (TF32 negation is exact).
+        const unsigned nxb = xb ^ 0x80000000u, nxs = xs ^ 0x80000000u;
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++) {
+          mma_3xtf32(acc[mi][ni][0], ab[mi], as[mi], xb, yb, xs, ys);
+          mma_3xtf32(acc[mi][ni][1], ab[mi], as[mi], yb, nxb, ys, nxs);
+        }
+      }
+    }
+#endif
 #endif
   }
 
   float2* out = part + (long long)blockIdx.x * M * M;
+#ifdef FG_SIMT
 #pragma unroll
   for (int i = 0; i < 8; i++)
 #pragma unroll
@@ -726,6 +807,18 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
       const int r = r0 + i, c = c0 + j;
       if (r < M && c <= r) out[r + (long long)c * M] = make_float2(accr[i][j], acci[i][j]);
     }
+#else
+  // Accumulator q of an m16n8 tile: row g + 8·(q/2), column 2t + q%2.
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        const int r = ti * 32 + mi * 16 + g + 8 * (q >> 1), c = tj * 32 + ni * 8 + 2 * t4 + (q & 1);
+        if (r < M && c <= r) out[r + (long long)c * M] = make_float2(acc[mi][ni][0][q], acc[mi][ni][1][q]);
+      }
+#endif
 }
 
 // gram_reduce adds the nblk partial lower triangles of gram_fused to the

@@ -10,7 +10,9 @@
 # with those sub-chunk counts (Options.SubChunks: fused kernel and Gram
 # product overlapped on two streams); PRIO=1,2 with sub-chunks (S=4) and
 # the fused (1) or the Gram (2) stream at high priority; FUSED=1 dev with
-# the fused Gram kernel under a 2-block register cap and a 2-block grid. The benchmarks run
+# the fused Gram kernel on float32 FMAs (not tensor cores) and with a
+# 2-block-per-SM grid; FUSEDPARTS=1 its Z production and its products
+# alone (timing only). The benchmarks run
 # first (their own log, gpu-bench.log), then the tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."

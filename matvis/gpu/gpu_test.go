@@ -470,7 +470,7 @@ func TestBenchCanonical(t *testing.T) {
 			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
 	}
 	if *benchFused {
-		configs = append(configs, config{name: "dev-fused-minb2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, minb: 2},
+		configs = append(configs, config{name: "dev-fused-simt", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SIMT"}},
 			config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2})
 	}
 	for _, f := range strings.Split(*benchSub, ",") {
