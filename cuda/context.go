@@ -421,6 +421,28 @@ func (m *Module) Function(name string) (Function, error) {
 	return Function{c: m.c, h: h, Name: name}, nil
 }
 
+// funcAttrMaxDynamicShared is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
+const funcAttrMaxDynamicShared = 8
+
+// SetMaxDynamicShared allows launches of f with up to n bytes of dynamic
+// shared memory (more than the default 48 KiB needs this opt-in).
+func (f Function) SetMaxDynamicShared(n int) error {
+	return f.c.call("cuFuncSetAttribute", func() int32 {
+		return f.c.drv.cuFuncSetAttribute(f.h, funcAttrMaxDynamicShared, int32(n))
+	})
+}
+
+// MaxActiveBlocksPerSM is how many blocks of blockSize threads using
+// dynShared bytes of dynamic shared memory fit on one multiprocessor at
+// once (registers, shared memory and thread limits of f on this device).
+func (f Function) MaxActiveBlocksPerSM(blockSize, dynShared int) (int, error) {
+	var n int32
+	err := f.c.call("cuOccupancyMaxActiveBlocksPerMultiprocessor", func() int32 {
+		return f.c.drv.cuOccupancyMaxActiveBlocks(&n, f.h, int32(blockSize), uint64(dynShared))
+	})
+	return int(n), err
+}
+
 // Dim3 is a grid or block shape.
 type Dim3 struct{ X, Y, Z uint32 }
 

@@ -8,42 +8,44 @@ import (
 type driverAPI struct {
 	lib loadedLib
 
-	cuInit                    func(flags uint32) int32
-	cuDriverGetVersion        func(v *int32) int32
-	cuDeviceGetCount          func(n *int32) int32
-	cuDeviceGet               func(dev *int32, ordinal int32) int32
-	cuDeviceGetName           func(name *byte, n int32, dev int32) int32
-	cuDeviceGetAttribute      func(v *int32, attr int32, dev int32) int32
-	cuDeviceTotalMem          func(b *uint64, dev int32) int32
-	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
-	cuDevicePrimaryCtxRelease func(dev int32) int32
-	cuCtxSetCurrent           func(ctx uintptr) int32
-	cuStreamCreate            func(s *uintptr, flags uint32) int32
-	cuStreamDestroy           func(s uintptr) int32
-	cuStreamSynchronize       func(s uintptr) int32
-	cuStreamWaitEvent         func(s, e uintptr, flags uint32) int32
-	cuStreamCreatePrio        func(s *uintptr, flags uint32, prio int32) int32
-	cuCtxGetStreamPrioRange   func(least, greatest *int32) int32
-	cuEventCreate             func(e *uintptr, flags uint32) int32
-	cuEventDestroy            func(e uintptr) int32
-	cuEventRecord             func(e, s uintptr) int32
-	cuEventSynchronize        func(e uintptr) int32
-	cuEventElapsedTime        func(ms *float32, start, end uintptr) int32
-	cuMemAlloc                func(p *uint64, n uint64) int32
-	cuMemFree                 func(p uint64) int32
-	cuMemsetD8Async           func(p uint64, v uint8, n uint64, s uintptr) int32
-	cuMemcpyHtoDAsync         func(dst uint64, src unsafe.Pointer, n uint64, s uintptr) int32
-	cuMemcpyDtoHAsync         func(dst unsafe.Pointer, src uint64, n uint64, s uintptr) int32
-	cuMemcpyDtoDAsync         func(dst, src uint64, n uint64, s uintptr) int32
-	cuMemHostAlloc            func(p *unsafe.Pointer, n uint64, flags uint32) int32
-	cuMemFreeHost             func(p unsafe.Pointer) int32
-	cuMemGetInfo              func(free, total *uint64) int32
-	cuModuleLoadData          func(m *uintptr, image unsafe.Pointer) int32
-	cuModuleUnload            func(m uintptr) int32
-	cuModuleGetFunction       func(f *uintptr, m uintptr, name string) int32
-	cuLaunchKernel            func(f uintptr, gx, gy, gz, bx, by, bz, shmem uint32, s uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
-	cuGetErrorName            func(code int32, s **byte) int32
-	cuGetErrorString          func(code int32, s **byte) int32
+	cuInit                     func(flags uint32) int32
+	cuDriverGetVersion         func(v *int32) int32
+	cuDeviceGetCount           func(n *int32) int32
+	cuDeviceGet                func(dev *int32, ordinal int32) int32
+	cuDeviceGetName            func(name *byte, n int32, dev int32) int32
+	cuDeviceGetAttribute       func(v *int32, attr int32, dev int32) int32
+	cuDeviceTotalMem           func(b *uint64, dev int32) int32
+	cuDevicePrimaryCtxRetain   func(ctx *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRelease  func(dev int32) int32
+	cuCtxSetCurrent            func(ctx uintptr) int32
+	cuStreamCreate             func(s *uintptr, flags uint32) int32
+	cuStreamDestroy            func(s uintptr) int32
+	cuStreamSynchronize        func(s uintptr) int32
+	cuStreamWaitEvent          func(s, e uintptr, flags uint32) int32
+	cuStreamCreatePrio         func(s *uintptr, flags uint32, prio int32) int32
+	cuCtxGetStreamPrioRange    func(least, greatest *int32) int32
+	cuEventCreate              func(e *uintptr, flags uint32) int32
+	cuEventDestroy             func(e uintptr) int32
+	cuEventRecord              func(e, s uintptr) int32
+	cuEventSynchronize         func(e uintptr) int32
+	cuEventElapsedTime         func(ms *float32, start, end uintptr) int32
+	cuMemAlloc                 func(p *uint64, n uint64) int32
+	cuMemFree                  func(p uint64) int32
+	cuMemsetD8Async            func(p uint64, v uint8, n uint64, s uintptr) int32
+	cuMemcpyHtoDAsync          func(dst uint64, src unsafe.Pointer, n uint64, s uintptr) int32
+	cuMemcpyDtoHAsync          func(dst unsafe.Pointer, src uint64, n uint64, s uintptr) int32
+	cuMemcpyDtoDAsync          func(dst, src uint64, n uint64, s uintptr) int32
+	cuMemHostAlloc             func(p *unsafe.Pointer, n uint64, flags uint32) int32
+	cuMemFreeHost              func(p unsafe.Pointer) int32
+	cuMemGetInfo               func(free, total *uint64) int32
+	cuModuleLoadData           func(m *uintptr, image unsafe.Pointer) int32
+	cuModuleUnload             func(m uintptr) int32
+	cuModuleGetFunction        func(f *uintptr, m uintptr, name string) int32
+	cuLaunchKernel             func(f uintptr, gx, gy, gz, bx, by, bz, shmem uint32, s uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
+	cuFuncSetAttribute         func(f uintptr, attrib int32, value int32) int32
+	cuOccupancyMaxActiveBlocks func(n *int32, f uintptr, blockSize int32, dynSmem uint64) int32
+	cuGetErrorName             func(code int32, s **byte) int32
+	cuGetErrorString           func(code int32, s **byte) int32
 }
 
 func loadDriver() (*driverAPI, error) {
@@ -87,6 +89,8 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuModuleUnload, "cuModuleUnload")
 	b.fn(&d.cuModuleGetFunction, "cuModuleGetFunction")
 	b.fn(&d.cuLaunchKernel, "cuLaunchKernel")
+	b.fn(&d.cuFuncSetAttribute, "cuFuncSetAttribute")
+	b.fn(&d.cuOccupancyMaxActiveBlocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 	b.fn(&d.cuGetErrorName, "cuGetErrorName")
 	b.fn(&d.cuGetErrorString, "cuGetErrorString")
 	if err := b.err(); err != nil {

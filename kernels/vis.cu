@@ -603,14 +603,21 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // defined; precision 1, M = nf·nant ≤ 32·FG_MT). For small M the cuBLAS
 // product is short next to writing Z to device memory and reading it back
 // (at M = 128 the Z of 10⁵ sources is 205 MB even in complex64), so here Z
-// never leaves shared memory: each block takes slices of FG_TS sources
-// (grid stride), writes their Z columns (column k*FG_TS + s holds
-// Z[·, (k, s)], complex64) into shared memory as beam_tau_z computes them,
-// and accumulates conj(Z_r)·Z_c over the slice into registers. The output
-// is the lower triangle only: warp w owns one 32×32 tile (ti ≥ tj) of it,
-// so the diagonal tiles are the only redundant work. Each block writes its
-// partial sum to part[block][r + c*M] and gram_reduce adds the blocks in
-// double. Rows and columns past M read zeros and are not written.
+// never leaves shared memory. Each block takes slices of FG_TS sources
+// (grid stride) and has two kinds of warps:
+//  - FG_NP producer warps compute a slice's Z columns (column k*FG_TS + s
+//    holds Z[·, (k, s)], complex64) as beam_tau_z does, into one of
+//    FG_NBUF shared buffers;
+//  - FG_NW consumer warps accumulate conj(Z_r)·Z_c over the slice into
+//    registers, one 32×32 tile (ti ≥ tj) of the lower triangle per warp
+//    (the diagonal tiles are the only redundant work).
+// Named barriers hand the buffers over (FULL: producers → consumers,
+// EMPTY: back), so Z production of the next slice runs while the tensor
+// cores work on this one, and the producers hold no accumulators (the
+// registers of one kind of warp would otherwise add to the other's).
+// Each block writes its partial sum to part[block][r + c*M]; gram_reduce
+// adds the blocks in double. Rows and columns past M read zeros and are
+// not written.
 //
 // The products run on the tensor cores as three TF32 products per term
 // (x = big + small, both TF32; big·big + big·small + small·big, float32
@@ -622,20 +629,21 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // m16n8k8 step the 8 values of k' are 4 columns × (Re, Im): lane
 // (g = lane/4, t = lane%4) holds column 4s+t's Re in k' slot t and its Im
 // in slot t+4, so one 8-byte shared load gives both halves of a fragment.
-// FG_SIMT selects float32 FMA products on the CUDA cores instead (slower:
-// kept to measure against).
 #ifdef FG_MT
 #define FG_TS 16
 #define FG_NW (FG_MT * (FG_MT + 1) / 2)
-#define FG_THREADS (32 * FG_NW)
-// Row stride of a shared Z column (complex values). ≡ 4 (mod 16): the
-// tensor-core fragment loads of a half-warp (4 columns × 4 rows, 8 bytes
-// each) fall in distinct banks; 16-byte aligned for the float4 loads of
-// the SIMT path.
-#define FG_MP (32 * FG_MT + 4)
-#ifndef FG_MINB
-#define FG_MINB 1
+#ifndef FG_NP
+#define FG_NP 6
 #endif
+#ifndef FG_NBUF
+#define FG_NBUF 2
+#endif
+#define FG_THREADS (32 * (FG_NW + FG_NP))
+// Row stride of a shared Z column (complex values). ≡ 4 (mod 16): the
+// fragment loads of a half-warp (4 columns × 4 rows, 8 bytes each) fall in
+// distinct banks.
+#define FG_MP (32 * FG_MT + 4)
+#define FG_BUF (2 * FG_TS * FG_MP)  // complex values per buffer
 
 // zval rounded to complex64, the product's operand type.
 __device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
@@ -667,32 +675,90 @@ __device__ __forceinline__ void mma_3xtf32(float d[4], const unsigned ab[4], con
   mma_tf32(d, ab, bb0, bb1);
 }
 
-extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int n, int p0, const real* ce, const real* cn,
+// Named barriers (0 is __syncthreads): FULL of buffer b is 1 + b, EMPTY
+// is 1 + FG_NBUF + b; every thread of the block takes part in each.
+__device__ __forceinline__ void bar_sync(int id) {
+  asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(FG_THREADS) : "memory");
+}
+__device__ __forceinline__ void bar_arrive(int id) {
+  asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(FG_THREADS) : "memory");
+}
+
+// Producer: the Z columns of one slice into buffer zb.
+__device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, int n, int p0, const real* ce,
+    const real* cn, const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
+    const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
+    int polarized, int feedY, double omega) {
+  // Thread = (source of the slice, antenna group): the 16 sources of a
+  // warp half are consecutive in the (zenith band, azimuth) order, as in
+  // beam_tau_z, so the beam gathers coalesce.
+  const int groups = 32 * FG_NP / FG_TS;
+  const int sl = ptid % FG_TS, ag = ptid / FG_TS;
+  if (ag >= groups) return;
+  const int apg = (nant + groups - 1) / groups;
+  const int a0 = ag * apg, a1 = min(a0 + apg, nant);
+  const int s = slice * FG_TS + sl;
+  const int nf = polarized ? 2 : 1;
+#ifndef FG_SKIP_Z  // (timing experiments only: products of stale values)
+  if (s < n) {
+    const long long q = p0 + s;
+    const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
+    const double am = amp[q];
+    SrcBeam sb;
+    src_beam_init(sb, e, nn);
+    for (int a = a0; a < a1; a++) {
+      src_beam_eval(sb, beamOf[a], bdesc, gdesc, coef, polarized, feedY);
+      double pr, pi;
+      phasor(antpos, a, omega, e, nn, u, am, &pr, &pi);
+      if (polarized) {
+#pragma unroll
+        for (int f = 0; f < 2; f++)
+#pragma unroll
+          for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(sb.v[2 * f + k], pr, pi);
+      } else {
+        zb[sl * FG_MP + a] = zval_f(sb.v[0], pr, pi);
+      }
+    }
+    return;
+  }
+  for (int a = a0; a < a1; a++)
+    for (int f = 0; f < nf; f++)
+      for (int k = 0; k < nf; k++) zb[(k * FG_TS + sl) * FG_MP + a * nf + f] = make_float2(0.f, 0.f);
+#endif
+}
+
+extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
     int polarized, int feedY, double omega, int M, float2* __restrict__ part) {
-  __shared__ __align__(16) float2 zs[2 * FG_TS * FG_MP];
+  extern __shared__ __align__(16) float2 zs[];  // FG_NBUF buffers of FG_BUF
   const int tid = threadIdx.x;
-  const int nf = polarized ? 2 : 1;
-  for (int i = tid; i < 2 * FG_TS * FG_MP; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
-
-  // This warp's tile (ti, tj) of the lower triangle.
+  for (int i = tid; i < FG_NBUF * FG_BUF; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
+  __syncthreads();
+  const int nslice = (n + FG_TS - 1) / FG_TS;
+  const int niter = blockIdx.x < nslice ? (nslice - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const int w = tid >> 5, lane = tid & 31;
+
+  if (w >= FG_NW) {
+    // Producer warps. Iteration i fills buffer i % FG_NBUF once the
+    // consumers have released it (from iteration i − FG_NBUF).
+    for (int i = 0; i < niter; i++) {
+      const int b = i % FG_NBUF;
+      if (i >= FG_NBUF) bar_sync(1 + FG_NBUF + b);
+      fused_produce(zs + b * FG_BUF, blockIdx.x + i * gridDim.x, tid - 32 * FG_NW, n, p0, ce, cn, cu, amp, nant,
+                    antpos, beamOf, bdesc, gdesc, coef, polarized, feedY, omega);
+      bar_arrive(1 + b);
+    }
+    return;
+  }
+
+  // Consumer warp w: tile (ti, tj) of the lower triangle, as two 16-row
+  // m-tiles × four 8-column n-tiles of m16n8 fragments, real and imaginary.
   int ti = 0;
   while ((ti + 1) * (ti + 2) / 2 <= w) ti++;
   const int tj = w - ti * (ti + 1) / 2;
-#ifdef FG_SIMT
-  // Lane: an 8×4 block of the tile.
-  const int r0 = ti * 32 + (lane >> 3) * 8, c0 = tj * 32 + (lane & 7) * 4;
-  float accr[8][4], acci[8][4];
-#pragma unroll
-  for (int i = 0; i < 8; i++)
-#pragma unroll
-    for (int j = 0; j < 4; j++) accr[i][j] = 0.f, acci[i][j] = 0.f;
-#else
-  // Tensor-core fragments: two 16-row m-tiles × four 8-column n-tiles,
-  // real and imaginary parts.
   const int g = lane >> 2, t4 = lane & 3;
+  const int ncol = (polarized ? 2 : 1) * FG_TS;
   float acc[2][4][2][4];
 #pragma unroll
   for (int mi = 0; mi < 2; mi++)
@@ -700,76 +766,13 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
     for (int ni = 0; ni < 4; ni++)
 #pragma unroll
       for (int q = 0; q < 4; q++) acc[mi][ni][0][q] = 0.f, acc[mi][ni][1][q] = 0.f;
-#endif
 
-  // Z production: thread = (source of the slice, antenna group); the 16
-  // sources of a warp half are consecutive in the (zenith band, azimuth)
-  // order, as in beam_tau_z.
-  const int groups = FG_THREADS / FG_TS;
-  const int sl = tid % FG_TS, ag = tid / FG_TS;
-  const int apg = (nant + groups - 1) / groups;
-  const int a0 = ag * apg, a1 = min(a0 + apg, nant);
-  const int nslice = (n + FG_TS - 1) / FG_TS;
-
-  for (int slice = blockIdx.x; slice < nslice; slice += gridDim.x) {
-    __syncthreads();  // the previous slice's products have read zs
-    const int s = slice * FG_TS + sl;
-#ifndef FG_SKIP_Z  // (timing experiments only: products of zeros)
-    if (s < n) {
-      const long long q = p0 + s;
-      const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
-      const double am = amp[q];
-      SrcBeam sb;
-      src_beam_init(sb, e, nn);
-      for (int a = a0; a < a1; a++) {
-        src_beam_eval(sb, beamOf[a], bdesc, gdesc, coef, polarized, feedY);
-        double pr, pi;
-        phasor(antpos, a, omega, e, nn, u, am, &pr, &pi);
-        if (polarized) {
-#pragma unroll
-          for (int f = 0; f < 2; f++)
-#pragma unroll
-            for (int k = 0; k < 2; k++) zs[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(sb.v[2 * f + k], pr, pi);
-        } else {
-          zs[sl * FG_MP + a] = zval_f(sb.v[0], pr, pi);
-        }
-      }
-    } else {
-      for (int a = a0; a < a1; a++)
-        for (int f = 0; f < nf; f++)
-          for (int k = 0; k < nf; k++) zs[(k * FG_TS + sl) * FG_MP + a * nf + f] = make_float2(0.f, 0.f);
-    }
-#endif
-    __syncthreads();
-    const int ncol = nf * FG_TS;
+  for (int i = 0; i < niter; i++) {
+    const int b = i % FG_NBUF;
+    bar_sync(1 + b);
 #ifndef FG_SKIP_FMA  // (timing experiments only: Z made, no products)
-#ifdef FG_SIMT
-    for (int kk = 0; kk < ncol; kk++) {
-      const float4* za = reinterpret_cast<const float4*>(zs + kk * FG_MP + r0);
-      const float4* zb = reinterpret_cast<const float4*>(zs + kk * FG_MP + c0);
-      float ar[8], ai[8], br[4], bi[4];
-#pragma unroll
-      for (int h = 0; h < 4; h++) {
-        float4 v = za[h];
-        ar[2 * h] = v.x, ai[2 * h] = v.y, ar[2 * h + 1] = v.z, ai[2 * h + 1] = v.w;
-      }
-#pragma unroll
-      for (int h = 0; h < 2; h++) {
-        float4 v = zb[h];
-        br[2 * h] = v.x, bi[2 * h] = v.y, br[2 * h + 1] = v.z, bi[2 * h + 1] = v.w;
-      }
-#pragma unroll
-      for (int i = 0; i < 8; i++)
-#pragma unroll
-        for (int j = 0; j < 4; j++) {
-          // conj(a)·b
-          accr[i][j] = fmaf(ar[i], br[j], fmaf(ai[i], bi[j], accr[i][j]));
-          acci[i][j] = fmaf(ar[i], bi[j], fmaf(-ai[i], br[j], acci[i][j]));
-        }
-    }
-#else
     for (int k4 = 0; k4 < ncol; k4 += 4) {
-      const float2* zc = zs + (k4 + t4) * FG_MP;
+      const float2* zc = zs + b * FG_BUF + (k4 + t4) * FG_MP;
       unsigned ab[2][4], as[2][4];
 #pragma unroll
       for (int mi = 0; mi < 2; mi++) {
@@ -781,10 +784,10 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
       }
 #pragma unroll
       for (int ni = 0; ni < 4; ni++) {
-        const float2 b = zc[tj * 32 + ni * 8 + g];
+        const float2 v = zc[tj * 32 + ni * 8 + g];
         unsigned xb, xs, yb, ys;
-        split_tf32(b.x, &xb, &xs);
-        split_tf32(b.y, &yb, &ys);
+        split_tf32(v.x, &xb, &xs);
+        split_tf32(v.y, &yb, &ys);
         // B1 = (X; Y): Re C.  B2 = (Y; −X): Im C (TF32 negation is exact).
         const unsigned nxb = xb ^ 0x80000000u, nxs = xs ^ 0x80000000u;
 #pragma unroll
@@ -795,19 +798,10 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
       }
     }
 #endif
-#endif
+    if (i + FG_NBUF < niter) bar_arrive(1 + FG_NBUF + b);
   }
 
   float2* out = part + (long long)blockIdx.x * M * M;
-#ifdef FG_SIMT
-#pragma unroll
-  for (int i = 0; i < 8; i++)
-#pragma unroll
-    for (int j = 0; j < 4; j++) {
-      const int r = r0 + i, c = c0 + j;
-      if (r < M && c <= r) out[r + (long long)c * M] = make_float2(accr[i][j], acci[i][j]);
-    }
-#else
   // Accumulator q of an m16n8 tile: row g + 8·(q/2), column 2t + q%2.
 #pragma unroll
   for (int mi = 0; mi < 2; mi++)
@@ -818,7 +812,6 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, FG_MINB) gram_fused(int
         const int r = ti * 32 + mi * 16 + g + 8 * (q >> 1), c = tj * 32 + ni * 8 + 2 * t4 + (q & 1);
         if (r < M && c <= r) out[r + (long long)c * M] = make_float2(acc[mi][ni][0][q], acc[mi][ni][1][q]);
       }
-#endif
 }
 
 // gram_reduce adds the nblk partial lower triangles of gram_fused to the

@@ -15,7 +15,7 @@ import (
 const termGramPartials = "gpu_gram_partials"
 
 // fusedSliceSources is FG_TS in vis.cu: the sources of one slice of
-// gram_fused.
+// gram_fused (its producer warps and Z buffers are tuning knobs).
 const fusedSliceSources = 16
 
 // fusedEligibility decides whether the run may use the fused
@@ -47,7 +47,38 @@ func (r *run) fusedEligibility() error {
 	}
 	r.fusedCand = true
 	r.fgMT = (r.M + 31) / 32
-	r.fgBlocks = r.c.Info().SMs * max(r.tune.fusedBlocksPerSM, 1)
+	return nil
+}
+
+// fusedThreads is gram_fused's block: one consumer warp per 32×32 tile of
+// the lower triangle and the producer warps.
+func (r *run) fusedThreads() int { return 32 * (r.fgMT*(r.fgMT+1)/2 + r.tune.fusedProducerWarps) }
+
+// fusedShared is gram_fused's dynamic shared memory: FG_NBUF buffers of
+// 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values.
+func (r *run) fusedShared() int {
+	return r.tune.fusedBuffers * 2 * fusedSliceSources * (32*r.fgMT + 4) * 8
+}
+
+// setupFused opts gram_fused into its shared memory and sizes its grid:
+// as many blocks as fit on the device at once (tuning may set the blocks
+// per multiprocessor instead).
+func (r *run) setupFused() error {
+	if err := r.fFused.SetMaxDynamicShared(r.fusedShared()); err != nil {
+		return fmt.Errorf("gpu: gram_fused shared memory (%d bytes): %w", r.fusedShared(), err)
+	}
+	per := r.tune.fusedBlocksPerSM
+	if per <= 0 {
+		occ, err := r.fFused.MaxActiveBlocksPerSM(r.fusedThreads(), r.fusedShared())
+		if err != nil {
+			return fmt.Errorf("gpu: gram_fused occupancy: %w", err)
+		}
+		if occ < 1 {
+			return fmt.Errorf("gpu: gram_fused does not fit on a multiprocessor (%d threads, %d bytes of shared memory)", r.fusedThreads(), r.fusedShared())
+		}
+		per = occ
+	}
+	r.fgBlocks = r.c.Info().SMs * per
 	return nil
 }
 
@@ -217,8 +248,7 @@ func (r *run) fusedGrid(n int) int {
 func (r *run) launchFused(fi, sl, n, p0 int) error {
 	pol, feedY := r.kernelFlags()
 	r.fgLast = r.fusedGrid(n)
-	threads := uint32(32 * r.fgMT * (r.fgMT + 1) / 2)
-	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: threads, Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0),
+	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: uint32(r.fusedThreads()), Y: 1, Z: 1}, r.fusedShared(), r.s, int32(n), int32(p0),
 		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef,
 		pol, feedY, r.omega(fi), int32(r.M), r.dPart)
 }

@@ -458,7 +458,7 @@ func TestBenchCanonical(t *testing.T) {
 		apb, maxreg            int
 		sub, prio              int
 		fused                  FusedMode
-		minb, bps              int
+		bps, np, nbuf          int
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -470,34 +470,36 @@ func TestBenchCanonical(t *testing.T) {
 			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
 	}
 	if *benchFused {
-		configs = append(configs, config{name: "dev-fused-simt", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SIMT"}},
-			config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2})
+		configs = append(configs, config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2},
+			config{name: "dev-fused-np4", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: 4},
+			config{name: "dev-fused-np10", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: 10},
+			config{name: "dev-fused-nbuf3", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, nbuf: 3})
 	}
 	for _, f := range strings.Split(*benchSub, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0, nil})
+			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0, 0, nil})
 		}
 	}
 	for _, f := range strings.Split(*benchPrio, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0, nil})
+			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0, 0, nil})
 		}
 	}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0, nil}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0, nil})
+		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0, 0, nil}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0, 0, nil})
 	}
 	for _, f := range strings.Split(*benchAPB, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0, nil})
+			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0, 0, nil})
 		}
 	}
 	for _, f := range strings.Split(*benchReg, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0, nil})
+			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0, 0, nil},
+				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0, 0, nil})
 		}
 	}
 	defer func(tu tuning) { g.tune = tu }(g.tune)
@@ -514,11 +516,14 @@ func TestBenchCanonical(t *testing.T) {
 		if cf.apb > 0 {
 			g.tune.antennasPerBlock = cf.apb
 		}
-		if cf.minb > 0 {
-			g.tune.fusedMinBlocks = cf.minb
-		}
 		if cf.bps > 0 {
 			g.tune.fusedBlocksPerSM = cf.bps
+		}
+		if cf.np > 0 {
+			g.tune.fusedProducerWarps = cf.np
+		}
+		if cf.nbuf > 0 {
+			g.tune.fusedBuffers = cf.nbuf
 		}
 		if cf.maxreg > 0 {
 			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}

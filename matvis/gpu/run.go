@@ -143,15 +143,15 @@ type tuning struct {
 	// extraCompileOptions are added to the NVRTC options of vis.cu (to try
 	// register limits).
 	extraCompileOptions []string
-	// fusedBlocksPerSM sizes gram_fused's grid (blocks per multiprocessor)
-	// and fusedMinBlocks is its __launch_bounds__ minimum of resident
-	// blocks (FG_MINB: 2 caps the registers at 96 and spills).
-	fusedBlocksPerSM, fusedMinBlocks int
+	// fusedBlocksPerSM sizes gram_fused's grid in blocks per
+	// multiprocessor (0: as many as fit at once); fusedProducerWarps and
+	// fusedBuffers are its FG_NP producer warps and FG_NBUF Z buffers.
+	fusedBlocksPerSM, fusedProducerWarps, fusedBuffers int
 }
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedBlocksPerSM: 1, fusedMinBlocks: 1}
+	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 6, fusedBuffers: 2}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -373,7 +373,7 @@ func (r *run) compile() error {
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, r.tune.extraCompileOptions...)
 	if r.fusedCand {
-		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_MINB=%d", max(r.tune.fusedMinBlocks, 1)))
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps), fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers))
 	}
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
@@ -395,6 +395,9 @@ func (r *run) compile() error {
 		}
 		if r.fReduce, err = r.mod.Function("gram_reduce"); err != nil {
 			return fmt.Errorf("gpu: %w", err)
+		}
+		if err = r.setupFused(); err != nil {
+			return err
 		}
 	}
 	return nil
