@@ -607,17 +607,19 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // (grid stride) and has two kinds of warps:
 //  - FG_NP producer warps compute a slice's Z columns (column k*FG_TS + s
 //    holds Z[·, (k, s)], complex64) as beam_tau_z does, into one of
-//    FG_NBUF shared buffers;
-//  - FG_NW consumer warps accumulate conj(Z_r)·Z_c over the slice into
-//    registers, one 32×32 tile (ti ≥ tj) of the lower triangle per warp
-//    (the diagonal tiles are the only redundant work).
-// Named barriers hand the buffers over (FULL: producers → consumers,
-// EMPTY: back), so Z production of the next slice runs while the tensor
-// cores work on this one, and the producers hold no accumulators (the
-// registers of one kind of warp would otherwise add to the other's).
-// Each block writes its partial sum to part[block][r + c*M]; gram_reduce
-// adds the blocks in double. Rows and columns past M read zeros and are
-// not written.
+//    FG_NBUF shared buffers. The beam gathers are latency-bound: they need
+//    many warps, so the producers are most of the block;
+//  - FG_NC consumer warps accumulate conj(Z_r)·Z_c over the slice. The
+//    lower triangle is cut into 32×16 tiles (row block ti, column block
+//    tj ≤ 2ti+1: only the diagonal tiles do redundant work); consumer warp
+//    c takes tiles c, c+FG_NC, …, one at a time, its accumulators kept in
+//    shared memory between slices, so a consumer needs few registers and
+//    the register file goes to the producers.
+// Named barriers hand the Z buffers over (FULL: producers → consumers,
+// EMPTY: back), so Z production runs while the tensor cores work. Each
+// block writes its partial sum to part[block][r + c*M]; gram_reduce adds
+// the blocks in double. Rows and columns past M read zeros and are not
+// written.
 //
 // The products run on the tensor cores as three TF32 products per term
 // (x = big + small, both TF32; big·big + big·small + small·big, float32
@@ -630,20 +632,25 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // (g = lane/4, t = lane%4) holds column 4s+t's Re in k' slot t and its Im
 // in slot t+4, so one 8-byte shared load gives both halves of a fragment.
 #ifdef FG_MT
-#define FG_TS 16
-#define FG_NW (FG_MT * (FG_MT + 1) / 2)
+#ifndef FG_TS
+#define FG_TS 32
+#endif
 #ifndef FG_NP
-#define FG_NP 6
+#define FG_NP 16
+#endif
+#ifndef FG_NC
+#define FG_NC 4
 #endif
 #ifndef FG_NBUF
 #define FG_NBUF 2
 #endif
-#define FG_THREADS (32 * (FG_NW + FG_NP))
+#define FG_THREADS (32 * (FG_NC + FG_NP))
+#define FG_NTILE (FG_MT * (FG_MT + 1))  // 32×16 tiles of the lower triangle
 // Row stride of a shared Z column (complex values). ≡ 4 (mod 16): the
 // fragment loads of a half-warp (4 columns × 4 rows, 8 bytes each) fall in
 // distinct banks.
 #define FG_MP (32 * FG_MT + 4)
-#define FG_BUF (2 * FG_TS * FG_MP)  // complex values per buffer
+#define FG_BUF (2 * FG_TS * FG_MP)  // complex values per Z buffer
 
 // zval rounded to complex64, the product's operand type.
 __device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
@@ -689,12 +696,11 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
     const real* cn, const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
     int polarized, int feedY, double omega) {
-  // Thread = (source of the slice, antenna group): the 16 sources of a
-  // warp half are consecutive in the (zenith band, azimuth) order, as in
+  // Thread = (source of the slice, antenna group): consecutive lanes take
+  // consecutive sources in the (zenith band, azimuth) order, as in
   // beam_tau_z, so the beam gathers coalesce.
   const int groups = 32 * FG_NP / FG_TS;
   const int sl = ptid % FG_TS, ag = ptid / FG_TS;
-  if (ag >= groups) return;
   const int apg = (nant + groups - 1) / groups;
   const int a0 = ag * apg, a1 = min(a0 + apg, nant);
   const int s = slice * FG_TS + sl;
@@ -727,91 +733,123 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
 #endif
 }
 
+// tile_of gives the row and column blocks of 32×16 tile t of the lower
+// triangle (row block ti has column blocks 0..2ti+1).
+__device__ __forceinline__ void tile_of(int t, int* ti, int* tj) {
+  int i = 0;
+  while ((i + 1) * (i + 2) <= t) i++;
+  *ti = i, *tj = t - i * (i + 1);
+}
+
 extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
     int polarized, int feedY, double omega, int M, float2* __restrict__ part) {
-  extern __shared__ __align__(16) float2 zs[];  // FG_NBUF buffers of FG_BUF
+  // FG_NBUF Z buffers, then the tiles' accumulators: tile t's 8 float4
+  // (m-tile, n-tile, Re|Im) of lane l at accs[(t*8 + q4)*32 + l].
+  extern __shared__ __align__(16) float2 zs[];
+  float4* accs = reinterpret_cast<float4*>(zs + FG_NBUF * FG_BUF);
   const int tid = threadIdx.x;
   for (int i = tid; i < FG_NBUF * FG_BUF; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
+  for (int i = tid; i < FG_NTILE * 8 * 32; i += FG_THREADS) accs[i] = make_float4(0.f, 0.f, 0.f, 0.f);
   __syncthreads();
   const int nslice = (n + FG_TS - 1) / FG_TS;
   const int niter = blockIdx.x < nslice ? (nslice - blockIdx.x + gridDim.x - 1) / gridDim.x : 0;
   const int w = tid >> 5, lane = tid & 31;
 
-  if (w >= FG_NW) {
+  if (w >= FG_NC) {
     // Producer warps. Iteration i fills buffer i % FG_NBUF once the
     // consumers have released it (from iteration i − FG_NBUF).
     for (int i = 0; i < niter; i++) {
       const int b = i % FG_NBUF;
       if (i >= FG_NBUF) bar_sync(1 + FG_NBUF + b);
-      fused_produce(zs + b * FG_BUF, blockIdx.x + i * gridDim.x, tid - 32 * FG_NW, n, p0, ce, cn, cu, amp, nant,
+      fused_produce(zs + b * FG_BUF, blockIdx.x + i * gridDim.x, tid - 32 * FG_NC, n, p0, ce, cn, cu, amp, nant,
                     antpos, beamOf, bdesc, gdesc, coef, polarized, feedY, omega);
       bar_arrive(1 + b);
     }
     return;
   }
 
-  // Consumer warp w: tile (ti, tj) of the lower triangle, as two 16-row
-  // m-tiles × four 8-column n-tiles of m16n8 fragments, real and imaginary.
-  int ti = 0;
-  while ((ti + 1) * (ti + 2) / 2 <= w) ti++;
-  const int tj = w - ti * (ti + 1) / 2;
+  // Consumer warp w: tiles w, w + FG_NC, … as two 16-row m-tiles × two
+  // 8-column n-tiles of m16n8 fragments, real and imaginary.
   const int g = lane >> 2, t4 = lane & 3;
   const int ncol = (polarized ? 2 : 1) * FG_TS;
-  float acc[2][4][2][4];
-#pragma unroll
-  for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-    for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-      for (int q = 0; q < 4; q++) acc[mi][ni][0][q] = 0.f, acc[mi][ni][1][q] = 0.f;
-
   for (int i = 0; i < niter; i++) {
     const int b = i % FG_NBUF;
     bar_sync(1 + b);
 #ifndef FG_SKIP_FMA  // (timing experiments only: Z made, no products)
-    for (int k4 = 0; k4 < ncol; k4 += 4) {
-      const float2* zc = zs + b * FG_BUF + (k4 + t4) * FG_MP;
-      unsigned ab[2][4], as[2][4];
+    const float2* zb = zs + b * FG_BUF;
+    for (int t = w; t < FG_NTILE; t += FG_NC) {
+      int ti, tj;
+      tile_of(t, &ti, &tj);
+      float acc[2][2][2][4];
 #pragma unroll
-      for (int mi = 0; mi < 2; mi++) {
-        const float2 lo = zc[ti * 32 + mi * 16 + g], hi = zc[ti * 32 + mi * 16 + g + 8];
-        split_tf32(lo.x, &ab[mi][0], &as[mi][0]);  // (row g, k' t): Re
-        split_tf32(hi.x, &ab[mi][1], &as[mi][1]);  // (row g+8, k' t)
-        split_tf32(lo.y, &ab[mi][2], &as[mi][2]);  // (row g, k' t+4): Im
-        split_tf32(hi.y, &ab[mi][3], &as[mi][3]);  // (row g+8, k' t+4)
-      }
+      for (int mi = 0; mi < 2; mi++)
 #pragma unroll
-      for (int ni = 0; ni < 4; ni++) {
-        const float2 v = zc[tj * 32 + ni * 8 + g];
-        unsigned xb, xs, yb, ys;
-        split_tf32(v.x, &xb, &xs);
-        split_tf32(v.y, &yb, &ys);
-        // B1 = (X; Y): Re C.  B2 = (Y; −X): Im C (TF32 negation is exact).
-        const unsigned nxb = xb ^ 0x80000000u, nxs = xs ^ 0x80000000u;
+        for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+          for (int h = 0; h < 2; h++) {
+            const float4 v = accs[(t * 8 + (mi * 2 + ni) * 2 + h) * 32 + lane];
+            acc[mi][ni][h][0] = v.x, acc[mi][ni][h][1] = v.y, acc[mi][ni][h][2] = v.z, acc[mi][ni][h][3] = v.w;
+          }
+      for (int k4 = 0; k4 < ncol; k4 += 4) {
+        const float2* zc = zb + (k4 + t4) * FG_MP;
+        unsigned ab[2][4], as[2][4];
 #pragma unroll
         for (int mi = 0; mi < 2; mi++) {
-          mma_3xtf32(acc[mi][ni][0], ab[mi], as[mi], xb, yb, xs, ys);
-          mma_3xtf32(acc[mi][ni][1], ab[mi], as[mi], yb, nxb, ys, nxs);
+          const float2 lo = zc[ti * 32 + mi * 16 + g], hi = zc[ti * 32 + mi * 16 + g + 8];
+          split_tf32(lo.x, &ab[mi][0], &as[mi][0]);  // (row g, k' t): Re
+          split_tf32(hi.x, &ab[mi][1], &as[mi][1]);  // (row g+8, k' t)
+          split_tf32(lo.y, &ab[mi][2], &as[mi][2]);  // (row g, k' t+4): Im
+          split_tf32(hi.y, &ab[mi][3], &as[mi][3]);  // (row g+8, k' t+4)
+        }
+#pragma unroll
+        for (int ni = 0; ni < 2; ni++) {
+          const float2 v = zc[tj * 16 + ni * 8 + g];
+          unsigned xb, xs, yb, ys;
+          split_tf32(v.x, &xb, &xs);
+          split_tf32(v.y, &yb, &ys);
+          // B1 = (X; Y): Re C.  B2 = (Y; −X): Im C (TF32 negation is exact).
+          const unsigned nxb = xb ^ 0x80000000u, nxs = xs ^ 0x80000000u;
+#pragma unroll
+          for (int mi = 0; mi < 2; mi++) {
+            mma_3xtf32(acc[mi][ni][0], ab[mi], as[mi], xb, yb, xs, ys);
+            mma_3xtf32(acc[mi][ni][1], ab[mi], as[mi], yb, nxb, ys, nxs);
+          }
         }
       }
+#pragma unroll
+      for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+            accs[(t * 8 + (mi * 2 + ni) * 2 + h) * 32 + lane] =
+                make_float4(acc[mi][ni][h][0], acc[mi][ni][h][1], acc[mi][ni][h][2], acc[mi][ni][h][3]);
     }
 #endif
     if (i + FG_NBUF < niter) bar_arrive(1 + FG_NBUF + b);
   }
 
+  // Accumulator q of an m16n8 fragment: row g + 8·(q/2), column 2t + q%2.
   float2* out = part + (long long)blockIdx.x * M * M;
-  // Accumulator q of an m16n8 tile: row g + 8·(q/2), column 2t + q%2.
+  for (int t = w; t < FG_NTILE; t += FG_NC) {
+    int ti, tj;
+    tile_of(t, &ti, &tj);
 #pragma unroll
-  for (int mi = 0; mi < 2; mi++)
+    for (int mi = 0; mi < 2; mi++)
 #pragma unroll
-    for (int ni = 0; ni < 4; ni++)
+      for (int ni = 0; ni < 2; ni++) {
+        const float4 re = accs[(t * 8 + (mi * 2 + ni) * 2) * 32 + lane];
+        const float4 im = accs[(t * 8 + (mi * 2 + ni) * 2 + 1) * 32 + lane];
+        const float vr[4] = {re.x, re.y, re.z, re.w}, vi[4] = {im.x, im.y, im.z, im.w};
 #pragma unroll
-      for (int q = 0; q < 4; q++) {
-        const int r = ti * 32 + mi * 16 + g + 8 * (q >> 1), c = tj * 32 + ni * 8 + 2 * t4 + (q & 1);
-        if (r < M && c <= r) out[r + (long long)c * M] = make_float2(acc[mi][ni][0][q], acc[mi][ni][1][q]);
+        for (int q = 0; q < 4; q++) {
+          const int r = ti * 32 + mi * 16 + g + 8 * (q >> 1), c = tj * 16 + ni * 8 + 2 * t4 + (q & 1);
+          if (r < M && c <= r) out[r + (long long)c * M] = make_float2(vr[q], vi[q]);
+        }
       }
+  }
 }
 
 // gram_reduce adds the nblk partial lower triangles of gram_fused to the

@@ -14,9 +14,10 @@ import (
 // partial triangles (no term in the memory model: it replaces zmat).
 const termGramPartials = "gpu_gram_partials"
 
-// fusedSliceSources is FG_TS in vis.cu: the sources of one slice of
-// gram_fused (its producer warps and Z buffers are tuning knobs).
-const fusedSliceSources = 16
+// fusedConsumerWarps is FG_NC in vis.cu: gram_fused's tensor-core warps
+// (one per SM sub-partition). Its slice size, producer warps and Z buffers
+// are tuning knobs.
+const fusedConsumerWarps = 4
 
 // fusedEligibility decides whether the run may use the fused
 // beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with
@@ -50,14 +51,14 @@ func (r *run) fusedEligibility() error {
 	return nil
 }
 
-// fusedThreads is gram_fused's block: one consumer warp per 32×32 tile of
-// the lower triangle and the producer warps.
-func (r *run) fusedThreads() int { return 32 * (r.fgMT*(r.fgMT+1)/2 + r.tune.fusedProducerWarps) }
+// fusedThreads is gram_fused's block: consumer and producer warps.
+func (r *run) fusedThreads() int { return 32 * (fusedConsumerWarps + r.tune.fusedProducerWarps) }
 
-// fusedShared is gram_fused's dynamic shared memory: FG_NBUF buffers of
-// 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values.
+// fusedShared is gram_fused's dynamic shared memory: FG_NBUF Z buffers of
+// 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values, then the
+// accumulators of its FG_MT·(FG_MT+1) tiles of 32×16 complex64 values.
 func (r *run) fusedShared() int {
-	return r.tune.fusedBuffers * 2 * fusedSliceSources * (32*r.fgMT + 4) * 8
+	return r.tune.fusedBuffers*2*r.tune.fusedSliceSources*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
 }
 
 // setupFused opts gram_fused into its shared memory and sizes its grid:
@@ -239,7 +240,8 @@ func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) erro
 
 // fusedGrid is gram_fused's block count for a chunk of n sources.
 func (r *run) fusedGrid(n int) int {
-	return max(1, min(r.fgBlocks, (n+fusedSliceSources-1)/fusedSliceSources))
+	ts := r.tune.fusedSliceSources
+	return max(1, min(r.fgBlocks, (n+ts-1)/ts))
 }
 
 // launchFused queues gram_fused for sources [p0, p0+n) of slot sl at

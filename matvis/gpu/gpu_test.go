@@ -458,7 +458,7 @@ func TestBenchCanonical(t *testing.T) {
 		apb, maxreg            int
 		sub, prio              int
 		fused                  FusedMode
-		bps, np, nbuf          int
+		bps, np, nbuf, ts      int
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -470,36 +470,38 @@ func TestBenchCanonical(t *testing.T) {
 			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
 	}
 	if *benchFused {
-		configs = append(configs, config{name: "dev-fused-bps2", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bps: 2},
-			config{name: "dev-fused-np4", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: 4},
-			config{name: "dev-fused-np10", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: 10},
-			config{name: "dev-fused-nbuf3", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, nbuf: 3})
+		for _, v := range []struct {
+			name         string
+			np, nbuf, ts int
+		}{{"np12", 12, 0, 0}, {"np20", 20, 0, 0}, {"ts16", 0, 0, 16}, {"ts16-nbuf3", 0, 3, 16}} {
+			configs = append(configs, config{name: "dev-fused-" + v.name, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: v.np, nbuf: v.nbuf, ts: v.ts})
+		}
 	}
 	for _, f := range strings.Split(*benchSub, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, n, 0, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-S%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, n, 0, 0, 0, 0, 0, nil})
+			configs = append(configs, config{name: fmt.Sprintf("dev-S%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, sub: n},
+				config{name: fmt.Sprintf("prodslice-S%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, sub: n})
 		}
 	}
 	for _, f := range strings.Split(*benchPrio, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-S4-prio%d", n), 64, 200000, 8, 1, 0.004, false, 0, 0, 4, n, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-S4-prio%d", n), 350, 1000000, 4, 30, 0.095, false, 0, 0, 4, n, 0, 0, 0, 0, nil})
+			configs = append(configs, config{name: fmt.Sprintf("dev-S4-prio%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, sub: 4, prio: n},
+				config{name: fmt.Sprintf("prodslice-S4-prio%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, sub: 4, prio: n})
 		}
 	}
 	if *benchAB {
-		configs = append(configs, config{"dev-nosort", 64, 200000, 8, 1, 0.004, true, 0, 0, 0, 0, 0, 0, 0, 0, nil}, config{"prodslice-nosort", 350, 1000000, 4, 30, 0.095, true, 0, 0, 0, 0, 0, 0, 0, 0, nil})
+		configs = append(configs, config{name: "dev-nosort", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, nosort: true}, config{name: "prodslice-nosort", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, nosort: true})
 	}
 	for _, f := range strings.Split(*benchAPB, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-apb%d", n), 64, 200000, 8, 1, 0.004, false, n, 0, 0, 0, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-apb%d", n), 350, 1000000, 4, 30, 0.095, false, n, 0, 0, 0, 0, 0, 0, 0, nil})
+			configs = append(configs, config{name: fmt.Sprintf("dev-apb%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, apb: n},
+				config{name: fmt.Sprintf("prodslice-apb%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, apb: n})
 		}
 	}
 	for _, f := range strings.Split(*benchReg, ",") {
 		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{fmt.Sprintf("dev-reg%d", n), 64, 200000, 8, 1, 0.004, false, 0, n, 0, 0, 0, 0, 0, 0, nil},
-				config{fmt.Sprintf("prodslice-reg%d", n), 350, 1000000, 4, 30, 0.095, false, 0, n, 0, 0, 0, 0, 0, 0, nil})
+			configs = append(configs, config{name: fmt.Sprintf("dev-reg%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, maxreg: n},
+				config{name: fmt.Sprintf("prodslice-reg%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, maxreg: n})
 		}
 	}
 	defer func(tu tuning) { g.tune = tu }(g.tune)
@@ -524,6 +526,9 @@ func TestBenchCanonical(t *testing.T) {
 		}
 		if cf.nbuf > 0 {
 			g.tune.fusedBuffers = cf.nbuf
+		}
+		if cf.ts > 0 {
+			g.tune.fusedSliceSources = cf.ts
 		}
 		if cf.maxreg > 0 {
 			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}

@@ -144,14 +144,15 @@ type tuning struct {
 	// register limits).
 	extraCompileOptions []string
 	// fusedBlocksPerSM sizes gram_fused's grid in blocks per
-	// multiprocessor (0: as many as fit at once); fusedProducerWarps and
-	// fusedBuffers are its FG_NP producer warps and FG_NBUF Z buffers.
-	fusedBlocksPerSM, fusedProducerWarps, fusedBuffers int
+	// multiprocessor (0: as many as fit at once); fusedProducerWarps,
+	// fusedBuffers and fusedSliceSources are its FG_NP producer warps,
+	// FG_NBUF Z buffers and FG_TS sources per slice.
+	fusedBlocksPerSM, fusedProducerWarps, fusedBuffers, fusedSliceSources int
 }
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 6, fusedBuffers: 2}
+	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -373,7 +374,8 @@ func (r *run) compile() error {
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, r.tune.extraCompileOptions...)
 	if r.fusedCand {
-		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps), fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers))
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
+			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.tune.fusedSliceSources), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
 	}
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
