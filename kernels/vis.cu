@@ -674,13 +674,6 @@ __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], unsign
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// d += a·b with a, b split into big and small parts (three products).
-__device__ __forceinline__ void mma_3xtf32(float d[4], const unsigned ab[4], const unsigned as[4], unsigned bb0,
-                                           unsigned bb1, unsigned bs0, unsigned bs1) {
-  mma_tf32(d, as, bb0, bb1);
-  mma_tf32(d, ab, bs0, bs1);
-  mma_tf32(d, ab, bb0, bb1);
-}
 
 // Named barriers (0 is __syncthreads): FULL of buffer b is 1 + b, EMPTY
 // is 1 + FG_NBUF + b; every thread of the block takes part in each.
@@ -782,16 +775,18 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
     for (int t = w; t < FG_NTILE; t += FG_NC) {
       int ti, tj;
       tile_of(t, &ti, &tj);
+      // The slice's sum starts from zero in registers and is added to the
+      // tile's running sum with float32 adds (round to nearest): the
+      // tensor cores' own accumulation then covers one slice only.
       float acc[2][2][2][4];
 #pragma unroll
       for (int mi = 0; mi < 2; mi++)
 #pragma unroll
         for (int ni = 0; ni < 2; ni++)
 #pragma unroll
-          for (int h = 0; h < 2; h++) {
-            const float4 v = accs[(t * 8 + (mi * 2 + ni) * 2 + h) * 32 + lane];
-            acc[mi][ni][h][0] = v.x, acc[mi][ni][h][1] = v.y, acc[mi][ni][h][2] = v.z, acc[mi][ni][h][3] = v.w;
-          }
+          for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[mi][ni][h][q] = 0.f;
       for (int k4 = 0; k4 < ncol; k4 += 4) {
         const float2* zc = zb + (k4 + t4) * FG_MP;
         unsigned ab[2][4], as[2][4];
@@ -803,29 +798,51 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
           split_tf32(lo.y, &ab[mi][2], &as[mi][2]);  // (row g, k' t+4): Im
           split_tf32(hi.y, &ab[mi][3], &as[mi][3]);  // (row g+8, k' t+4)
         }
+        // B fragments, big and small: [ni][Re C: B1 | Im C: B2][reg].
+        // B1 = (X; Y), B2 = (Y; −X) (TF32 negation is exact).
+        unsigned bb[2][2][2], bs[2][2][2];
 #pragma unroll
         for (int ni = 0; ni < 2; ni++) {
           const float2 v = zc[tj * 16 + ni * 8 + g];
           unsigned xb, xs, yb, ys;
           split_tf32(v.x, &xb, &xs);
           split_tf32(v.y, &yb, &ys);
-          // B1 = (X; Y): Re C.  B2 = (Y; −X): Im C (TF32 negation is exact).
-          const unsigned nxb = xb ^ 0x80000000u, nxs = xs ^ 0x80000000u;
-#pragma unroll
-          for (int mi = 0; mi < 2; mi++) {
-            mma_3xtf32(acc[mi][ni][0], ab[mi], as[mi], xb, yb, xs, ys);
-            mma_3xtf32(acc[mi][ni][1], ab[mi], as[mi], yb, nxb, ys, nxs);
-          }
+          bb[ni][0][0] = xb, bb[ni][0][1] = yb, bs[ni][0][0] = xs, bs[ni][0][1] = ys;
+          bb[ni][1][0] = yb, bb[ni][1][1] = xb ^ 0x80000000u, bs[ni][1][0] = ys, bs[ni][1][1] = xs ^ 0x80000000u;
         }
+        // Three passes (small·big, big·small, big·big), each over the 8
+        // independent accumulators, so consecutive tensor-core products
+        // do not wait on each other.
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+          for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], as[mi], bb[ni][h][0], bb[ni][h][1]);
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+          for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], ab[mi], bs[ni][h][0], bs[ni][h][1]);
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+          for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], ab[mi], bb[ni][h][0], bb[ni][h][1]);
       }
 #pragma unroll
       for (int mi = 0; mi < 2; mi++)
 #pragma unroll
         for (int ni = 0; ni < 2; ni++)
 #pragma unroll
-          for (int h = 0; h < 2; h++)
-            accs[(t * 8 + (mi * 2 + ni) * 2 + h) * 32 + lane] =
-                make_float4(acc[mi][ni][h][0], acc[mi][ni][h][1], acc[mi][ni][h][2], acc[mi][ni][h][3]);
+          for (int h = 0; h < 2; h++) {
+            float4* p = &accs[(t * 8 + (mi * 2 + ni) * 2 + h) * 32 + lane];
+            const float4 v = *p;
+            *p = make_float4(v.x + acc[mi][ni][h][0], v.y + acc[mi][ni][h][1], v.z + acc[mi][ni][h][2],
+                             v.w + acc[mi][ni][h][3]);
+          }
     }
 #endif
     if (i + FG_NBUF < niter) bar_arrive(1 + FG_NBUF + b);
