@@ -233,8 +233,13 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
 // few grid columns, so one tap's loads touch a few sectors instead of 32.
 // The Gram product is a sum over sources, so the order changes only
 // rounding; the sort is stable, so the result is deterministic.
+#ifndef NBAND
 #define NBAND 128     // zenith-angle bands over [0, pi/2]
+#endif
+#ifndef NAZBIN
 #define NAZBIN 256    // azimuth bins over [0, 2 pi)
+#endif
+#define NKEY (NBAND > NAZBIN ? NBAND : NAZBIN)  // bins of the larger pass
 #define SORT_ITEMS 1024  // sources per block of the sort kernels (4 rounds of 256 threads)
 
 __device__ __forceinline__ int band_of(real u) {
@@ -261,7 +266,7 @@ __device__ __forceinline__ int sort_bins(int pass) { return pass == 0 ? NAZBIN :
 // of SORT_ITEMS sources).
 extern "C" __global__ void key_count(const int* total, int pass, const real* ce, const real* cn, const real* cu, int nblk,
                                      int* cnt) {
-  __shared__ int h[NAZBIN];
+  __shared__ int h[NKEY];
   int nb = sort_bins(pass);
   for (int i = threadIdx.x; i < nb; i += blockDim.x) h[i] = 0;
   __syncthreads();
@@ -280,11 +285,11 @@ extern "C" __global__ void key_count(const int* total, int pass, const real* ce,
 extern "C" __global__ void key_scatter(const int* total, int pass, int nblk, const int* off, const real* ie,
                                        const real* in, const real* iu, const double* ia, real* oe, real* on, real* ou,
                                        double* oa) {
-  __shared__ int wc[8][NAZBIN];
-  __shared__ int run[NAZBIN];
+  __shared__ int wc[8][NKEY];
+  __shared__ int run[NKEY];
   int nb = sort_bins(pass);
-  for (int i = threadIdx.x; i < 8 * NAZBIN; i += blockDim.x) (&wc[0][0])[i] = 0;
-  for (int i = threadIdx.x; i < NAZBIN; i += blockDim.x) run[i] = 0;
+  for (int i = threadIdx.x; i < 8 * NKEY; i += blockDim.x) (&wc[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < NKEY; i += blockDim.x) run[i] = 0;
   __syncthreads();
   int tot = *total;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -294,7 +299,7 @@ extern "C" __global__ void key_scatter(const int* total, int pass, int nblk, con
     real e = 0, n = 0, u = 0;
     double a = 0;
     if (ok) e = ie[p], n = in[p], u = iu[p], a = ia[p];
-    int key = ok ? sort_key(pass, e, n, u) : NAZBIN + lane;  // invalid lanes match nobody
+    int key = ok ? sort_key(pass, e, n, u) : NKEY + lane;  // invalid lanes match nobody
     unsigned mask = __match_any_sync(0xffffffffu, key);
     int rank = __popc(mask & ((1u << lane) - 1u));
     if (ok && rank == 0) wc[warp][key] = __popc(mask);

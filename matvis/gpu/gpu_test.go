@@ -29,6 +29,7 @@ var (
 	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
 	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
 	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel with 2 resident blocks per SM (register cap) and with 2 blocks per SM in its grid")
 	benchPrio       = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
@@ -459,12 +460,22 @@ func TestBenchCanonical(t *testing.T) {
 		sub, prio              int
 		fused                  FusedMode
 		bps, np, nbuf, ts      int
+		bands, azbins          int
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
 	// dev's shape) is what dev's fused chunk is compared with.
 	configs := []config{{name: "dev-cublas", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff},
 		{name: "dev", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004}, {name: "prodslice", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095}}
+	for _, f := range strings.Split(*benchSort, ",") {
+		var b, a int
+		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d", &b, &a); err == nil && b > 0 && a > 0 {
+			tag := fmt.Sprintf("-sort%dx%d", b, a)
+			configs = append(configs, config{name: "dev-cublas" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff, bands: b, azbins: a},
+				config{name: "dev-fused" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bands: b, azbins: a},
+				config{name: "prodslice" + tag, nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, bands: b, azbins: a})
+		}
+	}
 	if *benchFusedParts {
 		configs = append(configs, config{name: "dev-fused-zonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_FMA"}},
 			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
@@ -529,6 +540,9 @@ func TestBenchCanonical(t *testing.T) {
 		}
 		if cf.ts > 0 {
 			g.tune.fusedSliceSources = cf.ts
+		}
+		if cf.bands > 0 {
+			g.tune.sortBands, g.tune.sortAzBins = cf.bands, cf.azbins
 		}
 		if cf.maxreg > 0 {
 			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}

@@ -129,6 +129,9 @@ type tuning struct {
 	// sortSources switches the (zenith band, azimuth bin) ordering of the
 	// visible sources, to measure what it brings.
 	sortSources bool
+	// sortBands and sortAzBins are the ordering's zenith-angle bands over
+	// [0, π/2] and azimuth bins over [0, 2π) (NBAND, NAZBIN in vis.cu).
+	sortBands, sortAzBins int
 	// antennasPerBlock is the antenna group of one block of the fused
 	// beam_tau_z kernel (its grid's y dimension is the number of groups).
 	antennasPerBlock int
@@ -152,7 +155,7 @@ type tuning struct {
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32}
+	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -372,7 +375,8 @@ func (r *run) compile() error {
 	if r.st.Double() {
 		zt, r.zsize = "double2", 16
 	}
-	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out}, r.tune.extraCompileOptions...)
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
+		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, r.tune.extraCompileOptions...)
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
 			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.tune.fusedSliceSources), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
@@ -488,7 +492,7 @@ func (r *run) allocate() error {
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
 	}
 	if r.order {
-		nt := int64(r.nblkSort) * nazbin * 4
+		nt := int64(r.nblkSort) * int64(max(r.tune.sortBands, r.tune.sortAzBins)) * 4
 		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
@@ -689,8 +693,6 @@ func (r *run) freeBeamTables() {
 // Source ordering (vis.cu): azimuth bins, and sources per block of the
 // sort kernels.
 const (
-	nband     = 128  // NBAND
-	nazbin    = 256  // NAZBIN
 	sortItems = 1024 // SORT_ITEMS
 )
 
@@ -762,7 +764,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		// (tmp → slot).
 		tmp := [4]cuda.DevicePtr{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
 		sg := cuda.Dim3{X: uint32(r.nblkSort), Y: 1, Z: 1}
-		for pass, bins := range []int64{nazbin, nband} {
+		for pass, bins := range []int64{int64(r.tune.sortAzBins), int64(r.tune.sortBands)} {
 			in, out := slot, tmp
 			if pass == 1 {
 				in, out = tmp, slot
