@@ -731,6 +731,123 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
 #endif
 }
 
+#ifdef FG_STACKED
+// Stacked beams (FG_STACKED, polarized runs whose beams are all gridded on
+// one grid geometry, gdesc[0]): coef holds, per grid node, the 4
+// components of each of FG_NBP beams (padded with zeros) together,
+// coef[(node*FG_NBP + b)*4 + c]. One warp interpolates all beams at one
+// source: lane l takes the 16-byte pieces l, l+32, … of a node's row (piece
+// p: beam p/2, components 2(p%2) and 2(p%2)+1), so each load of the warp
+// reads 512 contiguous bytes; the per-thread gathers of beam_tau_z read
+// scattered 16-byte pieces of 32 sources, which makes them L1-bound.
+#define FG_PIECES (FG_NBP * 2)
+#define FG_PR ((FG_PIECES + 31) / 32)  // pieces per lane
+
+// A slice's source footprints, computed once by the first producer warp.
+struct FusedFoot {
+  int row[FG_TS][4], col[FG_TS][4];  // row offsets (×naz) and columns
+  float wz[FG_TS][4], wa[FG_TS][4];
+  int taps[FG_TS];  // taps per axis (order+1), 0: outside the grid or no source
+};
+
+// Producers only (named barrier 1 + 2·FG_NBUF).
+__device__ __forceinline__ void bar_producers() {
+  asm volatile("bar.sync %0, %1;" ::"r"(1 + 2 * FG_NBUF), "r"(32 * FG_NP) : "memory");
+}
+
+// fused_produce_stacked: the Z columns of one slice into zb. pw is the
+// producer warp, bvw its FG_PIECES float4 of beam values.
+__device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, FusedFoot* fp, int slice, int pw,
+    int lane, int n, int p0, const real* ce, const real* cn, const real* cu, const double* amp, int nant,
+    const double* antpos, const int* beamOf, const GeomDesc* __restrict__ gdesc, const float2* __restrict__ coef,
+    double omega) {
+  bar_producers();  // every producer is done with the previous footprints
+  if (pw == 0 && lane < FG_TS) {
+    const int s = slice * FG_TS + lane;
+    int taps = 0;
+    if (s < n) {
+      const long long q = p0 + s;
+      double az, za;
+      azza((double)ce[q], (double)cn[q], &az, &za);
+      const GeomDesc g = gdesc[0];
+      const double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
+      if (cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1) {
+        int row[4], col[4];
+        real wz[4], wa[4];
+        axis_weights(cz, g.nza, g.order, row, wz);
+        axis_weights(ca, g.naz, g.order, col, wa);
+#pragma unroll
+        for (int k = 0; k < 4; k++) {
+          fp->row[lane][k] = row[k] * g.naz, fp->col[lane][k] = col[k];
+          fp->wz[lane][k] = wz[k], fp->wa[lane][k] = wa[k];
+        }
+        taps = g.order + 1;
+      }
+    }
+    fp->taps[lane] = taps;
+  }
+  bar_producers();
+  const float4* c4 = reinterpret_cast<const float4*>(coef);
+  for (int sl = pw; sl < FG_TS; sl += FG_NP) {
+    const int s = slice * FG_TS + sl;
+    if (s >= n) {
+      for (int a = lane; a < nant; a += 32)
+#pragma unroll
+        for (int f = 0; f < 2; f++)
+#pragma unroll
+          for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = make_float2(0.f, 0.f);
+      continue;
+    }
+    // Beam values of every beam at this source (as src_beam_eval: row
+    // sums weighted by wa, then by wz).
+    float4 v[FG_PR];
+#pragma unroll
+    for (int r = 0; r < FG_PR; r++) v[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+    const int taps = fp->taps[sl];
+    for (int i = 0; i < taps; i++) {
+      float4 rs[FG_PR];
+#pragma unroll
+      for (int r = 0; r < FG_PR; r++) rs[r] = make_float4(0.f, 0.f, 0.f, 0.f);
+      for (int j = 0; j < taps; j++) {
+        const float w = fp->wa[sl][j];
+        const float4* node = c4 + (long long)(fp->row[sl][i] + fp->col[sl][j]) * FG_PIECES;
+#pragma unroll
+        for (int r = 0; r < FG_PR; r++) {
+          const int pc = lane + 32 * r;
+          if (pc < FG_PIECES) {
+            const float4 t = __ldg(node + pc);
+            rs[r].x += w * t.x, rs[r].y += w * t.y, rs[r].z += w * t.z, rs[r].w += w * t.w;
+          }
+        }
+      }
+      const float w = fp->wz[sl][i];
+#pragma unroll
+      for (int r = 0; r < FG_PR; r++) v[r].x += w * rs[r].x, v[r].y += w * rs[r].y, v[r].z += w * rs[r].z, v[r].w += w * rs[r].w;
+    }
+#pragma unroll
+    for (int r = 0; r < FG_PR; r++)
+      if (lane + 32 * r < FG_PIECES) bvw[lane + 32 * r] = v[r];
+    __syncwarp();
+    // Z of every antenna: its beam's 4 components times its phasor.
+    const long long q = p0 + s;
+    const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
+    const double am = amp[q];
+    for (int a = lane; a < nant; a += 32) {
+      const int b = beamOf[a];
+      const float4 lo = bvw[2 * b], hi = bvw[2 * b + 1];
+      const creal c[4] = {cmake<real>(lo.x, lo.y), cmake<real>(lo.z, lo.w), cmake<real>(hi.x, hi.y), cmake<real>(hi.z, hi.w)};
+      double pr, pi;
+      phasor(antpos, a, omega, e, nn, u, am, &pr, &pi);
+#pragma unroll
+      for (int f = 0; f < 2; f++)
+#pragma unroll
+        for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(c[2 * f + k], pr, pi);
+    }
+    __syncwarp();  // bvw is rewritten for the next source
+  }
+}
+#endif
+
 // tile_of gives the row and column blocks of 32×16 tile t of the lower
 // triangle (row block ti has column blocks 0..2ti+1).
 __device__ __forceinline__ void tile_of(int t, int* ti, int* tj) {
@@ -747,6 +864,11 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
   // (m-tile, n-tile, Re|Im) of lane l at accs[(t*8 + q4)*32 + l].
   extern __shared__ __align__(16) float2 zs[];
   float4* accs = reinterpret_cast<float4*>(zs + FG_NBUF * FG_BUF);
+#ifdef FG_STACKED
+  // Then per producer warp its beam values, then the slice's footprints.
+  float4* bv = accs + FG_NTILE * 8 * 32;
+  FusedFoot* fp = reinterpret_cast<FusedFoot*>(bv + FG_NP * FG_PIECES);
+#endif
   const int tid = threadIdx.x;
   for (int i = tid; i < FG_NBUF * FG_BUF; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
   for (int i = tid; i < FG_NTILE * 8 * 32; i += FG_THREADS) accs[i] = make_float4(0.f, 0.f, 0.f, 0.f);
@@ -761,8 +883,14 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
     for (int i = 0; i < niter; i++) {
       const int b = i % FG_NBUF;
       if (i >= FG_NBUF) bar_sync(1 + FG_NBUF + b);
+#ifdef FG_STACKED
+      const int pw = w - FG_NC;
+      fused_produce_stacked(zs + b * FG_BUF, bv + pw * FG_PIECES, fp, blockIdx.x + i * gridDim.x, pw, lane, n, p0, ce, cn,
+                            cu, amp, nant, antpos, beamOf, gdesc, coef, omega);
+#else
       fused_produce(zs + b * FG_BUF, blockIdx.x + i * gridDim.x, tid - 32 * FG_NC, n, p0, ce, cn, cu, amp, nant,
                     antpos, beamOf, bdesc, gdesc, coef, polarized, feedY, omega);
+#endif
       bar_arrive(1 + b);
     }
     return;

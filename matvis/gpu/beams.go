@@ -203,6 +203,39 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	return t, nil
 }
 
+// stack returns the gridded beams' planes (precision 1, polarized, one
+// grid geometry) restacked by node for gram_fused's stacked path: node k
+// holds the 4 components of beams 0..nbp-1 (beams past the run's are
+// zero), complex64 as float32 pairs, out[((k*nbp + b)*4 + c)*2 + re|im].
+func (t *beamTables) stack(nbp int) ([]float32, error) {
+	if t.coef32 == nil || len(t.geom) != 6 {
+		return nil, errors.New("gpu: stacked beam planes need precision-1 gridded beams on one grid geometry")
+	}
+	nza, naz := int(uint32(t.geom[4])), int(uint32(t.geom[4]>>32))
+	nodes := nza * naz
+	nb := len(t.desc) / 4
+	if nb > nbp {
+		return nil, fmt.Errorf("gpu: %d beams do not fit %d stacked slots", nb, nbp)
+	}
+	out := make([]float32, nodes*nbp*8)
+	var wg sync.WaitGroup
+	workers := runtime.GOMAXPROCS(0)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := w * nodes / workers; k < (w+1)*nodes/workers; k++ {
+				for b := 0; b < nb; b++ {
+					src := 2 * (int(t.desc[4*b]) + k*4)
+					copy(out[(k*nbp+b)*8:(k*nbp+b)*8+8], t.coef32[src:src+8])
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return out, nil
+}
+
 // packPlane writes plane pl as component c of nc into dst (node-major,
 // re/im interleaved), converting to the run's real type.
 func packPlane[T float32 | float64](dst []T, pl beam.Plane, c, nc int) {

@@ -48,6 +48,38 @@ func (r *run) fusedEligibility() error {
 	}
 	r.fusedCand = true
 	r.fgMT = (r.M + 31) / 32
+	r.fgTS = r.tune.fusedSliceSources
+	return r.stackedEligibility()
+}
+
+// maxStackedBeams bounds the beams of gram_fused's stacked path (its
+// per-warp beam values live in shared memory).
+const maxStackedBeams = 64
+
+// stackedEligibility decides gram_fused's stacked path: a polarized run
+// whose beams are all gridded on one grid geometry at the first frequency
+// (frequency 0's tables are built here and kept for prepareBeams). The
+// stacked path needs its slice at 16 sources to fit in shared memory.
+func (r *run) stackedEligibility() error {
+	if !r.tune.fusedStacked || !r.sim.Mode.Polarized || len(r.sim.Beams) > maxStackedBeams {
+		return nil
+	}
+	for _, bm := range r.sim.Beams {
+		if _, _, analytic, _ := analyticKind(bm, r.sim.Freqs[0]); analytic {
+			return nil
+		}
+	}
+	t, err := buildBeamTables(r.sim, r.sim.Freqs[0], r.p1)
+	if err != nil {
+		return err
+	}
+	r.tables0 = t
+	if len(t.geom) != 6 { // one GeomDesc
+		return nil
+	}
+	r.stacked = true
+	r.fgNBP = (len(r.sim.Beams) + 15) / 16 * 16
+	r.fgTS = min(r.fgTS, 16)
 	return nil
 }
 
@@ -56,9 +88,15 @@ func (r *run) fusedThreads() int { return 32 * (fusedConsumerWarps + r.tune.fuse
 
 // fusedShared is gram_fused's dynamic shared memory: FG_NBUF Z buffers of
 // 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values, then the
-// accumulators of its FG_MT·(FG_MT+1) tiles of 32×16 complex64 values.
+// accumulators of its FG_MT·(FG_MT+1) tiles of 32×16 complex64 values;
+// on the stacked path also each producer warp's beam values (2·FG_NBP
+// float4) and the slice's footprints (FusedFoot, 17 words per source).
 func (r *run) fusedShared() int {
-	return r.tune.fusedBuffers*2*r.tune.fusedSliceSources*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
+	n := r.tune.fusedBuffers*2*r.fgTS*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
+	if r.stacked {
+		n += r.tune.fusedProducerWarps*2*r.fgNBP*16 + r.fgTS*17*4
+	}
+	return n
 }
 
 // setupFused opts gram_fused into its shared memory and sizes its grid:
@@ -122,6 +160,14 @@ func (r *run) chooseFused() (err error) {
 		} else {
 			r.res.Stats.MatProdImpl += "; fused beam+τ+Z+Gram kernel not used: " + cmp
 		}
+	}
+	r.fusedChosen = true
+	switch {
+	case r.fused && r.stacked:
+		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
+		r.res.Stats.MatProdImpl += "; beams stacked by grid node, one warp per source"
+	case !r.fused:
+		r.freeDev(&r.dCoefS)
 	}
 	if r.fused {
 		r.res.Stats.ZBytes = 8
@@ -240,8 +286,7 @@ func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) erro
 
 // fusedGrid is gram_fused's block count for a chunk of n sources.
 func (r *run) fusedGrid(n int) int {
-	ts := r.tune.fusedSliceSources
-	return max(1, min(r.fgBlocks, (n+ts-1)/ts))
+	return max(1, min(r.fgBlocks, (n+r.fgTS-1)/r.fgTS))
 }
 
 // launchFused queues gram_fused for sources [p0, p0+n) of slot sl at
@@ -250,8 +295,12 @@ func (r *run) fusedGrid(n int) int {
 func (r *run) launchFused(fi, sl, n, p0 int) error {
 	pol, feedY := r.kernelFlags()
 	r.fgLast = r.fusedGrid(n)
+	coef := r.dCoef
+	if r.stacked {
+		coef = r.dCoefS
+	}
 	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: uint32(r.fusedThreads()), Y: 1, Z: 1}, r.fusedShared(), r.s, int32(n), int32(p0),
-		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef,
+		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, coef,
 		pol, feedY, r.omega(fi), int32(r.M), r.dPart)
 }
 

@@ -61,10 +61,15 @@ type run struct {
 	// (gram_fused, compiled with FG_MT = fgMT); fused: it does. fgBlocks is
 	// gram_fused's grid (one partial triangle per block in dPart).
 	fusedCand, fused bool
-	fgMT, fgBlocks   int
-	fgLast           int // grid of the last gram_fused launch
-	dPart            cuda.DevicePtr
-	beamsFreq        int // frequency whose beam tables are on the device (-1: none)
+	// stacked: gram_fused reads the beams restacked by node (all beams
+	// gridded on one geometry, polarized; fgNBP beams with padding);
+	// fusedChosen: chooseFused has settled the path.
+	stacked, fusedChosen bool
+	fgNBP, fgTS          int
+	fgMT, fgBlocks       int
+	fgLast               int // grid of the last gram_fused launch
+	dPart                cuda.DevicePtr
+	beamsFreq            int // frequency whose beam tables are on the device (-1: none)
 
 	p1                   bool
 	rsize, zsize, osize  int64
@@ -90,6 +95,11 @@ type run struct {
 	events                       []cuda.Event
 	// beam tables of the current frequency (buildBeamTables)
 	dDesc, dGeom, dCoef cuda.DevicePtr
+	// dCoefS: the gridded beams restacked by node for gram_fused's stacked
+	// path (run.stacked); tables0 holds frequency 0's tables, built early
+	// to decide that path, until prepareBeams(0) uploads them.
+	dCoefS  cuda.DevicePtr
+	tables0 *beamTables
 	// order sorts the visible sources by (zenith band, azimuth bin) for
 	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
 	// off)
@@ -151,11 +161,14 @@ type tuning struct {
 	// fusedBuffers and fusedSliceSources are its FG_NP producer warps,
 	// FG_NBUF Z buffers and FG_TS sources per slice.
 	fusedBlocksPerSM, fusedProducerWarps, fusedBuffers, fusedSliceSources int
+	// fusedStacked allows gram_fused's stacked-beam path (off: its
+	// per-thread gathers, to measure against).
+	fusedStacked bool
 }
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32}
+	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -379,7 +392,10 @@ func (r *run) compile() error {
 		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, r.tune.extraCompileOptions...)
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
-			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.tune.fusedSliceSources), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
+			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
+		if r.stacked {
+			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
+		}
 	}
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
@@ -639,20 +655,28 @@ func (r *run) close() {
 }
 
 // prepareBeams uploads the beam tables of frequency fi: descriptors,
-// grid geometries and the gridded beams' prepared planes.
+// grid geometries and the gridded beams' prepared planes, per beam
+// (beam_tau_z) and, for the fused kernel's stacked path, restacked by
+// node (gram_fused with FG_STACKED) — each only while a path that reads it
+// may run.
 func (r *run) prepareBeams(fi int) error {
 	if fi == r.beamsFreq {
 		return nil
 	}
 	r.beamsFreq = -1
-	t, err := buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1)
-	if err != nil {
-		return err
+	t := r.tables0
+	r.tables0 = nil
+	if t == nil || fi != 0 {
+		var err error
+		if t, err = buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1); err != nil {
+			return err
+		}
 	}
 	if err := cuda.Upload(r.c, r.dDesc, t.desc, r.s); err != nil {
 		return fmt.Errorf("gpu: upload beam descriptors: %w", err)
 	}
 	r.freeBeamTables()
+	var err error
 	if len(t.geom) > 0 {
 		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
 			return fmt.Errorf("gpu: beam geometries: %w", err)
@@ -662,7 +686,7 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload beam geometries: %w", err)
 		}
 	}
-	if t.ncoef > 0 {
+	if t.ncoef > 0 && !(r.fused && r.stacked) {
 		if r.dCoef, err = r.c.Alloc(t.ncoef * 2 * r.rsize); err != nil {
 			return fmt.Errorf("gpu: beam planes (%d MB): %w", t.ncoef*2*r.rsize>>20, err)
 		}
@@ -676,17 +700,36 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload beam planes: %w", err)
 		}
 	}
+	if r.stacked && (r.fused || !r.fusedChosen) {
+		st, err := t.stack(r.fgNBP)
+		if err != nil {
+			return err
+		}
+		n := int64(len(st)) * 4
+		if r.dCoefS, err = r.c.Alloc(n); err != nil {
+			return fmt.Errorf("gpu: stacked beam planes (%d MB): %w", n>>20, err)
+		}
+		r.track(r.dCoefS, matvis.TermBeamGrid, n)
+		if err := cuda.Upload(r.c, r.dCoefS, st, r.s); err != nil {
+			return fmt.Errorf("gpu: upload stacked beam planes: %w", err)
+		}
+	}
 	r.beamsFreq = fi
 	return nil
 }
 
 func (r *run) freeBeamTables() {
-	for _, p := range []*cuda.DevicePtr{&r.dGeom, &r.dCoef} {
-		if *p != 0 {
-			_ = r.c.Free(*p)
-			r.untrack(*p)
-			*p = 0
-		}
+	for _, p := range []*cuda.DevicePtr{&r.dGeom, &r.dCoef, &r.dCoefS} {
+		r.freeDev(p)
+	}
+}
+
+// freeDev frees and forgets one device buffer (nothing when *p is 0).
+func (r *run) freeDev(p *cuda.DevicePtr) {
+	if *p != 0 {
+		_ = r.c.Free(*p)
+		r.untrack(*p)
+		*p = 0
 	}
 }
 
