@@ -16,8 +16,9 @@ import (
 // and not, analytic and gridded (cubic and bilinear) beams, 1–3 chunks,
 // antenna pairs, M from 9 to 128 (every tile count 1–4, full and ragged
 // last tiles), chunks of fewer sources than one slice per block, and a sky
-// of 37 sources (partial slices). Each case runs with the fused kernel
-// off too: both paths must agree with the CPU.
+// of 37 sources (partial slices); polarized runs whose beams are all
+// gridded on one geometry take the stacked-beam path. Each case runs with
+// the fused kernel off too: both paths must agree with the CPU.
 func TestParityFused(t *testing.T) {
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
@@ -29,6 +30,10 @@ func TestParityFused(t *testing.T) {
 		{pol: false, p1: true, gridded: false, chunks: 1, nant: 9, nsrc: 700 + rng.IntN(300)},
 		{pol: true, p1: true, gridded: true, chunks: 3, nant: 20, nsrc: 5000 + rng.IntN(1000), order: 1, rot: true},
 		{pol: true, p1: true, gridded: false, chunks: 1, nant: 9, nsrc: 37},
+		// Gridded beams only, one geometry, polarized: the stacked path.
+		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 64, nsrc: 3000 + rng.IntN(1000), order: 3, rot: true},
+		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 3, nant: 23, nsrc: 4000 + rng.IntN(1000), order: 1},
+		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 5, nsrc: 37, order: 3},
 	} {
 		sim := buildSim(t, rng, c)
 		for _, mode := range []FusedMode{FusedOn, FusedOff} {
@@ -36,6 +41,9 @@ func TestParityFused(t *testing.T) {
 			checkParity(t, g, sim, fmt.Sprintf("fused=%v %v", mode, c), func(r *matvis.Result) string {
 				if r.Stats.GramFused != (mode == FusedOn) {
 					t.Errorf("fused=%v: Stats.GramFused = %v", mode, r.Stats.GramFused)
+				}
+				if stacked := strings.Contains(r.Stats.MatProdImpl, "stacked"); mode == FusedOn && stacked != c.gridOnly {
+					t.Errorf("fused=%v gridded-only=%v: stacked path used = %v", mode, c.gridOnly, stacked)
 				}
 				return "(" + r.Stats.MatProdImpl + ")"
 			})

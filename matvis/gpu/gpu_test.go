@@ -31,7 +31,7 @@ var (
 	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
 	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
 	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
-	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel with 2 resident blocks per SM (register cap) and with 2 blocks per SM in its grid")
+	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel without its stacked-beam path, with 12 and 20 producer warps, and with 3 Z buffers")
 	benchPrio       = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
 )
 
@@ -116,6 +116,7 @@ func (r *rotSky) ENU(ti int, e, n, u []float64) error {
 
 type caseSpec struct {
 	pol, p1, gridded, rot bool
+	gridOnly              bool // gridded beams only (no analytic one among them)
 	chunks, nant, nsrc    int
 	pairs                 bool
 	order                 int
@@ -151,7 +152,9 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 			}
 			cfg.Beams = append(cfg.Beams, newTestGrid(t, fmt.Sprintf("grid%d", b), 72, 46, 0.4+0.2*float64(b), c.order, prec, testFreqs))
 		}
-		cfg.Beams = append(cfg.Beams, beam.Gaussian{SigmaRad: 0.5})
+		if !c.gridOnly {
+			cfg.Beams = append(cfg.Beams, beam.Gaussian{SigmaRad: 0.5})
+		}
 	} else {
 		cfg.Beams = []beam.Beam{beam.Gaussian{SigmaRad: 0.5}, beam.Airy{DiameterM: 14}, beam.Uniform{}, beam.ShortDipole{}, beam.Gaussian{DiameterM: 10}}
 	}
@@ -461,6 +464,7 @@ func TestBenchCanonical(t *testing.T) {
 		fused                  FusedMode
 		bps, np, nbuf, ts      int
 		bands, azbins          int
+		nostack                bool
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -484,8 +488,9 @@ func TestBenchCanonical(t *testing.T) {
 		for _, v := range []struct {
 			name         string
 			np, nbuf, ts int
-		}{{"np12", 12, 0, 0}, {"np20", 20, 0, 0}, {"ts16", 0, 0, 16}, {"ts16-nbuf3", 0, 3, 16}} {
-			configs = append(configs, config{name: "dev-fused-" + v.name, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: v.np, nbuf: v.nbuf, ts: v.ts})
+			nostack      bool
+		}{{"nostack", 0, 0, 0, true}, {"np12", 12, 0, 0, false}, {"np20", 20, 0, 0, false}, {"nbuf3", 0, 3, 0, false}} {
+			configs = append(configs, config{name: "dev-fused-" + v.name, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: v.np, nbuf: v.nbuf, ts: v.ts, nostack: v.nostack})
 		}
 	}
 	for _, f := range strings.Split(*benchSub, ",") {
@@ -541,6 +546,7 @@ func TestBenchCanonical(t *testing.T) {
 		if cf.ts > 0 {
 			g.tune.fusedSliceSources = cf.ts
 		}
+		g.tune.fusedStacked = !cf.nostack
 		if cf.bands > 0 {
 			g.tune.sortBands, g.tune.sortAzBins = cf.bands, cf.azbins
 		}
