@@ -743,53 +743,51 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
 #define FG_PIECES (FG_NBP * 2)
 #define FG_PR ((FG_PIECES + 31) / 32)  // pieces per lane
 
-// A slice's source footprints, computed once by the first producer warp.
+// A source's spline footprint on the common grid: row offsets (×naz),
+// columns and weights, and the taps per axis (order+1; 0: outside the
+// grid). gram_foot writes one per source of the chunk before gram_fused,
+// so the producers do no trigonometry (which would otherwise be done by
+// every warp at every source, in double).
 struct FusedFoot {
-  int row[FG_TS][4], col[FG_TS][4];  // row offsets (×naz) and columns
-  float wz[FG_TS][4], wa[FG_TS][4];
-  int taps[FG_TS];  // taps per axis (order+1), 0: outside the grid or no source
+  int row[4], col[4];
+  float wz[4], wa[4];
+  int taps;
 };
 
-// Producers only (named barrier 1 + 2·FG_NBUF).
-__device__ __forceinline__ void bar_producers() {
-  asm volatile("bar.sync %0, %1;" ::"r"(1 + 2 * FG_NBUF), "r"(32 * FG_NP) : "memory");
+extern "C" __global__ void gram_foot(int n, int p0, const real* ce, const real* cn, const GeomDesc* __restrict__ gdesc,
+                                     FusedFoot* foot) {
+  const int s = blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= n) return;
+  const long long q = p0 + s;
+  double az, za;
+  azza((double)ce[q], (double)cn[q], &az, &za);
+  const GeomDesc g = gdesc[0];
+  const double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
+  FusedFoot f;
+  f.taps = 0;
+  int row[4], col[4];
+  real wz[4], wa[4];
+#pragma unroll
+  for (int k = 0; k < 4; k++) row[k] = 0, col[k] = 0, wz[k] = 0, wa[k] = 0;
+  if (cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1) {
+    axis_weights(cz, g.nza, g.order, row, wz);
+    axis_weights(ca, g.naz, g.order, col, wa);
+    f.taps = g.order + 1;
+  }
+#pragma unroll
+  for (int k = 0; k < 4; k++) f.row[k] = row[k] * g.naz, f.col[k] = col[k], f.wz[k] = wz[k], f.wa[k] = wa[k];
+  foot[s] = f;
 }
 
 // fused_produce_stacked: the Z columns of one slice into zb. pw is the
-// producer warp, bvw its FG_PIECES float4 of beam values.
-__device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, FusedFoot* fp, int slice, int pw,
-    int lane, int n, int p0, const real* ce, const real* cn, const real* cu, const double* amp, int nant,
-    const double* antpos, const int* beamOf, const GeomDesc* __restrict__ gdesc, const float2* __restrict__ coef,
-    double omega) {
-  bar_producers();  // every producer is done with the previous footprints
+// producer warp, bvw its FG_PIECES float4 of beam values; foot the
+// chunk's footprints (gram_foot).
+__device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, const FusedFoot* __restrict__ foot,
+    int slice, int pw, int lane, int n, int p0, const real* ce, const real* cn, const real* cu, const double* amp,
+    int nant, const double* antpos, const int* beamOf, const float2* __restrict__ coef, double omega) {
 #ifdef FG_SKIP_Z  // (timing experiments only: products of stale values)
   return;
 #endif
-  if (pw == 0 && lane < FG_TS) {
-    const int s = slice * FG_TS + lane;
-    int taps = 0;
-    if (s < n) {
-      const long long q = p0 + s;
-      double az, za;
-      azza((double)ce[q], (double)cn[q], &az, &za);
-      const GeomDesc g = gdesc[0];
-      const double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
-      if (cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1) {
-        int row[4], col[4];
-        real wz[4], wa[4];
-        axis_weights(cz, g.nza, g.order, row, wz);
-        axis_weights(ca, g.naz, g.order, col, wa);
-#pragma unroll
-        for (int k = 0; k < 4; k++) {
-          fp->row[lane][k] = row[k] * g.naz, fp->col[lane][k] = col[k];
-          fp->wz[lane][k] = wz[k], fp->wa[lane][k] = wa[k];
-        }
-        taps = g.order + 1;
-      }
-    }
-    fp->taps[lane] = taps;
-  }
-  bar_producers();
   const float4* c4 = reinterpret_cast<const float4*>(coef);
   for (int sl = pw; sl < FG_TS; sl += FG_NP) {
     const int s = slice * FG_TS + sl;
@@ -806,14 +804,15 @@ __device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, F
     float4 v[FG_PR];
 #pragma unroll
     for (int r = 0; r < FG_PR; r++) v[r] = make_float4(0.f, 0.f, 0.f, 0.f);
-    const int taps = fp->taps[sl];
+    const FusedFoot* fp = foot + s;
+    const int taps = fp->taps;
     for (int i = 0; i < taps; i++) {
       float4 rs[FG_PR];
 #pragma unroll
       for (int r = 0; r < FG_PR; r++) rs[r] = make_float4(0.f, 0.f, 0.f, 0.f);
       for (int j = 0; j < taps; j++) {
-        const float w = fp->wa[sl][j];
-        const float4* node = c4 + (long long)(fp->row[sl][i] + fp->col[sl][j]) * FG_PIECES;
+        const float w = fp->wa[j];
+        const float4* node = c4 + (long long)(fp->row[i] + fp->col[j]) * FG_PIECES;
 #pragma unroll
         for (int r = 0; r < FG_PR; r++) {
           const int pc = lane + 32 * r;
@@ -823,7 +822,7 @@ __device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, F
           }
         }
       }
-      const float w = fp->wz[sl][i];
+      const float w = fp->wz[i];
 #pragma unroll
       for (int r = 0; r < FG_PR; r++) v[r].x += w * rs[r].x, v[r].y += w * rs[r].y, v[r].z += w * rs[r].z, v[r].w += w * rs[r].w;
     }
@@ -862,15 +861,15 @@ __device__ __forceinline__ void tile_of(int t, int* ti, int* tj) {
 extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
-    int polarized, int feedY, double omega, int M, float2* __restrict__ part) {
+    int polarized, int feedY, double omega, int M, float2* __restrict__ part, const void* __restrict__ footv) {
+  // footv: the chunk's footprints (gram_foot) on the stacked path.
   // FG_NBUF Z buffers, then the tiles' accumulators: tile t's 8 float4
   // (m-tile, n-tile, Re|Im) of lane l at accs[(t*8 + q4)*32 + l].
   extern __shared__ __align__(16) float2 zs[];
   float4* accs = reinterpret_cast<float4*>(zs + FG_NBUF * FG_BUF);
 #ifdef FG_STACKED
-  // Then per producer warp its beam values, then the slice's footprints.
+  // Then per producer warp its beam values.
   float4* bv = accs + FG_NTILE * 8 * 32;
-  FusedFoot* fp = reinterpret_cast<FusedFoot*>(bv + FG_NP * FG_PIECES);
 #endif
   const int tid = threadIdx.x;
   for (int i = tid; i < FG_NBUF * FG_BUF; i += FG_THREADS) zs[i] = make_float2(0.f, 0.f);
@@ -888,8 +887,8 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
       if (i >= FG_NBUF) bar_sync(1 + FG_NBUF + b);
 #ifdef FG_STACKED
       const int pw = w - FG_NC;
-      fused_produce_stacked(zs + b * FG_BUF, bv + pw * FG_PIECES, fp, blockIdx.x + i * gridDim.x, pw, lane, n, p0, ce, cn,
-                            cu, amp, nant, antpos, beamOf, gdesc, coef, omega);
+      fused_produce_stacked(zs + b * FG_BUF, bv + pw * FG_PIECES, reinterpret_cast<const FusedFoot*>(footv),
+                            blockIdx.x + i * gridDim.x, pw, lane, n, p0, ce, cn, cu, amp, nant, antpos, beamOf, coef, omega);
 #else
       fused_produce(zs + b * FG_BUF, blockIdx.x + i * gridDim.x, tid - 32 * FG_NC, n, p0, ce, cn, cu, amp, nant,
                     antpos, beamOf, bdesc, gdesc, coef, polarized, feedY, omega);

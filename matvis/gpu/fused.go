@@ -14,6 +14,13 @@ import (
 // partial triangles (no term in the memory model: it replaces zmat).
 const termGramPartials = "gpu_gram_partials"
 
+// termFootprints is the device memory of the stacked path's per-source
+// spline footprints (gram_foot), fusedFootBytes each.
+const (
+	termFootprints = "gpu_fused_footprints"
+	fusedFootBytes = 17 * 4
+)
+
 // fusedConsumerWarps is FG_NC in vis.cu: gram_fused's tensor-core warps
 // (one per SM sub-partition). Its slice size, producer warps and Z buffers
 // are tuning knobs.
@@ -90,11 +97,11 @@ func (r *run) fusedThreads() int { return 32 * (fusedConsumerWarps + r.tune.fuse
 // 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values, then the
 // accumulators of its FG_MT·(FG_MT+1) tiles of 32×16 complex64 values;
 // on the stacked path also each producer warp's beam values (2·FG_NBP
-// float4) and the slice's footprints (FusedFoot, 17 words per source).
+// float4).
 func (r *run) fusedShared() int {
 	n := r.tune.fusedBuffers*2*r.fgTS*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
 	if r.stacked {
-		n += r.tune.fusedProducerWarps*2*r.fgNBP*16 + r.fgTS*17*4
+		n += r.tune.fusedProducerWarps * 2 * r.fgNBP * 16
 	}
 	return n
 }
@@ -172,6 +179,11 @@ func (r *run) chooseFused() (err error) {
 	if r.fused {
 		r.res.Stats.ZBytes = 8
 		r.res.Stats.GramFused = true
+		if r.stacked {
+			if r.dFoot, err = r.alloc(termFootprints, int64(r.bufSrc)*fusedFootBytes); err != nil {
+				return err
+			}
+		}
 		r.dPart, err = r.alloc(termGramPartials, r.partBytes())
 	} else {
 		r.dZ, err = r.alloc(matvis.TermZ, r.zBytes())
@@ -213,6 +225,16 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 	defer r.c.Free(part)
 	r.dPart = part
 	defer func() { r.dPart = 0 }()
+	if r.stacked {
+		foot, err := r.c.Alloc(int64(n) * fusedFootBytes)
+		if err != nil {
+			return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement scratch footprints: %w", err)
+		}
+		defer r.c.Free(foot)
+		r.dFoot = foot
+		defer func() { r.dFoot = 0 }()
+		r.mem.ScratchBytes = max(r.mem.ScratchBytes, zb+r.partBytes()+int64(n)*fusedFootBytes)
+	}
 	const reps = 4
 	var ev [reps][3]cuda.Event
 	for i := range ev {
@@ -298,10 +320,14 @@ func (r *run) launchFused(fi, sl, n, p0 int) error {
 	coef := r.dCoef
 	if r.stacked {
 		coef = r.dCoefS
+		if err := r.fFoot.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0),
+			r.dCe[sl], r.dCn[sl], r.dGeom, r.dFoot); err != nil {
+			return err
+		}
 	}
 	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: uint32(r.fusedThreads()), Y: 1, Z: 1}, r.fusedShared(), r.s, int32(n), int32(p0),
 		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, coef,
-		pol, feedY, r.omega(fi), int32(r.M), r.dPart)
+		pol, feedY, r.omega(fi), int32(r.M), r.dPart, r.dFoot)
 }
 
 // launchReduce queues gram_reduce: the partial triangles of the last

@@ -55,7 +55,7 @@ type run struct {
 
 	fCount, fScan, fScatter, fBTZ, fOut cuda.Function
 	fKeyCount, fKeyScatter, fENU        cuda.Function
-	fFused, fReduce                     cuda.Function
+	fFused, fReduce, fFoot              cuda.Function
 
 	// fusedCand: the run can use the fused beam+τ+Z+Gram kernel
 	// (gram_fused, compiled with FG_MT = fgMT); fused: it does. fgBlocks is
@@ -68,7 +68,7 @@ type run struct {
 	fgNBP, fgTS          int
 	fgMT, fgBlocks       int
 	fgLast               int // grid of the last gram_fused launch
-	dPart                cuda.DevicePtr
+	dPart, dFoot         cuda.DevicePtr
 	beamsFreq            int // frequency whose beam tables are on the device (-1: none)
 
 	p1                   bool
@@ -417,6 +417,11 @@ func (r *run) compile() error {
 		}
 		if r.fReduce, err = r.mod.Function("gram_reduce"); err != nil {
 			return fmt.Errorf("gpu: %w", err)
+		}
+		if r.stacked {
+			if r.fFoot, err = r.mod.Function("gram_foot"); err != nil {
+				return fmt.Errorf("gpu: %w", err)
+			}
 		}
 		if err = r.setupFused(); err != nil {
 			return err
