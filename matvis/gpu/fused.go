@@ -21,10 +21,6 @@ const (
 	fusedFootBytes = 17 * 4
 )
 
-// fusedConsumerWarps is FG_NC in vis.cu: gram_fused's tensor-core warps
-// (one per SM sub-partition). Its slice size, producer warps and Z buffers
-// are tuning knobs.
-const fusedConsumerWarps = 4
 
 // fusedEligibility decides whether the run may use the fused
 // beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with
@@ -66,7 +62,8 @@ const maxStackedBeams = 64
 // stackedEligibility decides gram_fused's stacked path: a polarized run
 // whose beams are all gridded on one grid geometry at the first frequency
 // (frequency 0's tables are built here and kept for prepareBeams). The
-// stacked path needs its slice at 16 sources to fit in shared memory.
+// stacked path has its own slice size (its beam values take shared
+// memory from the Z buffers).
 func (r *run) stackedEligibility() error {
 	if !r.tune.fusedStacked || !r.sim.Mode.Polarized || len(r.sim.Beams) > maxStackedBeams {
 		return nil
@@ -86,12 +83,12 @@ func (r *run) stackedEligibility() error {
 	}
 	r.stacked = true
 	r.fgNBP = (len(r.sim.Beams) + 15) / 16 * 16
-	r.fgTS = min(r.fgTS, 16)
+	r.fgTS = r.tune.fusedStackedSlice
 	return nil
 }
 
 // fusedThreads is gram_fused's block: consumer and producer warps.
-func (r *run) fusedThreads() int { return 32 * (fusedConsumerWarps + r.tune.fusedProducerWarps) }
+func (r *run) fusedThreads() int { return 32 * (r.tune.fusedConsumerWarps + r.tune.fusedProducerWarps) }
 
 // fusedShared is gram_fused's dynamic shared memory: FG_NBUF Z buffers of
 // 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values, then the

@@ -29,6 +29,7 @@ var (
 	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchShape      = flag.String("gpu-bench-fused-shape", "", "also time dev's fused kernel (stacked path) with these consumer warps:producer warps:slice sources (comma-separated NC:NP:TS)")
 	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
 	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
 	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel without its stacked-beam path, with 12 and 20 producer warps, and with 3 Z buffers")
@@ -465,6 +466,7 @@ func TestBenchCanonical(t *testing.T) {
 		bps, np, nbuf, ts      int
 		bands, azbins          int
 		nostack                bool
+		nc, stackTS            int
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -478,6 +480,13 @@ func TestBenchCanonical(t *testing.T) {
 			configs = append(configs, config{name: "dev-cublas" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff, bands: b, azbins: a},
 				config{name: "dev-fused" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bands: b, azbins: a},
 				config{name: "prodslice" + tag, nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, bands: b, azbins: a})
+		}
+	}
+	for _, f := range strings.Split(*benchShape, ",") {
+		var nc, np, ts int
+		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d:%d", &nc, &np, &ts); err == nil && nc > 0 && np > 0 && ts > 0 {
+			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d", nc, np, ts), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
+				fused: FusedOn, nc: nc, np: np, stackTS: ts})
 		}
 	}
 	if *benchFusedParts {
@@ -547,6 +556,12 @@ func TestBenchCanonical(t *testing.T) {
 			g.tune.fusedSliceSources = cf.ts
 		}
 		g.tune.fusedStacked = !cf.nostack
+		if cf.nc > 0 {
+			g.tune.fusedConsumerWarps = cf.nc
+		}
+		if cf.stackTS > 0 {
+			g.tune.fusedStackedSlice = cf.stackTS
+		}
 		if cf.bands > 0 {
 			g.tune.sortBands, g.tune.sortAzBins = cf.bands, cf.azbins
 		}

@@ -161,6 +161,9 @@ type tuning struct {
 	// fusedBuffers and fusedSliceSources are its FG_NP producer warps,
 	// FG_NBUF Z buffers and FG_TS sources per slice.
 	fusedBlocksPerSM, fusedProducerWarps, fusedBuffers, fusedSliceSources int
+	// fusedConsumerWarps is its FG_NC tensor-core warps and
+	// fusedStackedSlice its FG_TS on the stacked path.
+	fusedConsumerWarps, fusedStackedSlice int
 	// fusedStacked allows gram_fused's stacked-beam path (off: its
 	// per-thread gathers, to measure against).
 	fusedStacked bool
@@ -168,7 +171,8 @@ type tuning struct {
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true}
+	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true,
+		fusedConsumerWarps: 4, fusedStackedSlice: 16}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -392,7 +396,7 @@ func (r *run) compile() error {
 		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, r.tune.extraCompileOptions...)
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
-			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
+			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
 		if r.stacked {
 			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
 		}
