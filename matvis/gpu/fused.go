@@ -21,7 +21,6 @@ const (
 	fusedFootBytes = 17 * 4
 )
 
-
 // fusedEligibility decides whether the run may use the fused
 // beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with
 // Options.Fused on, a run that cannot is an error naming why.
