@@ -234,10 +234,10 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
 // The Gram product is a sum over sources, so the order changes only
 // rounding; the sort is stable, so the result is deterministic.
 #ifndef NBAND
-#define NBAND 128     // zenith-angle bands over [0, pi/2]
+#define NBAND 90      // zenith-angle bands over [0, pi/2]
 #endif
 #ifndef NAZBIN
-#define NAZBIN 256    // azimuth bins over [0, 2 pi)
+#define NAZBIN 360    // azimuth bins over [0, 2 pi)
 #endif
 #define NKEY (NBAND > NAZBIN ? NBAND : NAZBIN)  // bins of the larger pass
 #define SORT_ITEMS 1024  // sources per block of the sort kernels (4 rounds of 256 threads)

@@ -141,6 +141,9 @@ type tuning struct {
 	sortSources bool
 	// sortBands and sortAzBins are the ordering's zenith-angle bands over
 	// [0, π/2] and azimuth bins over [0, 2π) (NBAND, NAZBIN in vis.cu).
+	// 90 × 360 (1° × 1°, the HERA beam grid's spacing) measured fastest of
+	// 23×180 … 128×256 … 64×512 for the fused beam kernel at dev and
+	// prodslice (bench/gpu-notes.md).
 	sortBands, sortAzBins int
 	// antennasPerBlock is the antenna group of one block of the fused
 	// beam_tau_z kernel (its grid's y dimension is the number of groups).
@@ -171,7 +174,7 @@ type tuning struct {
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, sortBands: 128, sortAzBins: 256, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true,
+	return tuning{sortSources: true, sortBands: 90, sortAzBins: 360, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true,
 		fusedConsumerWarps: 4, fusedStackedSlice: 16}
 }
 
