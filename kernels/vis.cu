@@ -201,7 +201,7 @@ extern "C" __global__ void __launch_bounds__(1024) scan_blocks(int n, const int*
 // amplitude sqrt(0.5 I) (flux of this frequency, stride nfreq).
 extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
                                            const double* m, const int* blockOffset, const double* flux, int nfreq, int fi,
-                                           int* vidx, real* ce, real* cn, real* cu, double* amp) {
+                                           real* ce, real* cn, real* cu, double* amp) {
   __shared__ int warpSum[8];
   long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   real e = 0, n = 0, u = 0;
@@ -218,7 +218,6 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
   for (int w = 0; w < warp; w++) before += warpSum[w];
   if (vis) {
     int pos = blockOffset[blockIdx.x] + before + __popc(ballot & ((1u << lane) - 1u));
-    vidx[pos] = (int)s;
     ce[pos] = e, cn[pos] = n, cu[pos] = u;
     amp[pos] = sqrt(0.5 * flux[s * nfreq + fi]);
   }

@@ -21,7 +21,7 @@ import (
 //     (the H200's choice), twice the model's complex64 zmat. The adjusted
 //     model is total − exptau − beam_interp + zmat·(zsize/csize − 1).
 //   - The backend adds buffers the model lacks: two compaction slots
-//     (index, ENU and amplitude of the visible sources, so one time's
+//     (ENU and amplitude of the visible sources, so one time's
 //     compaction overlaps the previous time's chunks), the source-ordering
 //     scratch, the cached vectors in float64, fluxes in float64; and one
 //     accumulator instead of the model's one per chunk (vis). The beam

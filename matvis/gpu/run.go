@@ -87,7 +87,7 @@ type run struct {
 	dSrc                         [3]cuda.DevicePtr
 	dMat, dTotal                 [2]cuda.DevicePtr
 	dBlkCnt, dBlkOff             cuda.DevicePtr
-	dVidx, dCe, dCn, dCu, dAmp   [2]cuda.DevicePtr
+	dCe, dCn, dCu, dAmp          [2]cuda.DevicePtr
 	dZ, dAcc, dOut               cuda.DevicePtr
 	hENU, hOut                   [2]*cuda.HostBuffer
 	hCount, hMat                 *cuda.HostBuffer
@@ -128,7 +128,7 @@ type allocRec struct {
 // no term for (the others use matvis.Term* names).
 const (
 	termBeamTables = "gpu_beam_tables" // beam descriptors and grid geometries
-	termCompaction = "gpu_compaction"  // two slots of visible-source index, ENU and amplitude; scan counts
+	termCompaction = "gpu_compaction"  // visible counts and the scan's block counts and offsets
 	termSort       = "gpu_sort"        // the source ordering's scratch copies and bin counts
 	termIO         = "gpu_io"          // antenna→beam map, pairs, rotation matrices, extracted output
 )
@@ -174,8 +174,8 @@ type tuning struct {
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{sortSources: true, sortBands: 90, sortAzBins: 360, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 16, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true,
-		fusedConsumerWarps: 4, fusedStackedSlice: 16}
+	return tuning{sortSources: true, sortBands: 90, sortAzBins: 360, antennasPerBlock: 8, minSubChunk: 2048, fusedProducerWarps: 12, fusedBuffers: 2, fusedSliceSources: 32, fusedStacked: true,
+		fusedConsumerWarps: 4, fusedStackedSlice: 24}
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -525,7 +525,7 @@ func (r *run) allocate() error {
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
 	for i := 0; i < 2; i++ {
-		reqs = append(reqs, req{&r.dVidx[i], termCompaction, ns * 4}, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
+		reqs = append(reqs, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
 			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})
 	}
 	if !r.fusedCand {
@@ -811,7 +811,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	}
 	slot := [4]cuda.DevicePtr{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
 	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
-		r.dFlux, int32(r.sim.NFreq()), int32(fi), r.dVidx[sl], slot[0], slot[1], slot[2], slot[3]); err != nil {
+		r.dFlux, int32(r.sim.NFreq()), int32(fi), slot[0], slot[1], slot[2], slot[3]); err != nil {
 		return err
 	}
 	if r.order {
