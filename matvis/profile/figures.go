@@ -47,6 +47,23 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 			labels = append(labels, s)
 		}
 	}
+	// A Gram product fused with Z production: beam and τ/Z are inside the
+	// matprod stage (their own times are the launch gap and 0).
+	if reps[0].GramFused {
+		var st, lb []string
+		for i, s := range stages {
+			switch s {
+			case "beam", "tau_z":
+				continue
+			case "matprod":
+				lb = append(lb, "beam+tau_z+matprod (fused)")
+			default:
+				lb = append(lb, labels[i])
+			}
+			st = append(st, s)
+		}
+		stages, labels = st, lb
+	}
 	d := plots.StageData{Title: title, Stages: labels, Unit: "ms"}
 	for ri, r := range reps {
 		run := plots.StageRun{Name: r.Backend}

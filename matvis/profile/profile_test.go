@@ -196,6 +196,42 @@ func TestFuseBeamTauZ(t *testing.T) {
 	}
 }
 
+// TestFuseGram: beam, τ/Z and the product as one stage for a kernel that
+// keeps Z in shared memory: FLOPs add up, Z is neither written nor read.
+func TestFuseGram(t *testing.T) {
+	ws := WorkShape{NAnt: 64, NBeamUsed: 64, NFeed: 2, Precision: 1, Sources: 200000, Visible: 99617, ENUFlops: 15, Gridded: true, ZBytes: 8}
+	w := CountWork(ws)
+	for _, in := range [][]StageWork{w, FuseBeamTauZ(w, ws)} {
+		f := FuseGram(in, ws)
+		if len(f) != 2 || f[0].Stage != "coords" || f[1].Stage != StageGramFused {
+			t.Fatalf("fused stages %+v", f)
+		}
+		if want := w[1].FLOPs + w[2].FLOPs + w[3].FLOPs; f[1].FLOPs != want {
+			t.Errorf("fused FLOPs %g, want %g", f[1].FLOPs, want)
+		}
+		var sum float64
+		for _, x := range in[1:] {
+			sum += x.Bytes
+		}
+		if want := sum - 2*128*2*99617*8; f[1].Bytes != want {
+			t.Errorf("fused bytes %g, want %g (Z of 128 rows × 2·99617 columns × 8 B neither written nor read)", f[1].Bytes, want)
+		}
+	}
+	rep := small(t, Options{})
+	rep.BeamInTauZ, rep.GramFused = true, true
+	fig, err := StageFigure("fused", []*Report{rep}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range fig.Series {
+		names = append(names, s.Name)
+	}
+	if !slices.Contains(names, "beam+tau_z+matprod (fused)") || slices.Contains(names, "matprod") || slices.Contains(names, "beam+tau_z (fused)") {
+		t.Errorf("stage series %v: want coords, beam+tau_z+matprod (fused), …", names)
+	}
+}
+
 // TestFusedAndDeviceFigures: a report of a backend with a fused beam+τ/Z
 // kernel and device memory draws one stage for the two and the device's
 // measured memory instead of the host heap.

@@ -260,3 +260,41 @@ func FuseBeamTauZ(work []StageWork, s WorkShape) []StageWork {
 	res = append(res, fused)
 	return append(res, out[1:]...)
 }
+
+// StageGramFused names the stage of a kernel that does beam, τ, Z and the
+// Gram product at once (the GPU's gram_fused) on the roofline.
+const StageGramFused = "beam+tau_z+matprod"
+
+// FuseGram replaces the beam, τ/Z and matprod stages (fused or not by
+// FuseBeamTauZ) by one stage (StageGramFused), for a backend whose Gram
+// product runs in the kernel that makes Z: the FLOPs add up, and Z, which
+// that kernel keeps in shared memory, is neither written nor read
+// (A·F·F·V·c bytes each way less).
+func FuseGram(work []StageWork, s WorkShape) []StageWork {
+	var out []StageWork
+	var fused StageWork
+	found := 0
+	for _, w := range work {
+		switch w.Stage {
+		case "beam", "tau_z", StageBeamTauZ, "matprod":
+			fused.FLOPs += w.FLOPs
+			fused.Bytes += w.Bytes
+			if w.Stage == "matprod" {
+				found++
+			}
+		default:
+			out = append(out, w)
+		}
+	}
+	if found != 1 {
+		return work
+	}
+	c := 8 * float64(max(s.Precision, 1))
+	if s.ZBytes > 0 {
+		c = float64(s.ZBytes)
+	}
+	m, k := float64(s.NAnt)*float64(s.NFeed), float64(s.NFeed)*float64(s.Visible)
+	fused.Stage = StageGramFused
+	fused.Bytes -= 2 * m * k * c
+	return append(out, fused)
+}

@@ -48,10 +48,13 @@ type Report struct {
 	// BeamInTauZ says the backend interpolates beams inside the tau_z
 	// stage (one fused kernel): the beam stage is only the gap before it,
 	// and the figures and the roofline show the two as one stage.
-	BeamInTauZ bool               `json:"beam_in_tau_z,omitempty"`
-	Notes      []string           `json:"notes"`
-	Timing     Timing             `json:"timing"`
-	Stages     map[string]Summary `json:"stages"`
+	BeamInTauZ bool `json:"beam_in_tau_z,omitempty"`
+	// GramFused says the Gram product ran in the kernel that makes Z
+	// (Stats.GramFused): the matprod stage holds beam, τ and Z too.
+	GramFused bool               `json:"gram_fused,omitempty"`
+	Notes     []string           `json:"notes"`
+	Timing    Timing             `json:"timing"`
+	Stages    map[string]Summary `json:"stages"`
 	// Integrations summarises the wall time of every measured integration.
 	Integrations Summary `json:"integrations"`
 	// PerIntegration holds each integration's wall and stage sums.
@@ -232,6 +235,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.Result = res
 	rep.MatProd = res.Stats.MatProdImpl
 	rep.BeamInTauZ = res.Stats.BeamInTauZ
+	rep.GramFused = res.Stats.GramFused
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
@@ -397,6 +401,9 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	if res.Stats.BeamInTauZ {
 		work = FuseBeamTauZ(work, ws)
 	}
+	if res.Stats.GramFused {
+		work = FuseGram(work, ws)
+	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}
 	for _, w := range work {
 		rl.Points = append(rl.Points, StagePoint{StageWork: w})
@@ -414,6 +421,9 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 func stageSeconds(rep *Report, stage string) float64 {
 	if stage == StageBeamTauZ {
 		return stageSeconds(rep, "beam") + stageSeconds(rep, "tau_z")
+	}
+	if stage == StageGramFused {
+		return stageSeconds(rep, "beam") + stageSeconds(rep, "tau_z") + stageSeconds(rep, "matprod")
 	}
 	s := rep.Stages[stage]
 	if s.Median > 0 {
