@@ -22,6 +22,13 @@
 // and one pinned asynchronous copy per integration brings them back. Each
 // stage is timed with CUDA events into the run's Stats (the fused kernel
 // under tau_z; the beam stage is then the launch gap, ~0).
+//
+// For precision 1 with M = feeds × antennas ≤ MaxFusedRows, a second path
+// does beam, τ, Z and the Gram product in one kernel (gram_fused: Z stays
+// in shared memory, products on the tensor cores as three TF32 products
+// per term, block partials added in float64); Options.Fused chooses it,
+// by default by timing both paths on the run's first chunk (fused.go). Its
+// time is the matprod stage and Stats.GramFused is set.
 package gpu
 
 import (
