@@ -679,6 +679,18 @@ __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], unsign
 }
 
 
+// mma_pass: one TF32 product into each of a 32×16 tile's 8 accumulators
+// [m-tile][n-tile][Re C | Im C], with A fragments a[m-tile] and B
+// fragments b[n-tile][Re C | Im C].
+__device__ __forceinline__ void mma_pass(float acc[2][2][2][4], const unsigned a[2][4], const unsigned b[2][2][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
+}
+
 // Named barriers (0 is __syncthreads): FULL of buffer b is 1 + b, EMPTY
 // is 1 + FG_NBUF + b; every thread of the block takes part in each.
 __device__ __forceinline__ void bar_sync(int id) {
@@ -947,24 +959,9 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
         // Three passes (small·big, big·small, big·big), each over the 8
         // independent accumulators, so consecutive tensor-core products
         // do not wait on each other.
-#pragma unroll
-        for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-          for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], as[mi], bb[ni][h][0], bb[ni][h][1]);
-#pragma unroll
-        for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-          for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], ab[mi], bs[ni][h][0], bs[ni][h][1]);
-#pragma unroll
-        for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-          for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-            for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], ab[mi], bb[ni][h][0], bb[ni][h][1]);
+        mma_pass(acc, as, bb);
+        mma_pass(acc, ab, bs);
+        mma_pass(acc, ab, bb);
       }
 #pragma unroll
       for (int mi = 0; mi < 2; mi++)

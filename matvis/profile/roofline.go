@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -236,19 +237,7 @@ const StageBeamTauZ = "beam+tau_z"
 // array, which the fused kernel keeps in registers, is neither written nor
 // read (B·V·16F² bytes each way less).
 func FuseBeamTauZ(work []StageWork, s WorkShape) []StageWork {
-	var out []StageWork
-	var fused StageWork
-	found := 0
-	for _, w := range work {
-		switch w.Stage {
-		case "beam", "tau_z":
-			fused.FLOPs += w.FLOPs
-			fused.Bytes += w.Bytes
-			found++
-		default:
-			out = append(out, w)
-		}
-	}
+	out, fused, found := mergeStages(work, func(st string) bool { return st == "beam" || st == "tau_z" })
 	if found != 2 {
 		return work
 	}
@@ -261,6 +250,21 @@ func FuseBeamTauZ(work []StageWork, s WorkShape) []StageWork {
 	return append(res, out[1:]...)
 }
 
+// mergeStages sums the stages for which in is true into one StageWork
+// (unnamed) and returns the others in order and how many were merged.
+func mergeStages(work []StageWork, in func(string) bool) (rest []StageWork, merged StageWork, n int) {
+	for _, w := range work {
+		if !in(w.Stage) {
+			rest = append(rest, w)
+			continue
+		}
+		merged.FLOPs += w.FLOPs
+		merged.Bytes += w.Bytes
+		n++
+	}
+	return rest, merged, n
+}
+
 // StageGramFused names the stage of a kernel that does beam, τ, Z and the
 // Gram product at once (the GPU's gram_fused) on the roofline.
 const StageGramFused = "beam+tau_z+matprod"
@@ -271,22 +275,11 @@ const StageGramFused = "beam+tau_z+matprod"
 // that kernel keeps in shared memory, is neither written nor read
 // (A·F·F·V·c bytes each way less).
 func FuseGram(work []StageWork, s WorkShape) []StageWork {
-	var out []StageWork
-	var fused StageWork
-	found := 0
-	for _, w := range work {
-		switch w.Stage {
-		case "beam", "tau_z", StageBeamTauZ, "matprod":
-			fused.FLOPs += w.FLOPs
-			fused.Bytes += w.Bytes
-			if w.Stage == "matprod" {
-				found++
-			}
-		default:
-			out = append(out, w)
-		}
-	}
-	if found != 1 {
+	hasProduct := slices.ContainsFunc(work, func(w StageWork) bool { return w.Stage == "matprod" })
+	out, fused, _ := mergeStages(work, func(st string) bool {
+		return st == "beam" || st == "tau_z" || st == StageBeamTauZ || st == "matprod"
+	})
+	if !hasProduct {
 		return work
 	}
 	c := 8 * float64(max(s.Precision, 1))
