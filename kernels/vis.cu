@@ -691,6 +691,56 @@ __device__ __forceinline__ void mma_pass(float acc[2][2][2][4], const unsigned a
       for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
 }
 
+#ifdef FG_F16
+// The FP16 variant (FG_F16): each float32 value x·scale (scale a power of
+// two that brings |x·scale| to ≤ 1) is split into two FP16 parts,
+// big = fp16(x), small = fp16(x − big) (22 significant bits together, as
+// the TF32 split), and m16n8k16 FP16 products — twice the K of an
+// m16n8k8 TF32 product at the same tensor-core cycle count — are summed
+// in float32. k' runs over 8 columns × (Re, Im): lane (g, t) holds column
+// 8s+t's (Re, Im) in k' slots 2t, 2t+1 and column 8s+4+t's in 2t+8, 2t+9,
+// one f16x2 register each (first element in the low half).
+
+// pack_h2 rounds (lo, hi) to an f16x2 register (lo in the low half).
+__device__ __forceinline__ unsigned pack_h2(float lo, float hi) {
+  unsigned d;
+  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
+  return d;
+}
+
+// split_h2: (x, y) ≈ big + small, both f16x2.
+__device__ __forceinline__ void split_h2(float x, float y, unsigned* big, unsigned* small) {
+  const unsigned b = pack_h2(x, y);
+  unsigned short l, h;
+  asm("mov.b32 {%0, %1}, %2;" : "=h"(l), "=h"(h) : "r"(b));
+  float bx, by;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(bx) : "h"(l));
+  asm("cvt.f32.f16 %0, %1;" : "=f"(by) : "h"(h));
+  *big = b, *small = pack_h2(x - bx, y - by);
+}
+
+// B2's register from B1's: (x, y) → (y, −x), exactly (swap the halves,
+// flip the sign of the new high half).
+__device__ __forceinline__ unsigned rot_h2(unsigned v) { return __byte_perm(v, 0, 0x1032) ^ 0x80000000u; }
+
+// d += a·b, one m16n8k16 FP16 tensor-core product, float32 accumulation.
+__device__ __forceinline__ void mma_f16(float d[4], const unsigned a[4], unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// mma_pass16: mma_pass with FP16 products.
+__device__ __forceinline__ void mma_pass16(float acc[2][2][2][4], const unsigned a[2][4], const unsigned b[2][2][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) mma_f16(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
+}
+#endif
+
 // Named barriers (0 is __syncthreads): FULL of buffer b is 1 + b, EMPTY
 // is 1 + FG_NBUF + b; every thread of the block takes part in each.
 __device__ __forceinline__ void bar_sync(int id) {
@@ -872,7 +922,8 @@ __device__ __forceinline__ void tile_of(int t, int* ti, int* tj) {
 extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
-    int polarized, int feedY, double omega, int M, float2* __restrict__ part, const void* __restrict__ footv) {
+    int polarized, int feedY, double omega, int M, float2* __restrict__ part, const void* __restrict__ footv,
+    float zscale) {
   // footv: the chunk's footprints (gram_foot) on the stacked path.
   // FG_NBUF Z buffers, then the tiles' accumulators: tile t's 8 float4
   // (m-tile, n-tile, Re|Im) of lane l at accs[(t*8 + q4)*32 + l].
@@ -933,6 +984,44 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
           for (int h = 0; h < 2; h++)
 #pragma unroll
             for (int q = 0; q < 4; q++) acc[mi][ni][h][q] = 0.f;
+#ifdef FG_F16
+      for (int k8 = 0; k8 < ncol; k8 += 8) {
+        const float2* z0 = zb + (k8 + t4) * FG_MP;
+        const float2* z1 = zb + (k8 + 4 + t4) * FG_MP;
+        unsigned ab[2][4], as[2][4];
+#pragma unroll
+        for (int mi = 0; mi < 2; mi++) {
+          const int r = ti * 32 + mi * 16 + g;
+          const float2 v0 = z0[r], v1 = z0[r + 8], v2 = z1[r], v3 = z1[r + 8];
+          split_h2(v0.x * zscale, v0.y * zscale, &ab[mi][0], &as[mi][0]);  // row g, k' 2t, 2t+1
+          split_h2(v1.x * zscale, v1.y * zscale, &ab[mi][1], &as[mi][1]);  // row g+8
+          split_h2(v2.x * zscale, v2.y * zscale, &ab[mi][2], &as[mi][2]);  // row g, k' 2t+8, 2t+9
+          split_h2(v3.x * zscale, v3.y * zscale, &ab[mi][3], &as[mi][3]);  // row g+8
+        }
+        unsigned bb[2][2][2], bs[2][2][2];
+#pragma unroll
+        for (int ni = 0; ni < 2; ni++) {
+          const int c = tj * 16 + ni * 8 + g;
+          const float2 w0 = z0[c], w1 = z1[c];
+          split_h2(w0.x * zscale, w0.y * zscale, &bb[ni][0][0], &bs[ni][0][0]);
+          split_h2(w1.x * zscale, w1.y * zscale, &bb[ni][0][1], &bs[ni][0][1]);
+          bb[ni][1][0] = rot_h2(bb[ni][0][0]), bs[ni][1][0] = rot_h2(bs[ni][0][0]);
+          bb[ni][1][1] = rot_h2(bb[ni][0][1]), bs[ni][1][1] = rot_h2(bs[ni][0][1]);
+        }
+        mma_pass16(acc, as, bb);
+        mma_pass16(acc, ab, bs);
+        mma_pass16(acc, ab, bb);
+      }
+      const float unscale = 1.f / (zscale * zscale);  // exact: zscale is a power of two
+#pragma unroll
+      for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+        for (int ni = 0; ni < 2; ni++)
+#pragma unroll
+          for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int q = 0; q < 4; q++) acc[mi][ni][h][q] *= unscale;
+#else
       for (int k4 = 0; k4 < ncol; k4 += 4) {
         const float2* zc = zb + (k4 + t4) * FG_MP;
         unsigned ab[2][4], as[2][4];
@@ -963,6 +1052,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
         mma_pass(acc, ab, bs);
         mma_pass(acc, ab, bb);
       }
+#endif
 #pragma unroll
       for (int mi = 0; mi < 2; mi++)
 #pragma unroll

@@ -89,6 +89,7 @@ type beamTables struct {
 	coef32 []float32 // precision 1
 	coef64 []float64 // precision 2
 	ncoef  int64     // complex values
+	maxAbs float64   // largest |re| or |im| of the packed planes
 }
 
 // geomKey identifies a grid geometry among the gridded beams.
@@ -179,7 +180,8 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	} else {
 		t.coef64 = make([]float64, 2*t.ncoef)
 	}
-	// Pack the planes, beams concurrently.
+	// Pack the planes, beams concurrently; each notes its largest value.
+	maxes := make([]float64, nb)
 	for b, r := range resp {
 		if r == nil {
 			continue
@@ -192,14 +194,17 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 			base := 2 * offs[b]
 			for c, pl := range r.Planes() {
 				if p1 {
-					packPlane(t.coef32[base:], pl, c, nc)
+					maxes[b] = max(maxes[b], packPlane(t.coef32[base:], pl, c, nc))
 				} else {
-					packPlane(t.coef64[base:], pl, c, nc)
+					maxes[b] = max(maxes[b], packPlane(t.coef64[base:], pl, c, nc))
 				}
 			}
 		}()
 	}
 	wg.Wait()
+	for _, m := range maxes {
+		t.maxAbs = max(t.maxAbs, m)
+	}
 	return t, nil
 }
 
@@ -237,22 +242,29 @@ func (t *beamTables) stack(nbp int) ([]float32, error) {
 }
 
 // packPlane writes plane pl as component c of nc into dst (node-major,
-// re/im interleaved), converting to the run's real type.
-func packPlane[T float32 | float64](dst []T, pl beam.Plane, c, nc int) {
+// re/im interleaved), converting to the run's real type, and returns the
+// largest magnitude of its real and imaginary parts.
+func packPlane[T float32 | float64](dst []T, pl beam.Plane, c, nc int) float64 {
+	var m float64
 	switch {
 	case pl.Re != nil:
 		for i, x := range pl.Re {
 			dst[2*(i*nc+c)] = T(x)
+			m = max(m, math.Abs(x))
 		}
 		for i, x := range pl.Im {
 			dst[2*(i*nc+c)+1] = T(x)
+			m = max(m, math.Abs(x))
 		}
 	default:
 		for i, x := range pl.Re32 {
 			dst[2*(i*nc+c)] = T(x)
+			m = max(m, math.Abs(float64(x)))
 		}
 		for i, x := range pl.Im32 {
 			dst[2*(i*nc+c)+1] = T(x)
+			m = max(m, math.Abs(float64(x)))
 		}
 	}
+	return m
 }

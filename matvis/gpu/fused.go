@@ -323,7 +323,7 @@ func (r *run) launchFused(fi, sl, n, p0 int) error {
 	}
 	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: uint32(r.fusedThreads()), Y: 1, Z: 1}, r.fusedShared(), r.s, int32(n), int32(p0),
 		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, coef,
-		pol, feedY, r.omega(fi), int32(r.M), r.dPart, r.dFoot)
+		pol, feedY, r.omega(fi), int32(r.M), r.dPart, r.dFoot, float32(r.zscale))
 }
 
 // launchReduce queues gram_reduce: the partial triangles of the last

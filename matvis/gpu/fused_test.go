@@ -17,11 +17,14 @@ import (
 // antenna pairs, M from 9 to 128 (every tile count 1–4, full and ragged
 // last tiles), chunks of fewer sources than one slice per block, and a sky
 // of 37 sources (partial slices); polarized runs whose beams are all
-// gridded on one geometry take the stacked-beam path. Each case runs with
-// the fused kernel off too: both paths must agree with the CPU.
+// gridded on one geometry take the stacked-beam path; bright (×10⁴) and
+// faint (×10⁻⁶) skies check the FP16 split's scaling. Each case runs with
+// TF32-split and FP16-split products and with the fused kernel off: every
+// path must agree with the CPU.
 func TestParityFused(t *testing.T) {
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
+	defer func(tu tuning) { g.tune = tu }(g.tune)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
 	for _, c := range []caseSpec{
 		{pol: true, p1: true, gridded: true, chunks: 1, nant: 64, nsrc: 3000 + rng.IntN(1000), order: 3, rot: true},
@@ -34,11 +37,19 @@ func TestParityFused(t *testing.T) {
 		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 64, nsrc: 3000 + rng.IntN(1000), order: 3, rot: true},
 		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 3, nant: 23, nsrc: 4000 + rng.IntN(1000), order: 1},
 		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 5, nsrc: 37, order: 3},
+		// Bright and faint skies (the FP16 split's scale).
+		{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 2, nant: 16, nsrc: 2000, order: 3, fluxScale: 1e4},
+		{pol: false, p1: true, gridded: false, chunks: 1, nant: 16, nsrc: 2000, fluxScale: 1e-6},
 	} {
 		sim := buildSim(t, rng, c)
-		for _, mode := range []FusedMode{FusedOn, FusedOff} {
+		for _, v := range []struct {
+			mode FusedMode
+			f16  bool
+		}{{FusedOn, false}, {FusedOn, true}, {FusedOff, false}} {
+			mode := v.mode
 			g.opts.Fused = mode
-			checkParity(t, g, sim, fmt.Sprintf("fused=%v %v", mode, c), func(r *matvis.Result) string {
+			g.tune.fusedF16 = v.f16
+			checkParity(t, g, sim, fmt.Sprintf("fused=%v f16=%v %v", mode, v.f16, c), func(r *matvis.Result) string {
 				if r.Stats.GramFused != (mode == FusedOn) {
 					t.Errorf("fused=%v: Stats.GramFused = %v", mode, r.Stats.GramFused)
 				}

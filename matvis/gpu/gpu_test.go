@@ -29,6 +29,7 @@ var (
 	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
+	benchFusedF16   = flag.Bool("gpu-bench-fused-f16", false, "also time dev's fused kernel with FP16-split products, and those products alone")
 	benchShape      = flag.String("gpu-bench-fused-shape", "", "also time dev's fused kernel (stacked path) with these consumer warps:producer warps:slice sources (comma-separated NC:NP:TS)")
 	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
 	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
@@ -117,7 +118,8 @@ func (r *rotSky) ENU(ti int, e, n, u []float64) error {
 
 type caseSpec struct {
 	pol, p1, gridded, rot bool
-	gridOnly              bool // gridded beams only (no analytic one among them)
+	gridOnly              bool    // gridded beams only (no analytic one among them)
+	fluxScale             float64 // fluxes times this (0: 1)
 	chunks, nant, nsrc    int
 	pairs                 bool
 	order                 int
@@ -137,7 +139,11 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 		cfg.RA = append(cfg.RA, rng.Float64()*2*math.Pi)
 		cfg.Dec = append(cfg.Dec, math.Asin(rng.Float64()*2-1))
 		for f := 0; f < nfreq; f++ {
-			cfg.Flux = append(cfg.Flux, rng.Float64()*5+0.1)
+			fl := rng.Float64()*5 + 0.1
+			if c.fluxScale != 0 {
+				fl *= c.fluxScale
+			}
+			cfg.Flux = append(cfg.Flux, fl)
 		}
 	}
 	if c.rot {
@@ -432,15 +438,22 @@ func TestPrecisionGateDev(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// fp32 with the fused kernel forced on and off (cuBLAS product).
-	for _, mode := range []FusedMode{FusedOn, FusedOff} {
+	// fp32 with the fused kernel forced on (TF32 and FP16 splits) and off
+	// (cuBLAS product).
+	defer func(tu tuning) { g.tune = tu }(g.tune)
+	for _, v := range []struct {
+		mode FusedMode
+		f16  bool
+	}{{FusedOn, false}, {FusedOn, true}, {FusedOff, false}} {
+		mode := v.mode
 		g.opts.Fused = mode
+		g.tune.fusedF16 = v.f16
 		r1, err := g.Run(context.Background(), s1)
 		if err != nil {
 			t.Fatal(err)
 		}
 		e := compare(r1, r2)
-		t.Logf("precision gate (dev size, GPU fp32 fused=%v vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", mode, e, r1.Stats.MatProdImpl)
+		t.Logf("precision gate (dev size, GPU fp32 fused=%v f16=%v vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", mode, v.f16, e, r1.Stats.MatProdImpl)
 		if !(e <= 1e-5) {
 			t.Errorf("fused=%v: fp32 vs fp64 %.3e over 1e-5", mode, e)
 		}
@@ -467,6 +480,7 @@ func TestBenchCanonical(t *testing.T) {
 		bands, azbins          int
 		nostack                bool
 		nc, stackTS            int
+		f16                    bool
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -488,6 +502,10 @@ func TestBenchCanonical(t *testing.T) {
 			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d", nc, np, ts), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
 				fused: FusedOn, nc: nc, np: np, stackTS: ts})
 		}
+	}
+	if *benchFusedF16 {
+		configs = append(configs, config{name: "dev-fused-f16", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: true},
+			config{name: "dev-fused-f16-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: true, extra: []string{"-DFG_SKIP_Z"}})
 	}
 	if *benchFusedParts {
 		configs = append(configs, config{name: "dev-fused-zonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_FMA"}},
@@ -556,6 +574,7 @@ func TestBenchCanonical(t *testing.T) {
 			g.tune.fusedSliceSources = cf.ts
 		}
 		g.tune.fusedStacked = !cf.nostack
+		g.tune.fusedF16 = cf.f16
 		if cf.nc > 0 {
 			g.tune.fusedConsumerWarps = cf.nc
 		}

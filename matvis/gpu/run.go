@@ -67,7 +67,8 @@ type run struct {
 	stacked, fusedChosen bool
 	fgNBP, fgTS          int
 	fgMT, fgBlocks       int
-	fgLast               int // grid of the last gram_fused launch
+	fgLast               int     // grid of the last gram_fused launch
+	zscale               float64 // gram_fused's FP16 scale at the current frequency
 	dPart, dFoot         cuda.DevicePtr
 	beamsFreq            int // frequency whose beam tables are on the device (-1: none)
 
@@ -170,6 +171,9 @@ type tuning struct {
 	// fusedStacked allows gram_fused's stacked-beam path (off: its
 	// per-thread gathers, to measure against).
 	fusedStacked bool
+	// fusedF16 makes gram_fused's products FP16 splits (FG_F16) instead
+	// of TF32 splits.
+	fusedF16 bool
 }
 
 // defaultTuning is what Open sets.
@@ -402,6 +406,9 @@ func (r *run) compile() error {
 			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
 		if r.stacked {
 			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
+		}
+		if r.tune.fusedF16 {
+			opts = append(opts, "-DFG_F16")
 		}
 	}
 	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
@@ -726,8 +733,28 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload stacked beam planes: %w", err)
 		}
 	}
+	r.zscale = fp16Scale(r.sim, fi, t.maxAbs)
 	r.beamsFreq = fi
 	return nil
+}
+
+// fp16Scale is the power of two that brings every Z value of frequency fi
+// to at most 1 in magnitude: |Z| ≤ √(I/2)·|A|, and an interpolated beam
+// value is at most maxBeam (the largest plane value: spline weights are
+// non-negative and sum to 1; analytic beams are at most 1). Clamped to
+// 2^±60 so that its square and inverse stay in float32.
+func fp16Scale(sim *matvis.Simulation, fi int, maxBeam float64) float64 {
+	nf := sim.NFreq()
+	maxI := 0.0
+	for s := 0; s < sim.NSrc(); s++ {
+		maxI = max(maxI, math.Abs(sim.Flux[s*nf+fi]))
+	}
+	bound := math.Sqrt(maxI/2) * max(maxBeam, 1)
+	if !(bound > 0) || math.IsInf(bound, 0) {
+		return 1
+	}
+	e := math.Floor(-math.Log2(bound))
+	return math.Ldexp(1, int(max(-60, min(60, e))))
 }
 
 func (r *run) freeBeamTables() {
