@@ -499,8 +499,8 @@ func TestBenchCanonical(t *testing.T) {
 	for _, f := range strings.Split(*benchShape, ",") {
 		var nc, np, ts int
 		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d:%d", &nc, &np, &ts); err == nil && nc > 0 && np > 0 && ts > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d", nc, np, ts), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
-				fused: FusedOn, nc: nc, np: np, stackTS: ts})
+			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d%s", nc, np, ts, map[bool]string{true: "-f16"}[*benchFusedF16]), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
+				fused: FusedOn, nc: nc, np: np, stackTS: ts, f16: *benchFusedF16})
 		}
 	}
 	if *benchFusedF16 {
