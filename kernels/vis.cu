@@ -625,11 +625,13 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // the blocks in double. Rows and columns past M read zeros and are not
 // written.
 //
-// The products run on the tensor cores as three TF32 products per term
-// (x = big + small, both TF32; big·big + big·small + small·big, float32
-// accumulation): float32-level accuracy — plain TF32 (one product, 11-bit
-// operands) is not, and is never used. The complex product is a real one
-// over k' = (column, Re|Im): with X = Re Z, Y = Im Z,
+// The products run on the tensor cores as three products per term of
+// split operands (x = big + small; big·big + big·small + small·big,
+// float32 accumulation): float32-level accuracy — one product of 11-bit
+// operands (plain TF32 or FP16) is not, and is never used. The splits are
+// TF32 (below) or, with FG_F16, FP16 of power-of-two-scaled values (the
+// default: twice the K per tensor-core instruction). The complex product
+// is a real one over k' = (column, Re|Im): with X = Re Z, Y = Im Z,
 //   Re C = Xᵀ X + Yᵀ Y,  Im C = Xᵀ Y − Yᵀ X,
 // i.e. Aᵀ·B1 and Aᵀ·B2 with A = B1 = (X; Y) and B2 = (Y; −X). In one
 // m16n8k8 step the 8 values of k' are 4 columns × (Re, Im): lane

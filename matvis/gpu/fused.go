@@ -124,6 +124,14 @@ func (r *run) setupFused() error {
 	return nil
 }
 
+// productsName says how gram_fused multiplies (for Stats.MatProdImpl).
+func (r *run) productsName() string {
+	if r.tune.fusedF16 {
+		return "tensor-core products of FP16-split operands, float32 sums"
+	}
+	return "tensor-core products of TF32-split operands, float32 sums"
+}
+
 // zBytes is the size of the Z buffer of the separate-product path.
 func (r *run) zBytes() int64 {
 	return int64(r.M) * int64(r.nf) * int64(max(r.bufSrc, 2*r.zCap)) * r.zsize
@@ -147,7 +155,7 @@ func (r *run) chooseFused() (err error) {
 	}
 	if r.opt.Fused == FusedOn {
 		r.fused = true
-		r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (forced; float32 products, %d block partials summed in float64)", r.fgBlocks)
+		r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (forced; %s, %d block partials summed in float64)", r.productsName(), r.fgBlocks)
 	} else {
 		fusedMs, sepMs, n, err := r.measureFused()
 		if err != nil {
@@ -159,7 +167,7 @@ func (r *run) chooseFused() (err error) {
 			cmp = "no visible source at the first time to measure on"
 		}
 		if r.fused {
-			r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (float32 products, %d block partials summed in float64; %s)", r.fgBlocks, cmp)
+			r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (%s, %d block partials summed in float64; %s)", r.productsName(), r.fgBlocks, cmp)
 		} else {
 			r.res.Stats.MatProdImpl += "; fused beam+τ+Z+Gram kernel not used: " + cmp
 		}

@@ -25,8 +25,10 @@
 //
 // For precision 1 with M = feeds × antennas ≤ MaxFusedRows, a second path
 // does beam, τ, Z and the Gram product in one kernel (gram_fused: Z stays
-// in shared memory, products on the tensor cores as three TF32 products
-// per term, block partials added in float64); Options.Fused chooses it,
+// in shared memory, products on the tensor cores as three products of
+// split operands per term — FP16 splits of power-of-two-scaled values by
+// default, TF32 splits as the alternative —, block partials added in
+// float64); Options.Fused chooses it,
 // by default by timing both paths on the run's first chunk (fused.go). Its
 // time is the matprod stage and Stats.GramFused is set.
 package gpu
