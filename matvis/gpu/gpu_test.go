@@ -29,7 +29,7 @@ var (
 	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
 	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
 	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
-	benchFusedF16   = flag.Bool("gpu-bench-fused-f16", false, "also time dev's fused kernel with FP16-split products, and those products alone")
+	benchFusedF16   = flag.Bool("gpu-bench-fused-f16", false, "also time dev's fused kernel with TF32-split products (the default is FP16 splits) and its FP16 products alone; the shape sweep then uses FP16 splits")
 	benchShape      = flag.String("gpu-bench-fused-shape", "", "also time dev's fused kernel (stacked path) with these consumer warps:producer warps:slice sources (comma-separated NC:NP:TS)")
 	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
 	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
@@ -480,7 +480,7 @@ func TestBenchCanonical(t *testing.T) {
 		bands, azbins          int
 		nostack                bool
 		nc, stackTS            int
-		f16                    bool
+		f16                    int // fused kernel's FP16 splits: 1 on, -1 off (TF32 splits), 0 default
 		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
@@ -500,12 +500,12 @@ func TestBenchCanonical(t *testing.T) {
 		var nc, np, ts int
 		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d:%d", &nc, &np, &ts); err == nil && nc > 0 && np > 0 && ts > 0 {
 			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d%s", nc, np, ts, map[bool]string{true: "-f16"}[*benchFusedF16]), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
-				fused: FusedOn, nc: nc, np: np, stackTS: ts, f16: *benchFusedF16})
+				fused: FusedOn, nc: nc, np: np, stackTS: ts, f16: map[bool]int{true: 1, false: -1}[*benchFusedF16]})
 		}
 	}
 	if *benchFusedF16 {
-		configs = append(configs, config{name: "dev-fused-f16", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: true},
-			config{name: "dev-fused-f16-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: true, extra: []string{"-DFG_SKIP_Z"}})
+		configs = append(configs, config{name: "dev-fused-tf32", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: -1},
+			config{name: "dev-fused-f16-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: 1, extra: []string{"-DFG_SKIP_Z"}})
 	}
 	if *benchFusedParts {
 		configs = append(configs, config{name: "dev-fused-zonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_FMA"}},
@@ -574,7 +574,9 @@ func TestBenchCanonical(t *testing.T) {
 			g.tune.fusedSliceSources = cf.ts
 		}
 		g.tune.fusedStacked = !cf.nostack
-		g.tune.fusedF16 = cf.f16
+		if cf.f16 != 0 {
+			g.tune.fusedF16 = cf.f16 > 0
+		}
 		if cf.nc > 0 {
 			g.tune.fusedConsumerWarps = cf.nc
 		}
