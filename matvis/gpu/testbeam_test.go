@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -179,5 +180,102 @@ func hostWeights(c float64, n, order int, idx *[4]int, w *[4]float64) {
 		} else {
 			idx[k] = mirror(start)
 		}
+	}
+}
+
+// TestStackedTables: the fused kernel's stacked layout holds, for every
+// grid node, beam b's 4 components at ((node·nbp + b)·4 + c), equal to
+// the per-beam tables, zeros in the padding beams, and its largest value
+// is the tables' maxAbs (no device needed).
+func TestStackedTables(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 5, nsrc: 50, order: 3})
+	tb, err := buildBeamTables(sim, 100e6, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const nbp = 16
+	st, err := tb.stack(nbp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nza, naz := int(uint32(tb.geom[4])), int(uint32(tb.geom[4]>>32))
+	nb := len(sim.Beams)
+	if len(st) != nza*naz*nbp*8 {
+		t.Fatalf("stacked length %d, want %d", len(st), nza*naz*nbp*8)
+	}
+	var maxAbs float64
+	for node := 0; node < nza*naz; node++ {
+		for b := 0; b < nbp; b++ {
+			for k := 0; k < 8; k++ {
+				got := st[(node*nbp+b)*8+k]
+				want := float32(0)
+				if b < nb {
+					want = tb.coef32[2*(int(tb.desc[4*b])+node*4)+k]
+				}
+				if got != want {
+					t.Fatalf("node %d beam %d word %d: %g, want %g", node, b, k, got, want)
+				}
+				maxAbs = max(maxAbs, math.Abs(float64(got)))
+			}
+		}
+	}
+	if maxAbs != tb.maxAbs {
+		t.Errorf("tables' maxAbs %g, largest stacked value %g", tb.maxAbs, maxAbs)
+	}
+	if _, err := tb.stack(nb - 1); err == nil {
+		t.Errorf("stacking %d beams into %d slots: no error", nb, nb-1)
+	}
+	// Precision-2 tables cannot be stacked (the kernel reads complex64).
+	sim2 := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, chunks: 1, nant: 5, nsrc: 50, order: 3})
+	tb2, err := buildBeamTables(sim2, 100e6, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tb2.stack(nbp); err == nil {
+		t.Error("stacking precision-2 tables: no error")
+	}
+}
+
+// TestFP16Scale: the fused kernel's FP16 scale is a power of two that
+// brings √(max I/2)·max(beam, 1) to (1/2, 1], clamped to 2^±60.
+func TestFP16Scale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, c := range []struct {
+		fluxScale, maxBeam float64
+	}{{1, 1}, {1e4, 1}, {1e-6, 1}, {1, 3.7}, {1, 0.2}, {1e-40, 1}, {1e40, 1}} {
+		sim := buildSim(t, rng, caseSpec{pol: true, p1: true, chunks: 1, nant: 3, nsrc: 40, fluxScale: c.fluxScale})
+		for fi := 0; fi < sim.NFreq(); fi++ {
+			s := fp16Scale(sim, fi, c.maxBeam)
+			if fr, _ := math.Frexp(s); fr != 0.5 {
+				t.Errorf("flux ×%g beam %g: scale %g is not a power of two", c.fluxScale, c.maxBeam, s)
+			}
+			maxI := 0.0
+			for k := 0; k < sim.NSrc(); k++ {
+				maxI = max(maxI, sim.Flux[k*sim.NFreq()+fi])
+			}
+			b := math.Sqrt(maxI/2) * max(c.maxBeam, 1) * s
+			clamped := s == math.Ldexp(1, 60) || s == math.Ldexp(1, -60)
+			if !clamped && !(b > 0.5 && b <= 1) {
+				t.Errorf("flux ×%g beam %g: scaled bound %g not in (1/2, 1]", c.fluxScale, c.maxBeam, b)
+			}
+			if clamped && c.fluxScale > 1e-30 && c.fluxScale < 1e30 {
+				t.Errorf("flux ×%g: scale %g clamped", c.fluxScale, s)
+			}
+		}
+	}
+}
+
+// TestParseFusedMode: the three modes round-trip; anything else is an
+// error naming the value.
+func TestParseFusedMode(t *testing.T) {
+	for _, m := range []FusedMode{FusedAuto, FusedOn, FusedOff} {
+		got, err := ParseFusedMode(m.String())
+		if err != nil || got != m {
+			t.Errorf("%v: parsed %v, %v", m, got, err)
+		}
+	}
+	if _, err := ParseFusedMode("yes"); err == nil || !strings.Contains(err.Error(), `"yes"`) {
+		t.Errorf("ParseFusedMode(yes): %v", err)
 	}
 }
