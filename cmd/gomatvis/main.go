@@ -1,7 +1,7 @@
 // Command gomatvis simulates radio-interferometer visibilities as HERA's
 // matvis does, on the CPU or a CUDA GPU.
 //
-//	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--topo TOPO.npy]
+//	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]
 //	gomatvis topo SPEC.json -o TOPO.npy [--coord-method M]
 //	gomatvis example -o SPEC.json
 //	gomatvis version
@@ -26,7 +26,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"simulate", "simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--topo TOPO.npy]: run a simulation (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"simulate", "simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]: run a simulation (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method M]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
 		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend B --scaling] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},

@@ -77,6 +77,9 @@ func TestSimulateBadInput(t *testing.T) {
 		{name: "bad backend", args: func(spec, out string) []string {
 			return []string{"simulate", spec, "-o", out, "--backend", "tpu"}
 		}, wants: []string{"tpu"}},
+		{name: "bad gpu-fused", args: func(spec, out string) []string {
+			return []string{"simulate", spec, "-o", out, "--gpu-fused", "maybe"}
+		}, wants: []string{"--gpu-fused", `"maybe"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
+	"github.com/gomatvis/gomatvis/matvis/gpu"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/npy"
 )
@@ -27,9 +28,14 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
 	quiet := fs.Bool("q", false, "no progress bar")
+	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
 	spec, err := parseSpecCommand(fs, args, out, "OUT.npy")
 	if err != nil {
 		return err
+	}
+	fusedMode, err := gpu.ParseFusedMode(*fused)
+	if err != nil {
+		return fmt.Errorf("--gpu-fused: %w", err)
 	}
 	so := &matvis.SpecOptions{CoordMethod: *coord, Warn: warnTo(stderr)}
 	if *topo != "" {
@@ -43,7 +49,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	be, note, err := backends.Open(*backend)
+	be, note, err := backends.OpenWith(*backend, gpu.Options{Fused: fusedMode})
 	if err != nil {
 		return err
 	}

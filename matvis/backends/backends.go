@@ -17,17 +17,22 @@ var ErrNoGPU = gpu.ErrNoDevice
 // Open returns the named backend. For "auto", note explains the choice
 // (e.g. why the GPU was not used).
 func Open(name string) (b matvis.Backend, note string, err error) {
+	return OpenWith(name, gpu.Options{})
+}
+
+// OpenWith is Open with the GPU backend's options (used when the GPU is).
+func OpenWith(name string, gpuOpts gpu.Options) (b matvis.Backend, note string, err error) {
 	switch name {
 	case "cpu":
 		return cpu.New(), "", nil
 	case "gpu":
-		g, err := openGPU()
+		g, err := openGPU(gpuOpts)
 		if err != nil {
 			return nil, "", fmt.Errorf("backend gpu: %w", err)
 		}
 		return g, "", nil
 	case "", "auto":
-		g, err := openGPU()
+		g, err := openGPU(gpuOpts)
 		if err == nil {
 			return g, "", nil
 		}
@@ -36,9 +41,9 @@ func Open(name string) (b matvis.Backend, note string, err error) {
 	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
 }
 
-// openGPU opens the CUDA backend (matvis/gpu) on device 0.
-func openGPU() (matvis.Backend, error) {
-	g, err := gpu.Open(gpu.Options{})
+// openGPU opens the CUDA backend (matvis/gpu) with opts.
+func openGPU(opts gpu.Options) (matvis.Backend, error) {
+	g, err := gpu.Open(opts)
 	if err != nil {
 		return nil, err
 	}
