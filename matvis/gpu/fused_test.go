@@ -76,6 +76,30 @@ func TestFusedAuto(t *testing.T) {
 	})
 }
 
+// TestFusedDoesNotFit: when gram_fused's block does not fit on the device
+// (here made too large for its shared memory through the Z buffers),
+// auto keeps the separate path, says why and still matches the CPU; on is
+// an error.
+func TestFusedDoesNotFit(t *testing.T) {
+	g := openGPU(t)
+	defer func(o Options) { g.opts = o }(g.opts)
+	defer func(tu tuning) { g.tune = tu }(g.tune)
+	g.tune.fusedBuffers = 8
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 20, nsrc: 2000, order: 3})
+	g.opts.Fused = FusedAuto
+	checkParity(t, g, sim, "fused kernel too large, auto", func(r *matvis.Result) string {
+		if r.Stats.GramFused || !strings.Contains(r.Stats.MatProdImpl, "not available on this device") {
+			t.Errorf("auto with a kernel that does not fit: GramFused %v, %q", r.Stats.GramFused, r.Stats.MatProdImpl)
+		}
+		return "(" + r.Stats.MatProdImpl + ")"
+	})
+	g.opts.Fused = FusedOn
+	if _, err := g.Run(context.Background(), sim); err == nil || !strings.Contains(err.Error(), "shared memory") {
+		t.Errorf("on with a kernel that does not fit: error %v, want one about its shared memory", err)
+	}
+}
+
 // TestFusedOnIneligible: forcing the fused kernel on a run it cannot do is
 // an error that says why.
 func TestFusedOnIneligible(t *testing.T) {

@@ -439,7 +439,13 @@ func (r *run) compile() error {
 			}
 		}
 		if err = r.setupFused(); err != nil {
-			return err
+			// A card whose shared memory or registers do not hold the
+			// kernel's block keeps the separate path, unless forced.
+			if r.opt.Fused == FusedOn {
+				return err
+			}
+			r.fusedCand, r.stacked = false, false
+			r.res.Stats.MatProdImpl += fmt.Sprintf("; fused beam+τ+Z+Gram kernel not available on this device (%v)", err)
 		}
 	}
 	return nil
