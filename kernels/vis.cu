@@ -651,6 +651,8 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 #define FG_NBUF 2
 #endif
 #define FG_THREADS (32 * (FG_NC + FG_NP))
+// Named barriers 1 .. 2·FG_NBUF (FULL and EMPTY per buffer) of the 16.
+static_assert(2 * FG_NBUF < 16, "FG_NBUF: at most 7 Z buffers (named barriers)");
 #define FG_NTILE (FG_MT * (FG_MT + 1))  // 32×16 tiles of the lower triangle
 // Row stride of a shared Z column (complex values). ≡ 4 (mod 16): the
 // fragment loads of a half-warp (4 columns × 4 rows, 8 bytes each) fall in

@@ -48,6 +48,9 @@ func (r *run) fusedEligibility() error {
 	default:
 		return fmt.Errorf("gpu: Options.Fused %v: want auto, on or off", r.opt.Fused)
 	}
+	if b := r.tune.fusedBuffers; b < 1 || b > 7 {
+		return fmt.Errorf("gpu: fused kernel with %d Z buffers: 1 to 7 (two named barriers each, of 16)", b)
+	}
 	r.fusedCand = true
 	r.fgMT = (r.M + 31) / 32
 	r.fgTS = r.tune.fusedSliceSources

@@ -77,14 +77,14 @@ func TestFusedAuto(t *testing.T) {
 }
 
 // TestFusedDoesNotFit: when gram_fused's block does not fit on the device
-// (here made too large for its shared memory through the Z buffers),
+// (here made too large for its shared memory through 128-source slices),
 // auto keeps the separate path, says why and still matches the CPU; on is
 // an error.
 func TestFusedDoesNotFit(t *testing.T) {
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
 	defer func(tu tuning) { g.tune = tu }(g.tune)
-	g.tune.fusedBuffers = 8
+	g.tune.fusedStackedSlice = 128
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
 	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 20, nsrc: 2000, order: 3})
 	g.opts.Fused = FusedAuto
