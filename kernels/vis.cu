@@ -443,13 +443,30 @@ __device__ __forceinline__ void load4(const double2* p, double2 o[4]) {
   for (int c = 0; c < 4; c++) o[c] = __ldg(p + c);
 }
 
-// One Z value: beam value times the phasor (pr, pi), formed in double.
-__device__ __forceinline__ Z_T zval(creal bv, double pr, double pi) {
+// One Z value: beam value times the phasor (pr, pi), formed in double and
+// rounded to O (the Gram product's operand type: Z_T, or float2 for the
+// fused kernel's shared Z).
+template <typename O>
+__device__ __forceinline__ O zval(creal bv, double pr, double pi) {
   double vr = (double)bv.x, vi = (double)bv.y;
-  Z_T o;
+  O o;
   o.x = vr * pr - vi * pi;
   o.y = vr * pi + vi * pr;
   return o;
+}
+
+// grid_footprint gives direction (az, za)'s spline footprint on grid g:
+// node row offsets (row index × naz), columns and their weights; false
+// (and nothing set) outside the grid.
+__device__ __forceinline__ bool grid_footprint(const GeomDesc& g, double az, double za, int row[4], int col[4],
+                                               real wz[4], real wa[4]) {
+  const double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
+  if (!(cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1)) return false;
+  axis_weights(cz, g.nza, g.order, row, wz);
+  axis_weights(ca, g.naz, g.order, col, wa);
+#pragma unroll
+  for (int k = 0; k < 4; k++) row[k] *= g.naz;
+  return true;
 }
 
 // SrcBeam evaluates the beams at one source for a run of antennas: the
@@ -486,16 +503,9 @@ __device__ __forceinline__ void src_beam_eval(SrcBeam& sb, int b, const BeamDesc
   }
   if (d.geom != sb.curGeom) {
     sb.curGeom = d.geom;
-    GeomDesc g = gdesc[sb.curGeom];
-    double cz = (sb.za - g.za0) * g.zscale, ca = (sb.az - g.az0) * g.ascale;
-    sb.inGrid = cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1;
+    const GeomDesc g = gdesc[sb.curGeom];
+    sb.inGrid = grid_footprint(g, sb.az, sb.za, sb.row, sb.col, sb.wz, sb.wa);
     sb.sqrtAfter = g.sqrtAfter;
-    if (sb.inGrid) {
-      axis_weights(cz, g.nza, g.order, sb.row, sb.wz);
-      axis_weights(ca, g.naz, g.order, sb.col, sb.wa);
-#pragma unroll
-      for (int k = 0; k < 4; k++) sb.row[k] *= g.naz;
-    }
   }
 #pragma unroll
   for (int c = 0; c < 4; c++) sb.v[c] = cmake<real>(0, 0);
@@ -568,10 +578,10 @@ extern "C" __global__ void __launch_bounds__(128) beam_tau_z(int n, int p0, cons
       for (int f = 0; f < 2; f++) {
         Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
 #pragma unroll
-        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval(sb.v[2 * f + k], pr, pi);
+        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval<Z_T>(sb.v[2 * f + k], pr, pi);
       }
     } else {
-      z[(long long)a * ldz + s] = zval(sb.v[0], pr, pi);
+      z[(long long)a * ldz + s] = zval<Z_T>(sb.v[0], pr, pi);
     }
   }
 }
@@ -611,8 +621,8 @@ extern "C" __global__ void vis_out(int npairs, const int* pairs, int nf, int M, 
 // (grid stride) and has two kinds of warps:
 //  - FG_NP producer warps compute a slice's Z columns (column k*FG_TS + s
 //    holds Z[·, (k, s)], complex64) as beam_tau_z does, into one of
-//    FG_NBUF shared buffers. The beam gathers are latency-bound: they need
-//    many warps, so the producers are most of the block;
+//    FG_NBUF shared buffers. The beam gathers need many warps in flight
+//    (they are L1-bound), so the producers are most of the block;
 //  - FG_NC consumer warps accumulate conj(Z_r)·Z_c over the slice. The
 //    lower triangle is cut into 32×16 tiles (row block ti, column block
 //    tj ≤ 2ti+1: only the diagonal tiles do redundant work); consumer warp
@@ -660,12 +670,6 @@ static_assert(2 * FG_NBUF < 16, "FG_NBUF: at most 7 Z buffers (named barriers)")
 #define FG_MP (32 * FG_MT + 4)
 #define FG_BUF (2 * FG_TS * FG_MP)  // complex values per Z buffer
 
-// zval rounded to complex64, the product's operand type.
-__device__ __forceinline__ float2 zval_f(creal bv, double pr, double pi) {
-  double vr = (double)bv.x, vi = (double)bv.y;
-  return make_float2((float)(vr * pr - vi * pi), (float)(vr * pi + vi * pr));
-}
-
 // split_tf32: x ≈ big + small, both rounded to TF32 (round to nearest).
 __device__ __forceinline__ void split_tf32(float x, unsigned* big, unsigned* small) {
   unsigned b, s;
@@ -680,19 +684,6 @@ __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], unsign
   asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
-
-// mma_pass: one TF32 product into each of a 32×16 tile's 8 accumulators
-// [m-tile][n-tile][Re C | Im C], with A fragments a[m-tile] and B
-// fragments b[n-tile][Re C | Im C].
-__device__ __forceinline__ void mma_pass(float acc[2][2][2][4], const unsigned a[2][4], const unsigned b[2][2][2]) {
-#pragma unroll
-  for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-    for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-      for (int h = 0; h < 2; h++) mma_tf32(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
 }
 
 #ifdef FG_F16
@@ -734,16 +725,26 @@ __device__ __forceinline__ void mma_f16(float d[4], const unsigned a[4], unsigne
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
 
-// mma_pass16: mma_pass with FP16 products.
-__device__ __forceinline__ void mma_pass16(float acc[2][2][2][4], const unsigned a[2][4], const unsigned b[2][2][2]) {
+#endif
+
+// mma_pass: one tensor-core product (the variant's: FP16 with FG_F16,
+// else TF32) into each of a 32×16 tile's 8 accumulators [m-tile][n-tile]
+// [Re C | Im C], with A fragments a[m-tile] and B fragments
+// b[n-tile][Re C | Im C].
+__device__ __forceinline__ void mma_pass(float acc[2][2][2][4], const unsigned a[2][4], const unsigned b[2][2][2]) {
 #pragma unroll
   for (int mi = 0; mi < 2; mi++)
 #pragma unroll
     for (int ni = 0; ni < 2; ni++)
 #pragma unroll
-      for (int h = 0; h < 2; h++) mma_f16(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
-}
+      for (int h = 0; h < 2; h++) {
+#ifdef FG_F16
+        mma_f16(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
+#else
+        mma_tf32(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
 #endif
+      }
+}
 
 // Named barriers (0 is __syncthreads): FULL of buffer b is 1 + b, EMPTY
 // is 1 + FG_NBUF + b; every thread of the block takes part in each.
@@ -783,9 +784,9 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
 #pragma unroll
         for (int f = 0; f < 2; f++)
 #pragma unroll
-          for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(sb.v[2 * f + k], pr, pi);
+          for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval<float2>(sb.v[2 * f + k], pr, pi);
       } else {
-        zb[sl * FG_MP + a] = zval_f(sb.v[0], pr, pi);
+        zb[sl * FG_MP + a] = zval<float2>(sb.v[0], pr, pi);
       }
     }
     return;
@@ -827,20 +828,12 @@ extern "C" __global__ void gram_foot(int n, int p0, const real* ce, const real* 
   double az, za;
   azza((double)ce[q], (double)cn[q], &az, &za);
   const GeomDesc g = gdesc[0];
-  const double cz = (za - g.za0) * g.zscale, ca = (az - g.az0) * g.ascale;
   FusedFoot f;
-  f.taps = 0;
-  int row[4], col[4];
-  real wz[4], wa[4];
+  int row[4] = {0, 0, 0, 0}, col[4] = {0, 0, 0, 0};
+  real wz[4] = {0, 0, 0, 0}, wa[4] = {0, 0, 0, 0};
+  f.taps = grid_footprint(g, az, za, row, col, wz, wa) ? g.order + 1 : 0;
 #pragma unroll
-  for (int k = 0; k < 4; k++) row[k] = 0, col[k] = 0, wz[k] = 0, wa[k] = 0;
-  if (cz >= 0 && cz <= g.nza - 1 && ca >= 0 && ca <= g.naz - 1) {
-    axis_weights(cz, g.nza, g.order, row, wz);
-    axis_weights(ca, g.naz, g.order, col, wa);
-    f.taps = g.order + 1;
-  }
-#pragma unroll
-  for (int k = 0; k < 4; k++) f.row[k] = row[k] * g.naz, f.col[k] = col[k], f.wz[k] = wz[k], f.wa[k] = wa[k];
+  for (int k = 0; k < 4; k++) f.row[k] = row[k], f.col[k] = col[k], f.wz[k] = wz[k], f.wa[k] = wa[k];
   foot[s] = f;
 }
 
@@ -908,7 +901,7 @@ __device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, c
 #pragma unroll
       for (int f = 0; f < 2; f++)
 #pragma unroll
-        for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval_f(c[2 * f + k], pr, pi);
+        for (int k = 0; k < 2; k++) zb[(k * FG_TS + sl) * FG_MP + a * 2 + f] = zval<float2>(c[2 * f + k], pr, pi);
     }
     __syncwarp();  // bvw is rewritten for the next source
   }
@@ -1012,9 +1005,9 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
           bb[ni][1][0] = rot_h2(bb[ni][0][0]), bs[ni][1][0] = rot_h2(bs[ni][0][0]);
           bb[ni][1][1] = rot_h2(bb[ni][0][1]), bs[ni][1][1] = rot_h2(bs[ni][0][1]);
         }
-        mma_pass16(acc, as, bb);
-        mma_pass16(acc, ab, bs);
-        mma_pass16(acc, ab, bb);
+        mma_pass(acc, as, bb);
+        mma_pass(acc, ab, bs);
+        mma_pass(acc, ab, bb);
       }
       const float unscale = 1.f / (zscale * zscale);  // exact: zscale is a power of two
 #pragma unroll
