@@ -3,9 +3,9 @@ package gpu
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -149,9 +149,8 @@ func (r *run) partBytes() int64 {
 // the separate beam_tau_z + cuBLAS product, and allocates the chosen
 // path's buffer (the partial triangles or Z). With Options.Fused auto both
 // are timed on the run's own first chunk (frequency 0, time 0: its beams,
-// visible sources and chunk size), in scratch buffers, three times after
-// a warm-up, CUDA-event medians; the faster is kept and both times go into
-// Stats.MatProdImpl.
+// visible sources and chunk size), in scratch buffers (measureFused); the
+// faster is kept and both times go into Stats.MatProdImpl.
 func (r *run) chooseFused() (err error) {
 	if !r.fusedCand {
 		return nil
@@ -199,8 +198,8 @@ func (r *run) chooseFused() (err error) {
 }
 
 // measureFused times the two ways on the first chunk of frequency 0,
-// time 0 (ms, medians of three after a warm-up) and returns the chunk's
-// visible sources (0: nothing to measure on).
+// time 0 (ms, gram.TimeMs: medians of three after a warm-up) and returns
+// the chunk's visible sources (0: nothing to measure on).
 func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 	if err := r.prepareBeams(0); err != nil {
 		return 0, 0, 0, err
@@ -219,7 +218,11 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 	}
 	ldz := r.nf * n
 	zb := int64(r.M) * int64(ldz) * r.zsize
-	r.mem.ScratchBytes = max(r.mem.ScratchBytes, zb+r.partBytes())
+	scratch := zb + r.partBytes()
+	if r.stacked {
+		scratch += int64(n) * fusedFootBytes
+	}
+	r.mem.ScratchBytes = max(r.mem.ScratchBytes, scratch)
 	z, err := r.c.Alloc(zb)
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement scratch Z: %w", err)
@@ -240,51 +243,26 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 		defer r.c.Free(foot)
 		r.dFoot = foot
 		defer func() { r.dFoot = 0 }()
-		r.mem.ScratchBytes = max(r.mem.ScratchBytes, zb+r.partBytes()+int64(n)*fusedFootBytes)
 	}
-	const reps = 4
-	var ev [reps][3]cuda.Event
-	for i := range ev {
-		for k := range ev[i] {
-			if ev[i][k], err = r.event(); err != nil {
-				return 0, 0, 0, err
-			}
-		}
-	}
-	for i := range ev {
-		if err := r.c.Record(ev[i][0], r.s); err != nil {
-			return 0, 0, 0, err
-		}
+	sepMs, err = gram.TimeMs(r.c, r.s, 1, 3, func() error {
 		if err := r.launchBTZ(0, 0, n, 0, z, r.s); err != nil {
-			return 0, 0, 0, err
+			return err
 		}
-		if err := r.g.Accumulate(r.st, z, ldz, r.M, ldz, r.dAcc, 1); err != nil {
-			return 0, 0, 0, fmt.Errorf("gpu: %w", err)
-		}
-		if err := r.c.Record(ev[i][1], r.s); err != nil {
-			return 0, 0, 0, err
-		}
+		return r.g.Accumulate(r.st, z, ldz, r.M, ldz, r.dAcc, 1)
+	})
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement, separate path: %w", err)
+	}
+	fusedMs, err = gram.TimeMs(r.c, r.s, 1, 3, func() error {
 		if err := r.launchFused(0, 0, n, 0); err != nil {
-			return 0, 0, 0, err
+			return err
 		}
-		if err := r.launchReduce(); err != nil {
-			return 0, 0, 0, err
-		}
-		if err := r.c.Record(ev[i][2], r.s); err != nil {
-			return 0, 0, 0, err
-		}
+		return r.launchReduce()
+	})
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement, fused kernel: %w", err)
 	}
-	if err := r.c.SyncEvent(ev[reps-1][2]); err != nil {
-		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement: %w", err)
-	}
-	var f, s []float64
-	for i := 1; i < reps; i++ {
-		s = append(s, r.elapsed(ev[i][0], ev[i][1]).Seconds()*1e3)
-		f = append(f, r.elapsed(ev[i][1], ev[i][2]).Seconds()*1e3)
-	}
-	slices.Sort(f)
-	slices.Sort(s)
-	return f[len(f)/2], s[len(s)/2], n, nil
+	return fusedMs, sepMs, n, nil
 }
 
 // kernelFlags are the polarized and feed-y flags of the Z kernels.

@@ -740,7 +740,9 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload stacked beam planes: %w", err)
 		}
 	}
-	r.zscale = fp16Scale(r.sim, fi, t.maxAbs)
+	if r.fusedCand && r.tune.fusedF16 {
+		r.zscale = fp16Scale(r.sim, fi, t.maxAbs)
+	}
 	r.beamsFreq = fi
 	return nil
 }
@@ -909,51 +911,42 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		ev.chunk = append(ev.chunk, e)
 	}
 	btz := func(n, p0 int, z cuda.DevicePtr, s cuda.Stream) error { return r.launchBTZ(fi, sl, n, p0, z, s) }
-	if r.fused {
-		for ci := 0; ci < count; ci++ {
-			p0 := ci * size
-			n := min(size, nvis-p0)
-			if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
-				return err
-			}
-			if err := r.launchFused(fi, sl, n, p0); err != nil {
-				return err
-			}
-			if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
-				return err
-			}
-			if err := r.launchReduce(); err != nil {
-				return err
-			}
-			if err := c.Record(ev.chunk[ci][2], r.s); err != nil {
-				return err
-			}
-		}
-		return r.queueOutput(sl)
-	}
 	if r.subPlan(size) > 1 {
 		if err := r.queuePieces(ev, nvis, btz); err != nil {
 			return err
 		}
 		return r.queueOutput(sl)
 	}
+	// Each chunk is two launches between three events: beam_tau_z, then
+	// the Gram product (into the accumulator); or, fused, gram_fused, then
+	// gram_reduce. The beam is evaluated inside the first: the beam
+	// stage's event pair stays (it measures the gap before the launch, ~0).
+	first := func(n, p0 int) error { return btz(n, p0, r.dZ, r.s) }
+	second := func(n int) error {
+		ldz := r.nf * n
+		if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		return nil
+	}
+	if r.fused {
+		first = func(n, p0 int) error { return r.launchFused(fi, sl, n, p0) }
+		second = func(int) error { return r.launchReduce() }
+	}
 	for ci := 0; ci < count; ci++ {
 		p0 := ci * size
 		n := min(size, nvis-p0)
-		// The beam is evaluated inside beam_tau_z: the beam stage's event
-		// pair stays (it measures the gap before the launch, ~0).
 		if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
 			return err
 		}
-		ldz := int64(r.nf) * int64(n)
-		if err := btz(n, p0, r.dZ, r.s); err != nil {
+		if err := first(n, p0); err != nil {
 			return err
 		}
 		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
 			return err
 		}
-		if err := r.g.Accumulate(r.st, r.dZ, int(ldz), r.M, int(ldz), r.dAcc, 1); err != nil {
-			return fmt.Errorf("gpu: %w", err)
+		if err := second(n); err != nil {
+			return err
 		}
 		if err := c.Record(ev.chunk[ci][2], r.s); err != nil {
 			return err
