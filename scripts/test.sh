@@ -7,6 +7,10 @@ cd "$(dirname "$0")/.."
 
 need_apt=()
 ldconfig -p 2>/dev/null | grep -q libopenblas.so.0 || need_apt+=(libopenblas0-pthread)
+# Real HDF5 readers judge every file we write (UVH5); healpy judges our HEALPix geometry.
+/usr/bin/python3 -c 'import h5py' 2>/dev/null || need_apt+=(python3-h5py)
+command -v h5dump >/dev/null || need_apt+=(hdf5-tools)
+/usr/bin/python3 -c 'import healpy' 2>/dev/null || need_apt+=(python3-healpy)
 if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing ${need_apt[*]}"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need_apt[@]}" >/dev/null

@@ -1,6 +1,6 @@
-// Package sharedtest locates the project's reference material (../shared
-// beside the repository root) for tests, and skips a test with a clear
-// message where it is absent, as in a user's clone.
+// Package sharedtest locates the project's reference material for tests:
+// the repository's testdata/ (copies of the developers' shared/ reference
+// files, see testdata/README.md), so every clone checks its own accuracy.
 package sharedtest
 
 import (
@@ -31,16 +31,17 @@ func Root(t testing.TB) string {
 	}
 }
 
-// Dir returns the shared/ directory, or skips the test when it is absent.
-// GOMATVIS_SHARED overrides the location.
+// Dir returns the directory holding reference/ and beams/: the repository's
+// testdata/, or GOMATVIS_SHARED where set. Its absence is a broken checkout,
+// so the test fails rather than skips.
 func Dir(t testing.TB) string {
 	t.Helper()
 	d := os.Getenv("GOMATVIS_SHARED")
 	if d == "" {
-		d = filepath.Join(Root(t), "..", "shared")
+		d = filepath.Join(Root(t), "testdata")
 	}
 	if _, err := os.Stat(filepath.Join(d, "reference")); err != nil {
-		t.Skipf("SKIP: reference material not found at %s (shared/ is only beside the developers' checkout; set GOMATVIS_SHARED): %v", d, err)
+		t.Fatalf("reference material not found at %s (testdata/ belongs to every checkout): %v", d, err)
 	}
 	return d
 }

@@ -291,8 +291,7 @@ func TestParitySubChunks(t *testing.T) {
 func referenceDir() string {
 	// The test binary runs in the package directory under go test and in
 	// the repository root on the device (scripts/gpu-device-run.sh).
-	for _, d := range []string{os.Getenv("GOMATVIS_REFERENCE"), "../../.devdata/reference", ".devdata/reference",
-		"../../../shared/reference", "../shared/reference"} {
+	for _, d := range []string{os.Getenv("GOMATVIS_REFERENCE"), "../../testdata/reference", "testdata/reference"} {
 		if d != "" {
 			if _, err := os.Stat(d); err == nil {
 				return d
@@ -306,7 +305,7 @@ func TestReferenceSpecs(t *testing.T) {
 	g := openGPU(t)
 	dir := referenceDir()
 	if dir == "" {
-		t.Skip("reference specs not found (../shared/reference or .devdata/reference)")
+		t.Fatal("reference specs not found (testdata/reference)")
 	}
 	specs, _ := filepath.Glob(filepath.Join(dir, "*", "spec.json"))
 	checked := 0
