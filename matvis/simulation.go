@@ -65,7 +65,11 @@ type Config struct {
 	// RA, Dec are ICRS source positions in radians.
 	RA, Dec []float64
 	// Flux is the Stokes-I flux in Jy, source-major: Flux[s*len(Freqs)+f].
+	// Leave it nil when Sky is set.
 	Flux []float64
+	// Sky, when set instead of Flux, gives the fluxes channel by channel
+	// (a catalog's spectral model); Simulation.FluxAt reads either.
+	Sky Spectrum
 	// Beams are the unique beams; BeamIdx maps antenna → beam (nil: one
 	// beam for all, or one per antenna when len(Beams) == len(Antennas)).
 	Beams   []beam.Beam
@@ -141,7 +145,10 @@ func New(c Config) (*Simulation, error) {
 	if len(c.Dec) != nsrc {
 		return nil, bad("dec: %d values for %d sources", len(c.Dec), nsrc)
 	}
-	if len(c.Flux) != nsrc*nfreq {
+	switch {
+	case c.Sky != nil && c.Flux != nil:
+		return nil, bad("flux and sky are both set: give one")
+	case c.Sky == nil && len(c.Flux) != nsrc*nfreq:
 		return nil, bad("flux: %d values, want nsrc·nfreq = %d·%d", len(c.Flux), nsrc, nfreq)
 	}
 	for i, v := range c.Flux {

@@ -87,6 +87,8 @@ type run struct {
 	acc *accumulator
 	// buf holds the per-chunk work arrays, reused from chunk to chunk.
 	buf chunkBufs
+	// flux is every source's Stokes-I flux at the current channel.
+	flux []float64
 }
 
 // chunkBufs are the work arrays of buildZ, grown as needed and reused by
@@ -121,7 +123,11 @@ func (r *run) loop(ctx context.Context) error {
 	nt := sim.NTime()
 	total := sim.NFreq() * nt
 	done := 0
+	r.flux = make([]float64, r.nsrc)
 	for fi, freq := range sim.Freqs {
+		if err := sim.FluxAt(fi, r.flux); err != nil {
+			return fmt.Errorf("cpu: %w", err)
+		}
 		resp := make([]beam.Response, len(sim.Beams))
 		for i, bm := range sim.Beams {
 			rr, err := bm.At(freq, sim.Mode)
@@ -242,7 +248,6 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 	sim := r.sim
 	k := len(vis)
 	nf := r.nf
-	nfreq := sim.NFreq()
 	t := time.Now()
 	az := grow(r.buf.az, k)
 	za := grow(r.buf.za, k)
@@ -282,7 +287,7 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 		ve, vn, vu := amp[n:2*n], amp[2*n:3*n], amp[3*n:]
 		for s := lo; s < hi; s++ {
 			src := vis[s]
-			amp[s-lo] = math.Sqrt(0.5 * sim.Flux[src*nfreq+fi])
+			amp[s-lo] = math.Sqrt(0.5 * r.flux[src])
 			ve[s-lo], vn[s-lo], vu[s-lo] = v[0][src], v[1][src], v[2][src]
 		}
 		for a := range nant {

@@ -679,3 +679,63 @@ func durS(d []time.Duration) []float64 {
 	}
 	return o
 }
+
+// tableSky is a Spectrum reading a source-major flux table by channel.
+type tableSky struct {
+	freqs, flux []float64
+}
+
+func (s tableSky) StokesIAt(f float64, dst []float64) error {
+	nf := len(s.freqs)
+	for fi, g := range s.freqs {
+		if g == f {
+			for k := range dst {
+				dst[k] = s.flux[k*nf+fi]
+			}
+			return nil
+		}
+	}
+	return fmt.Errorf("no channel at %g Hz", f)
+}
+
+// TestSkySpectrum: fluxes given channel by channel (Config.Sky) give the
+// GPU the very visibilities of the same table (the device holds one
+// channel's fluxes at a time), and a NaN from the model is an error.
+func TestSkySpectrum(t *testing.T) {
+	g := openGPU(t)
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 12))
+	for _, c := range []caseSpec{
+		{pol: true, p1: false, gridded: true, chunks: 2, nant: 6, nsrc: 900, order: 3},
+		{pol: false, p1: true, chunks: 1, nant: 5, nsrc: 700},
+	} {
+		sim := buildSim(t, rng, c)
+		want, err := g.Run(context.Background(), sim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sim.Config
+		cfg.Sky, cfg.Flux = tableSky{cfg.Freqs, cfg.Flux}, nil
+		sky, err := matvis.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkParity(t, g, sky, "sky spectrum "+c.String(), nil)
+		got, err := g.Run(context.Background(), sky)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := compare(got, want); e != 0 {
+			t.Errorf("%v: spectrum vs table on the GPU differ by %.2e", c, e)
+		}
+		bad := append([]float64(nil), sim.Flux...)
+		bad[3*len(cfg.Freqs)+1] = math.NaN()
+		cfg.Sky = tableSky{cfg.Freqs, bad}
+		nanSim, err := matvis.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := g.Run(context.Background(), nanSim); err == nil || !strings.Contains(err.Error(), "source 3") {
+			t.Errorf("%v: NaN flux from the sky: error %v, want one naming source 3", c, err)
+		}
+	}
+}

@@ -39,6 +39,8 @@ type slotEvents struct {
 }
 
 type run struct {
+	// flux is every source's Stokes-I flux at the channel being simulated.
+	flux []float64
 	ctx  context.Context
 	c    *cuda.Context
 	sim  *matvis.Simulation
@@ -522,7 +524,7 @@ func (r *run) allocate() error {
 	ns := int64(r.nsrc)
 	reqs := []req{
 		{&r.dAnt, matvis.TermAntPos, int64(r.nant) * 3 * 8}, {&r.dBeamOf, termIO, int64(r.nant) * 4}, {&r.dPairs, termIO, int64(r.npairs) * 8},
-		{&r.dFlux, matvis.TermFlux, ns * int64(sim.NFreq()) * 8},
+		{&r.dFlux, matvis.TermFlux, ns * 8},
 		// The ECI vectors (BCRS step on the device), cached vectors or
 		// uploaded ENU of every source: the model's crd_eq; its crd_top
 		// are the compaction slots' ENU.
@@ -592,7 +594,7 @@ func (r *run) allocate() error {
 	}
 	for _, up := range []error{
 		cuda.Upload(r.c, r.dAnt, ant, r.s), cuda.Upload(r.c, r.dBeamOf, beamOf, r.s),
-		cuda.Upload(r.c, r.dPairs, pairs, r.s), cuda.Upload(r.c, r.dFlux, sim.Flux, r.s),
+		cuda.Upload(r.c, r.dPairs, pairs, r.s),
 	} {
 		if up != nil {
 			return fmt.Errorf("gpu: upload inputs: %w", up)
@@ -741,22 +743,22 @@ func (r *run) prepareBeams(fi int) error {
 		}
 	}
 	if r.fusedCand && r.tune.fusedF16 {
-		r.zscale = fp16Scale(r.sim, fi, t.maxAbs)
+		r.zscale = fp16Scale(r.flux, t.maxAbs)
 	}
 	r.beamsFreq = fi
 	return nil
 }
 
-// fp16Scale is the power of two that brings every Z value of frequency fi
-// to at most 1 in magnitude: |Z| ≤ √(I/2)·|A|, and an interpolated beam
-// value is at most maxBeam (the largest plane value: spline weights are
-// non-negative and sum to 1; analytic beams are at most 1). Clamped to
-// 2^±60 so that its square and inverse stay in float32.
-func fp16Scale(sim *matvis.Simulation, fi int, maxBeam float64) float64 {
-	nf := sim.NFreq()
+// fp16Scale is the power of two that brings every Z value of a channel
+// whose source fluxes are flux to at most 1 in magnitude: |Z| ≤ √(I/2)·|A|,
+// and an interpolated beam value is at most maxBeam (the largest plane
+// value: spline weights are non-negative and sum to 1; analytic beams are
+// at most 1). Clamped to 2^±60 so that its square and inverse stay in
+// float32.
+func fp16Scale(flux []float64, maxBeam float64) float64 {
 	maxI := 0.0
-	for s := 0; s < sim.NSrc(); s++ {
-		maxI = max(maxI, math.Abs(sim.Flux[s*nf+fi]))
+	for _, v := range flux {
+		maxI = max(maxI, math.Abs(v))
 	}
 	bound := math.Sqrt(maxI/2) * max(maxBeam, 1)
 	if !(bound > 0) || math.IsInf(bound, 0) {
@@ -847,7 +849,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	}
 	slot := [4]cuda.DevicePtr{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
 	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
-		r.dFlux, int32(r.sim.NFreq()), int32(fi), slot[0], slot[1], slot[2], slot[3]); err != nil {
+		r.dFlux, int32(1), int32(0), slot[0], slot[1], slot[2], slot[3]); err != nil {
 		return err
 	}
 	if r.order {
@@ -1195,6 +1197,9 @@ func (r *run) run() (*matvis.Result, error) {
 		return r.res, err
 	}
 	for fi := 0; fi < sim.NFreq(); fi++ {
+		if err := r.uploadFlux(fi); err != nil {
+			return fail(err)
+		}
 		if err := r.prepareBeams(fi); err != nil {
 			return fail(err)
 		}
@@ -1244,6 +1249,23 @@ func (r *run) run() (*matvis.Result, error) {
 	r.res.Stats.Device = r.deviceMemory()
 	r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 	return r.res, nil
+}
+
+// uploadFlux evaluates the sky at channel fi and uploads its fluxes: one
+// channel on the device at a time, so a spectral sky never becomes an
+// nsrc × nfreq table. The copy is on r.s, after every kernel of the
+// previous channel that reads dFlux (the horizon scatter) in stream order.
+func (r *run) uploadFlux(fi int) error {
+	if r.flux == nil {
+		r.flux = make([]float64, r.nsrc)
+	}
+	if err := r.sim.FluxAt(fi, r.flux); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if err := cuda.Upload(r.c, r.dFlux, r.flux, r.s); err != nil {
+		return fmt.Errorf("gpu: upload fluxes of freqs[%d]: %w", fi, err)
+	}
+	return nil
 }
 
 // elapsed is the time between two completed events (0 if unreadable: a
