@@ -334,10 +334,13 @@ __device__ __forceinline__ void azza(double e, double n, double* az, double* za)
 }
 
 // Analytic beam (kind 0 uniform, 1 gaussian with par = 1/(2σ²), 2 airy with
-// par = k = D/2·2πν/c, 3 short dipole): the nc components at (az, za), as
-// the CPU's analytic beams.
+// par = k = D/2·2πν/c, 3 short dipole; 4 + kind for uniform, gaussian and
+// airy with pyuvsim's diagonal Jones diag(g, g), signed g when unpolarized):
+// the nc components at (az, za), as the CPU's analytic beams.
 __device__ __forceinline__ void beam_analytic(int k, double par, double az, double za, int polarized, int feedY,
                                               creal out[4]) {
+  const bool diag = k >= 4;
+  if (diag) k -= 4;
   if (k == 3) {  // short dipole
     double sa, ca;
     sincos(az, &sa, &ca);
@@ -360,7 +363,10 @@ __device__ __forceinline__ void beam_analytic(int k, double par, double az, doub
     double x = par * sin(za);
     g = x == 0 ? 1.0 : 2 * j1(x) / x;
   }
-  if (polarized) {
+  if (diag) {
+    creal v = cmake<real>((real)g, 0), zero = cmake<real>(0, 0);
+    out[0] = v, out[1] = zero, out[2] = zero, out[3] = v;
+  } else if (polarized) {
     creal v = cmake<real>((real)(g / 1.4142135623730951), 0);
     out[0] = v, out[1] = v, out[2] = v, out[3] = v;
   } else {

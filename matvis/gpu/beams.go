@@ -18,6 +18,9 @@ const (
 	kindGaussian = 1
 	kindAiry     = 2
 	kindDipole   = 3
+	// kindDiagonal is added to uniform, gaussian and airy for pyuvsim's
+	// diagonal Jones convention (beam.DiagonalJones).
+	kindDiagonal = 4
 )
 
 // GridBeam is a gridded beam the GPU can interpolate: per frequency and
@@ -56,6 +59,12 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 		return airyPar(v, freqHz)
 	case *beam.Airy:
 		return airyPar(*v, freqHz)
+	case beam.DiagonalJones:
+		if err := v.Validate(); err != nil {
+			return 0, 0, true, err
+		}
+		kind, par, ok, err = analyticKind(v.Beam, freqHz)
+		return kind + kindDiagonal, par, ok, err
 	}
 	return kindNone, 0, false, nil
 }

@@ -163,7 +163,8 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 			cfg.Beams = append(cfg.Beams, beam.Gaussian{SigmaRad: 0.5})
 		}
 	} else {
-		cfg.Beams = []beam.Beam{beam.Gaussian{SigmaRad: 0.5}, beam.Airy{DiameterM: 14}, beam.Uniform{}, beam.ShortDipole{}, beam.Gaussian{DiameterM: 10}}
+		cfg.Beams = []beam.Beam{beam.Gaussian{SigmaRad: 0.5}, beam.Airy{DiameterM: 14}, beam.Uniform{}, beam.ShortDipole{}, beam.Gaussian{DiameterM: 10},
+			beam.DiagonalJones{Beam: beam.Airy{DiameterM: 14}}, beam.DiagonalJones{Beam: beam.Gaussian{SigmaRad: 0.4}}}
 	}
 	cfg.BeamIdx = make([]int, c.nant)
 	for a := range cfg.BeamIdx {
