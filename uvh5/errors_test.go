@@ -1,0 +1,250 @@
+package uvh5
+
+import (
+	"bytes"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/h5write"
+)
+
+func TestValidateNamesField(t *testing.T) {
+	cases := []struct {
+		field  string
+		mutate func(h *Header)
+	}{
+		{"TelescopeName", func(h *Header) { h.TelescopeName = "" }},
+		{"Instrument", func(h *Header) { h.Instrument = "" }},
+		{"TelescopeFrame", func(h *Header) { h.TelescopeFrame = "galactic" }},
+		{"Latitude", func(h *Header) { h.Latitude = 91 }},
+		{"Latitude/Longitude/Altitude", func(h *Header) { h.Altitude = math.NaN() }},
+		{"AntennaNames", func(h *Header) { h.AntennaNames = h.AntennaNames[1:] }},
+		{"AntennaPositions", func(h *Header) { h.AntennaPositions[2][1] = math.Inf(1) }},
+		{"AntennaNumbers", func(h *Header) { h.AntennaNumbers[1] = h.AntennaNumbers[0] }},
+		{"Ant2", func(h *Header) { h.Ant2 = h.Ant2[:3] }},
+		{"UVW", func(h *Header) { h.UVW = append(h.UVW, [3]float64{}) }},
+		{"LSTs", func(h *Header) { h.LSTs = nil }},
+		{"Times", func(h *Header) { h.Times[4] = math.NaN() }},
+		{"Ant1/Ant2", func(h *Header) { h.Ant1[7] = 999 }},
+		{"IntegrationTime", func(h *Header) { h.IntegrationTime[0] = 0 }},
+		{"PhaseCenterAppRA", func(h *Header) { h.PhaseCenterAppRA = []float64{1} }},
+		{"Freqs", func(h *Header) { h.Freqs, h.ChannelWidth = nil, nil }},
+		{"ChannelWidth", func(h *Header) { h.ChannelWidth = h.ChannelWidth[:1] }},
+		{"FlexSpwIDArray", func(h *Header) { h.FlexSpwIDArray = []int64{0, 0, 7} }},
+		{"Pols", func(h *Header) { h.Pols = []int64{-5, -5} }},
+		{"Pols", func(h *Header) { h.Pols = []int64{9} }},
+		{"VisUnits", func(h *Header) { h.VisUnits = "mJy" }},
+		{"XOrientation", func(h *Header) { h.XOrientation = "up" }},
+	}
+	for _, c := range cases {
+		h := testHeader(rand.New(rand.NewPCG(1, 1)), 4, 2, 3)
+		if err := h.Validate(); err != nil {
+			t.Fatalf("base header invalid: %v", err)
+		}
+		c.mutate(h)
+		err := h.Validate()
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field {
+			t.Errorf("%s: got %v", c.field, err)
+		}
+		// Create refuses it too, naming the file, and leaves nothing behind.
+		dir := t.TempDir()
+		path := filepath.Join(dir, "x.uvh5")
+		if _, err := Create(path, h); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: Create error %v", c.field, err)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+			t.Errorf("%s: Create left %d files", c.field, len(ents))
+		}
+	}
+}
+
+func TestWriterRefusesBadBlocksAndGaps(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	h := testHeader(rng, 3, 2, 2)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "gap.uvh5")
+	w, err := Create(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := h.Nfreqs() * h.Npols()
+	vis := make([]complex128, 2*row)
+	bad := []struct {
+		name string
+		err  error
+	}{
+		{"partial row", w.WriteBlock(0, vis[:row+1], nil, nil)},
+		{"past the end", w.WriteBlock(h.Nblts()-1, vis, nil, nil)},
+		{"negative", w.WriteBlock(-1, vis, nil, nil)},
+		{"flags length", w.WriteBlock(0, vis, make([]bool, 3), nil)},
+		{"nsamples length", w.WriteBlock(0, vis, nil, make([]float32, 5))},
+	}
+	for _, b := range bad {
+		if b.err == nil {
+			t.Errorf("%s accepted", b.name)
+		}
+	}
+	if err := w.WriteBlock(0, vis, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(4, vis, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	err = w.Close()
+	if !errors.Is(err, ErrIncomplete) || !strings.Contains(err.Error(), "[2, 4)") {
+		t.Fatalf("Close with gap: %v", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("incomplete file left %d entries", len(ents))
+	}
+	if err := w.WriteBlock(0, vis, nil, nil); !errors.Is(err, ErrFinished) {
+		t.Fatalf("write after Close: %v", err)
+	}
+}
+
+func TestAbortRemovesTempAndKeepsOldFile(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	h := testHeader(rng, 2, 1, 1)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "keep.uvh5")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := Create(path, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Abort(); err != nil {
+		t.Fatalf("second Abort: %v", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("old file replaced by %q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("%d entries after Abort", len(ents))
+	}
+	// WriteFile replaces it atomically.
+	vis, _, _ := randomData(rng, h.Nblts()*h.Nfreqs()*h.Npols())
+	if err := WriteFile(path, h, vis); err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(path)
+	if err != nil || len(f.Vis) != len(vis) || f.Vis[2] != vis[2] || f.Nsamples[0] != 1 || f.Flags[0] {
+		t.Fatalf("WriteFile result: %v", err)
+	}
+	if err := WriteFile(path, h, vis[1:]); err == nil {
+		t.Fatal("WriteFile accepted a short vis")
+	}
+}
+
+// TestReadBadFiles: garbage, truncations and wrong types give errors that
+// name the file (and the field where one is at fault), never panics.
+func TestReadBadFiles(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.uvh5")
+	rng := rand.New(rand.NewPCG(11, 12))
+	h := testHeader(rng, 3, 2, 2)
+	vis, _, _ := randomData(rng, h.Nblts()*h.Nfreqs()*h.Npols())
+	if err := WriteFile(good, h, vis); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		path, field string
+	}{
+		{write("empty.uvh5", nil), "HDF5"},
+		{write("garbage.uvh5", bytes.Repeat([]byte("not hdf5 "), 100)), "HDF5"},
+		{write("truncated-sb.uvh5", data[:40]), "HDF5"},
+		{write("truncated-half.uvh5", data[:len(data)/2]), ""},
+		{write("truncated-end.uvh5", data[:len(data)-1]), ""},
+		{wrongType(t, dir), "/Header/Nblts"},
+		{filepath.Join(dir, "missing.uvh5"), ""},
+	}
+	for _, c := range cases {
+		f, err := ReadFile(c.path)
+		if err == nil || f != nil {
+			t.Errorf("%s: no error", c.path)
+			continue
+		}
+		if !strings.Contains(err.Error(), c.path) || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s: error %q does not name the file and %q", c.path, err, c.field)
+		}
+	}
+}
+
+// wrongType writes an otherwise plausible file whose Nblts is a string.
+func wrongType(t *testing.T, dir string) string {
+	p := filepath.Join(dir, "wrongtype.uvh5")
+	fh, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	f, _ := h5write.Create(fh)
+	g, _ := f.Root().Group("Header")
+	for _, n := range []string{"Nants_data", "Nants_telescope", "Nbls"} {
+		g.Scalar(n, int64(3))
+	}
+	g.String("Nblts", "84")
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestReadOldShapes makes a pyuvdata-2-style file with h5py (data with the
+// spectral-window axis, freq_array (1, Nfreqs), scalar channel_width) from
+// a reference and reads it.
+func TestReadOldShapes(t *testing.T) {
+	py := needPython(t)
+	old := filepath.Join(t.TempDir(), "old.uvh5")
+	script := `
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+with h5py.File(sys.argv[2], "r+") as f:
+    for name in ("visdata", "flags", "nsamples"):
+        a = f["Data/" + name][()]
+        del f["Data/" + name]
+        f["Data/" + name] = a[:, None, :, :]
+    fr = f["Header/freq_array"][()]
+    cw = f["Header/channel_width"][()]
+    del f["Header/freq_array"], f["Header/channel_width"]
+    f["Header/freq_array"] = fr[None, :]
+    f["Header/channel_width"] = cw[0]
+`
+	if out, err := exec.Command(py, "-c", script, references[0], old).CombinedOutput(); err != nil {
+		t.Fatalf("making old-shape file: %v\n%s", err, out)
+	}
+	ref, err := ReadFile(references[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := ReadFile(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !f.OldShapes || len(f.Vis) != len(ref.Vis) || f.Vis[17] != ref.Vis[17] || len(f.Header.ChannelWidth) != 3 ||
+		f.Header.ChannelWidth[2] != ref.Header.ChannelWidth[2] || f.Header.Freqs[1] != ref.Header.Freqs[1] {
+		t.Fatalf("old shapes read as %+v", f.Header)
+	}
+}

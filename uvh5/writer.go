@@ -1,0 +1,313 @@
+package uvh5
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/gomatvis/gomatvis/internal/h5write"
+)
+
+// Writer streams a UVH5 file: Create writes the header and allocates the
+// data, WriteBlock fills rows of baseline-times in any order, Close
+// finalises and renames the file into place. A Writer is not safe for
+// concurrent use.
+type Writer struct {
+	path, tmp string
+	fh        *os.File
+	f         *h5write.File
+	vis       *h5write.Dataset
+	flags     *h5write.Dataset
+	nsamples  *h5write.Dataset
+	nblts     int
+	row       int // elements per baseline-time: Nfreqs*Npols
+	single    bool
+	written   []span // rows written, sorted, merged
+	done      bool
+}
+
+// span is a half-open range of baseline-time rows.
+type span struct{ lo, hi int }
+
+// ErrIncomplete is returned by Close when some rows were never written.
+var ErrIncomplete = errors.New("baseline-time rows never written")
+
+// ErrFinished is returned by operations after Close or Abort.
+var ErrFinished = errors.New("writer already closed or aborted")
+
+// Create validates hdr, writes its metadata to a temporary file next to
+// path and allocates visdata, flags and nsamples of shape (Nblts, Nfreqs,
+// Npols). Nothing appears at path until Close succeeds.
+func Create(path string, hdr *Header) (*Writer, error) {
+	if hdr == nil {
+		return nil, &FieldError{File: path, Field: "Header", Err: errors.New("nil")}
+	}
+	if err := hdr.Validate(); err != nil {
+		return nil, withFile(err, path)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	fh, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return nil, fmt.Errorf("uvh5: %s: creating temporary file: %w", path, err)
+	}
+	w := &Writer{path: path, tmp: fh.Name(), fh: fh, nblts: hdr.Nblts(),
+		row: hdr.Nfreqs() * hdr.Npols(), single: hdr.SinglePrecision}
+	if err := w.start(hdr); err != nil {
+		w.Abort()
+		return nil, withFile(err, path)
+	}
+	return w, nil
+}
+
+// withFile sets the file of a *FieldError, or wraps other errors with it.
+func withFile(err error, path string) error {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		fe.File = path
+		return fe
+	}
+	return fmt.Errorf("uvh5: %s: %w", path, err)
+}
+
+func (w *Writer) start(hdr *Header) error {
+	f, err := h5write.Create(w.fh)
+	if err != nil {
+		return err
+	}
+	w.f = f
+	hg, err := f.Root().Group("Header")
+	if err != nil {
+		return err
+	}
+	if err := writeHeader(hg, hdr); err != nil {
+		return err
+	}
+	dg, err := f.Root().Group("Data")
+	if err != nil {
+		return err
+	}
+	shape := []int{hdr.Nblts(), hdr.Nfreqs(), hdr.Npols()}
+	visType := h5write.Complex128Compound
+	if w.single {
+		visType = h5write.Complex64Compound
+	}
+	if w.vis, err = dg.Dataset("visdata", visType, shape...); err != nil {
+		return &FieldError{Field: "Data/visdata", Err: err}
+	}
+	if w.flags, err = dg.Dataset("flags", h5write.Bool, shape...); err != nil {
+		return &FieldError{Field: "Data/flags", Err: err}
+	}
+	if w.nsamples, err = dg.Dataset("nsamples", h5write.Float32, shape...); err != nil {
+		return &FieldError{Field: "Data/nsamples", Err: err}
+	}
+	return nil
+}
+
+// WriteBlock writes baseline-time rows [bltStart, bltStart+n) where n =
+// len(vis)/(Nfreqs*Npols); vis is C-ordered (blt, freq, pol). flags and
+// nsamples have vis's length, or are nil for "not flagged" and 1.
+// With Header.SinglePrecision the values are rounded to complex64.
+func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error {
+	if err := w.checkBlock(bltStart, len(vis), flags, nsamples); err != nil {
+		return err
+	}
+	off := int64(bltStart) * int64(w.row)
+	var err error
+	if w.single {
+		err = eachPiece(len(vis), func(i, j int) error {
+			c := make([]complex64, j-i)
+			for k := range c {
+				c[k] = complex64(vis[i+k])
+			}
+			return w.vis.WriteAt(off+int64(i), c)
+		})
+	} else {
+		err = w.vis.WriteAt(off, vis)
+	}
+	return w.finishBlock(err, bltStart, len(vis), flags, nsamples)
+}
+
+// WriteBlock64 is WriteBlock for single-precision visibilities (widened
+// exactly to float64 unless Header.SinglePrecision).
+func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamples []float32) error {
+	if err := w.checkBlock(bltStart, len(vis), flags, nsamples); err != nil {
+		return err
+	}
+	off := int64(bltStart) * int64(w.row)
+	var err error
+	if w.single {
+		err = w.vis.WriteAt(off, vis)
+	} else {
+		err = eachPiece(len(vis), func(i, j int) error {
+			c := make([]complex128, j-i)
+			for k := range c {
+				c[k] = complex128(vis[i+k])
+			}
+			return w.vis.WriteAt(off+int64(i), c)
+		})
+	}
+	return w.finishBlock(err, bltStart, len(vis), flags, nsamples)
+}
+
+func (w *Writer) checkBlock(bltStart, n int, flags []bool, nsamples []float32) error {
+	switch {
+	case w.done:
+		return fmt.Errorf("uvh5: %s: %w", w.path, ErrFinished)
+	case n == 0 || n%w.row != 0:
+		return &FieldError{File: w.path, Field: "Data/visdata", Err: fmt.Errorf("block of %d values is not a positive multiple of Nfreqs*Npols = %d", n, w.row)}
+	case bltStart < 0 || bltStart > w.nblts-n/w.row:
+		return &FieldError{File: w.path, Field: "Data/visdata", Err: fmt.Errorf("rows [%d, %d) outside Nblts = %d", bltStart, bltStart+n/w.row, w.nblts)}
+	case flags != nil && len(flags) != n:
+		return &FieldError{File: w.path, Field: "Data/flags", Err: fmt.Errorf("%d flags for %d values", len(flags), n)}
+	case nsamples != nil && len(nsamples) != n:
+		return &FieldError{File: w.path, Field: "Data/nsamples", Err: fmt.Errorf("%d nsamples for %d values", len(nsamples), n)}
+	}
+	return nil
+}
+
+// finishBlock writes flags and nsamples (or their defaults) and records
+// the rows as written.
+func (w *Writer) finishBlock(err error, bltStart, n int, flags []bool, nsamples []float32) error {
+	if err != nil {
+		return &FieldError{File: w.path, Field: "Data/visdata", Err: err}
+	}
+	off := int64(bltStart) * int64(w.row)
+	if flags != nil {
+		err = w.flags.WriteAt(off, flags)
+	} else {
+		err = eachPiece(n, func(i, j int) error { return w.flags.WriteAt(off+int64(i), make([]bool, j-i)) })
+	}
+	if err != nil {
+		return &FieldError{File: w.path, Field: "Data/flags", Err: err}
+	}
+	if nsamples != nil {
+		err = w.nsamples.WriteAt(off, nsamples)
+	} else {
+		err = eachPiece(n, func(i, j int) error {
+			ones := make([]float32, j-i)
+			for k := range ones {
+				ones[k] = 1
+			}
+			return w.nsamples.WriteAt(off+int64(i), ones)
+		})
+	}
+	if err != nil {
+		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
+	}
+	w.mark(bltStart, bltStart+n/w.row)
+	return nil
+}
+
+// pieceLen bounds the scratch slices of conversions and defaults.
+const pieceLen = 1 << 16
+
+// eachPiece calls f on [i, j) pieces of [0, n) of at most pieceLen.
+func eachPiece(n int, f func(i, j int) error) error {
+	for i := 0; i < n; i += pieceLen {
+		if err := f(i, min(i+pieceLen, n)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mark records rows [lo, hi) as written, merging ranges so the list stays
+// as short as the number of gaps.
+func (w *Writer) mark(lo, hi int) {
+	w.written = append(w.written, span{lo, hi})
+	sort.Slice(w.written, func(a, b int) bool { return w.written[a].lo < w.written[b].lo })
+	merged := w.written[:1]
+	for _, s := range w.written[1:] {
+		last := &merged[len(merged)-1]
+		if s.lo <= last.hi {
+			last.hi = max(last.hi, s.hi)
+		} else {
+			merged = append(merged, s)
+		}
+	}
+	w.written = merged
+}
+
+// missing describes the first unwritten rows, or "" if all are written.
+func (w *Writer) missing() string {
+	next := 0
+	for _, s := range w.written {
+		if s.lo > next {
+			return fmt.Sprintf("[%d, %d)", next, s.lo)
+		}
+		next = s.hi
+	}
+	if next < w.nblts {
+		return fmt.Sprintf("[%d, %d)", next, w.nblts)
+	}
+	return ""
+}
+
+// Close checks that every row was written, finalises the HDF5 metadata,
+// syncs and renames the file to its path. On error the temporary file is
+// removed and nothing is left at path.
+func (w *Writer) Close() error {
+	if w.done {
+		return fmt.Errorf("uvh5: %s: %w", w.path, ErrFinished)
+	}
+	if m := w.missing(); m != "" {
+		w.Abort()
+		return &FieldError{File: w.path, Field: "Data/visdata", Err: fmt.Errorf("rows %s: %w", m, ErrIncomplete)}
+	}
+	w.done = true
+	err := w.f.Close()
+	if err == nil {
+		err = w.fh.Chmod(0o644)
+	}
+	if err == nil {
+		err = w.fh.Sync()
+	}
+	if cerr := w.fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, w.path)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("uvh5: %s: finishing: %w", w.path, err)
+	}
+	return nil
+}
+
+// Abort discards the file being written. It is safe to call after Close
+// (then it does nothing) and more than once.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.fh.Close()
+	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("uvh5: %s: removing %s: %w", w.path, w.tmp, err)
+	}
+	return nil
+}
+
+// WriteFile writes a whole UVH5 file: hdr and vis of length
+// Nblts*Nfreqs*Npols in (blt, freq, pol) order, nothing flagged, nsamples 1.
+func WriteFile(path string, hdr *Header, vis []complex128) error {
+	w, err := Create(path, hdr)
+	if err != nil {
+		return err
+	}
+	if len(vis) != hdr.Nblts()*w.row {
+		w.Abort()
+		return &FieldError{File: path, Field: "Data/visdata", Err: fmt.Errorf("%d values for Nblts*Nfreqs*Npols = %d", len(vis), hdr.Nblts()*w.row)}
+	}
+	if err := w.WriteBlock(0, vis, nil, nil); err != nil {
+		w.Abort()
+		return err
+	}
+	return w.Close()
+}
