@@ -41,7 +41,7 @@ func notAKnotSecondDerivs(x []float64, j int, m []float64) {
 		}
 		return 0
 	}
-	nn := n - 2 // unknowns M[1..n-2]
+	nn := n - 2              // unknowns M[1..n-2]
 	a := make([]float64, nn) // sub-diagonal
 	b := make([]float64, nn) // diagonal
 	c := make([]float64, nn) // super-diagonal

@@ -1,0 +1,88 @@
+package healpix
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestPix2AngHealpy compares with healpy's pix2ang (testdata/pix2ang.txt,
+// written by testdata/gen_pix2ang.py) to 1e-12 rad.
+func TestPix2AngHealpy(t *testing.T) {
+	f, err := os.Open("testdata/pix2ang.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	worst := 0.0
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		var nside, nest int
+		var ipix int64
+		var th, ph float64
+		if _, err := fmt.Sscan(line, &nside, &nest, &ipix, &th, &ph); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		gth, gph, err := Pix2Ang(nside, ipix, nest == 1)
+		if err != nil {
+			t.Fatalf("nside %d pix %d: %v", nside, ipix, err)
+		}
+		dph := math.Abs(math.Remainder(gph-ph, 2*math.Pi))
+		d := math.Max(math.Abs(gth-th), dph)
+		worst = math.Max(worst, d)
+		if d > 1e-12 {
+			t.Errorf("nside %d nest %d pix %d: got (%.17g, %.17g), healpy (%.17g, %.17g)", nside, nest, ipix, gth, gph, th, ph)
+		}
+		n++
+	}
+	if n < 1000 {
+		t.Fatalf("only %d reference pixels", n)
+	}
+	t.Logf("%d pixels, worst difference %.3g rad", n, worst)
+}
+
+func TestPix2AngErrors(t *testing.T) {
+	cases := []struct {
+		nside int
+		pix   int64
+		nest  bool
+	}{
+		{0, 0, false}, {-4, 0, true}, {3, 0, true}, {MaxNside * 2, 0, false},
+		{4, -1, false}, {4, 12 * 16, false}, {4, 12 * 16, true},
+	}
+	for _, c := range cases {
+		if _, _, err := Pix2Ang(c.nside, c.pix, c.nest); err == nil {
+			t.Errorf("Pix2Ang(%d, %d, %v): no error", c.nside, c.pix, c.nest)
+		}
+	}
+	// RING accepts a non-power-of-two nside; its pixels tile the sphere.
+	if _, _, err := Pix2Ang(3, 107, false); err != nil {
+		t.Errorf("ring nside 3: %v", err)
+	}
+}
+
+// TestPix2AngLargestNside checks the poles and equator stay exact at the
+// largest nside, where float rounding would show.
+func TestPix2AngLargestNside(t *testing.T) {
+	ns := MaxNside
+	th, _, err := Pix2Ang(ns, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := math.Acos(1 - 1/(3*float64(ns)*float64(ns)))
+	if math.Abs(th-want)/want > 1e-6 || th <= 0 {
+		t.Errorf("first pixel theta %g, want about %g", th, want)
+	}
+	th2, _, _ := Pix2Ang(ns, Npix(ns)-1, true)
+	if math.Abs(th2-(math.Pi-want)) > 1e-12 {
+		t.Errorf("last nested pixel theta %g, want %g", th2, math.Pi-want)
+	}
+}
