@@ -77,8 +77,9 @@ func TestPix2AngLargestNside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := math.Acos(1 - 1/(3*float64(ns)*float64(ns)))
-	if math.Abs(th-want)/want > 1e-6 || th <= 0 {
+	// 1 − cos θ = 1/(3nside²), so θ = √(2/3)/nside to relative O(θ²).
+	want := math.Sqrt(2.0/3) / float64(ns)
+	if math.Abs(th-want)/want > 1e-15 {
 		t.Errorf("first pixel theta %g, want about %g", th, want)
 	}
 	// The southern corner of base pixel 8 touches the south pole.
