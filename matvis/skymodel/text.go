@@ -302,7 +302,7 @@ func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayou
 		return nil
 	}
 	if len(fields) != lay.ncol {
-		return &ParseError{File: name, Line: lineNo, Value: string(line),
+		return &ParseError{File: name, Line: lineNo, Value: string(bytes.TrimSpace(line)),
 			Err: fmt.Errorf("%d fields, the header has %d", len(fields), lay.ncol)}
 	}
 	num := func(col int, what string) (float64, error) {
