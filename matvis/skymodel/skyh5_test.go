@@ -1,0 +1,103 @@
+package skymodel
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestSkyH5Generated reads the HEALPix and old-layout files written by
+// testdata/gen_skyh5.py and compares positions and Stokes with what
+// healpy, astropy and scipy computed there.
+func TestSkyH5Generated(t *testing.T) {
+	raw, err := os.ReadFile("testdata/skyh5_expected.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want map[string]struct {
+		RA, Dec []float64
+		Stokes  map[string][][]float64
+	}
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	if len(want) < 4 {
+		t.Fatalf("expected.json has %d files", len(want))
+	}
+	for name, w := range want {
+		t.Run(name, func(t *testing.T) {
+			s, err := ReadSkyH5File(filepath.Join("testdata/skyh5", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Len() != len(w.RA) {
+				t.Fatalf("%d components, want %d", s.Len(), len(w.RA))
+			}
+			for i := range w.RA {
+				if d := angDist(s.RA()[i], s.Dec()[i], w.RA[i], w.Dec[i]); d > 1e-11 {
+					t.Errorf("component %d: position off by %.3g rad", i, d)
+				}
+			}
+			buf := make([]float64, s.Len())
+			for fs, st := range w.Stokes {
+				f, _ := strconv.ParseFloat(fs, 64)
+				for p := range 4 {
+					if err := s.StokesAt(f, p, buf); err != nil {
+						t.Fatal(err)
+					}
+					for i, v := range st[p] {
+						if math.Abs(buf[i]-v) > 1e-12*math.Max(1, math.Abs(v)) {
+							t.Errorf("%g Hz Stokes %d comp %d: %.17g, want %.17g", f, p, i, buf[i], v)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+func angDist(ra1, dec1, ra2, dec2 float64) float64 {
+	x := math.Sin(dec1)*math.Sin(dec2) + math.Cos(dec1)*math.Cos(dec2)*math.Cos(ra1-ra2)
+	c := math.Cos(dec1) * math.Sin(ra1-ra2)
+	y := math.Cos(dec2)*math.Sin(dec1) - math.Sin(dec2)*math.Cos(dec1)*math.Cos(ra1-ra2)
+	return math.Atan2(math.Hypot(c, y), x)
+}
+
+func TestSkyH5Errors(t *testing.T) {
+	cases := []struct{ file, field, msg string }{
+		{"bad_ncomponents.skyh5", "/Data/stokes", "shape does not match"},
+		{"bad_ncomponents_string.skyh5", "/Header/Ncomponents", "not a numeric dataset"},
+		{"bad_reffreq_negative.skyh5", "/Header/reference_frequency", "positive"},
+		{"bad_stokes_nan.skyh5", "/Data/stokes", "not finite"},
+		{"bad_unit.skyh5", "/Data/stokes attribute unit", "unsupported flux unit"},
+		{"bad_spectral_type.skyh5", "/Header/spectral_type", "unknown spectral_type"},
+		{"bad_frame.skyh5", "/Header/skycoord/frame", "unsupported frame"},
+		{"bad_no_header.skyh5", "", "no /Header group"},
+		{"bad_truncated.skyh5", "", ""},
+		{"does_not_exist.skyh5", "", "no such file"},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			path := filepath.Join("testdata/skyh5", c.file)
+			_, err := ReadSkyH5File(path)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if !strings.Contains(err.Error(), c.msg) || !strings.Contains(err.Error(), path) {
+				t.Errorf("error %q lacks file name or %q", err, c.msg)
+			}
+			var pe *ParseError
+			if c.field != "" && (!errors.As(err, &pe) || pe.Field != c.field) {
+				t.Errorf("error %q: want field %q", err, c.field)
+			}
+		})
+	}
+	if _, err := ReadSkyH5File("testdata/skyh5/good_point.skyh5"); err != nil {
+		t.Errorf("good_point: %v", err)
+	}
+}

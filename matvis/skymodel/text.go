@@ -1,0 +1,403 @@
+package skymodel
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// textLayout is what a pyradiosky text-catalog header declares.
+type textLayout struct {
+	ncol     int
+	frame    Frame
+	fluxCols []int     // column of each flux
+	freqs    []float64 // per flux column, when named "Flux_150_MHz"
+	refCol   int       // "Frequency" column or -1
+	indexCol int       // "Spectral_Index" column or -1
+	spectral SpectralType
+}
+
+// ReadTextFile reads a pyradiosky text catalog (see ReadText).
+func ReadTextFile(path string) (*Sky, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadText(f, path)
+}
+
+// ReadText reads a pyradiosky text catalog (SkyModel.read_text_catalog /
+// write_text_catalog) from r; name labels errors. The first line is the
+// header: whitespace-separated column names, with "[unit]" tokens ignored,
+// which must be exactly, case-insensitively and in order,
+//
+//	source_id, <lon>_<frame>, <lat>_<frame>, then one of
+//	Flux [, Flux_error], Frequency [, Spectral_Index]  (flat or spectral_index)
+//	Flux_<f>_<unit>Hz [, Flux_error_<f>_<unit>Hz] ...  (one: flat, several: full)
+//	Flux [, Flux_error]                                 (flat)
+//
+// with frames ra_icrs/dec_icrs, l_galactic/b_galactic, ra_fk5/dec_fk5 and
+// ra_j2000/dec_j2000 (FK5 J2000, converted to ICRS). Fluxes are Stokes I in
+// Jy; error columns are checked and discarded. Lines that are blank or
+// start with '#' are skipped, and text after '#' is ignored (numpy's
+// genfromtxt, which pyradiosky uses).
+func ReadText(r io.Reader, name string) (*Sky, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	header, err := readHeaderLine(br)
+	if err != nil {
+		return nil, &ParseError{File: name, Line: 1, Err: err}
+	}
+	lay, err := parseTextHeader(header)
+	if err != nil {
+		return nil, &ParseError{File: name, Line: 1, Value: header, Err: err}
+	}
+	c, err := readTextRows(br, name, lay)
+	if err != nil {
+		return nil, err
+	}
+	ToICRS(lay.frame, c.RA, c.Dec)
+	return build(name, c, fluxUnit{scale: 1, original: "Jy"}, 0)
+}
+
+func readHeaderLine(br *bufio.Reader) (string, error) {
+	line, err := br.ReadString('\n')
+	if err != nil && (err != io.EOF || line == "") {
+		if err == io.EOF {
+			return "", errors.New("empty file: no header line")
+		}
+		return "", err
+	}
+	return strings.TrimRight(line, "\r\n"), nil
+}
+
+var freqInName = regexp.MustCompile(`(\d*\.\d+|\d+)[^\d]*$`)
+
+// freqFromName reads the frequency in a column name such as
+// "Flux_subband_76_MHz": the last number before "Hz", scaled by a k, M or
+// G prefix directly before "Hz" (pyuvdata's CSTBeam.name2freq rule).
+func freqFromName(col string) (float64, error) {
+	i := strings.Index(col, "Hz")
+	if i < 1 {
+		return 0, fmt.Errorf("column %q has no frequency", col)
+	}
+	m := freqInName.FindStringSubmatch(col[:i])
+	if m == nil {
+		return 0, fmt.Errorf("column %q has no number before Hz", col)
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	if err != nil {
+		return 0, fmt.Errorf("column %q: %w", col, err)
+	}
+	switch col[i-1] {
+	case 'k':
+		f *= 1e3
+	case 'M':
+		f *= 1e6
+	case 'G':
+		f *= 1e9
+	}
+	if !(f > 0) || math.IsInf(f, 0) {
+		return 0, fmt.Errorf("column %q: frequency %g Hz is not positive", col, f)
+	}
+	return f, nil
+}
+
+func headerTokens(header string) []string {
+	var cols []string
+	for _, t := range strings.Fields(header) {
+		if !strings.HasPrefix(t, "[") {
+			cols = append(cols, t)
+		}
+	}
+	return cols
+}
+
+// coordColumns recognises the longitude/latitude columns and their frame.
+func coordColumns(lon, lat string) (Frame, error) {
+	lo, la := strings.ToLower(lon), strings.ToLower(lat)
+	pairs := []struct {
+		lon, lat string
+		frame    Frame
+	}{
+		{"ra_icrs", "dec_icrs", ICRS},
+		{"l_galactic", "b_galactic", Galactic},
+		{"ra_fk5", "dec_fk5", FK5J2000},
+		{"ra_j2000", "dec_j2000", FK5J2000},
+		{"ra_j2000", "de_j2000", FK5J2000},
+	}
+	for _, p := range pairs {
+		if lo == p.lon && la == p.lat {
+			return p.frame, nil
+		}
+	}
+	return 0, fmt.Errorf("coordinate columns %q, %q not supported (want ra_icrs/dec_icrs, l_galactic/b_galactic, ra_fk5/dec_fk5 or ra_j2000/dec_j2000)", lon, lat)
+}
+
+func parseTextHeader(header string) (textLayout, error) {
+	cols := headerTokens(header)
+	lay := textLayout{ncol: len(cols), refCol: -1, indexCol: -1}
+	if len(cols) < 4 || !strings.EqualFold(cols[0], "source_id") {
+		return lay, fmt.Errorf("header must start with source_id, longitude, latitude and flux columns, got %q", cols)
+	}
+	fr, err := coordColumns(cols[1], cols[2])
+	if err != nil {
+		return lay, err
+	}
+	lay.frame = fr
+	rest := make([]string, 0, len(cols)-3)
+	for _, c := range cols[3:] {
+		rest = append(rest, strings.ToLower(c))
+	}
+	if err := lay.fluxLayout(cols[3:], rest); err != nil {
+		return lay, fmt.Errorf("%w (columns after the coordinates: %q)", err, cols[3:])
+	}
+	return lay, nil
+}
+
+// fluxLayout interprets the columns after the coordinates (orig and
+// lower-cased), enforcing pyradiosky's exact expected order.
+func (lay *textLayout) fluxLayout(orig, rest []string) error {
+	hasErr := false
+	for _, c := range rest {
+		if strings.HasPrefix(c, "flux") && strings.Contains(c, "error") {
+			hasErr = true
+		}
+	}
+	step := 1
+	if hasErr {
+		step = 2
+	}
+	if slicesContains(rest, "frequency") {
+		want := []string{"flux"}
+		if hasErr {
+			want = append(want, "flux_error")
+		}
+		want = append(want, "frequency")
+		lay.spectral = Flat
+		if len(rest) == len(want)+1 && rest[len(rest)-1] == "spectral_index" {
+			want = append(want, "spectral_index")
+			lay.spectral = SpectralIndex
+			lay.indexCol = 3 + len(want) - 1
+		}
+		if !equalStrings(rest, want) {
+			return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
+		}
+		lay.fluxCols = []int{3}
+		lay.refCol = 3 + step
+		return nil
+	}
+	if len(rest)%step != 0 {
+		return errors.New("every flux column needs its error column")
+	}
+	for k := 0; k < len(rest); k += step {
+		if !strings.HasPrefix(rest[k], "flux") || strings.Contains(rest[k], "error") {
+			return fmt.Errorf("column %q is not a flux column", orig[k])
+		}
+		if hasErr && !(strings.HasPrefix(rest[k+1], "flux") && strings.Contains(rest[k+1], "error")) {
+			return fmt.Errorf("column %q is not a flux error column", orig[k+1])
+		}
+		lay.fluxCols = append(lay.fluxCols, 3+k)
+	}
+	return lay.fluxFrequencies(orig, step)
+}
+
+func (lay *textLayout) fluxFrequencies(orig []string, step int) error {
+	lay.spectral = Flat
+	if len(lay.fluxCols) == 1 && strings.EqualFold(orig[0], "flux") {
+		if step == 2 && !strings.EqualFold(orig[1], "flux_error") {
+			return fmt.Errorf("column %q should be Flux_error", orig[1])
+		}
+		return nil
+	}
+	seen := map[float64]string{}
+	for _, c := range lay.fluxCols {
+		f, err := freqFromName(orig[c-3])
+		if err != nil {
+			return fmt.Errorf("several flux columns, but %w", err)
+		}
+		if prev, dup := seen[f]; dup {
+			return fmt.Errorf("columns %q and %q have the same frequency %g Hz", prev, orig[c-3], f)
+		}
+		seen[f] = orig[c-3]
+		lay.freqs = append(lay.freqs, f)
+	}
+	if len(lay.freqs) > 1 {
+		lay.spectral = Full
+	}
+	return nil
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// textRows accumulates parsed rows; fluxes are frequency-major per row.
+type textRows struct {
+	names      []string
+	lon, lat   []float64
+	flux       [][]float64 // one slice per flux column
+	ref, index []float64
+}
+
+func readTextRows(br *bufio.Reader, name string, lay textLayout) (Components, error) {
+	rows := textRows{flux: make([][]float64, len(lay.fluxCols))}
+	fields := make([][]byte, 0, lay.ncol)
+	for lineNo := 2; ; lineNo++ {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			return Components{}, &ParseError{File: name, Line: lineNo, Err: errors.New("line longer than 1 MiB")}
+		}
+		if len(line) > 0 {
+			if perr := rows.parseLine(name, lineNo, line, lay, fields); perr != nil {
+				return Components{}, perr
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return Components{}, &ParseError{File: name, Line: lineNo, Err: err}
+		}
+	}
+	if len(rows.names) == 0 {
+		return Components{}, &ParseError{File: name, Err: errors.New("no sources after the header")}
+	}
+	return rows.components(lay), nil
+}
+
+func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayout, fields [][]byte) error {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	fields = fields[:0]
+	for f := range bytes.FieldsSeq(line) {
+		fields = append(fields, f)
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	if len(fields) != lay.ncol {
+		return &ParseError{File: name, Line: lineNo, Value: string(bytes.TrimSpace(line)),
+			Err: fmt.Errorf("%d fields, the header has %d", len(fields), lay.ncol)}
+	}
+	num := func(col int, what string) (float64, error) {
+		v, err := strconv.ParseFloat(string(fields[col]), 64)
+		if err == nil && !finite(v) {
+			err = errors.New("not finite")
+		}
+		if err != nil {
+			return 0, &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (%s)", col+1, what),
+				Value: string(fields[col]), Err: err}
+		}
+		return v, nil
+	}
+	lon, err := num(1, "longitude")
+	if err != nil {
+		return err
+	}
+	lat, err := num(2, "latitude")
+	if err != nil {
+		return err
+	}
+	if math.Abs(lat) > 90 {
+		return &ParseError{File: name, Line: lineNo, Field: "column 3 (latitude)", Value: string(fields[2]),
+			Err: errors.New("latitude outside [-90, 90] degrees")}
+	}
+	for k, c := range lay.fluxCols {
+		v, err := num(c, "flux")
+		if err != nil {
+			return err
+		}
+		t.flux[k] = append(t.flux[k], v)
+	}
+	for c := lay.fluxCols[0] + 1; c < lay.ncol; c++ {
+		if c == lay.refCol || c == lay.indexCol || isFluxCol(c, lay.fluxCols) {
+			continue
+		}
+		if _, err := num(c, "flux error"); err != nil {
+			return err
+		}
+	}
+	if lay.refCol >= 0 {
+		f, err := num(lay.refCol, "frequency")
+		if err != nil {
+			return err
+		}
+		if !(f > 0) {
+			return &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (frequency)", lay.refCol+1),
+				Value: string(fields[lay.refCol]), Err: errors.New("frequency must be positive")}
+		}
+		t.ref = append(t.ref, f)
+	}
+	if lay.indexCol >= 0 {
+		a, err := num(lay.indexCol, "spectral index")
+		if err != nil {
+			return err
+		}
+		t.index = append(t.index, a)
+	}
+	t.names = append(t.names, string(fields[0]))
+	lon = math.Mod(lon, 360) // astropy's Longitude wraps to [0, 360)
+	if lon < 0 {
+		lon += 360
+	}
+	t.lon = append(t.lon, lon*math.Pi/180)
+	t.lat = append(t.lat, lat*math.Pi/180)
+	return nil
+}
+
+func isFluxCol(c int, cols []int) bool {
+	for _, x := range cols {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func (t *textRows) components(lay textLayout) Components {
+	c := Components{Names: t.names, RA: t.lon, Dec: t.lat, Spectral: lay.spectral}
+	switch lay.spectral {
+	case SpectralIndex:
+		c.RefFreq, c.Index = t.ref, t.index
+		c.Stokes[0] = t.flux[0]
+	case Flat:
+		c.Stokes[0] = t.flux[0]
+		c.RefFreq = t.ref
+		c.Freqs = lay.freqs
+	case Full:
+		n := len(t.names)
+		st := make([]float64, 0, n*len(t.flux))
+		for _, f := range t.flux {
+			st = append(st, f...)
+		}
+		c.Stokes[0] = st
+		c.Freqs = lay.freqs
+	}
+	return c
+}
