@@ -114,6 +114,9 @@ func (r *reader) parseTime(sec *yaml.Node) error {
 	case tk.hasHours:
 		in.length, in.hasLength, in.lengthName, in.lengthScale = tk.hours*daysPerHour, true, "duration_hours", daysPerHour
 	}
+	if err := r.checkJDs(sec, in); err != nil {
+		return err
+	}
 	for i := range in.delta {
 		in.delta[i] *= daysPerSec
 	}
@@ -207,6 +210,26 @@ func (r *reader) applyTimeOffset(tk *timeKeys) {
 	apply(in.hasEnd, "end_time", e)
 	apply(in.hasArray, "time_array", in.array)
 	in.start, in.end = s[0], e[0]
+}
+
+// checkJDs refuses absolute times given in another unit before they are
+// used, so the message names the likely unit.
+func (r *reader) checkJDs(sec *yaml.Node, in *axisInput) error {
+	check := func(has bool, name string, vals ...float64) error {
+		for _, v := range vals {
+			if msg := implausibleJD(v); has && msg != "" {
+				return r.obs.errf(sec, "time."+name, "%s is %s: %s", name, fmtG(v), msg)
+			}
+		}
+		return nil
+	}
+	if err := check(in.hasStart, "start_time", in.start); err != nil {
+		return err
+	}
+	if err := check(in.hasEnd, "end_time", in.end); err != nil {
+		return err
+	}
+	return check(in.hasArray, "time_array", in.array...)
 }
 
 // implausibleJD explains why t does not look like a Julian date of a radio

@@ -137,8 +137,6 @@ func valueText(n *yaml.Node) string {
 		return shorten(n.Value)
 	case yaml.SequenceNode:
 		return fmt.Sprintf("[list of %d]", len(n.Content))
-	case yaml.MappingNode:
-		return fmt.Sprintf("{mapping of %d}", len(n.Content)/2)
 	}
 	return ""
 }
