@@ -8,10 +8,10 @@ func TestFreqCombinations(t *testing.T) {
 	std := []float64{100e6, 125e6, 150e6}
 	w25 := []float64{25e6, 25e6, 25e6}
 	cases := []struct {
-		name       string
-		freq       string
-		want, cw   []float64
-		warnFrag   string
+		name     string
+		freq     string
+		want, cw []float64
+		warnFrag string
 	}{
 		{"start+Nfreqs+width", "start_freq: 100.0e+6\n  Nfreqs: 3\n  channel_width: 25.0e+6", std, w25, ""},
 		{"start+end+Nfreqs", "start_freq: 100.0e+6\n  end_freq: 150.0e+6\n  Nfreqs: 3", std, w25, ""},
