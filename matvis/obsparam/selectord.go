@@ -326,7 +326,7 @@ func (r *reader) selAntStr(n *yaml.Node, field string) (string, error) {
 // (pyuvsim leaves them as written).
 func (c *Config) AntPairs() [][2]int {
 	pairs := c.candidatePairs()
-	keep := c.Select.filter()
+	keep := c.Select.filter(c.Telescope.Antennas)
 	out := pairs[:0]
 	for _, p := range pairs {
 		if keep(p) {
@@ -356,15 +356,29 @@ func (c *Config) candidatePairs() [][2]int {
 	return out
 }
 
-// filter returns the predicate of the select criteria.
-func (s *Select) filter() func([2]int) bool {
-	var nums map[int]bool
-	if len(s.AntennaNums) > 0 {
-		nums = map[int]bool{}
-		for _, a := range s.AntennaNums {
-			nums[a] = true
+// filter returns the predicate of the select criteria; ants maps antenna
+// names to numbers.
+func (s *Select) filter(ants []Antenna) func([2]int) bool {
+	keepNums := func(list []int) map[int]bool {
+		if len(list) == 0 {
+			return nil
+		}
+		m := map[int]bool{}
+		for _, a := range list {
+			m[a] = true
+		}
+		return m
+	}
+	nums := keepNums(s.AntennaNums)
+	var named []int
+	for _, name := range s.AntennaNames {
+		for _, a := range ants {
+			if a.Name == name {
+				named = append(named, a.Number)
+			}
 		}
 	}
+	names := keepNums(named)
 	pairs := map[[2]int]bool{}
 	if s.AntStr != "" && s.AntStr != "cross" && s.AntStr != "auto" && s.AntStr != "all" {
 		for _, part := range strings.Split(s.AntStr, ",") {
@@ -377,7 +391,7 @@ func (s *Select) filter() func([2]int) bool {
 	return func(p [2]int) bool {
 		auto := p[0] == p[1]
 		switch {
-		case nums != nil && (!nums[p[0]] || !nums[p[1]]):
+		case nums != nil && (!nums[p[0]] || !nums[p[1]]), names != nil && (!names[p[0]] || !names[p[1]]):
 			return false
 		case s.NoAutos && auto, s.AntStr == "cross" && auto, s.AntStr == "auto" && !auto:
 			return false

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,7 @@ func parseYAML(name string, data []byte) (yf *yfile, err error) {
 		if errors.Is(err, io.EOF) {
 			return nil, &Error{File: name, Msg: "the file is empty: expected a YAML mapping"}
 		}
-		return nil, &Error{File: name, Msg: "malformed YAML", Err: err}
+		return nil, &Error{File: name, Line: yamlErrLine(err), Msg: "malformed YAML", Err: err}
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
@@ -86,6 +87,19 @@ func parseYAML(name string, data []byte) (yf *yfile, err error) {
 	}
 	yf.root = root
 	return yf, nil
+}
+
+// yamlLineRE finds the line yaml.v3 puts in its syntax errors.
+var yamlLineRE = regexp.MustCompile(`line (\d+)`)
+
+// yamlErrLine is the line of a yaml.v3 syntax error, or 0.
+func yamlErrLine(err error) int {
+	m := yamlLineRE.FindStringSubmatch(err.Error())
+	if m == nil {
+		return 0
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // deref follows an alias to the node it names.
