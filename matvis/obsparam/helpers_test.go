@@ -56,7 +56,12 @@ type files struct {
 // empty sky.txt to a fresh directory and returns the obsparam path.
 func writeCase(t testing.TB, f files) string {
 	t.Helper()
-	dir := t.TempDir()
+	return writeDir(t, t.TempDir(), f)
+}
+
+// writeDir is writeCase into an existing directory (files are replaced).
+func writeDir(t testing.TB, dir string, f files) string {
+	t.Helper()
 	if f.obs == "" {
 		f.obs = testFreq + testTime + testRest
 	}
