@@ -34,9 +34,12 @@ const (
 type Observation struct {
 	TelescopeName string
 	Site          astro.Site
-	// AntNames and AntNums name each antenna of Config.Antennas.
+	// AntNames and AntNums name each antenna of Config.Antennas; ENU are
+	// their positions (metres east, north, up of the site) as the user gave
+	// them, whatever the Config does with them (UseConventions negates them).
 	AntNames []string
 	AntNums  []int
+	ENU      [][3]float64
 	// Baselines are (ant1, ant2) antenna indices in file order.
 	Baselines [][2]int
 	// Pols are pyuvdata polarization numbers, in file order.
@@ -48,7 +51,15 @@ type Observation struct {
 	IntegrationTime, ChannelWidth []float64
 	// History is the file's history text.
 	History string
+
+	// pyuvsim says UseConventions was applied, so the Simulation's pairs
+	// are this observation's baselines in pyuvsim's convention.
+	pyuvsim bool
 }
+
+// PyuvsimConventions says whether UseConventions made the Simulation's
+// output hold these baselines in pyuvsim's convention.
+func (o *Observation) PyuvsimConventions() bool { return o.pyuvsim }
 
 // DefaultObservation names antennas 0…n−1 ("ANT0"…), takes every baseline
 // with ant1 ≥ ant2 and the polarizations of opt (xx, yy, xy, yx when
@@ -102,6 +113,9 @@ func (o *Observation) Validate(nant, ntime, nfreq int) error {
 		}
 		seen[n] = true
 	}
+	if o.ENU != nil && len(o.ENU) != nant {
+		return bad("%d antenna positions for %d antennas", len(o.ENU), nant)
+	}
 	if len(o.Baselines) == 0 {
 		return bad("no baselines")
 	}
@@ -153,6 +167,7 @@ func (o *Observation) NeedsPolarized() bool {
 // polarizations need both feeds (else the feed of the one asked for).
 // PolIndex then finds each polarization in the output.
 func (o *Observation) UseConventions(c *Config) {
+	o.ENU = append([][3]float64(nil), c.Antennas...)
 	ants := make([][3]float64, len(c.Antennas))
 	for a, x := range c.Antennas {
 		ants[a] = [3]float64{-x[0], -x[1], -x[2]}
@@ -162,6 +177,7 @@ func (o *Observation) UseConventions(c *Config) {
 	for k, b := range o.Baselines {
 		c.Options.AntPairs[k] = [2]int{b[1], b[0]}
 	}
+	o.pyuvsim = true
 	c.Options.Polarized = o.NeedsPolarized()
 	if !c.Options.Polarized {
 		c.Options.Feed = 0

@@ -78,7 +78,7 @@ func TestReferenceConfigs(t *testing.T) {
 			if f.Format != "uvh5" || !f.Clobber || f.OutDir != "." || c.OutputPath() != tc.outfile {
 				t.Errorf("filing %+v, output %q", f, c.OutputPath())
 			}
-			if c.Ordering.ConjugationGiven || c.Ordering.ConjugationConvention != "ant1<ant2" ||
+			if c.Ordering.ConjugationGiven || c.Ordering.ConjugationConvention != "ant2<ant1" ||
 				c.Ordering.BLTOrder != "time" || c.Ordering.BLTMinorOrder != "baseline" {
 				t.Errorf("ordering %+v", c.Ordering)
 			}

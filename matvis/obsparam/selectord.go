@@ -29,9 +29,10 @@ type Select struct {
 // Ordering is pyuvsim's ordering section.
 type Ordering struct {
 	// ConjugationConvention is one of ant1<ant2, ant2<ant1, u<0, u>0,
-	// v<0, v>0. When absent it is "ant1<ant2", pyuvsim's default since
-	// 1.3.1 (pyuvsim <= 1.3.0, which made the reference files in
-	// testdata, wrote ant2<ant1: ant1 >= ant2); ConjugationGiven tells.
+	// v<0, v>0. When absent it is "ant2<ant1" (ant1 >= ant2), what
+	// pyuvsim 1.2 wrote — the reference files in testdata, and the
+	// convention gomatvis's output is checked against; pyuvsim >= 1.3.1
+	// defaults to ant1<ant2, so a warning says so. ConjugationGiven tells.
 	ConjugationConvention string
 	ConjugationGiven      bool
 	// BLTOrder and BLTMinorOrder are pyuvdata's reorder_blts order and
@@ -44,7 +45,7 @@ var conjugations = map[string]bool{"ant1<ant2": true, "ant2<ant1": true, "u<0": 
 
 // parseOrdering reads the ordering section (sec may be nil).
 func (r *reader) parseOrdering(sec *yaml.Node) error {
-	o := Ordering{ConjugationConvention: "ant1<ant2", BLTOrder: "time", BLTMinorOrder: "baseline"}
+	o := Ordering{ConjugationConvention: "ant2<ant1", BLTOrder: "time", BLTMinorOrder: "baseline"}
 	if sec != nil && !isNull(sec) {
 		es, err := r.obs.entries(sec, "ordering")
 		if err != nil {
@@ -70,7 +71,7 @@ func (r *reader) parseOrdering(sec *yaml.Node) error {
 		}
 	}
 	if !o.ConjugationGiven {
-		r.warn(r.obs.warnf(sec, "ordering.conjugation_convention", "not given: using ant1<ant2, pyuvsim's default since 1.3.1 (earlier pyuvsim wrote ant2<ant1)"))
+		r.warn(r.obs.warnf(sec, "ordering.conjugation_convention", "not given: using ant2<ant1 (ant1 >= ant2), as pyuvsim 1.2 wrote; pyuvsim >= 1.3.1 defaults to ant1<ant2 — give it to get that"))
 	}
 	r.cfg.Ordering = o
 	return nil

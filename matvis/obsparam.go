@@ -1,0 +1,207 @@
+package matvis
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/obsparam"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/skymodel"
+)
+
+// ObsOptions adjust how a pyuvsim configuration becomes a Simulation.
+type ObsOptions struct {
+	// EOP holds the Earth orientation at each time, as astropy used it
+	// (ReadEOPFile reads it from an IERS finals file or a per-time JSON
+	// list). Nil means UT1 − UTC = 0 and no polar motion, with a warning:
+	// UT1 − UTC reaches 0.9 s, a 14″ turn of the sky.
+	EOP []astro.EOP
+	// Topo, when set, replaces the computed ENU vectors (e.g. pyradiosky's).
+	Topo Coordinates
+	// CoordMethod is an astro method; empty means CoordinateRotationAstropy,
+	// which agrees with astropy's AltAz (what pyuvsim uses).
+	CoordMethod string
+	// Precision is 1 or 2 (0: 2, as pyuvsim computes in float64).
+	Precision int
+	// MatvisConventions keeps matvis's V_ij = Σ conj(Z_i)·Z_j over the
+	// baselines (i = ant1, j = ant2), as an npy output holds it; otherwise
+	// the Simulation gives pyuvsim's V(ant1, ant2) (Observation.UseConventions).
+	MatvisConventions bool
+	// Warn receives warnings (nil: discarded).
+	Warn func(string)
+}
+
+// FromObsParam reads a pyuvsim obsparam YAML, the telescope configuration
+// and layout it names and its sky catalog, and returns the Simulation with
+// the Observation that describes its output. Analytic beams take pyuvsim's
+// diagonal Jones convention (beam.DiagonalJones); the sky is evaluated per
+// channel from the catalog's spectral model.
+func FromObsParam(path string, o *ObsOptions) (*Simulation, *Observation, error) {
+	cfg, err := obsparam.Read(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return FromObsConfig(cfg, o)
+}
+
+// FromObsConfig is FromObsParam for a configuration already read.
+func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observation, error) {
+	if o == nil {
+		o = &ObsOptions{}
+	}
+	warn := o.Warn
+	if warn == nil {
+		warn = func(string) {}
+	}
+	for _, w := range cfg.Warnings {
+		warn(w)
+	}
+	sky, err := readObsSky(cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if sky.Polarized() {
+		return nil, nil, fmt.Errorf("matvis: %s: the sky has Stokes Q, U or V; polarized skies are not simulated yet (only Stokes I)", cfg.Sources.Catalog)
+	}
+	tel := cfg.Telescope
+	c := Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
+	for _, a := range tel.Antennas {
+		c.Antennas = append(c.Antennas, a.ENU)
+	}
+	prec := o.Precision
+	if prec == 0 {
+		prec = 2
+	}
+	for i, b := range tel.Beams {
+		bm, err := obsBeam(b, tel.SplineOrder, prec)
+		if err != nil {
+			return nil, nil, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
+		}
+		c.Beams = append(c.Beams, bm)
+	}
+	c.BeamIdx = tel.BeamIndex()
+	c.Options.Precision = prec
+	obs, err := newObsObservation(cfg, o.EOP)
+	if err != nil {
+		return nil, nil, err
+	}
+	if o.EOP == nil {
+		warn("no Earth-orientation values (--eop): UT1 − UTC = 0 and no polar motion; pyuvsim used astropy's IERS tables, which moves the sky by up to 0.9 s of rotation")
+	}
+	if c.Coords, err = obsCoords(cfg, sky, o); err != nil {
+		return nil, nil, err
+	}
+	if o.MatvisConventions {
+		obs.ENU = append([][3]float64(nil), c.Antennas...)
+		c.Options.AntPairs = obs.Baselines
+		c.Options.Polarized = obs.NeedsPolarized()
+		if !c.Options.Polarized && obs.Pols[0] == PolYY {
+			c.Options.Feed = beam.FeedY
+		}
+	} else {
+		obs.UseConventions(&c)
+	}
+	sim, err := New(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sim, obs, nil
+}
+
+// readObsSky reads the catalog and applies the sources section's cuts.
+func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
+	src := cfg.Sources
+	sky, err := skymodel.ReadFileOptions(src.Catalog, skymodel.ReadOptions{Filetype: src.Filetype, GLEAMSpectralType: src.SpectralType})
+	if err != nil {
+		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
+	}
+	if src.MinFlux != nil || src.MaxFlux != nil || src.NonNegative {
+		lo, hi := math.Inf(-1), math.Inf(1)
+		if src.MinFlux != nil {
+			lo = *src.MinFlux
+		}
+		if src.MaxFlux != nil {
+			hi = *src.MaxFlux
+		}
+		if sky, err = sky.Select(lo, hi, src.NonNegative); err != nil {
+			return nil, fmt.Errorf("matvis: %s: sources min_flux/max_flux/non_negative: %w", cfg.Path, err)
+		}
+	}
+	return sky, nil
+}
+
+// obsBeam builds one beam of a telescope configuration: analytic beams
+// with pyuvsim's diagonal Jones matrices, beamfits beams as matvis reads them.
+func obsBeam(b simspec.Beam, order, precision int) (beam.Beam, error) {
+	switch b.Type {
+	case "uniform":
+		return beam.DiagonalJones{Beam: beam.Uniform{}}, nil
+	case "gaussian":
+		g := beam.Gaussian{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM}
+		return beam.DiagonalJones{Beam: g}, g.Validate()
+	case "airy":
+		return beam.DiagonalJones{Beam: beam.Airy{DiameterM: b.DiameterM}}, nil
+	}
+	if order == 0 {
+		order = 3
+	}
+	return specBeam(b, "", order, precision)
+}
+
+// obsCoords builds the ENU vectors of the catalog at the configuration's
+// times and site.
+func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (Coordinates, error) {
+	if o.Topo != nil {
+		return o.Topo, nil
+	}
+	method := o.CoordMethod
+	if method == "" {
+		method = string(astro.MethodAstropy)
+	}
+	t := cfg.Telescope
+	r, err := astro.New(astro.Config{
+		Method:  astro.Method(method),
+		Site:    astro.Site{LatDeg: t.LatDeg, LonDeg: t.LonDeg, HeightM: t.AltM},
+		TimesJD: cfg.TimesJD,
+		EOP:     o.EOP,
+		Warn:    o.Warn,
+	}, sky.RA(), sky.Dec())
+	if err != nil {
+		return nil, fmt.Errorf("matvis: coordinates (%s): %w", method, err)
+	}
+	return r, nil
+}
+
+// newObsObservation describes the configuration's output.
+func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*Observation, error) {
+	t := cfg.Telescope
+	obs := &Observation{
+		TelescopeName:   t.Name,
+		Site:            astro.Site{LatDeg: t.LatDeg, LonDeg: t.LonDeg, HeightM: t.AltM},
+		Pols:            cfg.Pols,
+		EOP:             eop,
+		IntegrationTime: cfg.IntegrationTime,
+		ChannelWidth:    cfg.ChannelWidth,
+		History:         fmt.Sprintf("Simulated with gomatvis from %s (telescope config %s, layout %s, catalog %s).", cfg.Path, t.ConfigFile, t.LayoutFile, cfg.Sources.Catalog),
+	}
+	index := map[int]int{}
+	for i, a := range t.Antennas {
+		obs.AntNames = append(obs.AntNames, a.Name)
+		obs.AntNums = append(obs.AntNums, a.Number)
+		index[a.Number] = i
+	}
+	for _, p := range cfg.AntPairs() {
+		i, ok1 := index[p[0]]
+		j, ok2 := index[p[1]]
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("matvis: %s: baseline %v names an antenna number not in the layout", cfg.Path, p)
+		}
+		obs.Baselines = append(obs.Baselines, [2]int{i, j})
+	}
+	if err := obs.Validate(len(t.Antennas), len(cfg.TimesJD), len(cfg.Freqs)); err != nil {
+		return nil, fmt.Errorf("matvis: %s: %w", cfg.Path, err)
+	}
+	return obs, nil
+}
