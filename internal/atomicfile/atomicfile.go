@@ -1,20 +1,40 @@
 // Package atomicfile writes files that appear complete or not at all: the
 // content goes to a temporary file in the target's directory, which is
 // renamed into place only after it was written and synced. A failed or
-// cancelled write leaves nothing behind.
+// cancelled write leaves nothing behind; a killed one leaves a temporary
+// named after its process, which RemoveStale clears once that process is
+// gone.
+//
+// Lock serialises the writers of one directory, so that a program writing
+// several files that belong together (an array and its metadata) writes
+// them as one step with respect to another instance of itself.
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// Write creates path with the bytes fill writes.
+// tmpPrefix is the name of path's temporaries up to the writer's process
+// id: ".NAME.tmp-PID-RANDOM".
+func tmpPrefix(path string) string {
+	return "." + filepath.Base(path) + ".tmp-"
+}
+
+// Write creates path with the bytes fill writes. The file keeps the
+// permission bits of the file it replaces; a new file gets 0666 less the
+// umask, as files created by os.Create do.
 func Write(path string, fill func(w io.Writer) error) (err error) {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	tmp, err := createTemp(path)
 	if err != nil {
 		return fmt.Errorf("creating output in %s: %w", dir, err)
 	}
@@ -24,6 +44,11 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
+	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
+		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+			return fmt.Errorf("keeping the permissions of %s: %w", path, err)
+		}
+	}
 	if err = fill(tmp); err != nil {
 		return err
 	}
@@ -39,10 +64,58 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 	return nil
 }
 
+// createTemp creates a new temporary for path with mode 0666 less the
+// umask (os.CreateTemp's 0600 would end up on the output).
+func createTemp(path string) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), tmpPrefix(path)+strconv.Itoa(os.Getpid())+"-")
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(prefix+hex.EncodeToString(b[:]), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
+	return nil, fmt.Errorf("no unused temporary name for %s", path)
+}
+
 // WriteBytes creates path with content b.
 func WriteBytes(path string, b []byte) error {
 	return Write(path, func(w io.Writer) error {
 		_, err := w.Write(b)
 		return err
 	})
+}
+
+// RemoveStale removes the temporaries that Write left for path in a
+// process that no longer runs (killed while writing). It touches only
+// names of Write's pattern whose process id is not a live process, and
+// returns the names it removed.
+func RemoveStale(path string) ([]string, error) {
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	prefix := tmpPrefix(path)
+	var removed []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing stale %s: %w", p, err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }
