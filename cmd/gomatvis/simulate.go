@@ -29,7 +29,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
-	spec, err := parseSpecCommand(fs, args, out, "OUT.npy")
+	spec, err := parseSpecCommand(fs, args, out, "OUT.npy", simulateFormats(), topo)
 	if err != nil {
 		return err
 	}
@@ -70,12 +70,18 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return runErr
 	}
-	if err := npy.WriteFileAtomic(*out, res.Shape, res.Data()); err != nil {
-		return err
-	}
 	wall := time.Since(t0)
-	if err := writeMeta(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall); err != nil {
-		return fmt.Errorf("%s is written, but its metadata is not: %w", *out, err)
+	err = writeOutputs(*out, true, stderr, func() error {
+		if err := npy.WriteFileAtomic(*out, res.Shape, res.Data()); err != nil {
+			return err
+		}
+		if err := writeMeta(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall); err != nil {
+			return fmt.Errorf("%s is written, but its metadata is not: %w", *out, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
@@ -100,9 +106,11 @@ func coordsName(spec *simspec.Spec, override, topo string) string {
 }
 
 // parseSpecCommand parses the flags and the one SPEC.json argument of a
-// command that writes -o OUTPUT, checks the output can be written before
-// any work is done, and reads the spec.
-func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName string) (*simspec.Spec, error) {
+// command that writes -o OUTPUT in one of formats, reads the spec, and
+// checks before any work is done that the output can be written and is
+// none of the inputs: the spec, its beam files and the files named by
+// inputFlags (flags left empty are skipped).
+func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName string, formats []outputFormat, inputFlags ...*string) (*simspec.Spec, error) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -113,10 +121,23 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 	if *out == "" {
 		return nil, fmt.Errorf("%w: -o %s is required", errUsage, outName)
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := checkOutputName(*out, formats); err != nil {
 		return nil, err
 	}
-	return loadSpec(pos[0])
+	spec, err := loadSpec(pos[0])
+	if err != nil {
+		return nil, err
+	}
+	inputs := specInputs(pos[0], spec)
+	for _, f := range inputFlags {
+		if *f != "" {
+			inputs = append(inputs, *f)
+		}
+	}
+	if err := checkNotInput(*out, inputs); err != nil {
+		return nil, err
+	}
+	return spec, nil
 }
 
 // warnTo prints warnings to w, one a line.
@@ -205,8 +226,9 @@ func savePartial(out string, res *matvis.Result, runErr error, stderr io.Writer)
 	if done == 0 {
 		return runErr
 	}
-	p := strings.TrimSuffix(out, ".npy") + ".partial.npy"
-	if err := npy.WriteFileAtomic(p, res.Shape, res.Data()); err != nil {
+	p := partialPath(out)
+	err := writeOutputs(out, false, stderr, func() error { return npy.WriteFileAtomic(p, res.Shape, res.Data()) })
+	if err != nil {
 		return fmt.Errorf("%w (and saving the finished integrations failed: %w)", runErr, err)
 	}
 	fmt.Fprintf(stderr, "cancelled: %d of %d integrations finished, saved to %s (unfinished ones are NaN)\n", done, len(res.Done), p)
