@@ -147,7 +147,10 @@ func TestOutputRefusedUpFront(t *testing.T) {
 		want string
 		code int
 	}{
-		{"directory", func(dir string) string { os.Mkdir(filepath.Join(dir, "d.npy"), 0o755); return filepath.Join(dir, "d.npy") }, "is a directory", 1},
+		{"directory", func(dir string) string {
+			os.Mkdir(filepath.Join(dir, "d.npy"), 0o755)
+			return filepath.Join(dir, "d.npy")
+		}, "is a directory", 1},
 		{"existing directory without extension", func(dir string) string { return dir }, "extension", 2},
 		{"HDF5 name", func(dir string) string { return filepath.Join(dir, "x.h5") }, `extension ".h5": want .npy`, 2},
 		{"no extension", func(dir string) string { return filepath.Join(dir, "x") }, "extension", 2},
