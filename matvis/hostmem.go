@@ -44,6 +44,8 @@ func formatBytes(n int64) string {
 		return fmt.Sprintf("%.3g GB", v/1e9)
 	case v >= 1e6:
 		return fmt.Sprintf("%.3g MB", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.3g kB", v/1e3)
 	}
 	return fmt.Sprintf("%d B", n)
 }
@@ -196,4 +198,27 @@ func (s *Simulation) hostShape() hostShape {
 		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used),
 		minChunks: s.Options.MinChunks, pairsAcc: s.Options.MatProd == MatProdPairs,
 	}
+}
+
+// HostRequired is the host memory that New checks for a run of this
+// configuration with the herk accumulator (NPairs baselines; 0: all
+// NAnt²), for callers that must check before building the inputs.
+func (c MemoryConfig) HostRequired() []MemoryTerm {
+	n := c.normalized()
+	npairs := int64(c.NPairs)
+	if npairs == 0 {
+		npairs = mul(int64(c.NAnt), int64(c.NAnt))
+	}
+	return hostShape{
+		nant: n.NAnt, nsrc: n.NSrc, nfreq: n.NFreq, ntime: n.NTime, nfeed: n.NFeed, precision: n.Precision,
+		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks,
+	}.terms()
+}
+
+// CheckHostBudget returns a *MemoryError when the terms exceed
+// memoryBuffer (0: 0.9) × the budget: maxMemory when positive, capped by
+// the machine's available memory when that is known.
+func CheckHostBudget(terms []MemoryTerm, maxMemory int64, memoryBuffer float64) error {
+	orDefault(&memoryBuffer, defaultMemoryBuffer)
+	return checkHost(terms, maxMemory, memoryBuffer)
 }

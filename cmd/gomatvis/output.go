@@ -135,3 +135,23 @@ func writeOutputs(out string, complete bool, stderr io.Writer, write func() erro
 	}
 	return nil
 }
+
+// checkOutputDir refuses, before any work, an output directory that is
+// a file, or that cannot be created or written in: the nearest existing
+// directory on its path must be writable.
+func checkOutputDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("output -o %s is not a directory", dir)
+	case err == nil:
+		return checkWritable(filepath.Join(dir, "summary.json"))
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("output -o %s: %w", dir, err)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if parent == dir {
+		return fmt.Errorf("output -o %s: cannot be created", dir)
+	}
+	return checkOutputDir(parent)
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -361,5 +362,42 @@ func TestSecondInterruptExits(t *testing.T) {
 	}
 	if d := time.Since(t0); d > 5*time.Second {
 		t.Fatalf("exit took %v after the second interrupt", d)
+	}
+}
+
+// TestProfileRefusesSizes checks that profile and roofline refuse sizes
+// that cannot fit, and an output directory that is a file, before any
+// work (they used to die allocating, or fail after the whole run).
+func TestProfileRefusesSizes(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"profile", "--nsrc", "1000000000000", "--backend", "cpu"}, 2, "at most 2147483648"},
+		{[]string{"profile", "--nsrc", "2000000000", "--backend", "cpu"}, 1, "does not fit in memory"},
+		{[]string{"profile", "--nant", "1000000", "--nbeam", "1", "--backend", "cpu"}, 1, "output 256 TB"},
+		{[]string{"roofline", "--nant", "1000000", "--nbeam", "1", "--backend", "cpu"}, 1, "does not fit in memory"},
+		{[]string{"profile", "--nsrc", "100", "--max-memory", "1000", "--backend", "cpu"}, 1, "max_memory"},
+		{[]string{"profile", "--nsrc", "100", "-o", file}, 1, "is not a directory"},
+		{[]string{"roofline", "--nsrc", "100", "-o", file}, 1, "is not a directory"},
+	}
+	for _, tc := range cases {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			args := tc.args
+			if !slices.Contains(args, "-o") {
+				args = append(args, "-o", filepath.Join(t.TempDir(), "out"))
+			}
+			t0 := time.Now()
+			code, _, stderr := runCLI(t, args...)
+			if code != tc.code || !strings.Contains(stderr, tc.want) {
+				t.Fatalf("exit %d, stderr %q; want exit %d mentioning %q", code, stderr, tc.code, tc.want)
+			}
+			if d := time.Since(t0); d > 2*time.Second {
+				t.Fatalf("refused only after %v", d)
+			}
+		})
 	}
 }

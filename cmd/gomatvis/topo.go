@@ -53,6 +53,10 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	nt, ns := rot.NTimes(), rot.NSources()
+	size := []matvis.MemoryTerm{{Name: "topo_output", Bytes: int64(nt) * 3 * int64(ns) * 8}}
+	if err := matvis.CheckHostBudget(size, 0, 0); err != nil {
+		return fmt.Errorf("topo: %d times × %d sources: %w", nt, ns, err)
+	}
 	data := make([]float64, nt*3*ns)
 	for ti := 0; ti < nt; ti++ {
 		if err := ctx.Err(); err != nil {
