@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
@@ -71,17 +72,19 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return runErr
 	}
 	wall := time.Since(t0)
-	err = writeOutputs(*out, true, stderr, func() error {
-		if err := npy.WriteFileAtomic(*out, res.Shape, res.Data()); err != nil {
-			return err
-		}
-		if err := writeMeta(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall); err != nil {
-			return fmt.Errorf("%s is written, but its metadata is not: %w", *out, err)
-		}
-		return nil
-	})
+	meta, err := metaJSON(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall)
 	if err != nil {
 		return err
+	}
+	// The array and its metadata appear together or not at all.
+	err = writeOutputs(*out, true, stderr, func() error {
+		return atomicfile.WriteGroup(
+			atomicfile.File{Path: *out, Fill: func(w io.Writer) error { return npy.Write(w, res.Shape, res.Data()) }},
+			atomicfile.File{Path: metaPath(*out), Fill: func(w io.Writer) error { _, err := w.Write(meta); return err }},
+		)
+	})
+	if err != nil {
+		return fmt.Errorf("writing %s and %s: %w", *out, metaPath(*out), err)
 	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",

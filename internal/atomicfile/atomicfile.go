@@ -32,11 +32,49 @@ func tmpPrefix(path string) string {
 // Write creates path with the bytes fill writes. The file keeps the
 // permission bits of the file it replaces; a new file gets 0666 less the
 // umask, as files created by os.Create do.
-func Write(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := createTemp(path)
+func Write(path string, fill func(w io.Writer) error) error {
+	return WriteGroup(File{path, fill})
+}
+
+// File is one file of a WriteGroup: its path and what fills it.
+type File struct {
+	Path string
+	Fill func(w io.Writer) error
+}
+
+// WriteGroup writes files that belong together as Write does, all of them
+// complete before any is renamed into place, so that they appear together:
+// a failure leaves none of them changed, and a kill leaves a mixture only
+// if it falls between the renames, microseconds apart.
+func WriteGroup(files ...File) (err error) {
+	tmps := make([]string, 0, len(files))
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t) // renamed ones are gone already
+		}
+	}()
+	for _, f := range files {
+		tmp, err := prepare(f)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp)
+	}
+	for i, f := range files {
+		if err := os.Rename(tmps[i], f.Path); err != nil {
+			return fmt.Errorf("renaming into %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// prepare writes f's content to a synced and closed temporary beside it,
+// with the permissions f.Path will have, and returns its name.
+func prepare(f File) (name string, err error) {
+	dir := filepath.Dir(f.Path)
+	tmp, err := createTemp(f.Path)
 	if err != nil {
-		return fmt.Errorf("creating output in %s: %w", dir, err)
+		return "", fmt.Errorf("creating output in %s: %w", dir, err)
 	}
 	defer func() {
 		if err != nil {
@@ -44,24 +82,21 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
+	if st, serr := os.Stat(f.Path); serr == nil && st.Mode().IsRegular() {
 		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-			return fmt.Errorf("keeping the permissions of %s: %w", path, err)
+			return "", fmt.Errorf("keeping the permissions of %s: %w", f.Path, err)
 		}
 	}
-	if err = fill(tmp); err != nil {
-		return err
+	if err = f.Fill(tmp); err != nil {
+		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", path, err)
+		return "", fmt.Errorf("syncing %s: %w", f.Path, err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", path, err)
+		return "", fmt.Errorf("closing %s: %w", f.Path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("renaming into %s: %w", path, err)
-	}
-	return nil
+	return tmp.Name(), nil
 }
 
 // createTemp creates a new temporary for path with mode 0666 less the
