@@ -39,6 +39,9 @@ type MemoryConfig struct {
 	NPairs int
 	// NBeamUsed is the number of beams some antenna uses (0: NBeam).
 	NBeamUsed int
+	// PairsAccumulator says the CPU accumulates nfeed² values per
+	// baseline (MatProdPairs) instead of the (nfeed·nant)² Gram matrix.
+	PairsAccumulator bool
 	// VisibleFraction is the fraction of a chunk's sources above the
 	// horizon, which the CPU backend's buffers are sized by (0: 0.5, a
 	// uniform sky's).
@@ -113,6 +116,7 @@ func (s *Simulation) MemoryConfig() MemoryConfig {
 		SourceBuffer: s.Options.SourceBuffer, MemoryBuffer: s.Options.MemoryBuffer,
 		MinChunks: s.Options.MinChunks,
 		NFreq:     s.NFreq(), NTime: s.NTime(), NPairs: len(s.Pairs), NBeamUsed: len(used),
+		PairsAccumulator: s.Options.MatProd == MatProdPairs,
 	}
 }
 
@@ -261,12 +265,16 @@ func (c MemoryConfig) HostTerms(nchunks int, gridBytes, preparedBytes int64) []M
 	if !CacheAllENU(c.NTime, c.NSrc) {
 		ntopo = 1
 	}
+	acc := m * m * csize
+	if c.PairsAccumulator {
+		acc = int64(c.NPairs) * nf * nf * 16
+	}
 	return []MemoryTerm{
 		{"host_result", int64(c.NFreq) * int64(c.NTime) * int64(c.NPairs) * nf * nf * csize, false},
 		{"host_enu_cache", ntopo * 3 * int64(c.NSrc) * 8, false},
 		{"host_beam_grid", gridBytes, false},
 		{"host_beam_prepared", preparedBytes, false},
-		{"host_accumulator", m * m * csize, false},
+		{"host_accumulator", acc, false},
 		{"host_visible_index", vis * 8, true},
 		{"host_azza", 2 * vis * 8, true},
 		{"host_beam_eval", int64(c.NBeamUsed+1) * nf * nf * vis * 16, true},

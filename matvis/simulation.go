@@ -32,10 +32,15 @@ type Options struct {
 	// AntPairs selects the output baselines; nil means all nant² ordered
 	// pairs, row-major (pair index i·nant + j).
 	AntPairs [][2]int
-	// MatProd is the matrix-product method (default herk).
+	// MatProd is the matrix-product method (default herk; when left
+	// unset, New chooses pairs when AntPairs are given and only the pairs
+	// accumulator fits in host memory).
 	MatProd MatProd
 	// MaxMemory is the memory budget in bytes (0: the machine's available
-	// memory on the CPU, the device's free memory on the GPU).
+	// memory on the CPU, the device's free memory on the GPU). New checks
+	// the host memory every backend needs (output, pair list,
+	// accumulator, ENU cache) against it, capped by the available memory,
+	// and the CPU's chunk plan gets what the output leaves of it.
 	MaxMemory int64
 	// MinChunks is the least number of source chunks (default 1).
 	MinChunks int
@@ -124,20 +129,11 @@ func New(c Config) (*Simulation, error) {
 	if nant == 0 {
 		return nil, bad("antennas: need at least one antenna")
 	}
-	for i, a := range c.Antennas {
-		for k, v := range a {
-			if !finite(v) {
-				return nil, bad("antennas[%d][%d] = %v: must be finite", i, k, v)
-			}
-		}
-	}
 	if nfreq == 0 {
 		return nil, bad("freqs: need at least one frequency")
 	}
-	for i, f := range c.Freqs {
-		if !finite(f) || f <= 0 {
-			return nil, bad("freqs[%d] = %v: must be positive and finite", i, f)
-		}
+	if err := checkRanges(&c); err != nil {
+		return nil, bad("%w", err)
 	}
 	if nsrc == 0 {
 		return nil, bad("sources: need at least one source")
@@ -210,6 +206,7 @@ func New(c Config) (*Simulation, error) {
 	if o.Feed != beam.FeedX && o.Feed != beam.FeedY {
 		return nil, bad("feed = %d: must be x or y", o.Feed)
 	}
+	autoMatProd := o.MatProd == ""
 	orDefault(&o.MatProd, MatProdHerk)
 	if o.MatProd != MatProdHerk && o.MatProd != MatProdPairs {
 		return nil, bad("matprod = %q: must be herk or pairs", o.MatProd)
@@ -217,14 +214,8 @@ func New(c Config) (*Simulation, error) {
 	if o.MaxMemory < 0 {
 		return nil, bad("max_memory = %d: must not be negative", o.MaxMemory)
 	}
-	if o.AntPairs == nil {
-		s.Pairs = make([][2]int, 0, nant*nant)
-		for i := range nant {
-			for j := range nant {
-				s.Pairs = append(s.Pairs, [2]int{i, j})
-			}
-		}
-	} else {
+	npairs := int64(nant) * int64(nant)
+	if o.AntPairs != nil {
 		if len(o.AntPairs) == 0 {
 			return nil, bad("antpairs: empty; use nil for all pairs")
 		}
@@ -233,9 +224,19 @@ func New(c Config) (*Simulation, error) {
 				return nil, bad("antpairs[%d] = %v: antenna out of range [0, %d)", k, p, nant)
 			}
 		}
-		s.Pairs = append([][2]int(nil), o.AntPairs...)
+		npairs = int64(len(o.AntPairs))
 	}
 	s.Mode = beam.Mode{Polarized: o.Polarized, Feed: o.Feed}
+	// Sized before anything of nant² is allocated: the pair list itself
+	// may be what does not fit.
+	h := s.hostShape()
+	h.npairs = npairs
+	mp, err := planHost(h, o, autoMatProd)
+	if err != nil {
+		return nil, bad("%d antennas, %d baselines, %d channels × %d times, %d sources: %w", nant, npairs, nfreq, c.Coords.NTimes(), nsrc, err)
+	}
+	o.MatProd = mp
+	s.Pairs = allPairs(nant, o.AntPairs)
 	// Every beam must be usable at every channel; finding out now spares a
 	// failure after hours of earlier channels.
 	for i, b := range c.Beams {
@@ -246,6 +247,21 @@ func New(c Config) (*Simulation, error) {
 		}
 	}
 	return s, nil
+}
+
+// allPairs returns a copy of antPairs, or all nant² ordered pairs,
+// row-major, when it is nil.
+func allPairs(nant int, antPairs [][2]int) [][2]int {
+	if antPairs != nil {
+		return append([][2]int(nil), antPairs...)
+	}
+	p := make([][2]int, 0, nant*nant)
+	for i := range nant {
+		for j := range nant {
+			p = append(p, [2]int{i, j})
+		}
+	}
+	return p
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -274,16 +274,60 @@ func Write(w io.Writer, shape []int, data any) error {
 	// Pad so that the data starts on a 64-byte boundary, as NumPy does.
 	total := len(magic) + 2 + 2 + len(h) + 1
 	h += strings.Repeat(" ", (64-total%64)%64) + "\n"
-	bw := bufio.NewWriter(w)
-	bw.Write(magic)
-	bw.Write([]byte{1, 0})
-	binary.Write(bw, binary.LittleEndian, uint16(len(h)))
-	bw.WriteString(h)
-	if err := binary.Write(bw, binary.LittleEndian, data); err != nil {
+	pre := make([]byte, 0, len(magic)+4+len(h))
+	pre = append(append(pre, magic...), 1, 0)
+	pre = binary.LittleEndian.AppendUint16(pre, uint16(len(h)))
+	if _, err := w.Write(append(pre, h...)); err != nil {
+		return fmt.Errorf("npy: writing header: %w", err)
+	}
+	if err := writeData(w, data); err != nil {
 		return fmt.Errorf("npy: writing data: %w", err)
 	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("npy: %w", err)
+	return nil
+}
+
+// writeBlock is the size in bytes of the blocks writeData encodes: the
+// data are never copied whole, so writing needs this much beyond them.
+const writeBlock = 1 << 20
+
+// writeData encodes data little-endian in blocks of writeBlock bytes.
+func writeData(w io.Writer, data any) error {
+	le := binary.LittleEndian
+	switch d := data.(type) {
+	case []float32:
+		return encodeBlocks(w, d, 4, func(b []byte, v float32) { le.PutUint32(b, math.Float32bits(v)) })
+	case []float64:
+		return encodeBlocks(w, d, 8, func(b []byte, v float64) { le.PutUint64(b, math.Float64bits(v)) })
+	case []int64:
+		return encodeBlocks(w, d, 8, func(b []byte, v int64) { le.PutUint64(b, uint64(v)) })
+	case []complex64:
+		return encodeBlocks(w, d, 8, func(b []byte, v complex64) {
+			le.PutUint32(b, math.Float32bits(real(v)))
+			le.PutUint32(b[4:], math.Float32bits(imag(v)))
+		})
+	case []complex128:
+		return encodeBlocks(w, d, 16, func(b []byte, v complex128) {
+			le.PutUint64(b, math.Float64bits(real(v)))
+			le.PutUint64(b[8:], math.Float64bits(imag(v)))
+		})
+	}
+	return fmt.Errorf("unsupported data type %T", data)
+}
+
+// encodeBlocks writes vs, size bytes each as put encodes them, through one
+// reused buffer of at most writeBlock bytes.
+func encodeBlocks[T any](w io.Writer, vs []T, size int, put func([]byte, T)) error {
+	per := writeBlock / size
+	buf := make([]byte, min(len(vs), per)*size)
+	for lo := 0; lo < len(vs); lo += per {
+		blk := vs[lo:min(lo+per, len(vs))]
+		b := buf[:len(blk)*size]
+		for i, v := range blk {
+			put(b[i*size:], v)
+		}
+		if _, err := w.Write(b); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -38,10 +38,45 @@ func commands() []command {
 // errUsage marks errors that should be followed by the usage text.
 var errUsage = errors.New("usage")
 
+// exitInterrupted is the exit code of a run stopped by SIGINT or SIGTERM
+// (128 + SIGINT, as shells report an interrupted command).
+const exitInterrupted = 130
+
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := onSignals(cancel, os.Stderr, func() { os.Exit(exitInterrupted) })
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	cancel()
+	os.Exit(code)
+}
+
+// onSignals cancels the run at the first SIGINT or SIGTERM (it then stops
+// at the next check, keeping finished work) and calls exit at the second.
+// stop ends the watch.
+func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-ch:
+		case <-done:
+			return
+		}
+		fmt.Fprintln(stderr, "\ngomatvis: interrupted: stopping at the next check and keeping finished work; interrupt again to exit at once")
+		cancel()
+		select {
+		case <-ch:
+			fmt.Fprintln(stderr, "gomatvis: interrupted again: exiting now")
+			exit()
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -70,6 +105,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "gomatvis %s: %v\nusage: gomatvis %s\n", c.name, err, c.usage)
 				return 2
+			case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+				fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
+				return exitInterrupted
 			}
 			fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
 			return 1

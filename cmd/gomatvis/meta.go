@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -42,8 +41,8 @@ func metaPath(out string) string {
 	return strings.TrimSuffix(out, ".npy") + ".meta.json"
 }
 
-// writeMeta writes the sidecar of a finished run atomically.
-func writeMeta(out string, spec *simspec.Spec, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) error {
+// metaJSON is the sidecar of a finished run, to be written with its array.
+func metaJSON(out string, spec *simspec.Spec, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
 	m := outputMeta{
 		Gomatvis:    versionString(),
 		Spec:        specName(spec),
@@ -76,7 +75,7 @@ func writeMeta(out string, spec *simspec.Spec, sim *matvis.Simulation, res *matv
 	// Compact: the antpair list of a large array runs to 10⁵ entries.
 	b, err := json.Marshal(m)
 	if err != nil {
-		return fmt.Errorf("encoding %s: %w", metaPath(out), err)
+		return nil, fmt.Errorf("encoding %s: %w", metaPath(out), err)
 	}
-	return atomicfile.WriteBytes(metaPath(out), append(b, '\n'))
+	return append(b, '\n'), nil
 }

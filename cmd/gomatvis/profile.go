@@ -73,7 +73,7 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 		if err := c.Validate(); err != nil {
 			return c, fmt.Errorf("%w: %w", errUsage, err)
 		}
-		return c, nil
+		return c, c.CheckMemory()
 	}
 }
 
@@ -91,6 +91,9 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if len(pos) != 0 || *out == "" {
 		return fmt.Errorf("%w: -o DIR is required and nothing else", errUsage)
+	}
+	if err := checkOutputDir(*out); err != nil {
+		return err
 	}
 	cfg, err := config()
 	if err != nil {

@@ -28,6 +28,9 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if len(pos) != 0 || *out == "" {
 		return fmt.Errorf("%w: -o DIR is required and nothing else", errUsage)
 	}
+	if err := checkOutputDir(*out); err != nil {
+		return err
+	}
 	var rep *profile.Report
 	if *from != "" {
 		if rep, err = profile.ReadJSON(*from); err != nil {

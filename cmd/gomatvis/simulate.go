@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
@@ -29,7 +30,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
-	spec, err := parseSpecCommand(fs, args, out, "OUT.npy")
+	spec, err := parseSpecCommand(fs, args, out, "OUT.npy", simulateFormats(), topo)
 	if err != nil {
 		return err
 	}
@@ -70,12 +71,20 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		return runErr
 	}
-	if err := npy.WriteFileAtomic(*out, res.Shape, res.Data()); err != nil {
+	wall := time.Since(t0)
+	meta, err := metaJSON(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall)
+	if err != nil {
 		return err
 	}
-	wall := time.Since(t0)
-	if err := writeMeta(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall); err != nil {
-		return fmt.Errorf("%s is written, but its metadata is not: %w", *out, err)
+	// The array and its metadata appear together or not at all.
+	err = writeOutputs(*out, true, stderr, func() error {
+		return atomicfile.WriteGroup(
+			atomicfile.File{Path: *out, Fill: func(w io.Writer) error { return npy.Write(w, res.Shape, res.Data()) }},
+			atomicfile.File{Path: metaPath(*out), Fill: func(w io.Writer) error { _, err := w.Write(meta); return err }},
+		)
+	})
+	if err != nil {
+		return fmt.Errorf("writing %s and %s: %w", *out, metaPath(*out), err)
 	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
@@ -100,9 +109,11 @@ func coordsName(spec *simspec.Spec, override, topo string) string {
 }
 
 // parseSpecCommand parses the flags and the one SPEC.json argument of a
-// command that writes -o OUTPUT, checks the output can be written before
-// any work is done, and reads the spec.
-func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName string) (*simspec.Spec, error) {
+// command that writes -o OUTPUT in one of formats, reads the spec, and
+// checks before any work is done that the output can be written and is
+// none of the inputs: the spec, its beam files and the files named by
+// inputFlags (flags left empty are skipped).
+func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName string, formats []outputFormat, inputFlags ...*string) (*simspec.Spec, error) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -113,10 +124,23 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 	if *out == "" {
 		return nil, fmt.Errorf("%w: -o %s is required", errUsage, outName)
 	}
-	if err := checkWritable(*out); err != nil {
+	if err := checkOutputName(*out, formats); err != nil {
 		return nil, err
 	}
-	return loadSpec(pos[0])
+	spec, err := loadSpec(pos[0])
+	if err != nil {
+		return nil, err
+	}
+	inputs := specInputs(pos[0], spec)
+	for _, f := range inputFlags {
+		if *f != "" {
+			inputs = append(inputs, *f)
+		}
+	}
+	if err := checkNotInput(*out, inputs); err != nil {
+		return nil, err
+	}
+	return spec, nil
 }
 
 // warnTo prints warnings to w, one a line.
@@ -205,8 +229,9 @@ func savePartial(out string, res *matvis.Result, runErr error, stderr io.Writer)
 	if done == 0 {
 		return runErr
 	}
-	p := strings.TrimSuffix(out, ".npy") + ".partial.npy"
-	if err := npy.WriteFileAtomic(p, res.Shape, res.Data()); err != nil {
+	p := partialPath(out)
+	err := writeOutputs(out, false, stderr, func() error { return npy.WriteFileAtomic(p, res.Shape, res.Data()) })
+	if err != nil {
 		return fmt.Errorf("%w (and saving the finished integrations failed: %w)", runErr, err)
 	}
 	fmt.Fprintf(stderr, "cancelled: %d of %d integrations finished, saved to %s (unfinished ones are NaN)\n", done, len(res.Done), p)

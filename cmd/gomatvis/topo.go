@@ -22,7 +22,7 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	out := fs.String("o", "", "output .npy file (required)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method ("+simspec.CoordAstropy+" or "+simspec.CoordERFA+")")
 	every := fs.Float64("update-bcrs-every", math.NaN(), "seconds between BCRS-step updates ("+simspec.CoordERFA+" only; default: the spec's options.update_bcrs_every_s, else 0)")
-	spec, err := parseSpecCommand(fs, args, out, "TOPO.npy")
+	spec, err := parseSpecCommand(fs, args, out, "TOPO.npy", npyFormat())
 	if err != nil {
 		return err
 	}
@@ -53,6 +53,10 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	nt, ns := rot.NTimes(), rot.NSources()
+	size := []matvis.MemoryTerm{{Name: "topo_output", Bytes: int64(nt) * 3 * int64(ns) * 8}}
+	if err := matvis.CheckHostBudget(size, 0, 0); err != nil {
+		return fmt.Errorf("topo: %d times × %d sources: %w", nt, ns, err)
+	}
 	data := make([]float64, nt*3*ns)
 	for ti := 0; ti < nt; ti++ {
 		if err := ctx.Err(); err != nil {
@@ -63,7 +67,8 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 	}
-	if err := npy.WriteFileAtomic(*out, []int{nt, 3, ns}, data); err != nil {
+	err = writeOutputs(*out, false, stderr, func() error { return npy.WriteFileAtomic(*out, []int{nt, 3, ns}, data) })
+	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "%s: %d sources × %d times, %s, %.3g s → %s (%d, 3, %d) float64\n",

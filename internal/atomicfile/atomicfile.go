@@ -1,22 +1,80 @@
 // Package atomicfile writes files that appear complete or not at all: the
 // content goes to a temporary file in the target's directory, which is
 // renamed into place only after it was written and synced. A failed or
-// cancelled write leaves nothing behind.
+// cancelled write leaves nothing behind; a killed one leaves a temporary
+// named after its process, which RemoveStale clears once that process is
+// gone.
+//
+// Lock serialises the writers of one directory, so that a program writing
+// several files that belong together (an array and its metadata) writes
+// them as one step with respect to another instance of itself.
 package atomicfile
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 )
 
-// Write creates path with the bytes fill writes.
-func Write(path string, fill func(w io.Writer) error) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+// tmpPrefix is the name of path's temporaries up to the writer's process
+// id: ".NAME.tmp-PID-RANDOM".
+func tmpPrefix(path string) string {
+	return "." + filepath.Base(path) + ".tmp-"
+}
+
+// Write creates path with the bytes fill writes. The file keeps the
+// permission bits of the file it replaces; a new file gets 0666 less the
+// umask, as files created by os.Create do.
+func Write(path string, fill func(w io.Writer) error) error {
+	return WriteGroup(File{path, fill})
+}
+
+// File is one file of a WriteGroup: its path and what fills it.
+type File struct {
+	Path string
+	Fill func(w io.Writer) error
+}
+
+// WriteGroup writes files that belong together as Write does, all of them
+// complete before any is renamed into place, so that they appear together:
+// a failure leaves none of them changed, and a kill leaves a mixture only
+// if it falls between the renames, microseconds apart.
+func WriteGroup(files ...File) (err error) {
+	tmps := make([]string, 0, len(files))
+	defer func() {
+		for _, t := range tmps {
+			os.Remove(t) // renamed ones are gone already
+		}
+	}()
+	for _, f := range files {
+		tmp, err := prepare(f)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp)
+	}
+	for i, f := range files {
+		if err := os.Rename(tmps[i], f.Path); err != nil {
+			return fmt.Errorf("renaming into %s: %w", f.Path, err)
+		}
+	}
+	return nil
+}
+
+// prepare writes f's content to a synced and closed temporary beside it,
+// with the permissions f.Path will have, and returns its name.
+func prepare(f File) (name string, err error) {
+	dir := filepath.Dir(f.Path)
+	tmp, err := createTemp(f.Path)
 	if err != nil {
-		return fmt.Errorf("creating output in %s: %w", dir, err)
+		return "", fmt.Errorf("creating output in %s: %w", dir, err)
 	}
 	defer func() {
 		if err != nil {
@@ -24,19 +82,38 @@ func Write(path string, fill func(w io.Writer) error) (err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if err = fill(tmp); err != nil {
-		return err
+	if st, serr := os.Stat(f.Path); serr == nil && st.Mode().IsRegular() {
+		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
+			return "", fmt.Errorf("keeping the permissions of %s: %w", f.Path, err)
+		}
+	}
+	if err = f.Fill(tmp); err != nil {
+		return "", err
 	}
 	if err = tmp.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", path, err)
+		return "", fmt.Errorf("syncing %s: %w", f.Path, err)
 	}
 	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("closing %s: %w", path, err)
+		return "", fmt.Errorf("closing %s: %w", f.Path, err)
 	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("renaming into %s: %w", path, err)
+	return tmp.Name(), nil
+}
+
+// createTemp creates a new temporary for path with mode 0666 less the
+// umask (os.CreateTemp's 0600 would end up on the output).
+func createTemp(path string) (*os.File, error) {
+	prefix := filepath.Join(filepath.Dir(path), tmpPrefix(path)+strconv.Itoa(os.Getpid())+"-")
+	for range 100 {
+		var b [6]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return nil, err
+		}
+		f, err := os.OpenFile(prefix+hex.EncodeToString(b[:]), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
 	}
-	return nil
+	return nil, fmt.Errorf("no unused temporary name for %s", path)
 }
 
 // WriteBytes creates path with content b.
@@ -45,4 +122,35 @@ func WriteBytes(path string, b []byte) error {
 		_, err := w.Write(b)
 		return err
 	})
+}
+
+// RemoveStale removes the temporaries that Write left for path in a
+// process that no longer runs (killed while writing). It touches only
+// names of Write's pattern whose process id is not a live process, and
+// returns the names it removed.
+func RemoveStale(path string) ([]string, error) {
+	dir := filepath.Dir(path)
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	prefix := tmpPrefix(path)
+	var removed []string
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), prefix)
+		if !ok || !e.Type().IsRegular() {
+			continue
+		}
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 || processAlive(pid) {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return removed, fmt.Errorf("removing stale %s: %w", p, err)
+		}
+		removed = append(removed, p)
+	}
+	return removed, nil
 }

@@ -32,3 +32,29 @@ func TestWrite(t *testing.T) {
 		t.Fatal("missing directory accepted")
 	}
 }
+
+// TestWriteGroup checks that a group whose last file fails changes none
+// of its files and leaves no temporary.
+func TestWriteGroup(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.npy"), filepath.Join(dir, "a.meta.json")
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	if err := WriteGroup(File{a, fill("A1")}, File{b, fill("B1")}); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteGroup(File{a, fill("A2")}, File{b, func(io.Writer) error { return boom }})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v", err)
+	}
+	for p, want := range map[string]string{a: "A1", b: "B1"} {
+		if got, _ := os.ReadFile(p); string(got) != want {
+			t.Errorf("%s = %q after a failed group, want %q", filepath.Base(p), got, want)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+		t.Errorf("%d entries left, want 2", len(ents))
+	}
+}

@@ -41,22 +41,31 @@ func (a *accumulator) reset() {
 	clear(a.pv)
 }
 
-// add accumulates one chunk's Z (cols columns).
-func (a *accumulator) add(z zmat, cols int) {
+// workPerColumn is the complex multiply-adds that add does per column of Z.
+func (a *accumulator) workPerColumn() int {
 	if a.pv != nil {
-		a.addPairs(z, cols)
+		nf := a.sim.NFeed()
+		return len(a.sim.Pairs) * nf * nf
+	}
+	return a.m * (a.m + 1) / 2
+}
+
+// add accumulates columns c0 to c1−1 of one chunk's Z (cols columns).
+func (a *accumulator) add(z zmat, cols, c0, c1 int) {
+	if a.pv != nil {
+		a.addPairs(z, cols, c0, c1)
 		return
 	}
 	if z.c64 != nil {
-		a.herk.Cherk(a.m, cols, 1, z.c64, cols, 1, a.c64, a.m)
+		a.herk.Cherk(a.m, c1-c0, 1, z.c64[c0:], cols, 1, a.c64, a.m)
 		return
 	}
-	a.herk.Zherk(a.m, cols, 1, z.c128, cols, 1, a.c128, a.m)
+	a.herk.Zherk(a.m, c1-c0, 1, z.c128[c0:], cols, 1, a.c128, a.m)
 }
 
 // addPairs forms only the requested baselines with dot products:
 // V[(i,j), p, q] = Σ_c Zc[i·nf+q, c]·conj(Zc[j·nf+p, c]).
-func (a *accumulator) addPairs(z zmat, cols int) {
+func (a *accumulator) addPairs(z zmat, cols, c0, c1 int) {
 	nf := a.sim.NFeed()
 	for k, pr := range a.sim.Pairs {
 		for p := range nf {
@@ -64,14 +73,14 @@ func (a *accumulator) addPairs(z zmat, cols int) {
 				r1, r2 := pr[0]*nf+q, pr[1]*nf+p
 				var s complex128
 				if z.c64 != nil {
-					x, y := z.c64[r1*cols:(r1+1)*cols], z.c64[r2*cols:(r2+1)*cols]
+					x, y := z.c64[r1*cols+c0:r1*cols+c1], z.c64[r2*cols+c0:r2*cols+c1]
 					var s64 complex64
 					for c := range x {
 						s64 += x[c] * complex(real(y[c]), -imag(y[c]))
 					}
 					s = complex128(s64)
 				} else {
-					x, y := z.c128[r1*cols:(r1+1)*cols], z.c128[r2*cols:(r2+1)*cols]
+					x, y := z.c128[r1*cols+c0:r1*cols+c1], z.c128[r2*cols+c0:r2*cols+c1]
 					for c := range x {
 						s += x[c] * cmplx.Conj(y[c])
 					}

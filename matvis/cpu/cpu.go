@@ -24,6 +24,9 @@ import (
 type Backend struct {
 	herk    cblas.Herk
 	workers int
+	// blockWork bounds the complex multiply-adds of one Gram-product
+	// call (herkBlockWork); a chunk is cancelled between calls.
+	blockWork int
 }
 
 // New returns a CPU backend using the best available herk and all cores.
@@ -35,7 +38,7 @@ func NewWith(h cblas.Herk, workers int) *Backend {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &Backend{herk: h, workers: workers}
+	return &Backend{herk: h, workers: workers, blockWork: herkBlockWork}
 }
 
 // Name returns "cpu".
@@ -47,6 +50,9 @@ func (b *Backend) Herk() string { return b.herk.Name() }
 // Run simulates every frequency and time of sim.
 func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
 	start := time.Now()
+	if err := sim.CheckHostMemory(); err != nil {
+		return nil, fmt.Errorf("cpu: %w", err)
+	}
 	res := matvis.NewResult(sim)
 	res.Stats.Backend = b.Name()
 	res.Stats.MatProdImpl = string(sim.Options.MatProd) + " via " + b.herk.Name()
@@ -58,6 +64,8 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 		}
 		budget = avail
 	}
+	// The chunks get what the output and the pair list leave.
+	budget = max(budget-sim.OutputBytes()-int64(len(sim.Pairs))*16, 1)
 	res.Plan = sim.PlanMemory(budget)
 	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc()}
 	r.topo = make([][3][]float64, sim.NTime())
@@ -215,13 +223,16 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		sample.NVisible = len(vis)
 		sample.Stages[matvis.StageCoords] += time.Since(t)
 		if len(vis) > 0 {
-			z, err := r.buildZ(fi, vis, v, resp, &sample.Stages)
+			z, err := r.buildZ(ctx, fi, vis, v, resp, &sample.Stages)
 			if err != nil {
 				return fmt.Errorf("cpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
 			}
 			t = time.Now()
-			acc.add(z, len(vis)*r.nf)
+			err = r.accumulate(ctx, z, len(vis)*r.nf)
 			sample.Stages[matvis.StageMatProd] += time.Since(t)
+			if err != nil {
+				return fmt.Errorf("cpu: cancelled in chunk %d of frequency %d, time %d: %w", c, fi, ti, err)
+			}
 		}
 		if c == 0 {
 			sample.Stages[matvis.StageCoords] += enuTime
@@ -229,6 +240,28 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
 	}
 	acc.store(r.res, fi, ti)
+	if err := r.res.CheckFinite(fi, ti); err != nil {
+		return fmt.Errorf("cpu: %g Hz: %w", sim.Freqs[fi], err)
+	}
+	return nil
+}
+
+// herkBlockWork bounds the complex multiply-adds of one Gram-product call
+// (a fraction of a second to a second on one core; at least 512 columns
+// for the array sizes of interest), so that a long chunk is cancelled
+// between calls.
+const herkBlockWork = 1 << 30
+
+// accumulate adds a chunk's Z (cols columns) to the accumulator in blocks
+// of columns, checking ctx between blocks.
+func (r *run) accumulate(ctx context.Context, z zmat, cols int) error {
+	blk := max(1, r.b.blockWork/max(1, r.acc.workPerColumn()))
+	for c0 := 0; c0 < cols; c0 += blk {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		r.acc.add(z, cols, c0, min(c0+blk, cols))
+	}
 	return nil
 }
 
@@ -244,7 +277,9 @@ func (r *run) parallel(n int, fn func(lo, hi int)) {
 	blocks.Run(n, min(r.b.workers, max(1, n/256)), fn)
 }
 
-func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) (zmat, error) {
+// buildZ makes Z of the visible sources vis of one chunk. Its workers stop
+// early when ctx is cancelled, and it returns ctx's error.
+func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) (zmat, error) {
 	sim := r.sim
 	k := len(vis)
 	nf := r.nf
@@ -261,7 +296,7 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 
 	t = time.Now()
 	vis, az, za = r.sortByColumn(vis, az, za, resp)
-	beams, err := r.evalBeams(az, za, resp)
+	beams, err := r.evalBeams(ctx, az, za, resp)
 	if err != nil {
 		return zmat{}, err
 	}
@@ -291,6 +326,9 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 			ve[s-lo], vn[s-lo], vu[s-lo] = v[0][src], v[1][src], v[2][src]
 		}
 		for a := range nant {
+			if ctx.Err() != nil {
+				return
+			}
 			x := sim.Antennas[a]
 			bm := beams[sim.BeamOf[a]]
 			for s := lo; s < hi; s++ {
@@ -314,6 +352,9 @@ func (r *run) buildZ(fi int, vis []int, v [3][]float64, resp []beam.Response, st
 		}
 	})
 	st[matvis.StageTauZ] += time.Since(t)
+	if err := ctx.Err(); err != nil {
+		return zmat{}, err
+	}
 	return *z, nil
 }
 
@@ -372,7 +413,7 @@ func (r *run) sortByColumn(vis []int, az, za []float64, resp []beam.Response) ([
 // located once per grid geometry; the work is split over the workers by
 // beam and, when there are few beams, by blocks of sources. Each block is
 // checked for non-finite values while it is still in cache.
-func (r *run) evalBeams(az, za []float64, resp []beam.Response) ([][]complex128, error) {
+func (r *run) evalBeams(ctx context.Context, az, za []float64, resp []beam.Response) ([][]complex128, error) {
 	k := len(az)
 	ncomp := r.nf * r.nf
 	if len(r.buf.beams) != len(resp) {
@@ -422,7 +463,7 @@ func (r *run) evalBeams(az, za []float64, resp []beam.Response) ([][]complex128,
 			var tmp []complex128
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= len(jobs) {
+				if i >= len(jobs) || ctx.Err() != nil {
 					return
 				}
 				jb := jobs[i]
@@ -445,6 +486,9 @@ func (r *run) evalBeams(az, za []float64, resp []beam.Response) ([][]complex128,
 		}()
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for i, err := range errs {
 		if err != nil {
 			bi := jobs[i].bi

@@ -199,6 +199,11 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 			made.close()
 		}
 	}()
+	// The host result and the two pinned output slots, before any is made.
+	slots := 2 * int64(len(sim.Pairs)) * int64(sim.NFeed()*sim.NFeed()) * int64(8*sim.Options.Precision)
+	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
 	r.res = matvis.NewResult(sim)
 	r.res.Stats.Backend = "gpu"
 	r.res.Stats.BeamInTauZ = true
@@ -936,6 +941,9 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		second = func(int) error { return r.launchReduce() }
 	}
 	for ci := 0; ci < count; ci++ {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
 		p0 := ci * size
 		n := min(size, nvis-p0)
 		if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
@@ -1010,6 +1018,9 @@ func (r *run) queuePieces(ev *slotEvents, nvis int, btz func(n, p0 int, z cuda.D
 	}
 	bufBytes := int64(r.M) * int64(r.nf) * int64(r.zCap) * r.zsize
 	for i, p := range ps {
+		if err := r.ctx.Err(); err != nil {
+			return err
+		}
 		e := ev.piece[i]
 		z := r.dZ.Offset(int64(i%2) * bufBytes)
 		if i >= 2 {
@@ -1077,6 +1088,9 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 		copy(r.res.Vis64[off:off+nout], cuda.HostSlice[complex64](r.hOut[sl])[:nout])
 	} else {
 		copy(r.res.Vis128[off:off+nout], cuda.HostSlice[complex128](r.hOut[sl])[:nout])
+	}
+	if err := r.res.CheckFinite(fi, ti); err != nil {
+		return fmt.Errorf("gpu: %g Hz: %w", r.sim.Freqs[fi], err)
 	}
 	var pre matvis.StageTimes
 	pre[matvis.StageTransfer] = r.coordT[sl][0]
@@ -1225,6 +1239,13 @@ func (r *run) run() (*matvis.Result, error) {
 				}
 			}
 			if err := r.queueChunks(fi, sl, nvis); err != nil {
+				// Cancelled between launches: keep the integration
+				// queued before this one.
+				if pending >= 0 && r.ctx.Err() != nil {
+					if err2 := r.finish(fi, pending, pending%2, pendingVis); err2 == nil {
+						r.tick(&done, total, &last)
+					}
+				}
 				return fail(err)
 			}
 			if pending >= 0 {

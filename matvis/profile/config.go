@@ -79,6 +79,10 @@ func (c Config) Validate() error {
 	switch {
 	case c.NAnt < 1 || c.NSrc < 1 || c.NTimes < 1 || c.NFreq < 1:
 		return fmt.Errorf("profile: nant = %d, nsrc = %d, ntimes = %d, nfreq = %d: all must be at least 1", c.NAnt, c.NSrc, c.NTimes, c.NFreq)
+	case c.NAnt > maxCount || c.NSrc > maxCount || c.NTimes > maxCount || c.NFreq > maxCount:
+		return fmt.Errorf("profile: nant = %d, nsrc = %d, ntimes = %d, nfreq = %d: each must be at most %d", c.NAnt, c.NSrc, c.NTimes, c.NFreq, maxCount)
+	case c.MaxMemory < 0:
+		return fmt.Errorf("profile: max_memory = %d: must not be negative", c.MaxMemory)
 	case c.NBeam < 0 || c.NBeam > c.NAnt:
 		return fmt.Errorf("profile: nbeam = %d: must be within [0, nant = %d]", c.NBeam, c.NAnt)
 	case c.NChunks < 0 || c.NChunks > c.NSrc:
@@ -89,6 +93,44 @@ func (c Config) Validate() error {
 		return fmt.Errorf("profile: coords = %q: want erfa or precomputed", c.Coords)
 	case c.Gridded && (c.NAz < 0 || c.NZa < 0 || (c.NAz > 0 && c.NAz < 2) || (c.NZa > 0 && c.NZa < 2)):
 		return fmt.Errorf("profile: gridded beam grid %d × %d: need at least 2 × 2", c.NAz, c.NZa)
+	}
+	return nil
+}
+
+// maxCount bounds each count of a configuration, so that products of
+// counts cannot overflow before memory is checked.
+const maxCount = 1 << 31
+
+// MemoryTerms is the host memory a run of the configuration needs: the
+// synthetic inputs Build makes (sources, fluxes, the random ENU vectors of
+// the precomputed coordinates or the ERFA rotation's cached vectors, the
+// gridded beam) and what matvis.New checks for the simulation.
+func (c Config) MemoryTerms() []matvis.MemoryTerm {
+	nsrc, nt := int64(c.NSrc), int64(c.NTimes)
+	naz, nza := c.grid()
+	beamBytes := int64(0)
+	if c.Gridded {
+		beamBytes = int64(naz) * int64(nza) * int64(c.NFreq) * 4 * 16
+	}
+	nf := 1
+	if c.Polarized {
+		nf = 2
+	}
+	mc := matvis.MemoryConfig{NAnt: c.NAnt, NBeam: c.nbeam(), NSrc: c.NSrc, NFeed: nf, Precision: c.Precision,
+		MinChunks: max(c.NChunks, 1), NFreq: c.NFreq, NTime: c.NTimes}
+	return append([]matvis.MemoryTerm{
+		{Name: "profile_sources", Bytes: nsrc * int64(2+c.NFreq) * 8},
+		{Name: "profile_enu", Bytes: nt * 3 * nsrc * 8},
+		{Name: "profile_beam_grid", Bytes: beamBytes},
+	}, mc.HostRequired()...)
+}
+
+// CheckMemory refuses, with the numbers, a configuration whose run cannot
+// fit in MaxMemory (capped by the available memory) or, without it, in
+// the available memory.
+func (c Config) CheckMemory() error {
+	if err := matvis.CheckHostBudget(c.MemoryTerms(), c.MaxMemory, 0); err != nil {
+		return fmt.Errorf("profile: %d antennas, %d sources, %d times, %d channels: %w", c.NAnt, c.NSrc, c.NTimes, c.NFreq, err)
 	}
 	return nil
 }
@@ -131,6 +173,9 @@ func HERA() astro.Site {
 // Build makes the synthetic simulation.
 func Build(c Config) (*matvis.Simulation, error) {
 	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	if err := c.CheckMemory(); err != nil {
 		return nil, err
 	}
 	rng := rand.New(rand.NewPCG(c.Seed, 0x6d61747669730a))

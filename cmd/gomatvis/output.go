@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// outputFormat is one kind of file that -o may name, by extension.
+type outputFormat struct {
+	ext, what string
+}
+
+// simulateFormats are the outputs of simulate.
+func simulateFormats() []outputFormat {
+	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}}
+}
+
+// npyFormat is the only output of topo.
+func npyFormat() []outputFormat {
+	return []outputFormat{{".npy", "NumPy array"}}
+}
+
+// partialPath is where a cancelled run's finished integrations go.
+func partialPath(out string) string {
+	return strings.TrimSuffix(out, ".npy") + ".partial.npy"
+}
+
+// outputFiles are the files a run writing -o out may create or replace.
+func outputFiles(out string) []string {
+	return []string{out, metaPath(out), partialPath(out)}
+}
+
+// checkOutputName refuses, before any work, an output with an extension
+// not in formats, one that names a directory and one whose directory
+// cannot be written.
+func checkOutputName(out string, formats []outputFormat) error {
+	ext := strings.ToLower(filepath.Ext(out))
+	var exts []string
+	known := false
+	for _, f := range formats {
+		exts = append(exts, f.ext)
+		known = known || ext == f.ext
+	}
+	if !known {
+		return fmt.Errorf("%w: -o %s: extension %q: want %s", errUsage, out, ext, strings.Join(exts, " or "))
+	}
+	if st, err := os.Stat(out); err == nil && st.IsDir() {
+		return fmt.Errorf("output -o %s is a directory; name a file", out)
+	}
+	return checkWritable(out)
+}
+
+// checkNotInput refuses an output any of whose files is one of the inputs
+// (os.SameFile: links and other spellings of a path included).
+func checkNotInput(out string, inputs []string) error {
+	for _, o := range outputFiles(out) {
+		if err := notAnInput(o, inputs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// notAnInput fails when the existing file out is one of inputs.
+func notAnInput(out string, inputs []string) error {
+	ost, err := os.Stat(out)
+	if err != nil {
+		return nil // not there: not an input
+	}
+	for _, in := range inputs {
+		ist, err := os.Stat(in)
+		if err == nil && os.SameFile(ost, ist) {
+			return fmt.Errorf("output %s is the input %s: writing it would destroy the input; choose another -o", out, in)
+		}
+	}
+	return nil
+}
+
+// specInputs are the files a spec reads: the spec and its beamfits beams.
+func specInputs(path string, spec *simspec.Spec) []string {
+	var in []string
+	if path != "example" {
+		in = append(in, path)
+	}
+	for _, b := range spec.Beams {
+		if b.Type == "beamfits" && b.Path != "" {
+			p := b.Path
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(spec.Dir, p)
+			}
+			in = append(in, p)
+		}
+	}
+	return in
+}
+
+// writeOutputs runs write, which writes out's files, as one step with
+// respect to other gomatvis runs: under a lock of out's directory, after
+// removing temporaries left by killed writers of any of out's files. A
+// successful complete run (complete) also removes a stale
+// OUT.partial.npy of an earlier cancelled run.
+func writeOutputs(out string, complete bool, stderr io.Writer, write func() error) error {
+	// A file system without flock must not cost the finished run.
+	unlock, err := atomicfile.Lock(filepath.Dir(out))
+	if err != nil {
+		fmt.Fprintf(stderr, "warning: writing %s unlocked (a concurrent run may mix its files with these): %v\n", out, err)
+		unlock = func() {}
+	}
+	defer unlock()
+	for _, f := range outputFiles(out) {
+		removed, err := atomicfile.RemoveStale(f)
+		for _, r := range removed {
+			fmt.Fprintf(stderr, "removed %s, left by a killed run\n", r)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", err)
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	if complete {
+		p := partialPath(out)
+		if err := os.Remove(p); err == nil {
+			fmt.Fprintf(stderr, "removed %s of an earlier cancelled run\n", p)
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%s is written, but the stale %s remains: %w", out, p, err)
+		}
+	}
+	return nil
+}
+
+// checkOutputDir refuses, before any work, an output directory that is
+// a file, or that cannot be created or written in: the nearest existing
+// directory on its path must be writable.
+func checkOutputDir(dir string) error {
+	st, err := os.Stat(dir)
+	switch {
+	case err == nil && !st.IsDir():
+		return fmt.Errorf("output -o %s is not a directory", dir)
+	case err == nil:
+		return checkWritable(filepath.Join(dir, "summary.json"))
+	case !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("output -o %s: %w", dir, err)
+	}
+	parent := filepath.Dir(filepath.Clean(dir))
+	if parent == dir {
+		return fmt.Errorf("output -o %s: cannot be created", dir)
+	}
+	return checkOutputDir(parent)
+}

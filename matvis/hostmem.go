@@ -1,0 +1,224 @@
+package matvis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+)
+
+// ErrTooLarge is wrapped by the errors of a run whose memory cannot fit
+// in its budget (a *MemoryError carries the numbers).
+var ErrTooLarge = errors.New("does not fit in memory")
+
+// MemoryError says that a run needs more host memory than its budget.
+type MemoryError struct {
+	// Need is the sum of Terms in bytes; Limit is the usable part of the
+	// budget (MemoryBuffer × Budget).
+	Need, Limit, Budget int64
+	// BudgetFrom says where the budget came from.
+	BudgetFrom string
+	Terms      []MemoryTerm
+}
+
+func (e *MemoryError) Error() string {
+	parts := make([]string, 0, len(e.Terms))
+	for _, t := range e.Terms {
+		if t.Bytes > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", t.Name, formatBytes(t.Bytes)))
+		}
+	}
+	return fmt.Sprintf("needs %s of host memory (%s), but %s may be used (%s %s × memory_buffer): %v",
+		formatBytes(e.Need), strings.Join(parts, ", "), formatBytes(e.Limit), e.BudgetFrom, formatBytes(e.Budget), ErrTooLarge)
+}
+
+// Unwrap makes errors.Is(err, ErrTooLarge) true.
+func (e *MemoryError) Unwrap() error { return ErrTooLarge }
+
+// formatBytes writes n bytes with a decimal unit.
+func formatBytes(n int64) string {
+	switch v := float64(n); {
+	case v >= 1e12:
+		return fmt.Sprintf("%.3g TB", v/1e12)
+	case v >= 1e9:
+		return fmt.Sprintf("%.3g GB", v/1e9)
+	case v >= 1e6:
+		return fmt.Sprintf("%.3g MB", v/1e6)
+	case v >= 1e3:
+		return fmt.Sprintf("%.3g kB", v/1e3)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// mul multiplies non-negative counts, saturating at MaxInt64 so that an
+// absurd size compares as too large instead of wrapping around.
+func mul(xs ...int64) int64 {
+	p := int64(1)
+	for _, x := range xs {
+		if x <= 0 {
+			return 0
+		}
+		if p > math.MaxInt64/x {
+			return math.MaxInt64
+		}
+		p *= x
+	}
+	return p
+}
+
+// add sums non-negative byte counts, saturating at MaxInt64.
+func add(xs ...int64) int64 {
+	s := int64(0)
+	for _, x := range xs {
+		if s > math.MaxInt64-x {
+			return math.MaxInt64
+		}
+		s += x
+	}
+	return s
+}
+
+// hostShape is what the host-memory check needs to know of a run.
+type hostShape struct {
+	nant, nsrc, nfreq, ntime, nfeed, precision int
+	npairs                                     int64
+	nbeamUsed, minChunks                       int
+	pairsAcc                                   bool
+}
+
+// hostTerms are the host allocations of a run that chunking cannot make
+// smaller (the output, the pair list, the accumulator, the ENU cache), and
+// the CPU's per-chunk work arrays at the most chunks the plan may choose
+// (every source of a chunk taken as visible). The inputs are not counted:
+// they are already in memory.
+func (h hostShape) terms() []MemoryTerm {
+	csize := int64(8 * h.precision)
+	nf := int64(h.nfeed)
+	m := mul(int64(h.nant), nf)
+	acc := mul(m, m, csize)
+	if h.pairsAcc {
+		acc = mul(h.npairs, nf, nf, 16)
+	}
+	ntopo := int64(h.ntime)
+	if !CacheAllENU(h.ntime, h.nsrc) {
+		ntopo = 1
+	}
+	nch := max(h.minChunks, min(h.nsrc, maxAutoChunks))
+	k := int64((h.nsrc + nch - 1) / nch)
+	return []MemoryTerm{
+		{"output", mul(int64(h.nfreq), int64(h.ntime), h.npairs, nf, nf, csize), false},
+		{"pair_list", mul(h.npairs, 16), false},
+		{"accumulator", acc, false},
+		{"enu_cache", mul(ntopo, 3, int64(h.nsrc), 8), false},
+		{"chunk_z", mul(m, nf, k, csize), true},
+		{"chunk_beams", mul(int64(h.nbeamUsed+1), nf, nf, k, 16), true},
+		{"chunk_angles", mul(k, 32), true},
+	}
+}
+
+// hostBudget is the host memory a run may use: MaxMemory when set, capped
+// by the machine's available memory when that is known. known is false
+// when neither is.
+func hostBudget(maxMemory int64) (budget int64, from string, known bool) {
+	avail, err := AvailableMemory()
+	switch {
+	case maxMemory > 0 && (err != nil || maxMemory <= avail):
+		return maxMemory, "max_memory", true
+	case err == nil:
+		return avail, "available memory", true
+	}
+	return 0, "", false
+}
+
+// checkHost refuses terms whose sum exceeds MemoryBuffer × the budget.
+func checkHost(terms []MemoryTerm, maxMemory int64, memoryBuffer float64) error {
+	budget, from, known := hostBudget(maxMemory)
+	if !known {
+		return nil
+	}
+	need := int64(0)
+	for _, t := range terms {
+		need = add(need, t.Bytes)
+	}
+	limit := int64(float64(budget) * memoryBuffer)
+	if need <= limit {
+		return nil
+	}
+	return &MemoryError{Need: need, Limit: limit, Budget: budget, BudgetFrom: from, Terms: terms}
+}
+
+// planHost checks that the run's host memory fits (see hostShape.terms),
+// choosing the pairs accumulator when the matrix product was left to
+// choose (auto), some antpairs were asked for, and only the pairs
+// accumulator fits. It returns the matrix-product method.
+func planHost(h hostShape, o *Options, auto bool) (MatProd, error) {
+	mp := o.MatProd
+	h.pairsAcc = mp == MatProdPairs
+	err := checkHost(h.terms(), o.MaxMemory, o.MemoryBuffer)
+	if err == nil || !auto || o.AntPairs == nil || h.pairsAcc {
+		return mp, err
+	}
+	h.pairsAcc = true
+	if checkHost(h.terms(), o.MaxMemory, o.MemoryBuffer) == nil {
+		return MatProdPairs, nil
+	}
+	return mp, err
+}
+
+// HostBytes is the host memory that New checked for the simulation: its
+// output, pair list, accumulator and ENU cache, and the CPU's per-chunk
+// work arrays at the most chunks (the terms of a MemoryError).
+func (s *Simulation) HostBytes() []MemoryTerm {
+	return s.hostShape().terms()
+}
+
+// OutputBytes is the size of the result in bytes.
+func (s *Simulation) OutputBytes() int64 {
+	return mul(int64(s.NFreq()), int64(s.NTime()), int64(len(s.Pairs)), int64(s.NFeed()), int64(s.NFeed()), int64(8*s.Options.Precision))
+}
+
+// CheckHostMemory checks that the host memory New checked, and extra (a
+// backend's own host buffers), fit in the budget: a backend calls it
+// before allocating its result, since the memory available at New may
+// since have been taken.
+func (s *Simulation) CheckHostMemory(extra ...MemoryTerm) error {
+	if err := checkHost(append(s.HostBytes(), extra...), s.Options.MaxMemory, s.Options.MemoryBuffer); err != nil {
+		return fmt.Errorf("matvis: %w", err)
+	}
+	return nil
+}
+
+func (s *Simulation) hostShape() hostShape {
+	used := make(map[int]bool)
+	for _, b := range s.BeamOf {
+		used[b] = true
+	}
+	return hostShape{
+		nant: s.NAnt(), nsrc: s.NSrc(), nfreq: s.NFreq(), ntime: s.NTime(), nfeed: s.NFeed(),
+		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used),
+		minChunks: s.Options.MinChunks, pairsAcc: s.Options.MatProd == MatProdPairs,
+	}
+}
+
+// HostRequired is the host memory that New checks for a run of this
+// configuration with the herk accumulator (NPairs baselines; 0: all
+// NAnt²), for callers that must check before building the inputs.
+func (c MemoryConfig) HostRequired() []MemoryTerm {
+	n := c.normalized()
+	npairs := int64(c.NPairs)
+	if npairs == 0 {
+		npairs = mul(int64(c.NAnt), int64(c.NAnt))
+	}
+	return hostShape{
+		nant: n.NAnt, nsrc: n.NSrc, nfreq: n.NFreq, ntime: n.NTime, nfeed: n.NFeed, precision: n.Precision,
+		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks,
+	}.terms()
+}
+
+// CheckHostBudget returns a *MemoryError when the terms exceed
+// memoryBuffer (0: 0.9) × the budget: maxMemory when positive, capped by
+// the machine's available memory when that is known.
+func CheckHostBudget(terms []MemoryTerm, maxMemory int64, memoryBuffer float64) error {
+	orDefault(&memoryBuffer, defaultMemoryBuffer)
+	return checkHost(terms, maxMemory, memoryBuffer)
+}
