@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // DType names a supported element type by its NumPy descriptor.
@@ -115,84 +116,195 @@ var (
 
 // maxElements bounds what a header may claim so a corrupt file cannot make
 // the reader allocate without limit.
-const maxElements = 1 << 34
+const maxElements int64 = 1 << 34
 
-// Read decodes one .npy array from r.
+// smallRead is the most Read allocates ahead of the bytes it has received
+// when it cannot know how much a stream holds.
+const smallRead = 1 << 16
+
+// maxQuote is how much of a header an error message quotes.
+const maxQuote = 80
+
+// Read decodes one .npy array from r. The data size the header declares
+// is checked against what r holds before anything is allocated where r
+// reports its remaining length (a *bytes.Reader, *strings.Reader,
+// *bytes.Buffer or regular *os.File); other streams are read in bounded
+// steps, so a header claiming more than the stream holds fails at its end
+// without the claimed size ever being allocated.
 func Read(r io.Reader) (*Array, error) {
+	return read(r, remaining(r))
+}
+
+// ReadFile decodes the .npy file at path; anything but a regular file is
+// refused (see inputfile.Open), and the declared data size is checked
+// against the file's size before it is allocated.
+func ReadFile(path string) (*Array, error) {
+	f, size, err := inputfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("npy: %w", err)
+	}
+	defer f.Close()
+	a, err := read(f, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return a, nil
+}
+
+// remaining returns how many bytes r still holds, or -1 when unknown.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }:
+		return int64(v.Len())
+	case *os.File:
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		pos, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || pos > fi.Size() {
+			return -1
+		}
+		return fi.Size() - pos
+	}
+	return -1
+}
+
+// header is what Read takes from a .npy header.
+type header struct {
+	dtype DType
+	shape []int
+	n     int64 // number of elements
+}
+
+// read decodes one array from r, which holds avail bytes (−1: unknown).
+func read(r io.Reader, avail int64) (*Array, error) {
 	br := bufio.NewReader(r)
+	raw, used, err := readHeader(br)
+	if err != nil {
+		return nil, err
+	}
+	h, err := parseHeader(raw)
+	if err != nil {
+		return nil, err
+	}
+	nbytes := h.n * int64(h.dtype.size())
+	if avail >= 0 && nbytes > avail-used {
+		return nil, fmt.Errorf("npy: header declares %d bytes of data, the file holds %d after the header: shape %v of %s (truncated or corrupt file?)",
+			nbytes, max(avail-used, 0), h.shape, h.dtype)
+	}
+	data, err := readData(br, nbytes, avail >= 0)
+	if err != nil {
+		return nil, fmt.Errorf("npy: reading %d elements of %s: %w", h.n, h.dtype, err)
+	}
+	return decode(h, data), nil
+}
+
+// readHeader reads the preamble and returns the header text and the bytes
+// consumed so far.
+func readHeader(br *bufio.Reader) ([]byte, int64, error) {
 	pre := make([]byte, 8)
 	if _, err := io.ReadFull(br, pre); err != nil {
-		return nil, fmt.Errorf("npy: reading preamble: %w", err)
+		return nil, 0, fmt.Errorf("npy: reading preamble: %w", err)
 	}
 	if !bytes.Equal(pre[:6], magic) {
-		return nil, errors.New("npy: not a .npy file (bad magic)")
+		return nil, 0, errors.New("npy: not a .npy file (bad magic)")
 	}
-	var hlen int
+	var lenBytes int
 	switch pre[6] {
 	case 1:
-		b := make([]byte, 2)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, fmt.Errorf("npy: reading header length: %w", err)
-		}
-		hlen = int(binary.LittleEndian.Uint16(b))
+		lenBytes = 2
 	case 2, 3:
-		b := make([]byte, 4)
-		if _, err := io.ReadFull(br, b); err != nil {
-			return nil, fmt.Errorf("npy: reading header length: %w", err)
-		}
-		hlen = int(binary.LittleEndian.Uint32(b))
-		if hlen > 1<<20 {
-			return nil, fmt.Errorf("npy: header length %d too large", hlen)
-		}
+		lenBytes = 4
 	default:
-		return nil, fmt.Errorf("npy: unsupported format version %d", pre[6])
+		return nil, 0, fmt.Errorf("npy: unsupported format version %d", pre[6])
 	}
-	hdr := make([]byte, hlen)
-	if _, err := io.ReadFull(br, hdr); err != nil {
-		return nil, fmt.Errorf("npy: reading header: %w", err)
+	b := make([]byte, 4)
+	if _, err := io.ReadFull(br, b[:lenBytes]); err != nil {
+		return nil, 0, fmt.Errorf("npy: reading header length: %w", err)
 	}
-	h := string(hdr)
+	hlen := int64(binary.LittleEndian.Uint32(b))
+	if hlen > 1<<20 {
+		return nil, 0, fmt.Errorf("npy: header length %d too large", hlen)
+	}
+	hdr, err := readData(br, hlen, false)
+	if err != nil {
+		return nil, 0, fmt.Errorf("npy: reading the %d-byte header: %w", hlen, err)
+	}
+	return hdr, int64(8+lenBytes) + hlen, nil
+}
+
+// parseHeader takes the dtype and shape from a header's text.
+func parseHeader(raw []byte) (*header, error) {
+	h := string(raw)
 	m := descrRe.FindStringSubmatch(h)
 	if m == nil {
-		return nil, fmt.Errorf("npy: header has no descr: %q", h)
+		return nil, fmt.Errorf("npy: header has no descr: %s", clip(h))
 	}
 	dt := DType(m[1])
 	if dt == "<i8" || dt == "|i8" {
 		dt = Int64
 	}
 	if dt.size() == 0 {
-		return nil, fmt.Errorf("npy: unsupported dtype %q", m[1])
+		return nil, fmt.Errorf("npy: unsupported dtype %s", clip(m[1]))
 	}
 	if o := orderRe.FindStringSubmatch(h); o == nil || o[1] != "False" {
 		return nil, errors.New("npy: only C-ordered arrays are supported")
 	}
 	s := shapeRe.FindStringSubmatch(h)
 	if s == nil {
-		return nil, fmt.Errorf("npy: header has no shape: %q", h)
+		return nil, fmt.Errorf("npy: header has no shape: %s", clip(h))
 	}
-	a := &Array{DType: dt, Shape: []int{}}
-	n := 1
+	out := &header{dtype: dt, shape: []int{}, n: 1}
 	for _, f := range strings.Split(s[1], ",") {
 		f = strings.TrimSpace(f)
 		if f == "" {
 			continue
 		}
-		d, err := strconv.Atoi(f)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("npy: bad shape entry %q", f)
+		d, err := strconv.ParseInt(f, 10, 64)
+		if err != nil || d < 0 || d > math.MaxInt {
+			return nil, fmt.Errorf("npy: bad shape entry %s", clip(f))
 		}
-		a.Shape = append(a.Shape, d)
-		if d > 0 && n > maxElements/d {
-			return nil, fmt.Errorf("npy: shape %v too large", s[1])
+		if d > 0 && out.n > maxElements/d {
+			return nil, fmt.Errorf("npy: shape (%s) has more than %d elements", clip(s[1]), maxElements)
 		}
-		n *= d
+		out.shape = append(out.shape, int(d))
+		out.n *= d
 	}
-	raw := make([]byte, n*dt.size())
-	if _, err := io.ReadFull(br, raw); err != nil {
-		return nil, fmt.Errorf("npy: reading %d elements of %s: %w", n, dt, err)
+	if out.n*int64(dt.size()) > math.MaxInt {
+		return nil, fmt.Errorf("npy: shape %v of %s is too large for this machine", out.shape, dt)
 	}
+	return out, nil
+}
+
+// readData reads exactly n bytes. Unless sized (n already checked against
+// what the stream holds), the buffer grows with the bytes that arrive, so a
+// stream shorter than n never makes it allocate n.
+func readData(r io.Reader, n int64, sized bool) ([]byte, error) {
+	if sized || n <= smallRead {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(r, b); err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	var buf bytes.Buffer
+	got, err := io.CopyN(&buf, r, n)
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, fmt.Errorf("%w after %d of %d bytes", err, got, n)
+	}
+	return buf.Bytes(), nil
+}
+
+// decode converts the little-endian data bytes of h's elements.
+func decode(h *header, raw []byte) *Array {
+	a := &Array{DType: h.dtype, Shape: h.shape}
+	n := int(h.n)
 	le := binary.LittleEndian
-	switch dt {
+	switch h.dtype {
 	case Float32:
 		a.Float32 = make([]float32, n)
 		for i := range a.Float32 {
@@ -219,21 +331,15 @@ func Read(r io.Reader) (*Array, error) {
 			a.Complex128[i] = complex(math.Float64frombits(le.Uint64(raw[16*i:])), math.Float64frombits(le.Uint64(raw[16*i+8:])))
 		}
 	}
-	return a, nil
+	return a
 }
 
-// ReadFile decodes the .npy file at path.
-func ReadFile(path string) (*Array, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+// clip quotes s for an error message, cut to maxQuote bytes with "…".
+func clip(s string) string {
+	if len(s) <= maxQuote {
+		return strconv.Quote(s)
 	}
-	defer f.Close()
-	a, err := Read(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return a, nil
+	return strconv.Quote(s[:maxQuote]) + "…"
 }
 
 // Write encodes data (one of []float32, []float64, []complex64,

@@ -191,7 +191,28 @@ func readTopo(path string) (matvis.Coordinates, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--topo %s: %w", path, err)
 	}
+	if err := checkUnitVectors(a.Shape[0], a.Shape[2], data); err != nil {
+		return nil, fmt.Errorf("--topo %s: %w", path, err)
+	}
 	return c, nil
+}
+
+// topoUnitTol is how far from 1 the length of a --topo vector may be:
+// float32 rounding stays far below it, a scaled or unnormalised vector not.
+const topoUnitTol = 1e-6
+
+// checkUnitVectors refuses (ntimes, 3, nsrc) ENU vectors that are not unit
+// length, naming the first one by time and source index.
+func checkUnitVectors(ntimes, nsrc int, data []float64) error {
+	for ti := 0; ti < ntimes; ti++ {
+		e, n, u := data[ti*3*nsrc:], data[(ti*3+1)*nsrc:], data[(ti*3+2)*nsrc:]
+		for s := 0; s < nsrc; s++ {
+			if l := math.Sqrt(e[s]*e[s] + n[s]*n[s] + u[s]*u[s]); !(math.Abs(l-1) <= topoUnitTol) {
+				return fmt.Errorf("the vector of time %d, source %d: |v| = %v, want unit ENU direction vectors (|v| within %g of 1)", ti, s, l, topoUnitTol)
+			}
+		}
+	}
+	return nil
 }
 
 // checkWritable fails early, before any work, when the output's directory

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/astrogo/fitsio"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // Primary-HDU axis numbers of a regularly gridded beamfits file (pyuvdata
@@ -32,12 +33,19 @@ const (
 // extension. The bandpass (BANDPARM) is not applied, as in matvis.
 // HEALPix or orthoslant grids, 3-vector E-fields, more than one spectral
 // window, unknown beam types and malformed files are errors.
+//
+// Anything but a regular file is refused (see inputfile.Open), and the
+// sizes every HDU header declares are checked against the file's size
+// before any of it is decoded.
 func LoadBeamFITS(path string) (*Gridded, error) {
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("beam: beamfits: %w", err)
 	}
 	defer f.Close()
+	if err := checkFITSSizes(f, size); err != nil {
+		return nil, fmt.Errorf("beam: beamfits %s: %w: %w", path, errNotFITS, err)
+	}
 	g, err := readBeamFITS(f, filepath.Base(path))
 	if err != nil {
 		return nil, fmt.Errorf("beam: beamfits %s: %w", path, err)
@@ -69,6 +77,11 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 	h := prim.Header()
 	axes := h.Axes()
 	n := len(axes)
+	for i, a := range axes {
+		if a < 1 {
+			return nil, fmt.Errorf("NAXIS%d = %d: the beam has no pixels", i+1, a)
+		}
+	}
 
 	// Beam type.
 	btype := strings.ToLower(strings.TrimSpace(hdrString(h, "BTYPE")))

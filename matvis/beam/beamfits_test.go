@@ -254,7 +254,8 @@ func TestLoadBeamFITSBadInput(t *testing.T) {
 		{"unknown beam type", unknownType, "unknown beam type"},
 		{"E-field without basis vectors", noBasis, "BASISVEC"},
 	}
-	if p, err := os.ReadFile(nfDipolePathOrEmpty(t)); err == nil {
+	{
+		p := realBeamFITS(t)
 		tests = append(tests,
 			struct{ name, path, want string }{"truncated in the data", write("trunc1.fits", p[:len(p)/2]), "not a readable FITS file"},
 			struct{ name, path, want string }{"truncated in the header", write("trunc2.fits", p[:1000]), "not a readable FITS file"},
@@ -276,28 +277,6 @@ func TestLoadBeamFITSBadInput(t *testing.T) {
 			}
 		})
 	}
-}
-
-// nfDipolePathOrEmpty is nfDipolePath without skipping.
-func nfDipolePathOrEmpty(t *testing.T) string {
-	d := os.Getenv("GOMATVIS_SHARED")
-	if d == "" {
-		root, err := os.Getwd()
-		if err != nil {
-			return ""
-		}
-		for {
-			if _, err := os.Stat(filepath.Join(root, "go.mod")); err == nil {
-				break
-			}
-			if filepath.Dir(root) == root {
-				return ""
-			}
-			root = filepath.Dir(root)
-		}
-		d = filepath.Join(root, "..", "shared")
-	}
-	return filepath.Join(d, "beams", "NF_HERA_Dipole_small.fits")
 }
 
 // TestLoadBeamFITSPowerBeam writes a small power beamfits (pols xx, yy on a

@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // Spec is one simulation specification.
@@ -137,16 +139,29 @@ func short(v any) string {
 	return s
 }
 
-// maxSpecBytes bounds what Decode reads, so a stray huge file fails fast.
-const maxSpecBytes = 1 << 31
+// MaxSpecBytes is the largest spec Decode and ReadFile accept.
+const MaxSpecBytes int64 = 1 << 31
 
 // Decode parses a spec from r (unknown fields are errors, so typos are
 // caught) and validates it. dir is the directory beamfits paths are
-// relative to.
+// relative to. A UTF-8 byte-order mark is skipped; the document must be one
+// JSON object whose keys are spelled exactly as documented, none repeated.
 func Decode(r io.Reader, dir string) (*Spec, error) {
-	data, err := io.ReadAll(io.LimitReader(r, maxSpecBytes))
+	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("simspec: reading: %w", err)
+	}
+	if int64(len(data)) > MaxSpecBytes {
+		return nil, fmt.Errorf("simspec: %w: more than %d bytes", inputfile.ErrTooLarge, MaxSpecBytes)
+	}
+	return decode(data, dir)
+}
+
+// decode parses and validates the bytes of a spec.
+func decode(data []byte, dir string) (*Spec, error) {
+	data, err := checkDocument(data)
+	if err != nil {
+		return nil, fmt.Errorf("simspec: %w", err)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -164,14 +179,15 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	return &s, nil
 }
 
-// ReadFile reads and validates the spec at path.
+// ReadFile reads and validates the spec at path. Anything but a regular
+// file (a directory, a FIFO, /dev/zero) is refused before reading, and so
+// is a file over MaxSpecBytes, by its size.
 func ReadFile(path string) (*Spec, error) {
-	f, err := os.Open(path)
+	data, err := inputfile.ReadAll(path, MaxSpecBytes)
 	if err != nil {
 		return nil, fmt.Errorf("simspec: %w", err)
 	}
-	defer f.Close()
-	s, err := Decode(f, filepath.Dir(path))
+	s, err := decode(data, filepath.Dir(path))
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -215,6 +231,43 @@ func lineCol(data []byte, off int64) (int, int) {
 	return line, col
 }
 
+// Physical limits Validate enforces; matvis.New's checks of the library
+// path use the same values.
+const (
+	// MaxAntennaOffsetM bounds |east|, |north| and |up| of an antenna.
+	MaxAntennaOffsetM = 1e7
+	// MaxFreqHz bounds the frequencies (radio, not optical).
+	MaxFreqHz = 1e12
+	// MinTimeJD is 1960-01-01 (UTC Julian date), where the UTC
+	// leap-second table starts.
+	MinTimeJD = 2436934.5
+	// MaxTimeJD is 2500-01-01 (UTC Julian date).
+	MaxTimeJD = 2816787.5
+)
+
+// mhzSuspectHz: when every frequency is below it, they were given in MHz.
+const mhzSuspectHz = 1e4
+
+// mjdOffset is JD − MJD.
+const mjdOffset = 2400000.5
+
+// timeHint explains a times_jd value outside [MinTimeJD, MaxTimeJD],
+// recognising an MJD or a year given instead of a Julian date.
+func timeHint(v float64) string {
+	const want = "Julian date must lie between 1960 and 2500"
+	jd := v + mjdOffset
+	switch {
+	case v >= 1960 && v <= 2500:
+		return fmt.Sprintf("looks like a year; simspec wants a UTC Julian date (%s)", want)
+	case jd >= MinTimeJD && jd <= MaxTimeJD:
+		return fmt.Sprintf("looks like an MJD: %s + %s = %s would be the Julian date (%s)",
+			ftoa(v), ftoa(mjdOffset), ftoa(jd), want)
+	}
+	return want
+}
+
+func ftoa(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
 // NAnt is the number of antennas.
 func (s *Spec) NAnt() int { return len(s.AntennasENU) }
 
@@ -234,6 +287,11 @@ func (s *Spec) Validate() error {
 			return false
 		}
 		return true
+	}
+	positive := func(field string, v float64) {
+		if finite(field, v) && v <= 0 {
+			bad(field, v, "must be positive")
+		}
 	}
 	t := s.Telescope
 	if finite("telescope.lat_deg", t.LatDeg) && math.Abs(t.LatDeg) > 90 {
@@ -255,26 +313,38 @@ func (s *Spec) Validate() error {
 			continue
 		}
 		for k, v := range a {
-			finite(fmt.Sprintf("%s[%d]", f, k), v)
+			fk := fmt.Sprintf("%s[%d]", f, k)
+			if finite(fk, v) && math.Abs(v) >= MaxAntennaOffsetM {
+				bad(fk, v, "antenna positions are metres east, north and up of the array centre; each must be within ±%g m", MaxAntennaOffsetM)
+			}
 		}
 	}
 	if len(s.FreqsHz) == 0 {
 		bad("freqs_hz", s.FreqsHz, "need at least one frequency")
 	}
+	allLow := len(s.FreqsHz) > 0
 	for i, v := range s.FreqsHz {
 		f := fmt.Sprintf("freqs_hz[%d]", i)
-		if finite(f, v) && v <= 0 {
+		switch {
+		case !finite(f, v):
+			allLow = false
+		case v <= 0:
 			bad(f, v, "frequency must be positive")
+		case v >= MaxFreqHz:
+			bad(f, v, "frequency must be below %g Hz", MaxFreqHz)
 		}
+		allLow = allLow && v < mhzSuspectHz
+	}
+	if allLow {
+		bad("freqs_hz", s.FreqsHz, "frequencies look like MHz: %g Hz; simspec wants Hz (every frequency is below %g Hz)", s.FreqsHz[0], mhzSuspectHz)
 	}
 	if len(s.TimesJD) == 0 {
 		bad("times_jd", s.TimesJD, "need at least one time")
 	}
 	for i, v := range s.TimesJD {
 		f := fmt.Sprintf("times_jd[%d]", i)
-		// JD 2436934.5 is 1960-01-01, where the UTC leap-second table starts.
-		if finite(f, v) && (v < 2436934.5 || v > 2816787.5) {
-			bad(f, v, "Julian date must lie between 1960 and 2500")
+		if finite(f, v) && (v < MinTimeJD || v > MaxTimeJD) {
+			bad(f, v, "%s", timeHint(v))
 		}
 	}
 	if s.EOP != nil && len(s.EOP) != len(s.TimesJD) {
@@ -304,11 +374,18 @@ func (s *Spec) Validate() error {
 		bad("sources.flux_jy", fmt.Sprintf("%d rows", len(src.FluxJy)), "want one row per source (%d)", nsrc)
 	}
 	for i, v := range src.RARad {
-		finite(fmt.Sprintf("sources.ra_rad[%d]", i), v)
+		f := fmt.Sprintf("sources.ra_rad[%d]", i)
+		if finite(f, v) && math.Abs(v) > 2*math.Pi {
+			bad(f, v, "|ra| is above 2π: looks like degrees; simspec wants radians")
+		}
 	}
 	for i, v := range src.DecRad {
 		f := fmt.Sprintf("sources.dec_rad[%d]", i)
-		if finite(f, v) && math.Abs(v) > math.Pi/2 {
+		switch {
+		case !finite(f, v) || math.Abs(v) <= math.Pi/2:
+		case math.Abs(v) <= 90:
+			bad(f, v, "|dec| is above π/2: looks like degrees; simspec wants radians")
+		default:
 			bad(f, v, "|dec| must be at most π/2")
 		}
 	}
@@ -338,14 +415,16 @@ func (s *Spec) Validate() error {
 			switch {
 			case hasS == hasD:
 				bad(f, b, "a gaussian beam needs exactly one of sigma_rad and diameter_m")
-			case hasS && !(b.SigmaRad > 0):
-				bad(f+".sigma_rad", b.SigmaRad, "must be positive")
-			case hasD && !(b.DiameterM > 0):
-				bad(f+".diameter_m", b.DiameterM, "must be positive")
+			case hasS:
+				positive(f+".sigma_rad", b.SigmaRad)
+			case hasD:
+				positive(f+".diameter_m", b.DiameterM)
 			}
 		case "airy":
-			if !(b.DiameterM > 0) {
+			if b.DiameterM == 0 {
 				bad(f+".diameter_m", b.DiameterM, "an airy beam needs a positive diameter_m")
+			} else {
+				positive(f+".diameter_m", b.DiameterM)
 			}
 		case "beamfits":
 			if b.Path == "" {

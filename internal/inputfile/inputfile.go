@@ -1,0 +1,102 @@
+// Package inputfile opens input files safely: only regular files are
+// accepted, so a directory, a named pipe (which would block the open or
+// the read forever), a device such as /dev/zero (which never ends) or a
+// socket is refused with a clear message before anything is read. The
+// size returned with the file lets callers check the sizes a file's header
+// declares against the bytes that are really there before allocating.
+package inputfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is wrapped by the errors of Open and ReadAll for paths that
+// exist but are not regular files.
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by the error of ReadAll for files over its limit.
+var ErrTooLarge = errors.New("file too large")
+
+// Open opens path for reading and returns the file with its size in bytes.
+// Anything but a regular file (after following symbolic links) is refused
+// without blocking: a named pipe is opened non-blocking and closed again.
+func Open(path string) (*os.File, int64, error) {
+	// Stat first so that a FIFO is refused before open(2) could block on it.
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if err := checkRegular(path, fi); err != nil {
+		return nil, 0, err
+	}
+	// The path may have been replaced since; openFlags keeps a FIFO from
+	// blocking the open, and the Stat of the open file decides.
+	f, err := os.OpenFile(path, os.O_RDONLY|openFlags, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err = f.Stat()
+	if err == nil {
+		err = checkRegular(path, fi)
+	}
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// ReadAll reads the whole regular file at path, refusing it by its size,
+// before reading, when it holds more than limit bytes.
+func ReadAll(path string, limit int64) ([]byte, error) {
+	f, size, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if size > limit {
+		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, size, limit)
+	}
+	// The file may grow while it is read: read at most one byte past limit.
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, limit)
+	}
+	return b, nil
+}
+
+// checkRegular refuses everything that is not a regular file, naming what
+// the path is.
+func checkRegular(path string, fi fs.FileInfo) error {
+	m := fi.Mode()
+	if m.IsRegular() {
+		return nil
+	}
+	return fmt.Errorf("%s is %s: %w", path, kind(m), ErrNotRegular)
+}
+
+// kind names a non-regular file mode for messages.
+func kind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeIrregular != 0:
+		return "an irregular file"
+	}
+	return fmt.Sprintf("a special file (mode %v)", m)
+}

@@ -1,0 +1,92 @@
+package inputfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// withTimeout fails the test when f does not return within d (a hang on a
+// FIFO must fail, not block the test run).
+func withTimeout(t *testing.T, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { defer close(done); f() }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("did not return within %v", d)
+	}
+}
+
+func TestOpenRefusesNonRegular(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(fifo, link); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct{ name, path, want string }{
+		{"directory", dir, "is a directory"},
+		{"fifo", fifo, "is a named pipe (FIFO)"},
+		{"symlink to fifo", link, "is a named pipe (FIFO)"},
+		{"/dev/zero", "/dev/zero", "is a character device"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			withTimeout(t, 5*time.Second, func() {
+				f, _, err := Open(c.path)
+				if err == nil {
+					f.Close()
+					t.Errorf("Open(%s) accepted it", c.path)
+					return
+				}
+				if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.path) {
+					t.Errorf("error %q: want ErrNotRegular naming %s and saying %q", err, c.path, c.want)
+				}
+				if _, err := ReadAll(c.path, 1<<20); !errors.Is(err, ErrNotRegular) {
+					t.Errorf("ReadAll: error %v, want ErrNotRegular", err)
+				}
+			})
+		})
+	}
+}
+
+func TestOpenRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, size, err := Open(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if size != 5 {
+		t.Errorf("size %d, want 5", size)
+	}
+	if _, _, err := Open(filepath.Join(t.TempDir(), "missing")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("missing file: %v, want os.ErrNotExist", err)
+	}
+}
+
+func TestReadAllLimit(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := ReadAll(p, 5); err != nil || string(b) != "hello" {
+		t.Errorf("ReadAll(limit 5) = %q, %v", b, err)
+	}
+	_, err := ReadAll(p, 4)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "5 bytes") {
+		t.Errorf("ReadAll(limit 4): %v, want ErrTooLarge naming the size", err)
+	}
+}
