@@ -41,17 +41,17 @@ func (a *accumulator) reset() {
 	clear(a.pv)
 }
 
-// add accumulates one chunk's Z (cols columns).
+// add accumulates one chunk's Gram z.alpha·Z·Zᴴ (cols columns).
 func (a *accumulator) add(z zmat, cols int) {
 	if a.pv != nil {
 		a.addPairs(z, cols)
 		return
 	}
 	if z.c64 != nil {
-		a.herk.Cherk(a.m, cols, 1, z.c64, cols, 1, a.c64, a.m)
+		a.herk.Cherk(a.m, cols, float32(z.alpha), z.c64, cols, 1, a.c64, a.m)
 		return
 	}
-	a.herk.Zherk(a.m, cols, 1, z.c128, cols, 1, a.c128, a.m)
+	a.herk.Zherk(a.m, cols, z.alpha, z.c128, cols, 1, a.c128, a.m)
 }
 
 // addPairs forms only the requested baselines with dot products:
@@ -76,7 +76,7 @@ func (a *accumulator) addPairs(z zmat, cols int) {
 						s += x[c] * cmplx.Conj(y[c])
 					}
 				}
-				a.pv[(k*nf+p)*nf+q] += s
+				a.pv[(k*nf+p)*nf+q] += s * complex(z.alpha, 0)
 			}
 		}
 	}
