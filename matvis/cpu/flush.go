@@ -139,24 +139,22 @@ func blockPeak(amp []float64, beams [][]complex128, used []bool, k, lo, hi int) 
 
 // c64 rounds a scaled entry to complex64, flushing small parts.
 func (sc zscale) c64(v complex128) complex64 {
-	re, im := real(v), imag(v)
-	if math.Abs(re) < sc.floor {
-		re = 0
-	}
-	if math.Abs(im) < sc.floor {
-		im = 0
-	}
-	return complex(float32(re), float32(im))
+	return complex(float32(sc.flush(real(v))), float32(sc.flush(imag(v))))
 }
 
 // c128 flushes a scaled entry's small parts.
 func (sc zscale) c128(v complex128) complex128 {
-	re, im := real(v), imag(v)
-	if math.Abs(re) < sc.floor {
-		re = 0
-	}
-	if math.Abs(im) < sc.floor {
-		im = 0
-	}
-	return complex(re, im)
+	return complex(sc.flush(real(v)), sc.flush(imag(v)))
+}
+
+// flush returns x, or 0 when |x| < floor. It is branchless: which parts
+// are flushed follows the sources' order in the sky and would mispredict
+// a branch often. For non-negative floats (and NaN above them, kept) the
+// order of the bit patterns is the order of the values.
+func (sc zscale) flush(x float64) float64 {
+	bits := math.Float64bits(x)
+	abs := bits &^ (1 << 63)
+	// All ones when abs < floor's bits, else zero; both are below 2⁶³.
+	keep := ^uint64(int64(abs-math.Float64bits(sc.floor)) >> 63)
+	return math.Float64frombits(bits & keep)
 }
