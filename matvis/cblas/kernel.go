@@ -74,36 +74,82 @@ type CPUFeatures struct {
 
 // HostCPU reads the features of the first CPU in /proc/cpuinfo; the zero
 // value (no warning is then given) where it cannot be read.
-func HostCPU() CPUFeatures {
+func HostCPU() CPUFeatures { return featuresOf(hostFlags()) }
+
+// hostFlags returns the first CPU's flags in /proc/cpuinfo, nil where it
+// cannot be read.
+func hostFlags() []string {
 	f, err := os.Open("/proc/cpuinfo")
 	if err != nil {
-		return CPUFeatures{}
+		return nil
 	}
 	defer f.Close()
 	return parseCPUFlags(f)
 }
 
-// parseCPUFlags reads the first "flags" line of a /proc/cpuinfo.
-func parseCPUFlags(r io.Reader) CPUFeatures {
+// parseCPUFlags returns the flags of the first "flags" line of a
+// /proc/cpuinfo, nil without one.
+func parseCPUFlags(r io.Reader) []string {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		k, v, ok := strings.Cut(sc.Text(), ":")
-		if !ok || strings.TrimSpace(k) != "flags" {
-			continue
+		if ok && strings.TrimSpace(k) == "flags" {
+			return strings.Fields(v)
 		}
-		fl := strings.Fields(v)
-		has := func(names ...string) bool {
-			for _, n := range names {
-				if !slices.Contains(fl, n) {
-					return false
-				}
-			}
-			return true
-		}
-		return CPUFeatures{AVX2: has("avx2", "fma"), AVX512: has("avx512f", "avx512bw", "avx512dq", "avx512vl")}
 	}
-	return CPUFeatures{}
+	return nil
+}
+
+// hasAll reports whether flags holds every one of names.
+func hasAll(flags []string, names ...string) bool {
+	for _, n := range names {
+		if !slices.Contains(flags, n) {
+			return false
+		}
+	}
+	return true
+}
+
+func featuresOf(flags []string) CPUFeatures {
+	return CPUFeatures{AVX2: hasAll(flags, "avx2", "fma"), AVX512: hasAll(flags, "avx512f", "avx512bw", "avx512dq", "avx512vl")}
+}
+
+// kernelNeeds returns the /proc/cpuinfo flags an OpenBLAS x86-64 kernel
+// set executes beyond SSE2. Forced (OPENBLAS_CORETYPE) onto a CPU without
+// them, a kernel dies of SIGILL at its first product: on AMD Zen 5,
+// Opteron's and the Bulldozer family's do (bench/RESULTS.md).
+func kernelNeeds(corename string) []string {
+	switch strings.ToLower(corename) {
+	case "opteron", "opteron_sse3":
+		return []string{"3dnowext"}
+	case "bulldozer", "piledriver", "steamroller", "excavator":
+		return []string{"fma4"}
+	case "sandybridge":
+		return []string{"avx"}
+	case "haswell", "zen":
+		return []string{"avx2", "fma"}
+	case "skylakex":
+		return []string{"avx512f", "avx512bw", "avx512dq", "avx512vl"}
+	case "cooperlake", "sapphirerapids":
+		return []string{"avx512f", "avx512bw", "avx512dq", "avx512vl", "avx512_bf16"}
+	}
+	return nil
+}
+
+// missing returns the flags k's kernels need that flags lacks; nil when
+// flags is nil (unknown CPU).
+func (k Kernel) missing(flags []string) []string {
+	if flags == nil {
+		return nil
+	}
+	var out []string
+	for _, f := range kernelNeeds(k.CoreName) {
+		if !slices.Contains(flags, f) {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // avx2Kernels are the OpenBLAS kernel sets written for AVX2 (with FMA) or
@@ -209,7 +255,8 @@ type Choice struct {
 	Warnings []string
 }
 
-// Choose loads the system CBLAS, checks it with Verify and returns it with
+// Choose loads the system CBLAS, checks that the CPU has the features its
+// kernels use and that it agrees with gonum (Verify), and returns it with
 // warnings about its kernel (see Kernel.Warnings), or gonum when none
 // loads or the loaded one disagrees (with a warning saying so). It never
 // sets OPENBLAS_CORETYPE itself.
@@ -219,10 +266,14 @@ func Choose() Choice {
 		return Choice{Herk: Gonum{}}
 	}
 	k := s.Kernel()
+	flags := hostFlags()
+	if miss := k.missing(flags); len(miss) > 0 {
+		return Choice{Herk: Gonum{}, Kernel: k, Warnings: []string{fmt.Sprintf("%s's %s kernels use CPU features this CPU lacks (%s) and would stop the program with SIGILL; using the pure-Go gonum herk instead (several times slower)%s", k.Library, k.CoreName, strings.Join(miss, ", "), coreTypeHint(k))}}
+	}
 	if err := Verify(s); err != nil {
 		return Choice{Herk: Gonum{}, Kernel: k, Warnings: []string{fmt.Sprintf("%v; using the pure-Go gonum herk instead (several times slower)%s", err, coreTypeHint(k))}}
 	}
-	return Choice{Herk: s, Kernel: k, Warnings: k.Warnings(HostCPU())}
+	return Choice{Herk: s, Kernel: k, Warnings: k.Warnings(featuresOf(flags))}
 }
 
 // coreTypeHint suggests unsetting a forced core type that gives wrong
@@ -231,7 +282,7 @@ func coreTypeHint(k Kernel) string {
 	if k.CoreType == "" {
 		return ""
 	}
-	return fmt.Sprintf("; %s=%s is set: this OpenBLAS build mishandles that core type on this CPU, unset it", CoreTypeEnv, k.CoreType)
+	return fmt.Sprintf("; %s=%s is set: this OpenBLAS cannot run that core type on this CPU, unset it", CoreTypeEnv, k.CoreType)
 }
 
 // Describe returns h's kernel: the system library's, or the zero Kernel

@@ -2,6 +2,7 @@ package cblas
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,8 +21,31 @@ func TestParseCPUFlags(t *testing.T) {
 		{"no flags line", "model name\t: Unknown\n", CPUFeatures{}},
 	}
 	for _, c := range cases {
-		if got := parseCPUFlags(strings.NewReader(c.cpuinfo)); got != c.want {
+		if got := featuresOf(parseCPUFlags(strings.NewReader(c.cpuinfo))); got != c.want {
 			t.Errorf("%s: got %+v, want %+v", c.name, got, c.want)
+		}
+	}
+}
+
+func TestKernelMissing(t *testing.T) {
+	zen5 := strings.Fields("sse2 sse3 ssse3 sse4_1 sse4_2 sse4a avx fma avx2 avx512f avx512dq avx512bw avx512vl avx512_bf16")
+	cases := []struct {
+		core  string
+		flags []string
+		want  []string
+	}{
+		{"Bulldozer", zen5, []string{"fma4"}},
+		{"Opteron", zen5, []string{"3dnowext"}},
+		{"Haswell", zen5, nil},
+		{"Cooperlake", zen5, nil},
+		{"SkylakeX", []string{"avx2", "fma", "avx512f"}, []string{"avx512bw", "avx512dq", "avx512vl"}},
+		{"Prescott", nil, nil},
+		{"Bulldozer", nil, nil}, // unknown CPU: no check
+	}
+	for _, c := range cases {
+		got := Kernel{CoreName: c.core}.missing(c.flags)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("%s: missing %v, want %v", c.core, got, c.want)
 		}
 	}
 }
