@@ -2,6 +2,7 @@ package cblas
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 )
@@ -21,8 +22,8 @@ func lastHalf(col, k int) bool   { return col >= k/2 }
 // when half of Z's columns are so small that their products are subnormal
 // (finding 8: a narrow beam's far sidelobes). Each iteration runs every case
 // once, interleaved, so that a shared machine's noise falls on all alike;
-// the metrics are milliseconds per case and each case's ratio to the
-// normal input of its precision. For complex64, 1e-20 makes products of
+// the metrics are each case's median milliseconds and the median over
+// iterations of its ratio to the normal input of its precision. For complex64, 1e-20 makes products of
 // 1e-40 (below float32's 1.2e-38); for complex128, 1e-160 makes products of
 // 1e-320 (below float64's 2.2e-308). "zeroed" is what flushing leaves.
 func BenchmarkHerkSubnormal(b *testing.B) {
@@ -72,29 +73,52 @@ func BenchmarkHerkSubnormal(b *testing.B) {
 	c64 := make([]complex64, m*m)
 	c128 := make([]complex128, m*m)
 	h.Cherk(m, k, 1, a64[0], k, 0, c64, m) // thread pool start-up
-	t64 := make([]time.Duration, len(c64cases))
-	t128 := make([]time.Duration, len(c128cases))
+	t64 := make(interleaved, len(c64cases))
+	t128 := make(interleaved, len(c128cases))
 	for b.Loop() {
 		for i := range c64cases {
 			t := time.Now()
 			h.Cherk(m, k, 1, a64[i], k, 0, c64, m)
-			t64[i] += time.Since(t)
+			t64.add(i, time.Since(t))
 		}
 		for i := range c128cases {
 			t := time.Now()
 			h.Zherk(m, k, 1, a128[i], k, 0, c128, m)
-			t128[i] += time.Since(t)
+			t128.add(i, time.Since(t))
 		}
 	}
-	report := func(name string, t, ref time.Duration) {
-		b.ReportMetric(t.Seconds()*1e3/float64(b.N), "ms_"+name)
-		b.ReportMetric(float64(t)/float64(ref), "x_"+name)
-	}
 	for i, c := range c64cases {
-		report(c.name, t64[i], t64[0])
+		b.ReportMetric(t64.medianMs(i), "ms_"+c.name)
+		b.ReportMetric(t64.ratio(i, 0), "x_"+c.name)
 	}
 	for i, c := range c128cases {
-		report(c.name, t128[i], t128[0])
+		b.ReportMetric(t128.medianMs(i), "ms_"+c.name)
+		b.ReportMetric(t128.ratio(i, 0), "x_"+c.name)
 	}
 	b.Logf("%s; %s", h.Name(), Describe(h))
+}
+
+// interleaved holds the per-iteration times of benchmark cases run one
+// after another in every iteration; medians and same-iteration ratios
+// resist the bursts of a shared machine better than totals.
+type interleaved [][]time.Duration
+
+// add records case i's time in the current iteration.
+func (s interleaved) add(i int, d time.Duration) { s[i] = append(s[i], d) }
+
+// medianMs is case i's median time in ms.
+func (s interleaved) medianMs(i int) float64 {
+	v := slices.Clone(s[i])
+	slices.Sort(v)
+	return v[len(v)/2].Seconds() * 1e3
+}
+
+// ratio is the median over iterations of case i's time over case ref's.
+func (s interleaved) ratio(i, ref int) float64 {
+	r := make([]float64, len(s[i]))
+	for j := range r {
+		r[j] = float64(s[i][j]) / float64(s[ref][j])
+	}
+	slices.Sort(r)
+	return r[len(r)/2]
 }
