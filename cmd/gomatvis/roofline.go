@@ -41,7 +41,8 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		// Re-measure the ceilings on this machine at the profile's shape,
 		// on the device when the profile ran on one.
-		var meter profile.CeilingMeter = profile.CPUMeter{Herk: cblas.Best()}
+		blas := cblas.Choose()
+		var meter profile.CeilingMeter = profile.CPUMeter{Herk: blas.Herk}
 		if rep.Backend == "gpu" {
 			be, _, err := backends.Open("gpu")
 			if err != nil {
@@ -55,6 +56,14 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 				return fmt.Errorf("the gpu backend measures no ceilings")
 			}
 			meter = m
+		} else {
+			rep.Machine.BLAS, rep.Machine.Warnings = blas.Herk.Name(), blas.Warnings
+			if k := blas.Kernel; k.Library != "" {
+				rep.Machine.BLASKernel = &k
+			}
+			for _, w := range blas.Warnings {
+				fmt.Fprintf(stderr, "warning: %s\n", w)
+			}
 		}
 		c, err := meter.MeasureCeilings(ctx, rep.Roofline.Shape)
 		if err != nil {
@@ -90,6 +99,9 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rl := rep.Roofline
 	fmt.Fprintf(stdout, "ceilings (%s):\n", rl.Ceilings.Device)
+	if rep.Backend != "gpu" {
+		fmt.Fprintf(stdout, "  CPU Gram product: %s\n", machineBLAS(rep.Machine))
+	}
 	for _, c := range append(append([]profile.Ceiling(nil), rl.Ceilings.Bandwidth...), rl.Ceilings.Compute...) {
 		fmt.Fprintf(stdout, "  %-40s %10.3g %s\n", c.Name, c.Value, c.Unit)
 	}
@@ -98,4 +110,17 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "  %-8s %10.3g FLOP %10.3g B  intensity %7.3g  %10.3g s  %10.3g FLOP/s\n", p.Stage, p.FLOPs, p.Bytes, p.Intensity, p.Seconds, p.FLOPRate)
 	}
 	return nil
+}
+
+// machineBLAS names a profile's CPU Gram product and its kernel.
+func machineBLAS(m profile.Machine) string {
+	k := m.BLASKernel
+	if k == nil || k.CoreName == "" {
+		return m.BLAS
+	}
+	s := m.BLAS + "; kernel " + k.CoreName
+	if k.CoreType != "" {
+		s += " (" + cblas.CoreTypeEnv + "=" + k.CoreType + ")"
+	}
+	return s
 }

@@ -57,6 +57,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if note != "" {
 		fmt.Fprintln(stderr, note)
 	}
+	blas := cpuBLAS(be.Name(), stderr)
 	bar := newProgressBar(stderr, *quiet)
 	sim.Options.Progress = bar.update
 	t0 := time.Now()
@@ -91,6 +92,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		specName(spec), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
 		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
 		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
+	if blas != "" {
+		fmt.Fprintln(stdout, blas)
+	}
 	fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
 	return nil
 }

@@ -50,17 +50,18 @@ func (a *accumulator) workPerColumn() int {
 	return a.m * (a.m + 1) / 2
 }
 
-// add accumulates columns c0 to c1−1 of one chunk's Z (cols columns).
+// add accumulates columns c0 to c1−1 of one chunk's Gram z.alpha·Z·Zᴴ
+// (cols columns).
 func (a *accumulator) add(z zmat, cols, c0, c1 int) {
 	if a.pv != nil {
 		a.addPairs(z, cols, c0, c1)
 		return
 	}
 	if z.c64 != nil {
-		a.herk.Cherk(a.m, c1-c0, 1, z.c64[c0:], cols, 1, a.c64, a.m)
+		a.herk.Cherk(a.m, c1-c0, float32(z.alpha), z.c64[c0:], cols, 1, a.c64, a.m)
 		return
 	}
-	a.herk.Zherk(a.m, c1-c0, 1, z.c128[c0:], cols, 1, a.c128, a.m)
+	a.herk.Zherk(a.m, c1-c0, z.alpha, z.c128[c0:], cols, 1, a.c128, a.m)
 }
 
 // addPairs forms only the requested baselines with dot products:
@@ -85,7 +86,7 @@ func (a *accumulator) addPairs(z zmat, cols, c0, c1 int) {
 						s += x[c] * cmplx.Conj(y[c])
 					}
 				}
-				a.pv[(k*nf+p)*nf+q] += s
+				a.pv[(k*nf+p)*nf+q] += s * complex(z.alpha, 0)
 			}
 		}
 	}

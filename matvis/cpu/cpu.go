@@ -27,6 +27,9 @@ type Backend struct {
 	// blockWork bounds the complex multiply-adds of one Gram-product
 	// call (herkBlockWork); a chunk is cancelled between calls.
 	blockWork int
+	// noFlush turns off Z's scaling and flushing (flush.go): tests
+	// compare with the unflushed products.
+	noFlush bool
 }
 
 // New returns a CPU backend using the best available herk and all cores.
@@ -114,7 +117,9 @@ type chunkBufs struct {
 	npoints int
 	// beams[bi] is beam bi's response, component c of source s at c·K + s.
 	beams [][]complex128
-	z     zmat
+	// gather holds the sources' amplitudes and ENU vectors in vis order.
+	gather []float64
+	z      zmat
 }
 
 // grow returns s resliced to n elements, reallocated when too short.
@@ -270,6 +275,8 @@ func (r *run) accumulate(ctx context.Context, z zmat, cols int) error {
 type zmat struct {
 	c128 []complex128
 	c64  []complex64
+	// alpha undoes Z's scaling (flush.go): the chunk's Gram is alpha·Z·Zᴴ.
+	alpha float64
 }
 
 // parallel runs fn over [0, n) split into contiguous blocks, one per worker.
@@ -314,17 +321,21 @@ func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, res
 		z.c128 = grow(z.c128, nant*nf*ld)
 	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
+	// The amplitudes and ENU vectors, gathered once so that the loop over
+	// antennas reads them in order.
+	r.buf.gather = grow(r.buf.gather, 4*k)
+	amp, ve, vn, vu := r.buf.gather[:k], r.buf.gather[k:2*k], r.buf.gather[2*k:3*k], r.buf.gather[3*k:]
 	r.parallel(k, func(lo, hi int) {
-		// The block's amplitudes and ENU vectors, gathered once so that
-		// the loop over antennas reads them in order.
-		n := hi - lo
-		amp := make([]float64, 4*n)
-		ve, vn, vu := amp[n:2*n], amp[2*n:3*n], amp[3*n:]
 		for s := lo; s < hi; s++ {
 			src := vis[s]
-			amp[s-lo] = math.Sqrt(0.5 * r.flux[src])
-			ve[s-lo], vn[s-lo], vu[s-lo] = v[0][src], v[1][src], v[2][src]
+			amp[s] = math.Sqrt(0.5 * r.flux[src])
+			ve[s], vn[s], vu[s] = v[0][src], v[1][src], v[2][src]
 		}
+	})
+	// Scaled so that no product of Z's entries is subnormal (flush.go).
+	sc := r.scaleZ(amp, beams, p1)
+	z.alpha = sc.alpha
+	r.parallel(k, func(lo, hi int) {
 		for a := range nant {
 			if ctx.Err() != nil {
 				return
@@ -332,19 +343,18 @@ func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, res
 			x := sim.Antennas[a]
 			bm := beams[sim.BeamOf[a]]
 			for s := lo; s < hi; s++ {
-				i := s - lo
-				tau := omega * (x[0]*ve[i] + x[1]*vn[i] + x[2]*vu[i])
+				tau := omega * (x[0]*ve[s] + x[1]*vn[s] + x[2]*vu[s])
 				sn, cs := math.Sincos(tau)
 				// conj(exp(+iτ))·amp; the beam is conjugated below.
-				ph := complex(cs*amp[i], -sn*amp[i])
+				ph := complex(cs*amp[s], -sn*amp[s])
 				for f := range nf {
 					row := (a*nf + f) * ld
 					for ax := range nf {
 						val := cmplx.Conj(bm[(f*nf+ax)*k+s]) * ph
 						if p1 {
-							z.c64[row+ax*k+s] = complex64(val)
+							z.c64[row+ax*k+s] = sc.c64(val)
 						} else {
-							z.c128[row+ax*k+s] = val
+							z.c128[row+ax*k+s] = sc.c128(val)
 						}
 					}
 				}

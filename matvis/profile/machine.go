@@ -7,8 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 
-	"github.com/ebitengine/purego"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/cblas"
 )
 
 // Machine describes where a profile ran.
@@ -22,10 +22,28 @@ type Machine struct {
 	// BLAS names the Gram-product library (e.g. the OpenBLAS file and its
 	// build configuration).
 	BLAS string `json:"blas"`
+	// BLASKernel is the system CBLAS's kernel: OpenBLAS's corename (the
+	// kernel set it runs, e.g. "Haswell" or the generic "Prescott"), its
+	// build configuration and any OPENBLAS_CORETYPE override; nil when no
+	// system CBLAS loads.
+	BLASKernel *cblas.Kernel `json:"blas_kernel,omitempty"`
+	// CPUFeatures are the CPU's vector extensions that decide which
+	// OpenBLAS kernels suit it (from /proc/cpuinfo).
+	CPUFeatures CPUFeatures `json:"cpu_features"`
+	// Warnings are what the user should know about the CPU Gram product
+	// (cblas.Choose): a generic kernel on an AVX2/AVX-512 CPU, or a system
+	// library that disagrees with the pure-Go one.
+	Warnings []string `json:"warnings,omitempty"`
 	// GPU is the accelerator's name, empty without one.
 	GPU string `json:"gpu,omitempty"`
 	// Libraries maps Go modules (and OpenBLAS) to their versions.
 	Libraries map[string]string `json:"libraries"`
+}
+
+// CPUFeatures are the CPU's vector extensions as summary.json names them.
+type CPUFeatures struct {
+	AVX2   bool `json:"avx2"`
+	AVX512 bool `json:"avx512"`
 }
 
 // DeviceInfo is implemented by backends that run on an accelerator, so a
@@ -38,13 +56,21 @@ type deviceLibraries interface {
 	DeviceLibraries() map[string]string
 }
 
-// DescribeMachine gathers the machine's description; blas names the herk
-// implementation in use and backend, when it is a DeviceInfo, the GPU.
-func DescribeMachine(blas string, backend any) Machine {
+// DescribeMachine gathers the machine's description; blas is the CPU
+// Gram product's choice (cblas.Choose) and backend, when it is a
+// DeviceInfo, names the GPU.
+func DescribeMachine(blas cblas.Choice, backend any) Machine {
+	cpu := cblas.HostCPU()
 	m := Machine{
 		CPUModel: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version(),
-		BLAS: blas, Libraries: map[string]string{},
+		BLAS: blas.Herk.Name(), Libraries: map[string]string{},
+		CPUFeatures: CPUFeatures{AVX2: cpu.AVX2, AVX512: cpu.AVX512},
+		Warnings:    blas.Warnings,
+	}
+	if blas.Kernel.Library != "" {
+		k := blas.Kernel
+		m.BLASKernel = &k
 	}
 	if d, ok := backend.(DeviceInfo); ok {
 		m.GPU = d.DeviceName()
@@ -62,7 +88,7 @@ func DescribeMachine(blas string, backend any) Machine {
 			}
 		}
 	}
-	if v := openBLASConfig(blas); v != "" {
+	if v := blas.Kernel.Config; v != "" && strings.HasPrefix(v, "OpenBLAS") {
 		m.Libraries["openblas"] = v
 		m.BLAS += " (" + v + ")"
 	}
@@ -84,24 +110,4 @@ func cpuModel() string {
 		}
 	}
 	return runtime.GOARCH
-}
-
-// openBLASConfig asks the loaded OpenBLAS for its build string (version,
-// kernel, threads) when the herk in use is OpenBLAS; "" otherwise.
-func openBLASConfig(blas string) string {
-	i := strings.Index(blas, "libopenblas")
-	if i < 0 {
-		return ""
-	}
-	name := strings.Fields(blas[i:])[0]
-	h, err := purego.Dlopen(name, purego.RTLD_NOW|purego.RTLD_GLOBAL)
-	if err != nil {
-		return ""
-	}
-	if _, err := purego.Dlsym(h, "openblas_get_config"); err != nil {
-		return ""
-	}
-	var cfg func() string
-	purego.RegisterLibFunc(&cfg, h, "openblas_get_config")
-	return strings.TrimSpace(cfg())
 }

@@ -247,8 +247,15 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 		logf("device memory: %.3f GB used at peak (backend allocations %.3f GB), model %.3f GB",
 			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9)
 	}
-	herk := cblas.Best()
-	rep.Machine = DescribeMachine(herk.Name(), be)
+	blas := cblas.Choose()
+	herk := blas.Herk
+	rep.Machine = DescribeMachine(blas, be)
+	if rep.Backend == "cpu" {
+		for _, w := range blas.Warnings {
+			logf("warning: %s", w)
+			rep.Notes = append(rep.Notes, w)
+		}
+	}
 	if o.Roofline {
 		meter, ok := be.(CeilingMeter)
 		if !ok {
