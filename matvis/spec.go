@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -30,6 +31,47 @@ func FromSpecFile(path string, o *SpecOptions) (*Simulation, error) {
 
 // FromSpec converts a validated spec into a Simulation.
 func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
+	c, err := specConfig(s, o)
+	if err != nil {
+		return nil, err
+	}
+	return New(c)
+}
+
+// FromSpecObservation converts a validated spec into a Simulation whose
+// output is the Observation's baselines in pyuvsim's convention, as a UVH5
+// file holds them: antennas named ANT0…, every baseline with ant1 ≥ ant2
+// (or the spec's antpairs as (ant1, ant2)), xx, yy, xy, yx when polarized
+// (else the use_feed's own), the spec's site, EOP and telescope name.
+func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observation, error) {
+	c, err := specConfig(s, o)
+	if err != nil {
+		return nil, nil, err
+	}
+	obs := DefaultObservation(len(c.Antennas), c.Options)
+	if s.Name != "" {
+		obs.History = fmt.Sprintf("Simulated with gomatvis from the spec %q.", s.Name)
+	}
+	obs.Site = astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM}
+	for _, e := range s.EOP {
+		obs.EOP = append(obs.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
+	}
+	if c.Options.AntPairs != nil {
+		obs.Baselines = c.Options.AntPairs
+	}
+	obs.UseConventions(&c)
+	if err := obs.Validate(len(c.Antennas), len(c.Times), len(c.Freqs)); err != nil {
+		return nil, nil, err
+	}
+	sim, err := New(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return sim, obs, nil
+}
+
+// specConfig is the Config of a validated spec.
+func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	if o == nil {
 		o = &SpecOptions{}
 	}
@@ -54,14 +96,14 @@ func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
 	for i, b := range s.Beams {
 		bm, err := specBeam(b, s.Dir, order, s.Precision)
 		if err != nil {
-			return nil, fmt.Errorf("matvis: beams[%d]: %w", i, err)
+			return Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
 		}
 		c.Beams = append(c.Beams, bm)
 	}
 	c.BeamIdx = s.BeamIdx
 	feed, err := beam.ParseFeed(s.UseFeed)
 	if err != nil {
-		return nil, fmt.Errorf("matvis: use_feed: %w", err)
+		return Config{}, fmt.Errorf("matvis: use_feed: %w", err)
 	}
 	c.Options = Options{Precision: s.Precision, Polarized: s.Polarized, Feed: feed}
 	if s.AntPairs != nil {
@@ -91,15 +133,15 @@ func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
 			method = simspec.CoordAstropy
 		}
 		if method == simspec.CoordPrecomputed {
-			return nil, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
+			return Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
 		}
 		crd, err := SpecCoordinates(s, method, bcrsEvery, o.Warn)
 		if err != nil {
-			return nil, err
+			return Config{}, err
 		}
 		c.Coords = crd
 	}
-	return New(c)
+	return c, nil
 }
 
 // specBeam builds one spec beam.

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
-	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
 // outputMeta describes a visibility .npy file: what each axis means and
@@ -42,10 +41,10 @@ func metaPath(out string) string {
 }
 
 // metaJSON is the sidecar of a finished run, to be written with its array.
-func metaJSON(out string, spec *simspec.Spec, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
+func metaJSON(out, name string, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
 	m := outputMeta{
 		Gomatvis:    versionString(),
-		Spec:        specName(spec),
+		Spec:        name,
 		Shape:       res.Shape,
 		DType:       "complex128",
 		Axes:        []string{"freq", "time", "antpair"},

@@ -20,7 +20,7 @@ type outputFormat struct {
 
 // simulateFormats are the outputs of simulate.
 func simulateFormats() []outputFormat {
-	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}}
+	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}, {".uvh5", "UVH5, as pyuvdata reads it"}}
 }
 
 // npyFormat is the only output of topo.
@@ -30,7 +30,7 @@ func npyFormat() []outputFormat {
 
 // partialPath is where a cancelled run's finished integrations go.
 func partialPath(out string) string {
-	return strings.TrimSuffix(out, ".npy") + ".partial.npy"
+	return strings.TrimSuffix(out, filepath.Ext(out)) + ".partial.npy"
 }
 
 // outputFiles are the files a run writing -o out may create or replace.

@@ -18,19 +18,21 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
 	"github.com/gomatvis/gomatvis/npy"
 )
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output .npy file (required)")
+	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json) or OUT.uvh5 (pyuvdata's UVH5); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
+	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
-	spec, err := parseSpecCommand(fs, args, out, "OUT.npy", simulateFormats(), topo)
+	in, err := parseSimulateCommand(fs, args, out, topo, eopPath)
 	if err != nil {
 		return err
 	}
@@ -38,15 +40,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--gpu-fused: %w", err)
 	}
-	so := &matvis.SpecOptions{CoordMethod: *coord, Warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, warn: warnTo(stderr)}
 	if *topo != "" {
-		c, err := readTopo(*topo)
-		if err != nil {
+		if bo.topo, err = readTopo(*topo); err != nil {
 			return err
 		}
-		so.Topo = c
 	}
-	sim, err := matvis.FromSpec(spec, so)
+	sim, obs, err := in.build(bo)
 	if err != nil {
 		return err
 	}
@@ -73,41 +73,94 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return runErr
 	}
 	wall := time.Since(t0)
-	meta, err := metaJSON(*out, spec, sim, res, be.Name(), coordsName(spec, *coord, *topo), wall)
-	if err != nil {
-		return err
+	if obs != nil {
+		err = writeOutputs(*out, true, stderr, func() error { return uvdata.Write(*out, sim, obs, res) })
+	} else {
+		err = writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, *coord, *topo), wall, stderr)
 	}
-	// The array and its metadata appear together or not at all.
-	err = writeOutputs(*out, true, stderr, func() error {
-		return atomicfile.WriteGroup(
-			atomicfile.File{Path: *out, Fill: func(w io.Writer) error { return npy.Write(w, res.Shape, res.Data()) }},
-			atomicfile.File{Path: metaPath(*out), Fill: func(w io.Writer) error { _, err := w.Write(meta); return err }},
-		)
-	})
 	if err != nil {
-		return fmt.Errorf("writing %s and %s: %w", *out, metaPath(*out), err)
+		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
-		specName(spec), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
+		in.name(), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
 		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
 		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
 	if blas != "" {
 		fmt.Fprintln(stdout, blas)
 	}
-	fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
+	if obs == nil {
+		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
+	} else {
+		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
+	}
 	return nil
 }
 
+// isUVH5 says whether an output path asks for UVH5.
+func isUVH5(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvh5") }
+
+// writeNpyOutputs writes the array and its metadata as one step.
+func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration, stderr io.Writer) error {
+	meta, err := metaJSON(out, in.name(), sim, res, backend, coords, wall)
+	if err != nil {
+		return err
+	}
+	// The array and its metadata appear together or not at all.
+	return writeOutputs(out, true, stderr, func() error {
+		return atomicfile.WriteGroup(
+			atomicfile.File{Path: out, Fill: func(w io.Writer) error { return npy.Write(w, res.Shape, res.Data()) }},
+			atomicfile.File{Path: metaPath(out), Fill: func(w io.Writer) error { _, err := w.Write(meta); return err }},
+		)
+	})
+}
+
+// parseSimulateCommand parses simulate's flags and its one input (a
+// spec, "example" or an obsparam YAML), settles the output (-o, or the
+// obsparam's filing section) and checks before any work that it can be
+// written and is none of the inputs (nor the files named by inputFlags).
+func parseSimulateCommand(fs *flag.FlagSet, args []string, out *string, inputFlags ...*string) (*simInput, error) {
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != 1 {
+		return nil, fmt.Errorf("%w: want one SPEC.json or OBSPARAM.yaml, got %d arguments", errUsage, len(pos))
+	}
+	in, err := loadInput(pos[0])
+	if err != nil {
+		return nil, err
+	}
+	if *out == "" {
+		*out = in.defaultOutput()
+	}
+	if *out == "" {
+		return nil, fmt.Errorf("%w: -o OUT.npy or OUT.uvh5 is required", errUsage)
+	}
+	if err := checkOutputName(*out, simulateFormats()); err != nil {
+		return nil, err
+	}
+	inputs := in.files()
+	for _, f := range inputFlags {
+		if *f != "" {
+			inputs = append(inputs, *f)
+		}
+	}
+	if err := checkNotInput(*out, inputs); err != nil {
+		return nil, err
+	}
+	return in, nil
+}
+
 // coordsName says where the run's ENU vectors came from.
-func coordsName(spec *simspec.Spec, override, topo string) string {
+func coordsName(in *simInput, override, topo string) string {
 	switch {
 	case topo != "":
 		return "precomputed ENU vectors from " + topo
 	case override != "":
 		return override
-	case spec.CoordMethod != "":
-		return spec.CoordMethod
+	case in.spec != nil && in.spec.CoordMethod != "":
+		return in.spec.CoordMethod
 	}
 	return simspec.CoordAstropy
 }
