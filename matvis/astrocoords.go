@@ -12,6 +12,19 @@ import (
 // seconds between BCRS-step refreshes of the ERFA method, warn receives
 // astro's warnings (nil: discarded).
 func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
+	ra, dec := s.Sources.RARad, s.Sources.DecRad
+	if s.Sources.Catalog != nil {
+		sky, err := specCatalog(s)
+		if err != nil {
+			return nil, err
+		}
+		ra, dec = sky.RA(), sky.Dec()
+	}
+	return specCoordinates(s, ra, dec, method, bcrsEvery, warn)
+}
+
+// specCoordinates is SpecCoordinates for the sources at ra, dec.
+func specCoordinates(s *simspec.Spec, ra, dec []float64, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
 	cfg := astro.Config{
 		Method:          astro.Method(method),
 		Site:            astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM},
@@ -22,7 +35,7 @@ func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn fun
 	for _, e := range s.EOP {
 		cfg.EOP = append(cfg.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
 	}
-	r, err := astro.New(cfg, s.Sources.RARad, s.Sources.DecRad)
+	r, err := astro.New(cfg, ra, dec)
 	if err != nil {
 		return nil, fmt.Errorf("matvis: coordinates (%s): %w", method, err)
 	}

@@ -49,6 +49,21 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 		return nil, nil, err
 	}
 	obs := DefaultObservation(len(c.Antennas), c.Options)
+	if s.LayoutCSV != "" {
+		ants, err := specLayout(s)
+		if err != nil {
+			return nil, nil, err
+		}
+		obs.AntNames, obs.AntNums = nil, nil
+		for _, a := range ants {
+			obs.AntNames = append(obs.AntNames, a.Name)
+			obs.AntNums = append(obs.AntNums, a.Number)
+		}
+		obs.Baselines = LowerBaselines(obs.AntNums)
+	}
+	if s.Telescope.Name != "" {
+		obs.TelescopeName = s.Telescope.Name
+	}
 	if s.Name != "" {
 		obs.History = fmt.Sprintf("Simulated with gomatvis from the spec %q.", s.Name)
 	}
@@ -75,19 +90,12 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	if o == nil {
 		o = &SpecOptions{}
 	}
-	nfreq := len(s.FreqsHz)
-	c := Config{
-		Freqs: s.FreqsHz,
-		Times: s.TimesJD,
-		RA:    s.Sources.RARad,
-		Dec:   s.Sources.DecRad,
-		Flux:  make([]float64, 0, s.NSrc()*nfreq),
+	c := Config{Freqs: s.FreqsHz, Times: s.TimesJD}
+	if err := specSources(s, &c); err != nil {
+		return Config{}, err
 	}
-	for _, a := range s.AntennasENU {
-		c.Antennas = append(c.Antennas, [3]float64{a[0], a[1], a[2]})
-	}
-	for _, row := range s.Sources.FluxJy {
-		c.Flux = append(c.Flux, row...)
+	if err := specAntennas(s, &c); err != nil {
+		return Config{}, err
 	}
 	order := 3
 	if s.BeamSplineOpts != nil {
@@ -100,7 +108,9 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		}
 		c.Beams = append(c.Beams, bm)
 	}
-	c.BeamIdx = s.BeamIdx
+	if s.LayoutCSV == "" {
+		c.BeamIdx = s.BeamIdx
+	}
 	feed, err := beam.ParseFeed(s.UseFeed)
 	if err != nil {
 		return Config{}, fmt.Errorf("matvis: use_feed: %w", err)
@@ -135,7 +145,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		if method == simspec.CoordPrecomputed {
 			return Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
 		}
-		crd, err := SpecCoordinates(s, method, bcrsEvery, o.Warn)
+		crd, err := specCoordinates(s, c.RA, c.Dec, method, bcrsEvery, o.Warn)
 		if err != nil {
 			return Config{}, err
 		}
@@ -146,6 +156,16 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 
 // specBeam builds one spec beam.
 func specBeam(b simspec.Beam, dir string, order, precision int) (beam.Beam, error) {
+	bm, err := specBeamKind(b, dir, order, precision)
+	if err != nil || b.Jones != simspec.JonesDiagonal {
+		return bm, err
+	}
+	d := beam.DiagonalJones{Beam: bm}
+	return d, d.Validate()
+}
+
+// specBeamKind builds a spec beam of its type.
+func specBeamKind(b simspec.Beam, dir string, order, precision int) (beam.Beam, error) {
 	switch b.Type {
 	case "uniform":
 		return beam.Uniform{}, nil

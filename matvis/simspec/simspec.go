@@ -24,6 +24,10 @@ type Spec struct {
 	Name           string      `json:"name"`
 	Telescope      Telescope   `json:"telescope"`
 	AntennasENU    [][]float64 `json:"antennas_enu_m"`
+	// LayoutCSV, instead of antennas_enu_m and beam_idx, names a pyuvsim
+	// layout file (Name Number BeamID E N U; BeamID indexes beams),
+	// relative to the spec's directory.
+	LayoutCSV string `json:"layout_csv,omitempty"`
 	FreqsHz        []float64   `json:"freqs_hz"`
 	TimesJD        []float64   `json:"times_jd"`
 	EOP            []EOP       `json:"eop,omitempty"`
@@ -46,6 +50,8 @@ type Spec struct {
 
 // Telescope is the geodetic (WGS84) position of the array centre.
 type Telescope struct {
+	// Name is the telescope's name (UVH5's telescope_name); optional.
+	Name    string  `json:"name,omitempty"`
 	LatDeg  float64 `json:"lat_deg"`
 	LonDeg  float64 `json:"lon_deg"`
 	HeightM float64 `json:"height_m"`
@@ -64,6 +70,22 @@ type Sources struct {
 	RARad  []float64   `json:"ra_rad"`
 	DecRad []float64   `json:"dec_rad"`
 	FluxJy [][]float64 `json:"flux_jy"`
+	// Catalog, instead of the three arrays, names a sky catalog whose
+	// spectral model is evaluated per channel.
+	Catalog *Catalog `json:"catalog,omitempty"`
+}
+
+// Catalog is a sky-catalog file with pyuvsim's selection keys.
+type Catalog struct {
+	// Path is relative to the spec's directory.
+	Path string `json:"path"`
+	// Filetype is skyh5, text, gleam, vot or stokes_tsv; empty: by extension.
+	Filetype string `json:"filetype,omitempty"`
+	// MinFluxJy and MaxFluxJy keep components with Stokes I within them.
+	MinFluxJy *float64 `json:"min_flux_jy,omitempty"`
+	MaxFluxJy *float64 `json:"max_flux_jy,omitempty"`
+	// NonNegative drops components with negative Stokes I.
+	NonNegative bool `json:"non_negative,omitempty"`
 }
 
 // Beam is one unique beam. Type is uniform, gaussian, airy, short_dipole or
@@ -73,7 +95,14 @@ type Beam struct {
 	SigmaRad  float64 `json:"sigma_rad,omitempty"`
 	DiameterM float64 `json:"diameter_m,omitempty"`
 	Path      string  `json:"path,omitempty"`
+	// Jones is "" for pyuvdata 3's analytic E-field (what matvis uses:
+	// each feed sees both axes at g/√2) or "diagonal" for pyuvsim's
+	// diag(g, g); uniform, gaussian and airy only.
+	Jones string `json:"jones,omitempty"`
 }
+
+// JonesDiagonal is Beam.Jones for pyuvsim's analytic-beam convention.
+const JonesDiagonal = "diagonal"
 
 // SplineOpts chooses the gridded-beam spatial interpolation: order 1
 // (bilinear) or 3 (prefiltered cubic B-spline, the default).
@@ -303,7 +332,10 @@ func (s *Spec) Validate() error {
 	if finite("telescope.height_m", t.HeightM) && math.Abs(t.HeightM) > 1e5 {
 		bad("telescope.height_m", t.HeightM, "height must be within ±100 km of the ellipsoid")
 	}
-	if len(s.AntennasENU) == 0 {
+	switch {
+	case s.LayoutCSV != "" && (len(s.AntennasENU) > 0 || s.BeamIdx != nil):
+		bad("layout_csv", s.LayoutCSV, "give either layout_csv or antennas_enu_m with beam_idx, not both")
+	case s.LayoutCSV == "" && len(s.AntennasENU) == 0:
 		bad("antennas_enu_m", s.AntennasENU, "need at least one antenna")
 	}
 	for i, a := range s.AntennasENU {
@@ -364,7 +396,12 @@ func (s *Spec) Validate() error {
 	}
 	src := s.Sources
 	nsrc := len(src.RARad)
-	if nsrc == 0 {
+	switch c := src.Catalog; {
+	case c != nil && (nsrc > 0 || len(src.DecRad) > 0 || len(src.FluxJy) > 0):
+		bad("sources.catalog", c.Path, "give either a catalog or ra_rad, dec_rad and flux_jy, not both")
+	case c != nil:
+		validateCatalog(c, bad, finite)
+	case nsrc == 0:
 		bad("sources.ra_rad", src.RARad, "need at least one source")
 	}
 	if len(src.DecRad) != nsrc {
@@ -433,9 +470,19 @@ func (s *Spec) Validate() error {
 		default:
 			bad(f+".type", b.Type, "unknown beam type; want one of %s", strings.Join(beamTypes, ", "))
 		}
+		switch {
+		case b.Jones == "":
+		case b.Jones != JonesDiagonal:
+			bad(f+".jones", b.Jones, `want "diagonal" (pyuvsim's analytic beams) or nothing`)
+		case b.Type != "uniform" && b.Type != "gaussian" && b.Type != "airy":
+			bad(f+".jones", b.Jones, "a diagonal Jones matrix applies to uniform, gaussian and airy beams only, not %s", b.Type)
+		}
 	}
 	nant, nbeam := len(s.AntennasENU), len(s.Beams)
-	if s.BeamIdx == nil {
+	if s.LayoutCSV != "" {
+		nant = math.MaxInt // the layout's antennas are checked when it is read
+	}
+	if s.BeamIdx == nil && s.LayoutCSV == "" {
 		if nbeam != 1 && nbeam != nant && nbeam > 0 {
 			bad("beam_idx", nil, "null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
 		}
