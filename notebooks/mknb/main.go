@@ -25,6 +25,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // notebook is an nbformat 4.5 document.
@@ -71,7 +73,8 @@ func main() {
 			stale++
 			continue
 		}
-		if err := os.WriteFile(out, data, 0o644); err != nil {
+		// Atomic: an interrupted run never leaves a truncated notebook.
+		if err := atomicfile.WriteBytes(out, data); err != nil {
 			fmt.Fprintln(os.Stderr, "mknb:", err)
 			os.Exit(1)
 		}
