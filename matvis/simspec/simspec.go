@@ -21,13 +21,13 @@ import (
 
 // Spec is one simulation specification.
 type Spec struct {
-	Name           string      `json:"name"`
-	Telescope      Telescope   `json:"telescope"`
-	AntennasENU    [][]float64 `json:"antennas_enu_m"`
+	Name        string      `json:"name"`
+	Telescope   Telescope   `json:"telescope"`
+	AntennasENU [][]float64 `json:"antennas_enu_m"`
 	// LayoutCSV, instead of antennas_enu_m and beam_idx, names a pyuvsim
 	// layout file (Name Number BeamID E N U; BeamID indexes beams),
 	// relative to the spec's directory.
-	LayoutCSV string `json:"layout_csv,omitempty"`
+	LayoutCSV      string      `json:"layout_csv,omitempty"`
 	FreqsHz        []float64   `json:"freqs_hz"`
 	TimesJD        []float64   `json:"times_jd"`
 	EOP            []EOP       `json:"eop,omitempty"`
@@ -482,11 +482,13 @@ func (s *Spec) Validate() error {
 	if s.LayoutCSV != "" {
 		nant = math.MaxInt // the layout's antennas are checked when it is read
 	}
-	if s.BeamIdx == nil && s.LayoutCSV == "" {
+	switch {
+	case s.LayoutCSV != "": // the layout's BeamIDs index the beams
+	case s.BeamIdx == nil:
 		if nbeam != 1 && nbeam != nant && nbeam > 0 {
 			bad("beam_idx", nil, "null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
 		}
-	} else {
+	default:
 		if len(s.BeamIdx) != nant {
 			bad("beam_idx", fmt.Sprintf("%d entries", len(s.BeamIdx)), "want one per antenna (%d)", nant)
 		}
