@@ -62,6 +62,9 @@ func (d *Dataset) parse(msgs []hmsg) error {
 	if err = d.parseSpace(space.data); err != nil {
 		return fmt.Errorf("dataspace: %w", err)
 	}
+	if d.n > (1<<50)/int64(d.Type.Size) {
+		return fmt.Errorf("%d elements of %d bytes is too large", d.n, d.Type.Size)
+	}
 	if err = d.parseLayout(layout.data); err != nil {
 		return fmt.Errorf("layout: %w", err)
 	}

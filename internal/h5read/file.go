@@ -23,16 +23,19 @@ const undef = ^uint64(0)
 
 var signature = []byte{0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'}
 
-// File is an open HDF5 file.
+// File is an open HDF5 file. It is not safe for concurrent use.
 type File struct {
 	r    io.ReaderAt
 	size int64
 	root uint64 // root group object header address
+	// groups caches each group's links by object header address, so
+	// repeated lookups do not re-read symbol tables.
+	groups map[uint64]map[string]uint64
 }
 
 // Open reads the superblock of the HDF5 file r of size bytes.
 func Open(r io.ReaderAt, size int64) (*File, error) {
-	f := &File{r: r, size: size}
+	f := &File{r: r, size: size, groups: map[uint64]map[string]uint64{}}
 	head, err := f.read(0, min(size, 128))
 	if err != nil {
 		return nil, fmt.Errorf("superblock: %w", err)

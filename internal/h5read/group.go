@@ -83,6 +83,17 @@ func (f *File) Members(path string) ([]string, error) {
 // links returns a group's members and their object header addresses, from
 // a symbol table (old-style group) or link messages (new-style, compact).
 func (f *File) links(o *object) (map[string]uint64, error) {
+	if l, ok := f.groups[o.addr]; ok {
+		return l, nil
+	}
+	l, err := f.readLinks(o)
+	if err == nil {
+		f.groups[o.addr] = l
+	}
+	return l, err
+}
+
+func (f *File) readLinks(o *object) (map[string]uint64, error) {
 	if m, ok := find(o.msgs, msgSymbolTable); ok {
 		out, err := f.symbolTable(m.data)
 		if err != nil {
