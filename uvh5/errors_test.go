@@ -214,12 +214,13 @@ func wrongType(t *testing.T, dir string) string {
 
 // TestReadOldShapes makes a pyuvdata-2-style file with h5py (data with the
 // spectral-window axis, freq_array (1, Nfreqs), scalar channel_width) from
-// a reference and reads it.
+// a reference and reads it; its phase center catalog is the JSON-string
+// form of pyuvdata 2.2-2.3.
 func TestReadOldShapes(t *testing.T) {
 	py := needPython(t)
 	old := filepath.Join(t.TempDir(), "old.uvh5")
 	script := `
-import h5py, shutil, sys
+import h5py, numpy as np, shutil, sys
 shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "r+") as f:
     for name in ("visdata", "flags", "nsamples"):
@@ -231,6 +232,9 @@ with h5py.File(sys.argv[2], "r+") as f:
     del f["Header/freq_array"], f["Header/channel_width"]
     f["Header/freq_array"] = fr[None, :]
     f["Header/channel_width"] = cw[0]
+    del f["Header/phase_center_catalog"]
+    g = f["Header"].create_group("phase_center_catalog")
+    g["drift"] = np.bytes_('{"cat_id": 0, "cat_type": "unprojected", "cat_lon": 0.0, "cat_lat": 1.5707963267948966, "cat_frame": "altaz"}')
 `
 	if out, err := exec.Command(py, "-c", script, references[0], old).CombinedOutput(); err != nil {
 		t.Fatalf("making old-shape file: %v\n%s", err, out)
@@ -246,5 +250,8 @@ with h5py.File(sys.argv[2], "r+") as f:
 	if !f.OldShapes || len(f.Vis) != len(ref.Vis) || f.Vis[17] != ref.Vis[17] || len(f.Header.ChannelWidth) != 3 ||
 		f.Header.ChannelWidth[2] != ref.Header.ChannelWidth[2] || f.Header.Freqs[1] != ref.Header.Freqs[1] {
 		t.Fatalf("old shapes read as %+v", f.Header)
+	}
+	if len(f.Catalog) != 1 || f.Catalog[0].Name != "drift" || f.Catalog[0].Type != "unprojected" || f.Header.PhaseCenterName != "drift" {
+		t.Fatalf("JSON catalog read as %+v", f.Catalog)
 	}
 }
