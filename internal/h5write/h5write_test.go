@@ -39,6 +39,7 @@ func writeSample(t *testing.T, path string) {
 	must(t, hdr.Array("pos", []float64{1, 2, 3, 4, 5, 6}, 2, 3))
 	must(t, hdr.Array("ints", []int32{0, 1, 2, 3, 10}))
 	must(t, hdr.Empty("none", Float32))
+	must(t, hdr.Array("zero", []int64{}, 0, 3))
 	sub, err := hdr.Group("cat")
 	must(t, err)
 	sub2, err := sub.Group("0")
@@ -285,6 +286,7 @@ func TestH5pyReadsEverything(t *testing.T) {
 		"Header/names":          {"|S4", []int{3}, []string{"HH0", "HH10", ""}},
 		"Header/pos":            {"<f8", []int{2, 3}, []float64{1, 2, 3, 4, 5, 6}},
 		"Header/ints":           {"<i4", []int{5}, []int32{0, 1, 2, 3, 10}},
+		"Header/zero":           {"<i8", []int{0, 3}, []int64{}},
 		"Header/none":           {"<f4", nil, nil},
 		"Header/cat/0/cat_type": {"|S11", []int{}, []string{"unprojected"}},
 		"Data/visdata":          {"<c16", []int{4, 3, 2}, vis},
