@@ -86,7 +86,13 @@ type reader struct {
 	out  *File
 }
 
+// fail wraps err as a FieldError; an h5read error about the field itself
+// is unwrapped so the path is not named twice.
 func (r *reader) fail(field string, err error) error {
+	var pe *h5read.PathError
+	if errors.As(err, &pe) && pe.Path == field {
+		err = pe.Err
+	}
 	return &FieldError{File: r.path, Field: field, Err: err}
 }
 

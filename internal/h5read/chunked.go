@@ -107,7 +107,11 @@ func (d *Dataset) readChunked(nbytes int64) ([]byte, error) {
 	var recs []chunkRec
 	capacity, stored := int64(0), int64(0)
 	seen := map[string]bool{}
-	err := d.f.walkBtree(d.addr, 1, 8+8*(rank+1), func(child uint64, key []byte) error {
+	walk := d.f.walkBtree
+	if d.addr == undef { // no chunk written yet: an empty index
+		walk = func(uint64, byte, int, func(uint64, []byte) error) error { return nil }
+	}
+	err := walk(d.addr, 1, 8+8*(rank+1), func(child uint64, key []byte) error {
 		rec := chunkRec{addr: child, size: binary.LittleEndian.Uint32(key), mask: binary.LittleEndian.Uint32(key[4:])}
 		for k := range rank {
 			o := binary.LittleEndian.Uint64(key[8+8*k:])

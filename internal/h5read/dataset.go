@@ -40,7 +40,7 @@ func (f *File) Dataset(path string) (*Dataset, error) {
 	}
 	d := &Dataset{Path: o.path, f: f}
 	if err := d.parse(o.msgs); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.path, err)
+		return nil, pathErr(o.path, "%w", err)
 	}
 	return d, nil
 }
@@ -165,7 +165,7 @@ func (d *Dataset) Len() int { return int(d.n) }
 func (d *Dataset) Raw() ([]byte, error) {
 	b, err := d.raw()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.Path, err)
+		return nil, pathErr(d.Path, "%w", err)
 	}
 	return b, nil
 }

@@ -110,3 +110,18 @@ func (f *File) read(addr uint64, n int64) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// PathError is an error about the object at Path in the file.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+func (e *PathError) Unwrap() error { return e.Err }
+
+// pathErr builds a *PathError from a format and arguments.
+func pathErr(path, format string, args ...any) error {
+	return &PathError{Path: path, Err: fmt.Errorf(format, args...)}
+}
