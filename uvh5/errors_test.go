@@ -237,10 +237,10 @@ with h5py.File(sys.argv[2], "r+") as f:
     g = f["Header"].create_group("phase_center_catalog")
     g["drift"] = np.bytes_('{"cat_id": 0, "cat_type": "unprojected", "cat_lon": 0.0, "cat_lat": 1.5707963267948966, "cat_frame": "altaz"}')
 `
-	if out, err := exec.Command(py, "-c", script, references[0], old).CombinedOutput(); err != nil {
+	if out, err := exec.Command(py, "-c", script, referenceFiles(t)[0], old).CombinedOutput(); err != nil {
 		t.Fatalf("making old-shape file: %v\n%s", err, out)
 	}
-	ref, err := ReadFile(references[0])
+	ref, err := ReadFile(referenceFiles(t)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ with h5py.File(sys.argv[2], "r+") as f:
         del f["Data/" + name]
         f.create_dataset("Data/" + name, shape=(N, 3, 4), dtype=dtype, chunks=(64, 3, 4))
 `
-	if out, err := exec.Command(py, "-c", script, references[0], huge).CombinedOutput(); err != nil {
+	if out, err := exec.Command(py, "-c", script, referenceFiles(t)[0], huge).CombinedOutput(); err != nil {
 		t.Fatalf("making file: %v\n%s", err, out)
 	}
 	st, err := os.Stat(huge)
@@ -331,7 +331,7 @@ for k in range(0, len(args), 3):
         f[field] = eval(expr)
 `
 	dir := t.TempDir()
-	args := []string{"-c", script, references[0]}
+	args := []string{"-c", script, referenceFiles(t)[0]}
 	for i, c := range cases {
 		args = append(args, filepath.Join(dir, itoa(i)+".uvh5"), c.field, c.expr)
 	}

@@ -13,7 +13,7 @@ import (
 // implies (the reader checks declared sizes against it). Seeds: both pyuvsim
 // references and a file from our writer.
 func FuzzReadUVH5(f *testing.F) {
-	for _, ref := range references {
+	for _, ref := range referenceFiles(f) {
 		b, err := os.ReadFile(ref)
 		if err != nil {
 			f.Fatal(err)

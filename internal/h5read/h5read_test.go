@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 func open(t *testing.T, path string) *File {
@@ -35,8 +37,10 @@ var references = []string{
 	"pyuvsim-fullstokes-airy/fullstokes-airy.uvh5",
 }
 
-func refPath(name string) string {
-	return filepath.Join("..", "..", "testdata", "reference", name)
+// refPath locates a reference file (testdata/, or GOMATVIS_SHARED).
+func refPath(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(sharedtest.Dir(t), "reference", name)
 }
 
 // pyHashes lists every dataset h5py sees with its shape and the SHA-256 of
@@ -86,7 +90,7 @@ func TestReferencesMatchH5py(t *testing.T) {
 		t.Skip("h5py comparison skipped: /usr/bin/python3 with h5py absent")
 	}
 	for _, ref := range references {
-		path := refPath(ref)
+		path := refPath(t, ref)
 		out, err := exec.Command(py, "-c", pyHashes, path).Output()
 		if err != nil {
 			t.Fatalf("h5py on %s: %v", path, err)
@@ -177,7 +181,7 @@ func TestUnshuffle(t *testing.T) {
 // metadata region in turn and reads all its datasets: errors are fine,
 // panics are not.
 func TestCorruptReferenceNeverPanics(t *testing.T) {
-	orig, err := os.ReadFile(refPath(references[0]))
+	orig, err := os.ReadFile(refPath(t, references[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
