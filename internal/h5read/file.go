@@ -6,6 +6,14 @@
 // B-tree index) layouts, the deflate, shuffle and LZF filters, and the
 // integer, float, fixed-string, enum and compound datatypes.
 //
+// Not supported, each reported as an error naming the object: groups with
+// dense link storage (fractal heaps; h5py's libver="latest" groups of more
+// than 8 members), version 4 layouts' chunk indexes (libver="latest"
+// chunked datasets), variable-length strings and other classes, committed
+// datatypes, offsets or lengths other than 8 bytes, user blocks. Attributes
+// are ignored. pyuvdata writes with h5py's default libver, which this
+// covers.
+//
 // It is written for untrusted input: every size read from the file is
 // checked against the file's length before anything is allocated, loops
 // through on-disk structures are bounded, and malformed input is reported
