@@ -100,10 +100,12 @@ type FieldError struct {
 	Err   error
 }
 
+// Error reports "uvh5: file: field: cause".
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("uvh5: %s: %s: %v", e.File, e.Field, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // Nblts returns the number of baseline-times.

@@ -125,8 +125,10 @@ type PathError struct {
 	Err  error
 }
 
+// Error reports the path and the cause.
 func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
 
+// Unwrap returns the cause.
 func (e *PathError) Unwrap() error { return e.Err }
 
 // pathErr builds a *PathError from a format and arguments.
