@@ -13,8 +13,11 @@
 //
 // Conventions of pyuvsim's output, which the reference files in
 // testdata/reference show: baselines are stored with ant1 >= ant2
-// (autocorrelations included), uvw = position(ant2) - position(ant1), the
-// baseline-time axis is time-major (all baselines of the first time, then
+// (autocorrelations included); uvw_array = ENU(ant2) - ENU(ant1) in metres,
+// in East-North-Up axes at the telescope (the phase center is unprojected),
+// while antenna_positions are ECEF (ITRS axes) offsets from the telescope
+// location, so uvw is antenna_positions[ant2] - antenna_positions[ant1]
+// rotated from ECEF to ENU axes; the baseline-time axis is time-major (all baselines of the first time, then
 // the next), polarizations xx, yy, xy, yx are -5, -6, -7, -8, and vis_units
 // is "Jy". The package itself imposes none of these; it stores what the
 // Header says.
@@ -52,7 +55,7 @@ type Header struct {
 
 	Ant1            []int64      // ant_1_array, antenna numbers, Nblts
 	Ant2            []int64      // ant_2_array, Nblts
-	UVW             [][3]float64 // uvw_array, metres, Nblts
+	UVW             [][3]float64 // uvw_array, metres, ENU axes for an unprojected center, Nblts
 	Times           []float64    // time_array, JD (UTC), Nblts
 	LSTs            []float64    // lst_array, radians, Nblts
 	IntegrationTime []float64    // integration_time, seconds, Nblts
