@@ -124,7 +124,7 @@ func encodeRange(b []byte, t Datatype, data any, i, j int) ([]byte, error) {
 		return nil, err
 	}
 	if dt != t {
-		return nil, fmt.Errorf("%T data written to a dataset of kind %d", data, t.kind)
+		return nil, fmt.Errorf("%T data written to a %v dataset", data, t.kind)
 	}
 	switch x := data.(type) {
 	case []int32:
