@@ -94,3 +94,21 @@ func sampleHeap(peak *uint64) (stop func()) {
 	}()
 	return func() { close(done); wg.Wait() }
 }
+
+// BenchmarkReadFile reads back a 128 MiB-visdata file written by Writer
+// (header, visdata, flags, nsamples).
+func BenchmarkReadFile(b *testing.B) {
+	h := testHeader(rand.New(rand.NewPCG(1, 2)), 32, 16, 256)
+	vis := make([]complex128, h.Nblts()*h.Nfreqs()*h.Npols())
+	path := filepath.Join(b.TempDir(), "read.uvh5")
+	if err := WriteFile(path, h, vis); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(vis)) * 16)
+	for b.Loop() {
+		f, err := ReadFile(path)
+		if err != nil || len(f.Vis) != len(vis) {
+			b.Fatal(err)
+		}
+	}
+}
