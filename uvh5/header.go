@@ -268,15 +268,17 @@ func (h *Header) checkAntennas() error {
 	if len(h.AntennaPositions) != n {
 		return bad("AntennaPositions", "%d positions for %d antennas", len(h.AntennaPositions), n)
 	}
-	seen := map[int64]bool{}
+	seen, names := map[int64]bool{}, map[string]bool{}
 	for i, a := range h.AntennaNumbers {
-		if seen[a] || a < 0 {
-			return bad("AntennaNumbers", "number %d (element %d) negative or repeated", a, i)
+		// pyuvdata's acceptable range for antenna numbers is [0, 2^31-1].
+		if seen[a] || a < 0 || a > math.MaxInt32 {
+			return bad("AntennaNumbers", "number %d (element %d) out of [0, 2^31-1] or repeated", a, i)
 		}
 		seen[a] = true
-		if h.AntennaNames[i] == "" {
-			return bad("AntennaNames", "element %d empty", i)
+		if n := h.AntennaNames[i]; n == "" || names[n] {
+			return bad("AntennaNames", "element %d %q empty or repeated", i, n)
 		}
+		names[h.AntennaNames[i]] = true
 		if err := finite("AntennaPositions", h.AntennaPositions[i][:]...); err != nil {
 			return err
 		}
@@ -314,6 +316,10 @@ func (h *Header) checkBlts() error {
 		}
 		if err := finite("UVW", h.UVW[i][:]...); err != nil {
 			return err
+		}
+		// pyuvdata's acceptable range for |uvw| is [0, 1e8] m.
+		if u := h.UVW[i]; math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2]) > 1e8 {
+			return bad("UVW", "baseline-time %d: |uvw| %v m exceeds 1e8", i, u)
 		}
 		if h.IntegrationTime[i] <= 0 {
 			return bad("IntegrationTime", "element %d = %v, want > 0", i, h.IntegrationTime[i])
