@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -27,6 +28,9 @@ func TestValidateNamesField(t *testing.T) {
 		{"AntennaNames", func(h *Header) { h.AntennaNames = h.AntennaNames[1:] }},
 		{"AntennaPositions", func(h *Header) { h.AntennaPositions[2][1] = math.Inf(1) }},
 		{"AntennaNumbers", func(h *Header) { h.AntennaNumbers[1] = h.AntennaNumbers[0] }},
+		{"AntennaNumbers", func(h *Header) { h.AntennaNumbers[1] = 1 << 31 }},
+		{"AntennaNames", func(h *Header) { h.AntennaNames[1] = h.AntennaNames[0] }},
+		{"UVW", func(h *Header) { h.UVW[3][2] = 2e8 }},
 		{"Ant2", func(h *Header) { h.Ant2 = h.Ant2[:3] }},
 		{"UVW", func(h *Header) { h.UVW = append(h.UVW, [3]float64{}) }},
 		{"LSTs", func(h *Header) { h.LSTs = nil }},
@@ -214,12 +218,13 @@ func wrongType(t *testing.T, dir string) string {
 
 // TestReadOldShapes makes a pyuvdata-2-style file with h5py (data with the
 // spectral-window axis, freq_array (1, Nfreqs), scalar channel_width) from
-// a reference and reads it.
+// a reference and reads it; its phase center catalog is the JSON-string
+// form of pyuvdata 2.2-2.3.
 func TestReadOldShapes(t *testing.T) {
 	py := needPython(t)
 	old := filepath.Join(t.TempDir(), "old.uvh5")
 	script := `
-import h5py, shutil, sys
+import h5py, numpy as np, shutil, sys
 shutil.copy(sys.argv[1], sys.argv[2])
 with h5py.File(sys.argv[2], "r+") as f:
     for name in ("visdata", "flags", "nsamples"):
@@ -231,11 +236,14 @@ with h5py.File(sys.argv[2], "r+") as f:
     del f["Header/freq_array"], f["Header/channel_width"]
     f["Header/freq_array"] = fr[None, :]
     f["Header/channel_width"] = cw[0]
+    del f["Header/phase_center_catalog"]
+    g = f["Header"].create_group("phase_center_catalog")
+    g["drift"] = np.bytes_('{"cat_id": 0, "cat_type": "unprojected", "cat_lon": 0.0, "cat_lat": 1.5707963267948966, "cat_frame": "altaz"}')
 `
-	if out, err := exec.Command(py, "-c", script, references[0], old).CombinedOutput(); err != nil {
+	if out, err := exec.Command(py, "-c", script, referenceFiles(t)[0], old).CombinedOutput(); err != nil {
 		t.Fatalf("making old-shape file: %v\n%s", err, out)
 	}
-	ref, err := ReadFile(references[0])
+	ref, err := ReadFile(referenceFiles(t)[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,5 +254,99 @@ with h5py.File(sys.argv[2], "r+") as f:
 	if !f.OldShapes || len(f.Vis) != len(ref.Vis) || f.Vis[17] != ref.Vis[17] || len(f.Header.ChannelWidth) != 3 ||
 		f.Header.ChannelWidth[2] != ref.Header.ChannelWidth[2] || f.Header.Freqs[1] != ref.Header.Freqs[1] {
 		t.Fatalf("old shapes read as %+v", f.Header)
+	}
+	if len(f.Catalog) != 1 || f.Catalog[0].Name != "drift" || f.Catalog[0].Type != "unprojected" || f.Header.PhaseCenterName != "drift" {
+		t.Fatalf("JSON catalog read as %+v", f.Catalog)
+	}
+}
+
+// TestReadHugeDeclaredSizes: a small file (made with h5py from a reference)
+// declaring Nblts = 10^9 with unwritten, lazily allocated datasets of that
+// length must fail without allocating anything near the declared sizes.
+func TestReadHugeDeclaredSizes(t *testing.T) {
+	py := needPython(t)
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.uvh5")
+	script := `
+import h5py, shutil, sys
+shutil.copy(sys.argv[1], sys.argv[2])
+N = 10**9
+with h5py.File(sys.argv[2], "r+") as f:
+    h = f["Header"]
+    del h["Nblts"]
+    h["Nblts"] = N
+    for name in list(h):
+        d = h[name]
+        if isinstance(d, h5py.Dataset) and d.shape is not None and len(d.shape) >= 1 and d.shape[0] == 84:
+            shape, dtype = (N,) + d.shape[1:], d.dtype
+            del h[name]
+            h.create_dataset(name, shape=shape, dtype=dtype, chunks=(1024,) + shape[1:])
+    for name in ("visdata", "flags", "nsamples"):
+        d = f["Data/" + name]
+        dtype = d.dtype
+        del f["Data/" + name]
+        f.create_dataset("Data/" + name, shape=(N, 3, 4), dtype=dtype, chunks=(64, 3, 4))
+`
+	if out, err := exec.Command(py, "-c", script, referenceFiles(t)[0], huge).CombinedOutput(); err != nil {
+		t.Fatalf("making file: %v\n%s", err, out)
+	}
+	st, err := os.Stat(huge)
+	if err != nil || st.Size() > 1<<20 {
+		t.Fatalf("test file %v bytes: %v", st.Size(), err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = ReadFile(huge)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), huge) || !strings.Contains(err.Error(), "/Header/ant_1_array") {
+		t.Fatalf("error %v", err)
+	}
+	t.Logf("%v (allocated %d bytes)", err, after.TotalAlloc-before.TotalAlloc)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16<<20 {
+		t.Fatalf("allocated %d bytes for a %d-byte file", got, st.Size())
+	}
+}
+
+// TestReadWrongTypes replaces one dataset of a reference with a wrongly
+// typed or shaped one (with h5py) and expects an error naming it.
+func TestReadWrongTypes(t *testing.T) {
+	py := needPython(t)
+	cases := []struct{ field, expr string }{
+		{"/Data/visdata", "np.zeros((84, 3, 4))"},
+		{"/Data/flags", "np.zeros((84, 3, 4), dtype='f4')"},
+		{"/Data/nsamples", "np.ones((84, 3, 2), dtype='f4')"},
+		{"/Header/antenna_names", "np.arange(7)"},
+		{"/Header/latitude", "np.bytes_('south')"},
+		{"/Header/freq_array", "np.array([1e8, np.nan, 1.5e8])"},
+		{"/Header/uvw_array", "np.zeros((84, 2))"},
+		{"/Header/telescope_name", "np.zeros(3)"},
+	}
+	// One Python run makes every file: arguments are reference, then
+	// (path, field, expression) triples.
+	script := `
+import h5py, numpy as np, shutil, sys
+args = sys.argv[2:]
+for k in range(0, len(args), 3):
+    path, field, expr = args[k:k + 3]
+    shutil.copy(sys.argv[1], path)
+    with h5py.File(path, "r+") as f:
+        del f[field]
+        f[field] = eval(expr)
+`
+	dir := t.TempDir()
+	args := []string{"-c", script, referenceFiles(t)[0]}
+	for i, c := range cases {
+		args = append(args, filepath.Join(dir, itoa(i)+".uvh5"), c.field, c.expr)
+	}
+	if out, err := exec.Command(py, args...).CombinedOutput(); err != nil {
+		t.Fatalf("making files: %v\n%s", err, out)
+	}
+	for i, c := range cases {
+		p := filepath.Join(dir, itoa(i)+".uvh5")
+		_, err := ReadFile(p)
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != c.field || fe.File != p {
+			t.Errorf("%s = %s: error %v", c.field, c.expr, err)
+		}
 	}
 }

@@ -13,8 +13,11 @@
 //
 // Conventions of pyuvsim's output, which the reference files in
 // testdata/reference show: baselines are stored with ant1 >= ant2
-// (autocorrelations included), uvw = position(ant2) - position(ant1), the
-// baseline-time axis is time-major (all baselines of the first time, then
+// (autocorrelations included); uvw_array = ENU(ant2) - ENU(ant1) in metres,
+// in East-North-Up axes at the telescope (the phase center is unprojected),
+// while antenna_positions are ECEF (ITRS axes) offsets from the telescope
+// location, so uvw is antenna_positions[ant2] - antenna_positions[ant1]
+// rotated from ECEF to ENU axes; the baseline-time axis is time-major (all baselines of the first time, then
 // the next), polarizations xx, yy, xy, yx are -5, -6, -7, -8, and vis_units
 // is "Jy". The package itself imposes none of these; it stores what the
 // Header says.
@@ -52,7 +55,7 @@ type Header struct {
 
 	Ant1            []int64      // ant_1_array, antenna numbers, Nblts
 	Ant2            []int64      // ant_2_array, Nblts
-	UVW             [][3]float64 // uvw_array, metres, Nblts
+	UVW             [][3]float64 // uvw_array, metres, ENU axes for an unprojected center, Nblts
 	Times           []float64    // time_array, JD (UTC), Nblts
 	LSTs            []float64    // lst_array, radians, Nblts
 	IntegrationTime []float64    // integration_time, seconds, Nblts
@@ -100,10 +103,12 @@ type FieldError struct {
 	Err   error
 }
 
+// Error reports "uvh5: file: field: cause".
 func (e *FieldError) Error() string {
 	return fmt.Sprintf("uvh5: %s: %s: %v", e.File, e.Field, e.Err)
 }
 
+// Unwrap returns the cause.
 func (e *FieldError) Unwrap() error { return e.Err }
 
 // Nblts returns the number of baseline-times.
@@ -263,15 +268,17 @@ func (h *Header) checkAntennas() error {
 	if len(h.AntennaPositions) != n {
 		return bad("AntennaPositions", "%d positions for %d antennas", len(h.AntennaPositions), n)
 	}
-	seen := map[int64]bool{}
+	seen, names := map[int64]bool{}, map[string]bool{}
 	for i, a := range h.AntennaNumbers {
-		if seen[a] || a < 0 {
-			return bad("AntennaNumbers", "number %d (element %d) negative or repeated", a, i)
+		// pyuvdata's acceptable range for antenna numbers is [0, 2^31-1].
+		if seen[a] || a < 0 || a > math.MaxInt32 {
+			return bad("AntennaNumbers", "number %d (element %d) out of [0, 2^31-1] or repeated", a, i)
 		}
 		seen[a] = true
-		if h.AntennaNames[i] == "" {
-			return bad("AntennaNames", "element %d empty", i)
+		if n := h.AntennaNames[i]; n == "" || names[n] {
+			return bad("AntennaNames", "element %d %q empty or repeated", i, n)
 		}
+		names[h.AntennaNames[i]] = true
 		if err := finite("AntennaPositions", h.AntennaPositions[i][:]...); err != nil {
 			return err
 		}
@@ -309,6 +316,10 @@ func (h *Header) checkBlts() error {
 		}
 		if err := finite("UVW", h.UVW[i][:]...); err != nil {
 			return err
+		}
+		// pyuvdata's acceptable range for |uvw| is [0, 1e8] m.
+		if u := h.UVW[i]; math.Sqrt(u[0]*u[0]+u[1]*u[1]+u[2]*u[2]) > 1e8 {
+			return bad("UVW", "baseline-time %d: |uvw| %v m exceeds 1e8", i, u)
 		}
 		if h.IntegrationTime[i] <= 0 {
 			return bad("IntegrationTime", "element %d = %v, want > 0", i, h.IntegrationTime[i])

@@ -1,6 +1,7 @@
 package uvh5
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,7 +86,13 @@ type reader struct {
 	out  *File
 }
 
+// fail wraps err as a FieldError; an h5read error about the field itself
+// is unwrapped so the path is not named twice.
 func (r *reader) fail(field string, err error) error {
+	var pe *h5read.PathError
+	if errors.As(err, &pe) && pe.Path == field {
+		err = pe.Err
+	}
 	return &FieldError{File: r.path, Field: field, Err: err}
 }
 
@@ -382,8 +389,14 @@ func (r *reader) catalog() error {
 	if len(ids) > 1<<16 {
 		return r.fail(base, fmt.Errorf("%d entries", len(ids)))
 	}
-	for _, id := range ids {
-		pc, err := r.catalogEntry(base+"/"+id, id)
+	for _, key := range ids {
+		p := base + "/" + key
+		var pc PhaseCenter
+		if _, gerr := r.h.Members(p); gerr == nil {
+			pc, err = r.catalogEntry(p, key)
+		} else {
+			pc, err = r.jsonCatalogEntry(p, key)
+		}
 		if err != nil {
 			return err
 		}
@@ -440,6 +453,30 @@ func (r *reader) catalogEntry(p, id string) (PhaseCenter, error) {
 		}
 	}
 	return pc, nil
+}
+
+// jsonCatalogEntry reads an entry as pyuvdata 2.2-2.3 wrote them: a
+// string dataset named by cat_name holding a JSON object with cat_id.
+func (r *reader) jsonCatalogEntry(p, name string) (PhaseCenter, error) {
+	s, err := r.str(p)
+	if err != nil {
+		return PhaseCenter{}, err
+	}
+	var v struct {
+		ID         *int    `json:"cat_id"`
+		Type       string  `json:"cat_type"`
+		Frame      string  `json:"cat_frame"`
+		Lon        float64 `json:"cat_lon"`
+		Lat        float64 `json:"cat_lat"`
+		InfoSource string  `json:"info_source"`
+	}
+	if err := json.Unmarshal([]byte(s), &v); err != nil {
+		return PhaseCenter{}, r.fail(p, fmt.Errorf("catalog entry: %w", err))
+	}
+	if v.ID == nil || v.Type == "" {
+		return PhaseCenter{}, r.fail(p, fmt.Errorf("catalog entry lacks cat_id or cat_type"))
+	}
+	return PhaseCenter{ID: *v.ID, Name: name, Type: v.Type, Frame: v.Frame, Lon: v.Lon, Lat: v.Lat, InfoSource: v.InfoSource}, nil
 }
 
 func (r *reader) optional() error {

@@ -10,11 +10,19 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
-var references = []string{
-	"../testdata/reference/pyuvsim-stokesI-gaussian/stokesI-gaussian.uvh5",
-	"../testdata/reference/pyuvsim-fullstokes-airy/fullstokes-airy.uvh5",
+// referenceFiles returns pyuvsim's UVH5 reference files (testdata/, or
+// GOMATVIS_SHARED; their absence fails the test).
+func referenceFiles(t testing.TB) []string {
+	t.Helper()
+	dir := filepath.Join(sharedtest.Dir(t), "reference")
+	return []string{
+		filepath.Join(dir, "pyuvsim-stokesI-gaussian", "stokesI-gaussian.uvh5"),
+		filepath.Join(dir, "pyuvsim-fullstokes-airy", "fullstokes-airy.uvh5"),
+	}
 }
 
 // writeBlocks writes vis, flags, nsamples through a Writer in blocks of
@@ -183,7 +191,7 @@ func TestH5pyChecksWrittenFile(t *testing.T) {
 
 func TestCheckerAcceptsReferences(t *testing.T) {
 	py := needPython(t)
-	for _, ref := range references {
+	for _, ref := range referenceFiles(t) {
 		runChecker(t, py, ref, nil)
 	}
 }
@@ -216,7 +224,7 @@ func TestH5dumpParsesWrittenFile(t *testing.T) {
 // chunked visdata, LZF flags and nsamples) and checks the conventions the
 // package documents, and the data against h5py.
 func TestReadReferences(t *testing.T) {
-	for _, ref := range references {
+	for _, ref := range referenceFiles(t) {
 		f, err := ReadFile(ref)
 		if err != nil {
 			t.Fatal(err)

@@ -26,6 +26,12 @@ type Writer struct {
 	single    bool
 	written   []span // rows written, sorted, merged
 	done      bool
+	// Scratch pieces of at most pieceLen elements, reused by every block:
+	// precision conversions and the default flags (false) and nsamples (1).
+	c64     []complex64
+	c128    []complex128
+	noFlags []bool
+	ones    []float32
 }
 
 // span is a half-open range of baseline-time rows.
@@ -120,7 +126,8 @@ func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 	var err error
 	if w.single {
 		err = eachPiece(len(vis), func(i, j int) error {
-			c := make([]complex64, j-i)
+			w.c64 = grow(w.c64, j-i)
+			c := w.c64[:j-i]
 			for k := range c {
 				c[k] = complex64(vis[i+k])
 			}
@@ -144,7 +151,8 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 		err = w.vis.WriteAt(off, vis)
 	} else {
 		err = eachPiece(len(vis), func(i, j int) error {
-			c := make([]complex128, j-i)
+			w.c128 = grow(w.c128, j-i)
+			c := w.c128[:j-i]
 			for k := range c {
 				c[k] = complex128(vis[i+k])
 			}
@@ -180,7 +188,8 @@ func (w *Writer) finishBlock(err error, bltStart, n int, flags []bool, nsamples 
 	if flags != nil {
 		err = w.flags.WriteAt(off, flags)
 	} else {
-		err = eachPiece(n, func(i, j int) error { return w.flags.WriteAt(off+int64(i), make([]bool, j-i)) })
+		w.noFlags = grow(w.noFlags, min(n, pieceLen))
+		err = eachPiece(n, func(i, j int) error { return w.flags.WriteAt(off+int64(i), w.noFlags[:j-i]) })
 	}
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/flags", Err: err}
@@ -188,13 +197,13 @@ func (w *Writer) finishBlock(err error, bltStart, n int, flags []bool, nsamples 
 	if nsamples != nil {
 		err = w.nsamples.WriteAt(off, nsamples)
 	} else {
-		err = eachPiece(n, func(i, j int) error {
-			ones := make([]float32, j-i)
-			for k := range ones {
-				ones[k] = 1
+		if len(w.ones) < min(n, pieceLen) {
+			w.ones = make([]float32, min(n, pieceLen))
+			for k := range w.ones {
+				w.ones[k] = 1
 			}
-			return w.nsamples.WriteAt(off+int64(i), ones)
-		})
+		}
+		err = eachPiece(n, func(i, j int) error { return w.nsamples.WriteAt(off+int64(i), w.ones[:j-i]) })
 	}
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
@@ -205,6 +214,15 @@ func (w *Writer) finishBlock(err error, bltStart, n int, flags []bool, nsamples 
 
 // pieceLen bounds the scratch slices of conversions and defaults.
 const pieceLen = 1 << 16
+
+// grow returns s with length at least n (contents unspecified, zero when
+// newly allocated; callers needing zeros never write into it).
+func grow[T any](s []T, n int) []T {
+	if len(s) < n {
+		return make([]T, n)
+	}
+	return s
+}
 
 // eachPiece calls f on [i, j) pieces of [0, n) of at most pieceLen.
 func eachPiece(n int, f func(i, j int) error) error {

@@ -92,7 +92,9 @@ func (d *Dataset) readChunked(nbytes int64) ([]byte, error) {
 	rank := len(d.Shape)
 	chunkElems := int64(1)
 	for _, c := range d.chunk {
-		chunkElems *= int64(c)
+		if chunkElems *= int64(c); chunkElems > 1<<31 {
+			return nil, fmt.Errorf("chunks of more than 2^31 elements")
+		}
 	}
 	chunkBytes := chunkElems * int64(d.Type.Size)
 	if chunkBytes > 1<<31 {
@@ -103,8 +105,13 @@ func (d *Dataset) readChunked(nbytes int64) ([]byte, error) {
 		ratio *= maxRatio(f.id)
 	}
 	var recs []chunkRec
-	capacity := int64(0)
-	err := d.f.walkBtree(d.addr, 1, 8+8*(rank+1), func(child uint64, key []byte) error {
+	capacity, stored := int64(0), int64(0)
+	seen := map[string]bool{}
+	walk := d.f.walkBtree
+	if d.addr == undef { // no chunk written yet: an empty index
+		walk = func(uint64, byte, int, func(uint64, []byte) error) error { return nil }
+	}
+	err := walk(d.addr, 1, 8+8*(rank+1), func(child uint64, key []byte) error {
 		rec := chunkRec{addr: child, size: binary.LittleEndian.Uint32(key), mask: binary.LittleEndian.Uint32(key[4:])}
 		for k := range rank {
 			o := binary.LittleEndian.Uint64(key[8+8*k:])
@@ -113,7 +120,20 @@ func (d *Dataset) readChunked(nbytes int64) ([]byte, error) {
 			}
 			rec.off = append(rec.off, int(o))
 		}
-		capacity += min(chunkBytes, int64(rec.size)*ratio)
+		if id := string(key[8 : 8+8*rank]); seen[id] {
+			return fmt.Errorf("chunk at %v stored twice", rec.off)
+		} else {
+			seen[id] = true
+		}
+		// Chunks are distinct regions of the file, and a chunk decodes to
+		// at most ratio times its stored size.
+		if stored += int64(rec.size); stored > d.f.size {
+			return fmt.Errorf("chunks store more bytes than the file has")
+		}
+		if chunkBytes > int64(rec.size)*ratio {
+			return fmt.Errorf("chunk at %v of %d stored bytes cannot hold %d", rec.off, rec.size, chunkBytes)
+		}
+		capacity += chunkBytes
 		recs = append(recs, rec)
 		return nil
 	})
@@ -198,24 +218,23 @@ func unshuffle(b []byte, size int) []byte {
 func (d *Dataset) place(out, chunk []byte, off []int) {
 	rank, es := len(d.Shape), d.Type.Size
 	row := min(d.chunk[rank-1], d.Shape[rank-1]-off[rank-1]) * es
+	ext := make([]int, rank-1) // chunk extent inside the dataset
+	for k := range ext {
+		ext[k] = min(d.chunk[k], d.Shape[k]-off[k])
+	}
 	idx := make([]int, rank-1) // position within the chunk, outer dimensions
 	for {
-		src, dst, inside := 0, 0, true
+		src, dst := 0, 0
 		for k := range rank - 1 {
-			if off[k]+idx[k] >= d.Shape[k] {
-				inside = false
-			}
 			src = src*d.chunk[k] + idx[k]
 			dst = dst*d.Shape[k] + off[k] + idx[k]
 		}
-		if inside {
-			src = src * d.chunk[rank-1] * es
-			dst = (dst*d.Shape[rank-1] + off[rank-1]) * es
-			copy(out[dst:dst+row], chunk[src:src+row])
-		}
+		src = src * d.chunk[rank-1] * es
+		dst = (dst*d.Shape[rank-1] + off[rank-1]) * es
+		copy(out[dst:dst+row], chunk[src:src+row])
 		k := rank - 2
 		for ; k >= 0; k-- {
-			if idx[k]++; idx[k] < d.chunk[k] {
+			if idx[k]++; idx[k] < ext[k] {
 				break
 			}
 			idx[k] = 0

@@ -2,7 +2,6 @@ package h5read
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"strings"
 )
@@ -10,7 +9,7 @@ import (
 // Int64s reads an integer dataset (any fixed-point size) as int64.
 func (d *Dataset) Int64s() ([]int64, error) {
 	if d.Type.Class != ClassFixed {
-		return nil, fmt.Errorf("%s: %s is not an integer type", d.Path, d.Type)
+		return nil, pathErr(d.Path, "%s is not an integer type", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {
@@ -21,7 +20,7 @@ func (d *Dataset) Int64s() ([]int64, error) {
 		p := b[i*d.Type.Size : (i+1)*d.Type.Size]
 		v := decodeInt(p, d.Type)
 		if !d.Type.Signed && d.Type.Size == 8 && v < 0 {
-			return nil, fmt.Errorf("%s: element %d overflows int64", d.Path, i)
+			return nil, pathErr(d.Path, "element %d overflows int64", i)
 		}
 		out[i] = v
 	}
@@ -31,7 +30,7 @@ func (d *Dataset) Int64s() ([]int64, error) {
 // Float64s reads a float32 or float64 dataset as float64.
 func (d *Dataset) Float64s() ([]float64, error) {
 	if d.Type.Class != ClassFloat || (d.Type.Size != 4 && d.Type.Size != 8) {
-		return nil, fmt.Errorf("%s: %s is not float32 or float64", d.Path, d.Type)
+		return nil, pathErr(d.Path, "%s is not float32 or float64", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {
@@ -60,7 +59,7 @@ func decodeFloat(p []byte, t Datatype) float64 {
 func (d *Dataset) Complex128s() ([]complex128, error) {
 	re, im, ok := d.complexMembers()
 	if !ok {
-		return nil, fmt.Errorf("%s: %s is not a compound {r, i}", d.Path, d.Type)
+		return nil, pathErr(d.Path, "%s is not a compound {r, i}", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {
@@ -111,7 +110,7 @@ func (d *Dataset) Bools() ([]bool, error) {
 		base = *d.Type.Base
 	}
 	if base.Class != ClassFixed || base.Size != 1 {
-		return nil, fmt.Errorf("%s: %s is not a boolean type", d.Path, d.Type)
+		return nil, pathErr(d.Path, "%s is not a boolean type", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {
@@ -127,7 +126,7 @@ func (d *Dataset) Bools() ([]bool, error) {
 // Strings reads a fixed-length string dataset, removing the padding.
 func (d *Dataset) Strings() ([]string, error) {
 	if d.Type.Class != ClassString {
-		return nil, fmt.Errorf("%s: %s is not a fixed-length string", d.Path, d.Type)
+		return nil, pathErr(d.Path, "%s is not a fixed-length string", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {

@@ -40,7 +40,7 @@ func (f *File) Dataset(path string) (*Dataset, error) {
 	}
 	d := &Dataset{Path: o.path, f: f}
 	if err := d.parse(o.msgs); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.path, err)
+		return nil, pathErr(o.path, "%w", err)
 	}
 	return d, nil
 }
@@ -61,6 +61,9 @@ func (d *Dataset) parse(msgs []hmsg) error {
 	}
 	if err = d.parseSpace(space.data); err != nil {
 		return fmt.Errorf("dataspace: %w", err)
+	}
+	if d.n > (1<<50)/int64(d.Type.Size) {
+		return fmt.Errorf("%d elements of %d bytes is too large", d.n, d.Type.Size)
 	}
 	if err = d.parseLayout(layout.data); err != nil {
 		return fmt.Errorf("layout: %w", err)
@@ -162,7 +165,7 @@ func (d *Dataset) Len() int { return int(d.n) }
 func (d *Dataset) Raw() ([]byte, error) {
 	b, err := d.raw()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.Path, err)
+		return nil, pathErr(d.Path, "%w", err)
 	}
 	return b, nil
 }

@@ -6,6 +6,14 @@
 // B-tree index) layouts, the deflate, shuffle and LZF filters, and the
 // integer, float, fixed-string, enum and compound datatypes.
 //
+// Not supported, each reported as an error naming the object: groups with
+// dense link storage (fractal heaps; h5py's libver="latest" groups of more
+// than 8 members), version 4 layouts' chunk indexes (libver="latest"
+// chunked datasets), variable-length strings and other classes, committed
+// datatypes, offsets or lengths other than 8 bytes, user blocks. Attributes
+// are ignored. pyuvdata writes with h5py's default libver, which this
+// covers.
+//
 // It is written for untrusted input: every size read from the file is
 // checked against the file's length before anything is allocated, loops
 // through on-disk structures are bounded, and malformed input is reported
@@ -23,16 +31,19 @@ const undef = ^uint64(0)
 
 var signature = []byte{0x89, 'H', 'D', 'F', '\r', '\n', 0x1a, '\n'}
 
-// File is an open HDF5 file.
+// File is an open HDF5 file. It is not safe for concurrent use.
 type File struct {
 	r    io.ReaderAt
 	size int64
 	root uint64 // root group object header address
+	// groups caches each group's links by object header address, so
+	// repeated lookups do not re-read symbol tables.
+	groups map[uint64]map[string]uint64
 }
 
 // Open reads the superblock of the HDF5 file r of size bytes.
 func Open(r io.ReaderAt, size int64) (*File, error) {
-	f := &File{r: r, size: size}
+	f := &File{r: r, size: size, groups: map[uint64]map[string]uint64{}}
 	head, err := f.read(0, min(size, 128))
 	if err != nil {
 		return nil, fmt.Errorf("superblock: %w", err)
@@ -106,4 +117,21 @@ func (f *File) read(addr uint64, n int64) ([]byte, error) {
 		return nil, fmt.Errorf("reading %d bytes at %d: %w", n, addr, err)
 	}
 	return b, nil
+}
+
+// PathError is an error about the object at Path in the file.
+type PathError struct {
+	Path string
+	Err  error
+}
+
+// Error reports the path and the cause.
+func (e *PathError) Error() string { return e.Path + ": " + e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *PathError) Unwrap() error { return e.Err }
+
+// pathErr builds a *PathError from a format and arguments.
+func pathErr(path, format string, args ...any) error {
+	return &PathError{Path: path, Err: fmt.Errorf(format, args...)}
 }

@@ -35,7 +35,7 @@ func (f *File) lookup(path string) (*object, error) {
 		}
 		addr, ok := links[name]
 		if !ok {
-			return nil, fmt.Errorf("%s: %w", joinPath(o.path, name), ErrNotFound)
+			return nil, pathErr(joinPath(o.path, name), "%w", ErrNotFound)
 		}
 		if o, err = f.object(joinPath(o.path, name), addr); err != nil {
 			return nil, err
@@ -54,7 +54,7 @@ func joinPath(dir, name string) string {
 func (f *File) object(path string, addr uint64) (*object, error) {
 	msgs, err := f.messages(addr)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, pathErr(path, "%w", err)
 	}
 	return &object{path: path, addr: addr, msgs: msgs}, nil
 }
@@ -83,19 +83,30 @@ func (f *File) Members(path string) ([]string, error) {
 // links returns a group's members and their object header addresses, from
 // a symbol table (old-style group) or link messages (new-style, compact).
 func (f *File) links(o *object) (map[string]uint64, error) {
+	if l, ok := f.groups[o.addr]; ok {
+		return l, nil
+	}
+	l, err := f.readLinks(o)
+	if err == nil {
+		f.groups[o.addr] = l
+	}
+	return l, err
+}
+
+func (f *File) readLinks(o *object) (map[string]uint64, error) {
 	if m, ok := find(o.msgs, msgSymbolTable); ok {
 		out, err := f.symbolTable(m.data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: symbol table: %w", o.path, err)
+			return nil, pathErr(o.path, "symbol table: %w", err)
 		}
 		return out, nil
 	}
 	info, hasInfo := find(o.msgs, msgLinkInfo)
 	if !hasInfo {
-		return nil, fmt.Errorf("%s: not a group", o.path)
+		return nil, pathErr(o.path, "not a group")
 	}
 	if err := compactOnly(info.data); err != nil {
-		return nil, fmt.Errorf("%s: %w", o.path, err)
+		return nil, pathErr(o.path, "%w", err)
 	}
 	out := map[string]uint64{}
 	for _, m := range o.msgs {
@@ -104,7 +115,7 @@ func (f *File) links(o *object) (map[string]uint64, error) {
 		}
 		name, addr, hard, err := parseLink(m.data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: link message: %w", o.path, err)
+			return nil, pathErr(o.path, "link message: %w", err)
 		}
 		if hard {
 			out[name] = addr

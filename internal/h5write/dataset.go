@@ -41,8 +41,8 @@ func (d *Dataset) header() []byte {
 	return objectHeader(msgs)
 }
 
-// chunkBytes bounds the scratch buffer WriteAt encodes through, so memory
-// does not grow with the size of the data written.
+// chunkBytes bounds the scratch buffer WriteAt encodes through (one per
+// File, reused), so memory does not grow with the size of the data written.
 const chunkBytes = 1 << 20
 
 // WriteAt writes data at element offset off, in C (row-major) order of the
@@ -61,7 +61,10 @@ func (d *Dataset) WriteAt(off int64, data any) error {
 		return nil
 	}
 	per := int64(max(chunkBytes/d.t.size, 1))
-	buf := make([]byte, 0, min(n, per)*int64(d.t.size))
+	if need := int(min(n, per)) * d.t.size; cap(d.f.buf) < need {
+		d.f.buf = make([]byte, 0, max(need, min(chunkBytes, 2*cap(d.f.buf))))
+	}
+	buf := d.f.buf
 	for start := int64(0); start < n; start += per {
 		end := min(start+per, n)
 		var err error
@@ -121,7 +124,7 @@ func encodeRange(b []byte, t Datatype, data any, i, j int) ([]byte, error) {
 		return nil, err
 	}
 	if dt != t {
-		return nil, fmt.Errorf("%T data written to a dataset of kind %d", data, t.kind)
+		return nil, fmt.Errorf("%T data written to a %v dataset", data, t.kind)
 	}
 	switch x := data.(type) {
 	case []int32:

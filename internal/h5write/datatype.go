@@ -18,6 +18,17 @@ const (
 	KindString     // fixed-length ASCII, null-padded (h5py's np.bytes_)
 )
 
+// String names the kind.
+func (k Kind) String() string {
+	names := map[Kind]string{KindInt32: "int32", KindInt64: "int64", KindUint64: "uint64",
+		KindFloat32: "float32", KindFloat64: "float64", KindBool: "bool", KindComplex64: "complex64",
+		KindComplex128: "complex128", KindString: "string"}
+	if n, ok := names[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
 // Datatype is an HDF5 element type the writer can store. The zero value is
 // invalid; use the predefined values or FixedString.
 type Datatype struct {

@@ -14,7 +14,6 @@ func (e *enc) u32(v uint32)   { e.b = binary.LittleEndian.AppendUint32(e.b, v) }
 func (e *enc) u64(v uint64)   { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
 func (e *enc) raw(p []byte)   { e.b = append(e.b, p...) }
 func (e *enc) zeros(n int)    { e.b = append(e.b, make([]byte, n)...) }
-func (e *enc) f64(v float64)  { e.u64(math.Float64bits(v)) }
 func (e *enc) undefAddr()     { e.u64(undef) }
 func (e *enc) addr(a uint64)  { e.u64(a) }
 func (e *enc) length(n int64) { e.u64(uint64(n)) }

@@ -36,6 +36,7 @@ type File struct {
 	eoa    uint64 // end of allocated space
 	root   *Group
 	closed bool
+	buf    []byte // WriteAt's encoding scratch, reused across calls
 }
 
 // Create starts a new HDF5 file written through w, which should be empty
