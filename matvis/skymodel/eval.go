@@ -45,7 +45,7 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 		}
 		copy(dst, src[k*s.n:(k+1)*s.n])
 	case Subband:
-		return s.subband.eval(freqHz, s.interp, src, dst)
+		return s.subband.eval(freqHz, s.interp, stokes, src, dst)
 	}
 	return nil
 }

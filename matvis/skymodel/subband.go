@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Interp selects how a Subband sky is interpolated between its subbands.
@@ -28,23 +29,45 @@ func (s *Sky) SetSubbandInterp(k Interp) { s.interp = k }
 // by which subbands are usable and get their own weights (pyradiosky's
 // nan_handling="clip": interpolate on the non-NaN subbands, hold the
 // nearest non-NaN value beyond them, NaN if none is usable).
+//
+// For the cubic spline over all subbands the per-component second
+// derivatives are computed once per Stokes parameter, on first use (one
+// extra table the size of that Stokes' subband fluxes), so each channel
+// reads four rows instead of all of them.
 type subbandModel struct {
 	n      int
 	all    knots
 	groups []nanGroup
+	m2     [4]lazyRows
+}
+
+// lazyRows holds a Stokes parameter's spline second derivatives, one row
+// of n per subband, computed once.
+type lazyRows struct {
+	once sync.Once
+	rows [][]float64
+}
+
+func (m *subbandModel) secondDerivs(p int, src []float64) [][]float64 {
+	lr := &m.m2[p]
+	lr.once.Do(func() {
+		nf := len(m.all.x)
+		y := make([][]float64, nf)
+		lr.rows = make([][]float64, nf)
+		buf := make([]float64, nf*m.n)
+		for k := range nf {
+			y[k] = src[k*m.n : (k+1)*m.n]
+			lr.rows[k] = buf[k*m.n : (k+1)*m.n]
+		}
+		m.all.td.solveRows(y, lr.rows)
+	})
+	return lr.rows
 }
 
 type nanGroup struct {
 	rows    []int // usable subband rows
 	members []int // components
 	k       knots
-}
-
-// knots holds subband frequencies and, for 4 or more, the matrix d2
-// (row-major n×n) mapping fluxes to the spline's second derivatives.
-type knots struct {
-	x  []float64
-	d2 []float64
 }
 
 func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, error) {
@@ -127,7 +150,7 @@ func sortSubbands(freqs []float64, st *[4][]float64, n int) error {
 	return nil
 }
 
-func (m *subbandModel) eval(f float64, kind Interp, src, dst []float64) error {
+func (m *subbandModel) eval(f float64, kind Interp, p int, src, dst []float64) error {
 	x := m.all.x
 	if f > x[len(x)-1] {
 		return fmt.Errorf("skymodel: %.6f Hz is above the highest subband frequency %.6f Hz: %w", f, x[len(x)-1], ErrNoFrequency)
@@ -138,16 +161,22 @@ func (m *subbandModel) eval(f float64, kind Interp, src, dst []float64) error {
 	if kind == CubicSpline && len(x) < 4 {
 		return fmt.Errorf("skymodel: cubic-spline interpolation needs at least 4 subbands, this sky has %d (use Linear)", len(x))
 	}
-	w := m.all.weights(f, kind)
-	clear(dst)
 	n := m.n
-	for k, wk := range w {
-		if wk == 0 {
-			continue
-		}
-		row := src[k*n : (k+1)*n]
-		for i := range dst {
-			dst[i] += wk * row[i]
+	if len(x) == 1 {
+		copy(dst, src)
+	} else {
+		j, a, b, ca, cb := m.all.segment(f)
+		y0, y1 := src[j*n:(j+1)*n], src[(j+1)*n:(j+2)*n]
+		if kind == Linear {
+			for i := range dst {
+				dst[i] = a*y0[i] + b*y1[i]
+			}
+		} else {
+			mm := m.secondDerivs(p, src)
+			m0, m1 := mm[j], mm[j+1]
+			for i := range dst {
+				dst[i] = a*y0[i] + b*y1[i] + ca*m0[i] + cb*m1[i]
+			}
 		}
 	}
 	for gi := range m.groups {
