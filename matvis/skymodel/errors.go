@@ -48,5 +48,6 @@ func build(file string, c Components, u fluxUnit, omega float64) (*Sky, error) {
 	if err != nil {
 		return nil, &ParseError{File: file, Err: err}
 	}
+	s.flatKelvin = u.flatKelvin(&c)
 	return s, nil
 }

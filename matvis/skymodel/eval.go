@@ -35,6 +35,13 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 	src := s.c.Stokes[stokes]
 	switch s.c.Spectral {
 	case Flat:
+		if s.flatKelvin {
+			k := JyPerKSr(freqHz)
+			for i, v := range src {
+				dst[i] = v * k
+			}
+			return nil
+		}
 		copy(dst, src)
 	case SpectralIndex:
 		s.powerLaw(freqHz, src, dst)

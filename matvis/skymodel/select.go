@@ -30,6 +30,9 @@ func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 		return nil, fmt.Errorf("skymodel: select: flux limits must not be NaN (min %g, max %g)", minFlux, maxFlux)
 	}
 	cut := !math.IsInf(minFlux, -1) || !math.IsInf(maxFlux, 1)
+	if cut && s.flatKelvin {
+		return nil, errors.New("skymodel: select: flux cuts on a flat brightness-temperature sky with no frequency are not supported (its flux in Jy depends on the channel)")
+	}
 	if cut && s.c.Spectral == SpectralIndex {
 		return nil, errors.New("skymodel: select: flux cuts on a spectral_index sky are not supported (pyradiosky refuses them too)")
 	}
@@ -61,7 +64,7 @@ func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub.interp = s.interp
+	sub.interp, sub.flatKelvin = s.interp, s.flatKelvin
 	return sub, nil
 }
 

@@ -95,6 +95,10 @@ type Sky struct {
 	lnRef     []float64 // SpectralIndex: ln f_ref per component
 	interp    Interp
 	subband   *subbandModel
+	// flatKelvin: a flat sky whose Stokes are in K·sr, converted to Jy at
+	// each evaluated frequency (pyuvsim's handling of a flat HEALPix map in
+	// K without frequency information).
+	flatKelvin bool
 }
 
 // New validates c and builds a Sky that takes ownership of its slices.

@@ -299,3 +299,29 @@ func TestSelect(t *testing.T) {
 		t.Errorf("non_negative on spectral_index: %v", err)
 	}
 }
+
+// TestFlatKelvinPerChannel: a flat HEALPix map in K with no frequency is
+// converted to Jy at each evaluated frequency, as pyuvsim does.
+func TestFlatKelvinPerChannel(t *testing.T) {
+	u, err := parseFluxUnit("K")
+	if err != nil {
+		t.Fatal(err)
+	}
+	omega := pixelArea(16)
+	s, err := build("map.skyh5", Components{RA: []float64{1}, Dec: []float64{0.5}, Spectral: Flat, Stokes: [4][]float64{{300}}}, u, omega)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, 1)
+	for _, f := range []float64{50e6, 150e6} {
+		if err := s.StokesIAt(f, buf); err != nil || !relClose(buf[0], 300*omega*JyPerKSr(f), 1e-15) {
+			t.Errorf("%g Hz: %g (%v), want %g", f, buf[0], err, 300*omega*JyPerKSr(f))
+		}
+	}
+	if _, err := s.Select(1, math.Inf(1), false); err == nil {
+		t.Error("flux cut on a per-channel K sky accepted")
+	}
+	if sub, err := s.Select(math.Inf(-1), math.Inf(1), true); err != nil || !sub.flatKelvin {
+		t.Errorf("non_negative select lost the K conversion: %v", err)
+	}
+}

@@ -51,7 +51,15 @@ func parseFluxUnit(s string) (fluxUnit, error) {
 	return u, nil
 }
 
-// toJy converts c.Stokes from unit u to Jy in place. A per-steradian unit
+// flatKelvin reports whether u leaves c in K·sr, to be converted to Jy at
+// each evaluated frequency: a flat sky in brightness temperature with
+// neither a reference frequency nor a frequency.
+func (u fluxUnit) flatKelvin(c *Components) bool {
+	return u.kelvin && c.Spectral == Flat && c.RefFreq == nil && len(c.Freqs) != 1
+}
+
+// toJy converts c.Stokes from unit u to Jy in place (to K·sr where
+// flatKelvin). A per-steradian unit
 // needs the solid angle omega of each component (HEALPix pixel area);
 // brightness temperatures are converted at the reference frequency for
 // spectral_index and flat-with-reference skies, and at each tabulated
@@ -86,7 +94,10 @@ func (u fluxUnit) toJy(c *Components, omega float64) error {
 				st[k] *= JyPerKSr(c.Freqs[k/n])
 			}
 		default:
-			return fmt.Errorf("unit %q: a reference frequency or frequency array is needed to convert to Jy", u.original)
+			// A flat brightness temperature with no frequency: pyuvsim
+			// evaluates it at the simulation frequencies before converting
+			// (at_frequencies, then healpix_to_point), so the conversion
+			// happens per channel (Sky.flatKelvin).
 		}
 	}
 	return nil

@@ -90,7 +90,7 @@ def hpx_file(name, nside, nest, frame, spec, unit, freqs, eval_freqs, old_frame=
             h["reference_frequency"] = ref
             h["reference_frequency"].attrs["unit"] = "Hz"
             h["spectral_index"] = idx
-        else:
+        elif spec != "flat":
             h["freq_array"] = np.asarray(freqs, dtype=float)
             h["freq_array"].attrs["unit"] = "Hz"
             if spec == "subband":
@@ -104,6 +104,8 @@ def hpx_file(name, nside, nest, frame, spec, unit, freqs, eval_freqs, old_frame=
     for fq in eval_freqs:
         if spec == "spectral_index":
             val = st[:, 0, :] * (fq / ref) ** idx * jy_per(ref, unit, nside)
+        elif spec == "flat":  # pyuvsim: at_frequencies, then K -> Jy per channel
+            val = st[:, 0, :] * jy_per(fq, unit, nside)
         elif spec == "subband":
             jy = st * jy_per(freqs, unit, nside)[None, :, None]
             val = scipy.interpolate.interp1d(freqs, jy, axis=1, kind="cubic")(fq)
@@ -118,6 +120,8 @@ hpx_file("hpx_ring_K_full.skyh5", 4, False, "icrs", "full", "K",
          [100e6, 125e6, 150e6], [100e6, 125e6, 150e6])
 hpx_file("hpx_nested_galactic_subband.skyh5", 8, True, "galactic", "subband", "Jy / sr",
          [100e6, 110e6, 120e6, 130e6, 140e6], [100e6, 105e6, 123.4e6, 140e6])
+hpx_file("hpx_nested_flat_K_nofreq.skyh5", 4, True, "icrs", "flat", "K",
+         [], [100e6, 150e6])
 hpx_file("hpx_ring_oldframe_specidx_K.skyh5", 2, False, "galactic", "spectral_index", "K",
          [150e6], [100e6, 150e6, 200e6], old_frame=True)
 
