@@ -1,22 +1,3 @@
-// Package skymodel reads the sky catalogs radio astronomers already have
-// (pyradiosky text catalogs, SkyH5, GLEAM-style VOTables) into a Sky and
-// evaluates per-component Stokes fluxes (Jy) one frequency at a time, into
-// a caller's buffer, without expanding the sky into a per-channel table.
-//
-// The spectral models and their evaluation rules follow pyradiosky's
-// SkyModel.at_frequencies (pyradiosky 1.x, src/pyradiosky/skymodel.py), which
-// is what pyuvsim applies to a catalog before simulating:
-//
-//   - flat: the same Stokes at every frequency;
-//   - spectral_index: S(f) = S_ref·(f/f_ref)^α, all four Stokes;
-//   - subband: a not-a-knot cubic spline through the subband fluxes
-//     (scipy.interpolate.interp1d kind "cubic", pyradiosky's default), or
-//     linear interpolation on request; frequencies outside the subband range
-//     are an error;
-//   - full: only the tabulated frequencies may be asked for.
-//
-// Positions are ICRS right ascension and declination in radians; HEALPix
-// maps become point components at pixel centres.
 package skymodel
 
 import (
@@ -240,5 +221,8 @@ func (s *Sky) SpectralIndices() []float64 { return s.c.Index }
 // Polarized reports whether any component has a non-zero Q, U or V.
 func (s *Sky) Polarized() bool { return s.polarized }
 
-// Components returns the sky's raw arrays (shared, not copied).
+// Components returns the sky's raw arrays (shared, not copied). Their
+// Stokes are in Jy, except for a flat brightness-temperature map with no
+// frequency (pyuvsim converts those per channel), whose Stokes stay in
+// K·sr; StokesAt always returns Jy.
 func (s *Sky) Components() Components { return s.c }
