@@ -243,38 +243,8 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 		return h.errf("/Header/name", "", "%d names, Ncomponents is %d", len(names), hd.n)
 	}
 	c.Names = names
-	g, lonName, latName, frameName := "/Header", "", "", ""
-	switch {
-	case h.groups["/Header/skycoord"]:
-		g = "/Header/skycoord"
-		rep, err := h.optStr(g+"/representation_type", "spherical")
-		if err != nil {
-			return err
-		}
-		if rep != "spherical" && rep != "unitspherical" {
-			return h.errf(g+"/representation_type", rep, "only spherical positions are supported")
-		}
-		if frameName, err = h.optStr(g+"/frame", "icrs"); err != nil {
-			return err
-		}
-		lonName, latName = "ra", "dec"
-		if frameName == "galactic" {
-			lonName, latName = "l", "b"
-		}
-	case h.has("/Header/lon") && h.has("/Header/lat") && h.has("/Header/frame"):
-		lonName, latName = "lon", "lat"
-		if frameName, err = h.str("/Header/frame"); err != nil {
-			return err
-		}
-	case h.has("/Header/ra") && h.has("/Header/dec"):
-		lonName, latName = "ra", "dec"
-		if frameName, err = h.optStr("/Header/frame", "icrs"); err != nil {
-			return err
-		}
-	default:
-		return h.errf("/Header", "", "no component location information (skycoord, lon/lat/frame or ra/dec)")
-	}
-	if err := h.checkFrameEquinox(g); err != nil {
+	g, lonName, latName, frameName, err := h.pointCoordinates()
+	if err != nil {
 		return err
 	}
 	fr, err := ParseFrame(frameName)
@@ -298,6 +268,40 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 	}
 	ToICRS(fr, c.RA, c.Dec)
 	return nil
+}
+
+// pointCoordinates finds where a point file keeps its positions: the
+// Header/skycoord group (current pyradiosky), else Header/lon, lat and
+// frame, else Header/ra and dec (older files; frame icrs if absent).
+func (h *h5file) pointCoordinates() (group, lon, lat, frame string, err error) {
+	switch {
+	case h.groups["/Header/skycoord"]:
+		group = "/Header/skycoord"
+		rep, err := h.optStr(group+"/representation_type", "spherical")
+		if err != nil {
+			return "", "", "", "", err
+		}
+		if rep != "spherical" && rep != "unitspherical" {
+			return "", "", "", "", h.errf(group+"/representation_type", rep, "only spherical positions are supported")
+		}
+		lon, lat = "ra", "dec"
+		frame, err = h.optStr(group+"/frame", "icrs")
+		if frame == "galactic" {
+			lon, lat = "l", "b"
+		}
+	case h.has("/Header/lon") && h.has("/Header/lat") && h.has("/Header/frame"):
+		group, lon, lat = "/Header", "lon", "lat"
+		frame, err = h.str("/Header/frame")
+	case h.has("/Header/ra") && h.has("/Header/dec"):
+		group, lon, lat = "/Header", "ra", "dec"
+		frame, err = h.optStr("/Header/frame", "icrs")
+	default:
+		return "", "", "", "", h.errf("/Header", "", "no component location information (skycoord, lon/lat/frame or ra/dec)")
+	}
+	if err == nil {
+		err = h.checkFrameEquinox(group)
+	}
+	return group, lon, lat, frame, err
 }
 
 // checkFrameEquinox refuses an FK5 frame whose equinox is not J2000.

@@ -329,9 +329,10 @@ func (t *textRows) parseChunk(ch []byte, name string, line int, lay textLayout) 
 		t.index = make([]float64, 0, est)
 	}
 	fields := make([][]byte, 0, lay.ncol)
+	vals := make([]float64, lay.ncol)
 	for len(ch) > 0 {
 		l, rest, _ := bytes.Cut(ch, []byte{'\n'})
-		if err := t.parseLine(name, line, l, lay, fields); err != nil {
+		if err := t.parseLine(name, line, l, lay, fields, vals); err != nil {
 			return err
 		}
 		ch = rest
@@ -361,7 +362,9 @@ func joinRows(parts []textRows, nflux int) textRows {
 	return all
 }
 
-func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayout, fields [][]byte) error {
+// parseLine appends one data line (fields is scratch space; vals holds
+// one value per column). Every column but source_id is numeric.
+func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayout, fields [][]byte, vals []float64) error {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
@@ -372,75 +375,69 @@ func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayou
 	if len(fields) == 0 {
 		return nil
 	}
+	bad := func(col int, err error) error {
+		return &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (%s)", col+1, lay.what(col)),
+			Value: string(fields[col]), Err: err}
+	}
 	if len(fields) != lay.ncol {
 		return &ParseError{File: name, Line: lineNo, Value: string(bytes.TrimSpace(line)),
 			Err: fmt.Errorf("%d fields, the header has %d", len(fields), lay.ncol)}
 	}
-	num := func(col int, what string) (float64, error) {
+	for col := 1; col < lay.ncol; col++ {
 		v, err := strconv.ParseFloat(string(fields[col]), 64)
 		if err == nil && !finite(v) {
 			err = errors.New("not finite")
 		}
 		if err != nil {
-			return 0, &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (%s)", col+1, what),
-				Value: string(fields[col]), Err: err}
+			return bad(col, err)
 		}
-		return v, nil
+		vals[col] = v
 	}
-	lon, err := num(1, "longitude")
-	if err != nil {
-		return err
+	if math.Abs(vals[2]) > 90 {
+		return bad(2, errors.New("latitude outside [-90, 90] degrees"))
 	}
-	lat, err := num(2, "latitude")
-	if err != nil {
-		return err
+	if lay.refCol >= 0 && !(vals[lay.refCol] > 0) {
+		return bad(lay.refCol, errors.New("frequency must be positive"))
 	}
-	if math.Abs(lat) > 90 {
-		return &ParseError{File: name, Line: lineNo, Field: "column 3 (latitude)", Value: string(fields[2]),
-			Err: errors.New("latitude outside [-90, 90] degrees")}
+	t.appendRow(fields[0], vals, lay)
+	return nil
+}
+
+// what names column col for error messages.
+func (lay *textLayout) what(col int) string {
+	switch {
+	case col == 1:
+		return "longitude"
+	case col == 2:
+		return "latitude"
+	case col == lay.refCol:
+		return "frequency"
+	case col == lay.indexCol:
+		return "spectral index"
+	case isFluxCol(col, lay.fluxCols):
+		return "flux"
 	}
+	return "flux error"
+}
+
+func (t *textRows) appendRow(name []byte, vals []float64, lay textLayout) {
 	for k, c := range lay.fluxCols {
-		v, err := num(c, "flux")
-		if err != nil {
-			return err
-		}
-		t.flux[k] = append(t.flux[k], v)
-	}
-	for c := lay.fluxCols[0] + 1; c < lay.ncol; c++ {
-		if c == lay.refCol || c == lay.indexCol || isFluxCol(c, lay.fluxCols) {
-			continue
-		}
-		if _, err := num(c, "flux error"); err != nil {
-			return err
-		}
+		t.flux[k] = append(t.flux[k], vals[c])
 	}
 	if lay.refCol >= 0 {
-		f, err := num(lay.refCol, "frequency")
-		if err != nil {
-			return err
-		}
-		if !(f > 0) {
-			return &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (frequency)", lay.refCol+1),
-				Value: string(fields[lay.refCol]), Err: errors.New("frequency must be positive")}
-		}
-		t.ref = append(t.ref, f)
+		t.ref = append(t.ref, vals[lay.refCol])
 	}
 	if lay.indexCol >= 0 {
-		a, err := num(lay.indexCol, "spectral index")
-		if err != nil {
-			return err
-		}
-		t.index = append(t.index, a)
+		t.index = append(t.index, vals[lay.indexCol])
 	}
-	t.nameBuf = append(t.nameBuf, fields[0]...)
+	t.nameBuf = append(t.nameBuf, name...)
 	t.nameEnd = append(t.nameEnd, len(t.nameBuf))
-	lon = math.Mod(lon, 360) // astropy's Longitude wraps to [0, 360)
+	lon := math.Mod(vals[1], 360) // astropy's Longitude wraps to [0, 360)
 	if lon < 0 {
 		lon += 360
 	}
 	t.lon = append(t.lon, lon*math.Pi/180)
-	t.lat = append(t.lat, lat*math.Pi/180)
-	return nil
+	t.lat = append(t.lat, vals[2]*math.Pi/180)
 }
 
 func isFluxCol(c int, cols []int) bool {
