@@ -29,8 +29,11 @@
 //     isclose as at_frequencies uses) may be asked for.
 //
 // Brightness temperatures (K for HEALPix, K·sr for points) are converted
-// with the Rayleigh–Jeans factor JyPerKSr as pyradiosky's kelvin_to_jansky
-// does. Select applies pyuvsim's min_flux / max_flux / non_negative options.
+// with the Rayleigh–Jeans factor JyPerKSr (pyradiosky's kelvin_to_jansky)
+// in pyuvsim's order: spectral_index and subband maps (and flat maps with
+// no frequency) are evaluated in K and converted at each channel
+// frequency; full maps and flat maps with a frequency at their own.
+// Select applies pyuvsim's min_flux / max_flux / non_negative options.
 //
 // A Sky is safe for concurrent evaluation; SetSubbandInterp must not race
 // with it.

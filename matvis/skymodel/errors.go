@@ -50,6 +50,6 @@ func build(file string, c Components, u fluxUnit, omega float64) (*Sky, error) {
 	if err != nil {
 		return nil, &ParseError{File: file, Err: err}
 	}
-	s.flatKelvin = u.flatKelvin(&c)
+	s.kelvin = u.kelvinPerChannel(&c)
 	return s, nil
 }

@@ -35,13 +35,6 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 	src := s.c.Stokes[stokes]
 	switch s.c.Spectral {
 	case Flat:
-		if s.flatKelvin {
-			k := JyPerKSr(freqHz)
-			for i, v := range src {
-				dst[i] = v * k
-			}
-			return nil
-		}
 		copy(dst, src)
 	case SpectralIndex:
 		s.powerLaw(freqHz, src, dst)
@@ -52,7 +45,15 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 		}
 		copy(dst, src[k*s.n:(k+1)*s.n])
 	case Subband:
-		return s.subband.eval(freqHz, s.interp, stokes, src, dst)
+		if err := s.subband.eval(freqHz, s.interp, stokes, src, dst); err != nil {
+			return err
+		}
+	}
+	if s.kelvin {
+		k := JyPerKSr(freqHz)
+		for i := range dst {
+			dst[i] *= k
+		}
 	}
 	return nil
 }

@@ -24,14 +24,15 @@ var ErrEmptySelection = errors.New("skymodel: select would result in an empty sk
 //     ("Flux cuts with spectral index type objects is not supported yet").
 //
 // Pass math.Inf(-1) / math.Inf(1) for no minimum / maximum. Fluxes are in
-// Jy (HEALPix brightness already converted). The receiver is unchanged.
+// Jy; flux cuts on a sky that InKelvin are refused. The receiver is
+// unchanged.
 func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 	if math.IsNaN(minFlux) || math.IsNaN(maxFlux) {
 		return nil, fmt.Errorf("skymodel: select: flux limits must not be NaN (min %g, max %g)", minFlux, maxFlux)
 	}
 	cut := !math.IsInf(minFlux, -1) || !math.IsInf(maxFlux, 1)
-	if cut && s.flatKelvin {
-		return nil, errors.New("skymodel: select: flux cuts on a flat brightness-temperature sky with no frequency are not supported (its flux in Jy depends on the channel)")
+	if cut && s.kelvin {
+		return nil, errors.New("skymodel: select: flux cuts in Jy on a brightness-temperature sky evaluated per channel are not supported (pyradiosky refuses Jy limits on K skies too)")
 	}
 	if cut && s.c.Spectral == SpectralIndex {
 		return nil, errors.New("skymodel: select: flux cuts on a spectral_index sky are not supported (pyradiosky refuses them too)")
@@ -64,7 +65,7 @@ func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 	if err != nil {
 		return nil, err
 	}
-	sub.interp, sub.flatKelvin = s.interp, s.flatKelvin
+	sub.interp, sub.kelvin = s.interp, s.kelvin
 	return sub, nil
 }
 

@@ -76,10 +76,10 @@ type Sky struct {
 	lnRef     []float64 // SpectralIndex: ln f_ref per component
 	interp    Interp
 	subband   *subbandModel
-	// flatKelvin: a flat sky whose Stokes are in K·sr, converted to Jy at
-	// each evaluated frequency (pyuvsim's handling of a flat HEALPix map in
-	// K without frequency information).
-	flatKelvin bool
+	// kelvin: the Stokes are in K·sr and converted to Jy at each evaluated
+	// frequency, after the spectral model (pyuvsim's order for HEALPix
+	// maps in K; see fluxUnit.kelvinPerChannel).
+	kelvin bool
 }
 
 // New validates c and builds a Sky that takes ownership of its slices.
@@ -218,11 +218,16 @@ func (s *Sky) ReferenceFrequencies() []float64 { return s.c.RefFreq }
 // SpectralIndices returns α per component of a SpectralIndex sky.
 func (s *Sky) SpectralIndices() []float64 { return s.c.Index }
 
+// InKelvin reports whether the stored Stokes are brightness temperatures
+// times solid angle (K·sr) that StokesAt converts to Jy at each frequency:
+// spectral_index and subband maps, and flat maps without frequency, read
+// in K or K·sr.
+func (s *Sky) InKelvin() bool { return s.kelvin }
+
 // Polarized reports whether any component has a non-zero Q, U or V.
 func (s *Sky) Polarized() bool { return s.polarized }
 
 // Components returns the sky's raw arrays (shared, not copied). Their
-// Stokes are in Jy, except for a flat brightness-temperature map with no
-// frequency (pyuvsim converts those per channel), whose Stokes stay in
-// K·sr; StokesAt always returns Jy.
+// Stokes are in Jy, except where InKelvin reports brightness temperature
+// (K·sr, converted per channel); StokesAt always returns Jy.
 func (s *Sky) Components() Components { return s.c }

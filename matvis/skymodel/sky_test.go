@@ -302,7 +302,7 @@ func TestSelect(t *testing.T) {
 
 // TestFlatKelvinPerChannel: a flat HEALPix map in K with no frequency is
 // converted to Jy at each evaluated frequency, as pyuvsim does.
-func TestFlatKelvinPerChannel(t *testing.T) {
+func TestKelvinPerChannel(t *testing.T) {
 	u, err := parseFluxUnit("K")
 	if err != nil {
 		t.Fatal(err)
@@ -321,7 +321,7 @@ func TestFlatKelvinPerChannel(t *testing.T) {
 	if _, err := s.Select(1, math.Inf(1), false); err == nil {
 		t.Error("flux cut on a per-channel K sky accepted")
 	}
-	if sub, err := s.Select(math.Inf(-1), math.Inf(1), true); err != nil || !sub.flatKelvin {
+	if sub, err := s.Select(math.Inf(-1), math.Inf(1), true); err != nil || !sub.InKelvin() {
 		t.Errorf("non_negative select lost the K conversion: %v", err)
 	}
 }

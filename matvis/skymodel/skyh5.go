@@ -27,8 +27,9 @@ const maxSubbands = 4096
 //	  K sr for points, Jy/sr or K for HEALPix.
 //
 // HEALPix pixels become point components at their centres with flux =
-// brightness × 4π/(12·nside²), brightness temperatures converted with
-// JyPerKSr as pyradiosky's healpix_to_point and kelvin_to_jansky do. FK5
+// brightness × 4π/(12·nside²) (pyradiosky's healpix_to_point); brightness
+// temperatures are converted to Jy with JyPerKSr in pyuvsim's order (see
+// Sky.InKelvin). FK5
 // J2000 and galactic positions are rotated to ICRS. A subband file without
 // freq_edge_array whose frequencies are not evenly spaced (within 1 Hz)
 // is read as full, as pyradiosky does.
