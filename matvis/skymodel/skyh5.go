@@ -45,6 +45,9 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 			sky, err = nil, &ParseError{File: path, Err: fmt.Errorf("malformed HDF5 file: %v", r)}
 		}
 	}()
+	if err := guardFile(path, st.Size()); err != nil {
+		return nil, &ParseError{File: path, Err: err}
+	}
 	f, err := hdf5.Open(path)
 	if err != nil {
 		return nil, &ParseError{File: path, Err: fmt.Errorf("not a readable HDF5 file: %w", err)}
@@ -55,6 +58,15 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 		return nil, &ParseError{File: path, Err: errNotSkyH5}
 	}
 	return h.readSky()
+}
+
+func guardFile(path string, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return guardHDF5(f, size)
 }
 
 // skyh5Header is what /Header declares.
