@@ -325,3 +325,31 @@ func TestKelvinPerChannel(t *testing.T) {
 		t.Errorf("non_negative select lost the K conversion: %v", err)
 	}
 }
+
+func TestSelectNonNaN(t *testing.T) {
+	nan := math.NaN()
+	x := []float64{100e6, 110e6, 120e6, 130e6}
+	I := [][]float64{{1, 2, 3, 4}, {nan, 2, 3, 4}, {nan, nan, nan, nan}, {1, 1, 1, 1}}
+	st := make([]float64, 16)
+	for i := range I {
+		for k := range x {
+			st[k*4+i] = I[i][k]
+		}
+	}
+	q := make([]float64, 16)
+	q[3*4+3] = nan // component 3: NaN only in Q at the top subband
+	s := mustNew(t, Components{Names: []string{"a", "b", "c", "d"}, RA: make([]float64, 4), Dec: make([]float64, 4),
+		Spectral: Subband, Freqs: x, Stokes: [4][]float64{st, q}})
+	for mode, want := range map[string]string{"any": "a", "all": "abd"} {
+		sub, err := s.SelectNonNaN(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(sub.Names(), ""); got != want {
+			t.Errorf("non_nan=%s kept %q, want %q", mode, got, want)
+		}
+	}
+	if _, err := s.SelectNonNaN("some"); err == nil {
+		t.Error("bad mode accepted")
+	}
+}
