@@ -78,69 +78,17 @@ func (t *tridiag) solveRows(y, m [][]float64) {
 	}
 }
 
-// knots holds interpolation abscissae and, for four or more, the matrix
-// d2 (row-major n×n) mapping data to spline second derivatives (column k
-// is the solution for y = e_k) and the elimination for whole data rows.
-type knots struct {
-	x  []float64
-	d2 []float64
-	td *tridiag
-}
-
-func newKnots(x []float64) knots {
-	k := knots{x: x}
-	n := len(x)
-	if n < 4 {
-		return k
-	}
-	k.td = newTridiag(x)
-	eye := make([][]float64, n)
-	m := make([][]float64, n)
-	for i := range n {
-		eye[i] = make([]float64, n)
-		eye[i][i] = 1
-		m[i] = make([]float64, n)
-	}
-	k.td.solveRows(eye, m) // m[i][j] = ∂M_i/∂y_j
-	k.d2 = make([]float64, 0, n*n)
-	for i := range n {
-		k.d2 = append(k.d2, m[i]...)
-	}
-	return k
-}
-
 // segment locates f (x[0] ≤ f ≤ x[n-1], n ≥ 2) in interval j and returns
-// the spline's basis values there: s(f) = a·y[j] + b·y[j+1] + ca·M[j] + cb·M[j+1].
-func (k *knots) segment(f float64) (j int, a, b, ca, cb float64) {
-	n := len(k.x)
-	j = sort.SearchFloat64s(k.x, f) - 1 // x[j] < f ≤ x[j+1]
+// the spline's basis values there: s(f) = a·y[j] + b·y[j+1] + ca·M[j] + cb·M[j+1]
+// (a, b alone give linear interpolation).
+func segment(x []float64, f float64) (j int, a, b, ca, cb float64) {
+	n := len(x)
+	j = sort.SearchFloat64s(x, f) - 1 // x[j] < f ≤ x[j+1]
 	j = max(0, min(j, n-2))
-	hj := k.x[j+1] - k.x[j]
-	a = (k.x[j+1] - f) / hj
-	b = (f - k.x[j]) / hj
+	hj := x[j+1] - x[j]
+	a = (x[j+1] - f) / hj
+	b = (f - x[j]) / hj
 	ca = (a*a*a - a) * hj * hj / 6
 	cb = (b*b*b - b) * hj * hj / 6
 	return j, a, b, ca, cb
-}
-
-// weights returns w with Σ_k w[k]·y[k] the interpolant at f (x[0] ≤ f ≤
-// x[n-1]): the cubic spline for 4 or more knots unless kind is Linear,
-// else linear; a single knot gives weight 1.
-func (k *knots) weights(f float64, kind Interp) []float64 {
-	n := len(k.x)
-	w := make([]float64, n)
-	if n == 1 {
-		w[0] = 1
-		return w
-	}
-	j, a, b, ca, cb := k.segment(f)
-	w[j], w[j+1] = a, b
-	if kind == Linear || k.d2 == nil {
-		return w
-	}
-	rj, rj1 := k.d2[j*n:(j+1)*n], k.d2[(j+1)*n:(j+2)*n]
-	for i := range n {
-		w[i] += ca*rj[i] + cb*rj1[i]
-	}
-	return w
 }

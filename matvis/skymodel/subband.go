@@ -23,58 +23,89 @@ const (
 // by default); it has no effect on other spectral types.
 func (s *Sky) SetSubbandInterp(k Interp) { s.interp = k }
 
-// subbandModel evaluates a Subband sky. Interpolation is linear in the
-// data, so per frequency it reduces to one weight per subband shared by
-// all components; components with NaN Stokes at some subbands are grouped
-// by which subbands are usable and get their own weights (pyradiosky's
-// nan_handling="clip": interpolate on the non-NaN subbands, hold the
-// nearest non-NaN value beyond them, NaN if none is usable).
-//
-// For the cubic spline over all subbands the per-component second
-// derivatives are computed once per Stokes parameter, on first use (one
-// extra table the size of that Stokes' subband fluxes), so each channel
-// reads four rows instead of all of them.
+// subbandModel evaluates a Subband sky. Components whose Stokes are NaN at
+// some subbands are grouped by which subbands are usable and interpolated
+// over those only, holding the nearest usable value beyond them (NaN if
+// none is): pyradiosky's nan_handling="clip", at_frequencies' default.
 type subbandModel struct {
 	n      int
-	all    knots
-	groups []nanGroup
-	m2     [4]lazyRows
+	all    *splineSet // every component over every subband
+	groups []*splineSet
 }
 
-// lazyRows holds a Stokes parameter's spline second derivatives, one row
-// of n per subband, computed once.
-type lazyRows struct {
-	once sync.Once
-	rows [][]float64
+// splineSet is a set of components interpolated over the same knots. The
+// cubic spline's second derivatives are computed per Stokes parameter on
+// first use (a table the size of the set's fluxes), so each channel reads
+// four values per component instead of one per subband.
+type splineSet struct {
+	x       []float64
+	td      *tridiag // nil with fewer than 4 knots (linear only)
+	rows    []int    // subband row of each knot
+	members []int    // components; nil means all, in order
+	data    [4]setData
 }
 
-func (m *subbandModel) secondDerivs(p int, src []float64) [][]float64 {
-	lr := &m.m2[p]
-	lr.once.Do(func() {
-		nf := len(m.all.x)
-		y := make([][]float64, nf)
-		lr.rows = make([][]float64, nf)
-		buf := make([]float64, nf*m.n)
-		for k := range nf {
-			y[k] = src[k*m.n : (k+1)*m.n]
-			lr.rows[k] = buf[k*m.n : (k+1)*m.n]
+type setData struct {
+	yOnce, mOnce sync.Once
+	y, m         [][]float64 // per knot, per member
+}
+
+func newSplineSet(freqs []float64, rows, members []int) *splineSet {
+	s := &splineSet{rows: rows, members: members}
+	for _, r := range rows {
+		s.x = append(s.x, freqs[r])
+	}
+	if len(s.x) >= 4 {
+		s.td = newTridiag(s.x)
+	}
+	return s
+}
+
+// values returns the fluxes of Stokes p per knot and member: views into
+// src for the full set, gathered copies for a group.
+func (s *splineSet) values(p int, src []float64, n int) [][]float64 {
+	d := &s.data[p]
+	d.yOnce.Do(func() {
+		d.y = make([][]float64, len(s.rows))
+		for k, r := range s.rows {
+			row := src[r*n : (r+1)*n]
+			if s.members == nil {
+				d.y[k] = row
+				continue
+			}
+			d.y[k] = make([]float64, len(s.members))
+			for c, i := range s.members {
+				d.y[k][c] = row[i]
+			}
 		}
-		m.all.td.solveRows(y, lr.rows)
 	})
-	return lr.rows
+	return d.y
 }
 
-type nanGroup struct {
-	rows    []int // usable subband rows
-	members []int // components
-	k       knots
+// secondDerivs returns the spline second derivatives of Stokes p.
+func (s *splineSet) secondDerivs(p int, y [][]float64) [][]float64 {
+	d := &s.data[p]
+	d.mOnce.Do(func() {
+		m := len(y[0])
+		buf := make([]float64, len(y)*m)
+		d.m = make([][]float64, len(y))
+		for k := range d.m {
+			d.m[k] = buf[k*m : (k+1)*m]
+		}
+		s.td.solveRows(y, d.m)
+	})
+	return d.m
 }
 
 func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, error) {
 	if err := sortSubbands(freqs, st, n); err != nil {
 		return nil, err
 	}
-	m := &subbandModel{n: n, all: newKnots(freqs)}
+	all := make([]int, len(freqs))
+	for k := range all {
+		all[k] = k
+	}
+	m := &subbandModel{n: n, all: newSplineSet(freqs, all, nil)}
 	byMask := map[string]int{}
 	mask := make([]byte, len(freqs))
 	for i := range n {
@@ -94,24 +125,17 @@ func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, e
 		if !ok {
 			g = len(m.groups)
 			byMask[string(mask)] = g
-			m.groups = append(m.groups, newNaNGroup(freqs, mask))
+			var rows []int
+			for k, ok := range mask {
+				if ok == 1 {
+					rows = append(rows, k)
+				}
+			}
+			m.groups = append(m.groups, newSplineSet(freqs, rows, []int{}))
 		}
 		m.groups[g].members = append(m.groups[g].members, i)
 	}
 	return m, nil
-}
-
-func newNaNGroup(freqs []float64, mask []byte) nanGroup {
-	var g nanGroup
-	var x []float64
-	for k, ok := range mask {
-		if ok == 1 {
-			g.rows = append(g.rows, k)
-			x = append(x, freqs[k])
-		}
-	}
-	g.k = newKnots(x)
-	return g
 }
 
 // sortSubbands orders the subbands by frequency (interp1d sorts too) and
@@ -161,56 +185,61 @@ func (m *subbandModel) eval(f float64, kind Interp, p int, src, dst []float64) e
 	if kind == CubicSpline && len(x) < 4 {
 		return fmt.Errorf("skymodel: cubic-spline interpolation needs at least 4 subbands, this sky has %d (use Linear)", len(x))
 	}
-	n := m.n
-	if len(x) == 1 {
-		copy(dst, src)
-	} else {
-		j, a, b, ca, cb := m.all.segment(f)
-		y0, y1 := src[j*n:(j+1)*n], src[(j+1)*n:(j+2)*n]
-		if kind == Linear {
-			for i := range dst {
-				dst[i] = a*y0[i] + b*y1[i]
-			}
-		} else {
-			mm := m.secondDerivs(p, src)
-			m0, m1 := mm[j], mm[j+1]
-			for i := range dst {
-				dst[i] = a*y0[i] + b*y1[i] + ca*m0[i] + cb*m1[i]
-			}
-		}
-	}
-	for gi := range m.groups {
-		m.groups[gi].eval(f, kind, n, src, dst)
+	m.all.eval(f, kind, p, src, dst, m.n)
+	for _, g := range m.groups {
+		g.eval(f, kind, p, src, dst, m.n)
 	}
 	return nil
 }
 
-func (g *nanGroup) eval(f float64, kind Interp, n int, src, dst []float64) {
-	x := g.k.x
-	if len(x) == 0 {
-		for _, i := range g.members {
-			dst[i] = math.NaN()
+// eval writes the set's interpolated Stokes p at f into dst, clipping to
+// the first/last knot outside them (NaN without knots).
+func (s *splineSet) eval(f float64, kind Interp, p int, src, dst []float64, n int) {
+	put := func(c int, v float64) {
+		if s.members == nil {
+			dst[c] = v
+		} else {
+			dst[s.members[c]] = v
+		}
+	}
+	size := len(s.members)
+	if s.members == nil {
+		size = n
+	}
+	if len(s.x) == 0 {
+		for c := range size {
+			put(c, math.NaN())
 		}
 		return
 	}
-	var w []float64
-	switch {
-	case f >= x[len(x)-1]:
-		w = make([]float64, len(x))
-		w[len(x)-1] = 1
-	case f <= x[0]:
-		w = make([]float64, len(x))
-		w[0] = 1
-	default:
-		w = g.k.weights(f, kind)
-	}
-	for _, i := range g.members {
-		v := 0.0
-		for k, wk := range w {
-			if wk != 0 {
-				v += wk * src[g.rows[k]*n+i]
-			}
+	y := s.values(p, src, n)
+	if last := len(s.x) - 1; f <= s.x[0] || f >= s.x[last] {
+		k := 0
+		if f >= s.x[last] {
+			k = last
 		}
-		dst[i] = v
+		for c := range size {
+			put(c, y[k][c])
+		}
+		return
+	}
+	j, a, b, ca, cb := segment(s.x, f)
+	y0, y1 := y[j][:size], y[j+1][:size]
+	if kind == Linear || s.td == nil {
+		for c := range size {
+			put(c, a*y0[c]+b*y1[c])
+		}
+		return
+	}
+	mm := s.secondDerivs(p, y)
+	m0, m1 := mm[j][:size], mm[j+1][:size]
+	if s.members == nil { // the hot path: every component
+		for c := range size {
+			dst[c] = a*y0[c] + b*y1[c] + ca*m0[c] + cb*m1[c]
+		}
+		return
+	}
+	for c := range size {
+		put(c, a*y0[c]+b*y1[c]+ca*m0[c]+cb*m1[c])
 	}
 }
