@@ -11,10 +11,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
 
-// maxSubbands bounds Nfreqs of a subband sky (its spline weights are
-// Nfreqs² values).
-const maxSubbands = 4096
-
 // ReadSkyH5File reads pyradiosky's SkyH5 format (SkyModel.write_skyh5,
 // and the older layouts SkyModel.read_skyh5 still accepts):
 //
@@ -212,9 +208,6 @@ func (h *h5file) readSpectrum(hd skyh5Header, c *Components) error {
 				}
 			}
 		}
-	}
-	if hd.spec == Subband && hd.nf > maxSubbands {
-		return h.errf("/Header/Nfreqs", fmt.Sprint(hd.nf), "more than %d subbands", maxSubbands)
 	}
 	return nil
 }
