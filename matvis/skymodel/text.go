@@ -132,8 +132,8 @@ func coordColumns(lon, lat string) (Frame, error) {
 		{"ra_j2000", "dec_j2000", FK5J2000},
 		{"ra_j2000", "de_j2000", FK5J2000},
 	}
-	for _, p := range pairs {
-		if lo == p.lon && la == p.lat {
+	for _, p := range pairs { // pyradiosky matches these as prefixes
+		if strings.HasPrefix(lo, p.lon) && strings.HasPrefix(la, p.lat) {
 			return p.frame, nil
 		}
 	}

@@ -133,7 +133,7 @@ func TestReadTextFrames(t *testing.T) {
 	}{
 		{"galactic", "l_galactic [deg] b_galactic [deg]",
 			[2]float64{5.289147023476068, 2.4854507517828788}, [2]float64{-0.5493110758889893, 0.4804507450501597}},
-		{"fk5 j2000", "ra_j2000 [deg] dec_j2000 [deg]",
+		{"fk5 j2000", "RA_J2000_deg DE_J2000_deg",
 			[2]float64{0.18325951984772282, 3.495021823743664}, [2]float64{-0.5235988013958753, 0.7941248176559274}},
 	}
 	for _, c := range cases {
