@@ -16,6 +16,7 @@ type ParseError struct {
 	Err   error
 }
 
+// Error formats the location and cause as "file:line: field = \"value\": cause".
 func (e *ParseError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
@@ -36,6 +37,7 @@ func (e *ParseError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the cause.
 func (e *ParseError) Unwrap() error { return e.Err }
 
 // build converts the catalog's Stokes from unit u to Jy (omega is the
@@ -48,5 +50,6 @@ func build(file string, c Components, u fluxUnit, omega float64) (*Sky, error) {
 	if err != nil {
 		return nil, &ParseError{File: file, Err: err}
 	}
+	s.kelvin = u.kelvinPerChannel(&c)
 	return s, nil
 }

@@ -45,7 +45,15 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 		}
 		copy(dst, src[k*s.n:(k+1)*s.n])
 	case Subband:
-		return s.subband.eval(freqHz, s.interp, src, dst)
+		if err := s.subband.eval(freqHz, s.interp, stokes, src, dst); err != nil {
+			return err
+		}
+	}
+	if s.kelvin {
+		k := JyPerKSr(freqHz)
+		for i := range dst {
+			dst[i] *= k
+		}
 	}
 	return nil
 }

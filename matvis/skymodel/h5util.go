@@ -39,59 +39,77 @@ func (h *h5file) errf(field, value string, format string, args ...any) error {
 
 func (h *h5file) has(path string) bool { _, ok := h.sets[path]; return ok }
 
-var dimsRe = regexp.MustCompile(`(\d+)D array \[([0-9 x]+)\]`)
+var (
+	dimsRe     = regexp.MustCompile(`(\d+)D array \[([0-9 x]+)\]`)
+	typeSizeRe = regexp.MustCompile(`\(size=(\d+) bytes\)`)
+)
 
-// shape returns a dataset's dimensions (nil for a scalar).
-func (h *h5file) shape(path string) ([]uint64, error) {
+// info parses a dataset's description: its dimensions (nil for a scalar)
+// and the size of one element in bytes.
+func (h *h5file) info(path string) (dims []uint64, elem uint64, err error) {
 	d, ok := h.sets[path]
 	if !ok {
-		return nil, h.errf(path, "", "dataset missing")
+		return nil, 0, h.errf(path, "", "dataset missing")
 	}
 	info, err := d.Info()
 	if err != nil {
-		return nil, h.errf(path, "", "%w", err)
+		return nil, 0, h.errf(path, "", "%w", err)
+	}
+	m := typeSizeRe.FindStringSubmatch(info)
+	if m == nil {
+		return nil, 0, h.errf(path, info, "cannot read the element size")
+	}
+	if elem, err = strconv.ParseUint(m[1], 10, 64); err != nil {
+		return nil, 0, h.errf(path, info, "bad element size: %w", err)
 	}
 	if strings.Contains(info, "scalar") {
-		return nil, nil
+		return nil, elem, nil
 	}
-	m := dimsRe.FindStringSubmatch(info)
-	if m == nil {
-		return nil, h.errf(path, info, "cannot read the dataset's shape")
+	md := dimsRe.FindStringSubmatch(info)
+	if md == nil {
+		return nil, 0, h.errf(path, info, "cannot read the dataset's shape")
 	}
-	var dims []uint64
-	for _, f := range strings.FieldsFunc(m[2], func(r rune) bool { return r == ' ' || r == 'x' }) {
+	for _, f := range strings.FieldsFunc(md[2], func(r rune) bool { return r == ' ' || r == 'x' }) {
 		v, err := strconv.ParseUint(f, 10, 64)
 		if err != nil {
-			return nil, h.errf(path, info, "bad dimension: %w", err)
+			return nil, 0, h.errf(path, info, "bad dimension: %w", err)
 		}
 		dims = append(dims, v)
+	}
+	return dims, elem, nil
+}
+
+// shape returns a dataset's dimensions (nil for a scalar).
+func (h *h5file) shape(path string) ([]uint64, error) {
+	dims, _, err := h.info(path)
+	return dims, err
+}
+
+// checkedShape returns a dataset's dimensions after refusing one whose
+// declared bytes cannot fit in the file (allowing for deflate's ~1032:1
+// best-case ratio), before the library allocates them.
+func (h *h5file) checkedShape(path string) ([]uint64, error) {
+	dims, elem, err := h.info(path)
+	if err != nil {
+		return nil, err
+	}
+	n := max(elem, 1)
+	for _, d := range dims {
+		if d != 0 && n > math.MaxInt64/d {
+			return nil, h.errf(path, fmt.Sprint(dims), "dataset too large")
+		}
+		n *= d
+	}
+	if n > uint64(h.size)*1100+4096 {
+		return nil, h.errf(path, fmt.Sprint(dims), "declares %d bytes, more than a %d-byte file can hold", n, h.size)
 	}
 	return dims, nil
 }
 
-// checkSize refuses a dataset whose element count cannot fit in the file
-// (allowing for deflate's ~1032:1 best-case ratio) before it is read.
-func (h *h5file) checkSize(path string, dims []uint64) error {
-	n := uint64(1)
-	for _, d := range dims {
-		if d != 0 && n > math.MaxInt64/8/d {
-			return h.errf(path, fmt.Sprint(dims), "dataset too large")
-		}
-		n *= d
-	}
-	if n*8 > uint64(h.size)*1100+4096 {
-		return h.errf(path, fmt.Sprint(dims), "declares %d elements, more than a %d-byte file can hold", n, h.size)
-	}
-	return nil
-}
-
 // floats reads a numeric dataset of exactly want elements (want < 0: any).
 func (h *h5file) floats(path string, want int) ([]float64, error) {
-	dims, err := h.shape(path)
+	dims, err := h.checkedShape(path)
 	if err != nil {
-		return nil, err
-	}
-	if err := h.checkSize(path, dims); err != nil {
 		return nil, err
 	}
 	v, err := h.sets[path].Read()
@@ -123,11 +141,7 @@ func (h *h5file) strs(path string) ([]string, error) {
 	if !ok {
 		return nil, h.errf(path, "", "dataset missing")
 	}
-	dims, err := h.shape(path)
-	if err != nil {
-		return nil, err
-	}
-	if err := h.checkSize(path, dims); err != nil {
+	if _, err := h.checkedShape(path); err != nil {
 		return nil, err
 	}
 	s, err := d.ReadStrings()

@@ -24,12 +24,16 @@ var ErrEmptySelection = errors.New("skymodel: select would result in an empty sk
 //     ("Flux cuts with spectral index type objects is not supported yet").
 //
 // Pass math.Inf(-1) / math.Inf(1) for no minimum / maximum. Fluxes are in
-// Jy (HEALPix brightness already converted). The receiver is unchanged.
+// Jy; flux cuts on a sky that InKelvin are refused. The receiver is
+// unchanged.
 func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 	if math.IsNaN(minFlux) || math.IsNaN(maxFlux) {
 		return nil, fmt.Errorf("skymodel: select: flux limits must not be NaN (min %g, max %g)", minFlux, maxFlux)
 	}
 	cut := !math.IsInf(minFlux, -1) || !math.IsInf(maxFlux, 1)
+	if cut && s.kelvin {
+		return nil, errors.New("skymodel: select: flux cuts in Jy on a brightness-temperature sky evaluated per channel are not supported (pyradiosky refuses Jy limits on K skies too)")
+	}
 	if cut && s.c.Spectral == SpectralIndex {
 		return nil, errors.New("skymodel: select: flux cuts on a spectral_index sky are not supported (pyradiosky refuses them too)")
 	}
@@ -57,11 +61,49 @@ func (s *Sky) Select(minFlux, maxFlux float64, nonNegative bool) (*Sky, error) {
 	if len(keep) == 0 {
 		return nil, ErrEmptySelection
 	}
+	return s.subsetSky(keep, rows)
+}
+
+// SelectNonNaN returns a new Sky without the components pyuvsim's
+// non_nan option drops (pyradiosky SkyModel.select): with mode "any",
+// those with a NaN Stokes value anywhere; with mode "all", those that have
+// a NaN in some Stokes parameter at every tabulated frequency. Only subband
+// skies can hold NaN. When nothing is dropped the receiver is returned.
+func (s *Sky) SelectNonNaN(mode string) (*Sky, error) {
+	if mode != "any" && mode != "all" {
+		return nil, fmt.Errorf("skymodel: non_nan must be \"any\" or \"all\", not %q", mode)
+	}
+	rows := len(s.c.Stokes[0]) / s.n
+	keep := make([]int, 0, s.n)
+	for i := range s.n {
+		nanRows := 0
+		for k := range rows {
+			for p := range 4 {
+				if math.IsNaN(s.c.Stokes[p][k*s.n+i]) {
+					nanRows++
+					break
+				}
+			}
+		}
+		if nanRows == 0 || (mode == "all" && nanRows < rows) {
+			keep = append(keep, i)
+		}
+	}
+	if len(keep) == 0 {
+		return nil, ErrEmptySelection
+	}
+	if len(keep) == s.n {
+		return s, nil
+	}
+	return s.subsetSky(keep, rows)
+}
+
+func (s *Sky) subsetSky(keep []int, rows int) (*Sky, error) {
 	sub, err := New(s.subset(keep, rows))
 	if err != nil {
 		return nil, err
 	}
-	sub.interp = s.interp
+	sub.interp, sub.kelvin = s.interp, s.kelvin
 	return sub, nil
 }
 

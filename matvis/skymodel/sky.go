@@ -1,22 +1,3 @@
-// Package skymodel reads the sky catalogs radio astronomers already have
-// (pyradiosky text catalogs, SkyH5, GLEAM-style VOTables) into a Sky and
-// evaluates per-component Stokes fluxes (Jy) one frequency at a time, into
-// a caller's buffer, without expanding the sky into a per-channel table.
-//
-// The spectral models and their evaluation rules follow pyradiosky's
-// SkyModel.at_frequencies (pyradiosky 1.x, src/pyradiosky/skymodel.py), which
-// is what pyuvsim applies to a catalog before simulating:
-//
-//   - flat: the same Stokes at every frequency;
-//   - spectral_index: S(f) = S_ref·(f/f_ref)^α, all four Stokes;
-//   - subband: a not-a-knot cubic spline through the subband fluxes
-//     (scipy.interpolate.interp1d kind "cubic", pyradiosky's default), or
-//     linear interpolation on request; frequencies outside the subband range
-//     are an error;
-//   - full: only the tabulated frequencies may be asked for.
-//
-// Positions are ICRS right ascension and declination in radians; HEALPix
-// maps become point components at pixel centres.
 package skymodel
 
 import (
@@ -95,6 +76,10 @@ type Sky struct {
 	lnRef     []float64 // SpectralIndex: ln f_ref per component
 	interp    Interp
 	subband   *subbandModel
+	// kelvin: the Stokes are in K·sr and converted to Jy at each evaluated
+	// frequency, after the spectral model (pyuvsim's order for HEALPix
+	// maps in K; see fluxUnit.kelvinPerChannel).
+	kelvin bool
 }
 
 // New validates c and builds a Sky that takes ownership of its slices.
@@ -233,8 +218,16 @@ func (s *Sky) ReferenceFrequencies() []float64 { return s.c.RefFreq }
 // SpectralIndices returns α per component of a SpectralIndex sky.
 func (s *Sky) SpectralIndices() []float64 { return s.c.Index }
 
+// InKelvin reports whether the stored Stokes are brightness temperatures
+// times solid angle (K·sr) that StokesAt converts to Jy at each frequency:
+// spectral_index and subband maps, and flat maps without frequency, read
+// in K or K·sr.
+func (s *Sky) InKelvin() bool { return s.kelvin }
+
 // Polarized reports whether any component has a non-zero Q, U or V.
 func (s *Sky) Polarized() bool { return s.polarized }
 
-// Components returns the sky's raw arrays (shared, not copied).
+// Components returns the sky's raw arrays (shared, not copied). Their
+// Stokes are in Jy, except where InKelvin reports brightness temperature
+// (K·sr, converted per channel); StokesAt always returns Jy.
 func (s *Sky) Components() Components { return s.c }

@@ -299,3 +299,57 @@ func TestSelect(t *testing.T) {
 		t.Errorf("non_negative on spectral_index: %v", err)
 	}
 }
+
+// TestFlatKelvinPerChannel: a flat HEALPix map in K with no frequency is
+// converted to Jy at each evaluated frequency, as pyuvsim does.
+func TestKelvinPerChannel(t *testing.T) {
+	u, err := parseFluxUnit("K")
+	if err != nil {
+		t.Fatal(err)
+	}
+	omega := pixelArea(16)
+	s, err := build("map.skyh5", Components{RA: []float64{1}, Dec: []float64{0.5}, Spectral: Flat, Stokes: [4][]float64{{300}}}, u, omega)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, 1)
+	for _, f := range []float64{50e6, 150e6} {
+		if err := s.StokesIAt(f, buf); err != nil || !relClose(buf[0], 300*omega*JyPerKSr(f), 1e-15) {
+			t.Errorf("%g Hz: %g (%v), want %g", f, buf[0], err, 300*omega*JyPerKSr(f))
+		}
+	}
+	if _, err := s.Select(1, math.Inf(1), false); err == nil {
+		t.Error("flux cut on a per-channel K sky accepted")
+	}
+	if sub, err := s.Select(math.Inf(-1), math.Inf(1), true); err != nil || !sub.InKelvin() {
+		t.Errorf("non_negative select lost the K conversion: %v", err)
+	}
+}
+
+func TestSelectNonNaN(t *testing.T) {
+	nan := math.NaN()
+	x := []float64{100e6, 110e6, 120e6, 130e6}
+	I := [][]float64{{1, 2, 3, 4}, {nan, 2, 3, 4}, {nan, nan, nan, nan}, {1, 1, 1, 1}}
+	st := make([]float64, 16)
+	for i := range I {
+		for k := range x {
+			st[k*4+i] = I[i][k]
+		}
+	}
+	q := make([]float64, 16)
+	q[3*4+3] = nan // component 3: NaN only in Q at the top subband
+	s := mustNew(t, Components{Names: []string{"a", "b", "c", "d"}, RA: make([]float64, 4), Dec: make([]float64, 4),
+		Spectral: Subband, Freqs: x, Stokes: [4][]float64{st, q}})
+	for mode, want := range map[string]string{"any": "a", "all": "abd"} {
+		sub, err := s.SelectNonNaN(mode)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(sub.Names(), ""); got != want {
+			t.Errorf("non_nan=%s kept %q, want %q", mode, got, want)
+		}
+	}
+	if _, err := s.SelectNonNaN("some"); err == nil {
+		t.Error("bad mode accepted")
+	}
+}

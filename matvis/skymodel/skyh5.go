@@ -11,10 +11,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
 
-// maxSubbands bounds Nfreqs of a subband sky (its spline weights are
-// Nfreqs² values).
-const maxSubbands = 4096
-
 // ReadSkyH5File reads pyradiosky's SkyH5 format (SkyModel.write_skyh5,
 // and the older layouts SkyModel.read_skyh5 still accepts):
 //
@@ -27,8 +23,9 @@ const maxSubbands = 4096
 //	  K sr for points, Jy/sr or K for HEALPix.
 //
 // HEALPix pixels become point components at their centres with flux =
-// brightness × 4π/(12·nside²), brightness temperatures converted with
-// JyPerKSr as pyradiosky's healpix_to_point and kelvin_to_jansky do. FK5
+// brightness × 4π/(12·nside²) (pyradiosky's healpix_to_point); brightness
+// temperatures are converted to Jy with JyPerKSr in pyuvsim's order (see
+// Sky.InKelvin). FK5
 // J2000 and galactic positions are rotated to ICRS. A subband file without
 // freq_edge_array whose frequencies are not evenly spaced (within 1 Hz)
 // is read as full, as pyradiosky does.
@@ -44,6 +41,9 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 			sky, err = nil, &ParseError{File: path, Err: fmt.Errorf("malformed HDF5 file: %v", r)}
 		}
 	}()
+	if err := guardFile(path, st.Size()); err != nil {
+		return nil, &ParseError{File: path, Err: err}
+	}
 	f, err := hdf5.Open(path)
 	if err != nil {
 		return nil, &ParseError{File: path, Err: fmt.Errorf("not a readable HDF5 file: %w", err)}
@@ -54,6 +54,15 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 		return nil, &ParseError{File: path, Err: errNotSkyH5}
 	}
 	return h.readSky()
+}
+
+func guardFile(path string, size int64) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return guardHDF5(f, size)
 }
 
 // skyh5Header is what /Header declares.
@@ -200,9 +209,6 @@ func (h *h5file) readSpectrum(hd skyh5Header, c *Components) error {
 			}
 		}
 	}
-	if hd.spec == Subband && hd.nf > maxSubbands {
-		return h.errf("/Header/Nfreqs", fmt.Sprint(hd.nf), "more than %d subbands", maxSubbands)
-	}
 	return nil
 }
 
@@ -243,38 +249,8 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 		return h.errf("/Header/name", "", "%d names, Ncomponents is %d", len(names), hd.n)
 	}
 	c.Names = names
-	g, lonName, latName, frameName := "/Header", "", "", ""
-	switch {
-	case h.groups["/Header/skycoord"]:
-		g = "/Header/skycoord"
-		rep, err := h.optStr(g+"/representation_type", "spherical")
-		if err != nil {
-			return err
-		}
-		if rep != "spherical" && rep != "unitspherical" {
-			return h.errf(g+"/representation_type", rep, "only spherical positions are supported")
-		}
-		if frameName, err = h.optStr(g+"/frame", "icrs"); err != nil {
-			return err
-		}
-		lonName, latName = "ra", "dec"
-		if frameName == "galactic" {
-			lonName, latName = "l", "b"
-		}
-	case h.has("/Header/lon") && h.has("/Header/lat") && h.has("/Header/frame"):
-		lonName, latName = "lon", "lat"
-		if frameName, err = h.str("/Header/frame"); err != nil {
-			return err
-		}
-	case h.has("/Header/ra") && h.has("/Header/dec"):
-		lonName, latName = "ra", "dec"
-		if frameName, err = h.optStr("/Header/frame", "icrs"); err != nil {
-			return err
-		}
-	default:
-		return h.errf("/Header", "", "no component location information (skycoord, lon/lat/frame or ra/dec)")
-	}
-	if err := h.checkFrameEquinox(g); err != nil {
+	g, lonName, latName, frameName, err := h.pointCoordinates()
+	if err != nil {
 		return err
 	}
 	fr, err := ParseFrame(frameName)
@@ -298,6 +274,40 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 	}
 	ToICRS(fr, c.RA, c.Dec)
 	return nil
+}
+
+// pointCoordinates finds where a point file keeps its positions: the
+// Header/skycoord group (current pyradiosky), else Header/lon, lat and
+// frame, else Header/ra and dec (older files; frame icrs if absent).
+func (h *h5file) pointCoordinates() (group, lon, lat, frame string, err error) {
+	switch {
+	case h.groups["/Header/skycoord"]:
+		group = "/Header/skycoord"
+		rep, err := h.optStr(group+"/representation_type", "spherical")
+		if err != nil {
+			return "", "", "", "", err
+		}
+		if rep != "spherical" && rep != "unitspherical" {
+			return "", "", "", "", h.errf(group+"/representation_type", rep, "only spherical positions are supported")
+		}
+		lon, lat = "ra", "dec"
+		frame, err = h.optStr(group+"/frame", "icrs")
+		if frame == "galactic" {
+			lon, lat = "l", "b"
+		}
+	case h.has("/Header/lon") && h.has("/Header/lat") && h.has("/Header/frame"):
+		group, lon, lat = "/Header", "lon", "lat"
+		frame, err = h.str("/Header/frame")
+	case h.has("/Header/ra") && h.has("/Header/dec"):
+		group, lon, lat = "/Header", "ra", "dec"
+		frame, err = h.optStr("/Header/frame", "icrs")
+	default:
+		return "", "", "", "", h.errf("/Header", "", "no component location information (skycoord, lon/lat/frame or ra/dec)")
+	}
+	if err == nil {
+		err = h.checkFrameEquinox(group)
+	}
+	return group, lon, lat, frame, err
 }
 
 // checkFrameEquinox refuses an FK5 frame whose equinox is not J2000.

@@ -1,6 +1,8 @@
 package skymodel
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"math"
@@ -100,4 +102,47 @@ func TestSkyH5Errors(t *testing.T) {
 	if _, err := ReadSkyH5File("testdata/skyh5/good_point.skyh5"); err != nil {
 		t.Errorf("good_point: %v", err)
 	}
+}
+
+// TestSkyH5HeapGuard: corrupt heap sizes are refused before the HDF5
+// library would try to allocate them (which aborts the process).
+func TestSkyH5HeapGuard(t *testing.T) {
+	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sig := range []string{"HEAP\x00\x00\x00\x00", "GCOL\x01\x00\x00\x00"} {
+		i := bytes.Index(good, []byte(sig))
+		if i < 0 {
+			t.Fatalf("no %q in the test file", sig[:4])
+		}
+		bad := append([]byte(nil), good...)
+		binary.LittleEndian.PutUint64(bad[i+8:], 1<<45)
+		path := filepath.Join(t.TempDir(), "bad.skyh5")
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadSkyH5File(path)
+		if err == nil || !strings.Contains(err.Error(), "declares 35184372088832 bytes") {
+			t.Errorf("%s size 2^45: %v", sig[:4], err)
+		}
+	}
+}
+
+// FuzzReadSkyH5 mutates SkyH5 files; the reader must return an error or a
+// valid Sky, never crash.
+func FuzzReadSkyH5(f *testing.F) {
+	for _, name := range []string{"good_point.skyh5", "hpx_ring_K_full.skyh5", "point_old_lonlat_fk5.skyh5"} {
+		addFileSeeds(f, filepath.Join("testdata/skyh5", name))
+	}
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(dir, "fuzz.skyh5")
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := ReadSkyH5File(path); err == nil {
+			checkSky(t, s)
+		}
+	})
 }

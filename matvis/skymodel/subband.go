@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 )
 
 // Interp selects how a Subband sky is interpolated between its subbands.
@@ -22,36 +23,89 @@ const (
 // by default); it has no effect on other spectral types.
 func (s *Sky) SetSubbandInterp(k Interp) { s.interp = k }
 
-// subbandModel evaluates a Subband sky. Interpolation is linear in the
-// data, so per frequency it reduces to one weight per subband shared by
-// all components; components with NaN Stokes at some subbands are grouped
-// by which subbands are usable and get their own weights (pyradiosky's
-// nan_handling="clip": interpolate on the non-NaN subbands, hold the
-// nearest non-NaN value beyond them, NaN if none is usable).
+// subbandModel evaluates a Subband sky. Components whose Stokes are NaN at
+// some subbands are grouped by which subbands are usable and interpolated
+// over those only, holding the nearest usable value beyond them (NaN if
+// none is): pyradiosky's nan_handling="clip", at_frequencies' default.
 type subbandModel struct {
 	n      int
-	all    knots
-	groups []nanGroup
+	all    *splineSet // every component over every subband
+	groups []*splineSet
 }
 
-type nanGroup struct {
-	rows    []int // usable subband rows
-	members []int // components
-	k       knots
+// splineSet is a set of components interpolated over the same knots. The
+// cubic spline's second derivatives are computed per Stokes parameter on
+// first use (a table the size of the set's fluxes), so each channel reads
+// four values per component instead of one per subband.
+type splineSet struct {
+	x       []float64
+	td      *tridiag // nil with fewer than 4 knots (linear only)
+	rows    []int    // subband row of each knot
+	members []int    // components; nil means all, in order
+	data    [4]setData
 }
 
-// knots holds subband frequencies and, for 4 or more, the matrix d2
-// (row-major n×n) mapping fluxes to the spline's second derivatives.
-type knots struct {
-	x  []float64
-	d2 []float64
+type setData struct {
+	yOnce, mOnce sync.Once
+	y, m         [][]float64 // per knot, per member
+}
+
+func newSplineSet(freqs []float64, rows, members []int) *splineSet {
+	s := &splineSet{rows: rows, members: members}
+	for _, r := range rows {
+		s.x = append(s.x, freqs[r])
+	}
+	if len(s.x) >= 4 {
+		s.td = newTridiag(s.x)
+	}
+	return s
+}
+
+// values returns the fluxes of Stokes p per knot and member: views into
+// src for the full set, gathered copies for a group.
+func (s *splineSet) values(p int, src []float64, n int) [][]float64 {
+	d := &s.data[p]
+	d.yOnce.Do(func() {
+		d.y = make([][]float64, len(s.rows))
+		for k, r := range s.rows {
+			row := src[r*n : (r+1)*n]
+			if s.members == nil {
+				d.y[k] = row
+				continue
+			}
+			d.y[k] = make([]float64, len(s.members))
+			for c, i := range s.members {
+				d.y[k][c] = row[i]
+			}
+		}
+	})
+	return d.y
+}
+
+// secondDerivs returns the spline second derivatives of Stokes p.
+func (s *splineSet) secondDerivs(p int, y [][]float64) [][]float64 {
+	d := &s.data[p]
+	d.mOnce.Do(func() {
+		m := len(y[0])
+		buf := make([]float64, len(y)*m)
+		d.m = make([][]float64, len(y))
+		for k := range d.m {
+			d.m[k] = buf[k*m : (k+1)*m]
+		}
+		s.td.solveRows(y, d.m)
+	})
+	return d.m
 }
 
 func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, error) {
 	if err := sortSubbands(freqs, st, n); err != nil {
 		return nil, err
 	}
-	m := &subbandModel{n: n, all: newKnots(freqs)}
+	all := make([]int, len(freqs))
+	for k := range all {
+		all[k] = k
+	}
+	m := &subbandModel{n: n, all: newSplineSet(freqs, all, nil)}
 	byMask := map[string]int{}
 	mask := make([]byte, len(freqs))
 	for i := range n {
@@ -71,24 +125,17 @@ func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, e
 		if !ok {
 			g = len(m.groups)
 			byMask[string(mask)] = g
-			m.groups = append(m.groups, newNaNGroup(freqs, mask))
+			var rows []int
+			for k, ok := range mask {
+				if ok == 1 {
+					rows = append(rows, k)
+				}
+			}
+			m.groups = append(m.groups, newSplineSet(freqs, rows, []int{}))
 		}
 		m.groups[g].members = append(m.groups[g].members, i)
 	}
 	return m, nil
-}
-
-func newNaNGroup(freqs []float64, mask []byte) nanGroup {
-	var g nanGroup
-	var x []float64
-	for k, ok := range mask {
-		if ok == 1 {
-			g.rows = append(g.rows, k)
-			x = append(x, freqs[k])
-		}
-	}
-	g.k = newKnots(x)
-	return g
 }
 
 // sortSubbands orders the subbands by frequency (interp1d sorts too) and
@@ -127,7 +174,7 @@ func sortSubbands(freqs []float64, st *[4][]float64, n int) error {
 	return nil
 }
 
-func (m *subbandModel) eval(f float64, kind Interp, src, dst []float64) error {
+func (m *subbandModel) eval(f float64, kind Interp, p int, src, dst []float64) error {
 	x := m.all.x
 	if f > x[len(x)-1] {
 		return fmt.Errorf("skymodel: %.6f Hz is above the highest subband frequency %.6f Hz: %w", f, x[len(x)-1], ErrNoFrequency)
@@ -138,50 +185,61 @@ func (m *subbandModel) eval(f float64, kind Interp, src, dst []float64) error {
 	if kind == CubicSpline && len(x) < 4 {
 		return fmt.Errorf("skymodel: cubic-spline interpolation needs at least 4 subbands, this sky has %d (use Linear)", len(x))
 	}
-	w := m.all.weights(f, kind)
-	clear(dst)
-	n := m.n
-	for k, wk := range w {
-		if wk == 0 {
-			continue
-		}
-		row := src[k*n : (k+1)*n]
-		for i := range dst {
-			dst[i] += wk * row[i]
-		}
-	}
-	for gi := range m.groups {
-		m.groups[gi].eval(f, kind, n, src, dst)
+	m.all.eval(f, kind, p, src, dst, m.n)
+	for _, g := range m.groups {
+		g.eval(f, kind, p, src, dst, m.n)
 	}
 	return nil
 }
 
-func (g *nanGroup) eval(f float64, kind Interp, n int, src, dst []float64) {
-	x := g.k.x
-	if len(x) == 0 {
-		for _, i := range g.members {
-			dst[i] = math.NaN()
+// eval writes the set's interpolated Stokes p at f into dst, clipping to
+// the first/last knot outside them (NaN without knots).
+func (s *splineSet) eval(f float64, kind Interp, p int, src, dst []float64, n int) {
+	put := func(c int, v float64) {
+		if s.members == nil {
+			dst[c] = v
+		} else {
+			dst[s.members[c]] = v
+		}
+	}
+	size := len(s.members)
+	if s.members == nil {
+		size = n
+	}
+	if len(s.x) == 0 {
+		for c := range size {
+			put(c, math.NaN())
 		}
 		return
 	}
-	var w []float64
-	switch {
-	case f >= x[len(x)-1]:
-		w = make([]float64, len(x))
-		w[len(x)-1] = 1
-	case f <= x[0]:
-		w = make([]float64, len(x))
-		w[0] = 1
-	default:
-		w = g.k.weights(f, kind)
-	}
-	for _, i := range g.members {
-		v := 0.0
-		for k, wk := range w {
-			if wk != 0 {
-				v += wk * src[g.rows[k]*n+i]
-			}
+	y := s.values(p, src, n)
+	if last := len(s.x) - 1; f <= s.x[0] || f >= s.x[last] {
+		k := 0
+		if f >= s.x[last] {
+			k = last
 		}
-		dst[i] = v
+		for c := range size {
+			put(c, y[k][c])
+		}
+		return
+	}
+	j, a, b, ca, cb := segment(s.x, f)
+	y0, y1 := y[j][:size], y[j+1][:size]
+	if kind == Linear || s.td == nil {
+		for c := range size {
+			put(c, a*y0[c]+b*y1[c])
+		}
+		return
+	}
+	mm := s.secondDerivs(p, y)
+	m0, m1 := mm[j][:size], mm[j+1][:size]
+	if s.members == nil { // the hot path: every component
+		for c := range size {
+			dst[c] = a*y0[c] + b*y1[c] + ca*m0[c] + cb*m1[c]
+		}
+		return
+	}
+	for c := range size {
+		put(c, a*y0[c]+b*y1[c]+ca*m0[c]+cb*m1[c])
 	}
 }

@@ -1,7 +1,6 @@
 package skymodel
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -9,8 +8,10 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // textLayout is what a pyradiosky text-catalog header declares.
@@ -26,12 +27,11 @@ type textLayout struct {
 
 // ReadTextFile reads a pyradiosky text catalog (see ReadText).
 func ReadTextFile(path string) (*Sky, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	return ReadText(f, path)
+	return readTextBytes(data, path)
 }
 
 // ReadText reads a pyradiosky text catalog (SkyModel.read_text_catalog /
@@ -49,33 +49,32 @@ func ReadTextFile(path string) (*Sky, error) {
 // Jy; error columns are checked and discarded. Lines that are blank or
 // start with '#' are skipped, and text after '#' is ignored (numpy's
 // genfromtxt, which pyradiosky uses).
+//
+// The input is read into memory and its rows are parsed in parallel.
 func ReadText(r io.Reader, name string) (*Sky, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	header, err := readHeaderLine(br)
+	data, err := io.ReadAll(r)
 	if err != nil {
-		return nil, &ParseError{File: name, Line: 1, Err: err}
+		return nil, &ParseError{File: name, Err: err}
 	}
-	lay, err := parseTextHeader(header)
+	return readTextBytes(data, name)
+}
+
+func readTextBytes(data []byte, name string) (*Sky, error) {
+	if len(data) == 0 {
+		return nil, &ParseError{File: name, Line: 1, Err: errors.New("empty file: no header line")}
+	}
+	header, body, _ := bytes.Cut(data, []byte{'\n'})
+	hs := strings.TrimRight(string(header), "\r")
+	lay, err := parseTextHeader(hs)
 	if err != nil {
-		return nil, &ParseError{File: name, Line: 1, Value: header, Err: err}
+		return nil, &ParseError{File: name, Line: 1, Value: hs, Err: err}
 	}
-	c, err := readTextRows(br, name, lay)
+	c, err := parseTextBody(body, name, lay)
 	if err != nil {
 		return nil, err
 	}
 	ToICRS(lay.frame, c.RA, c.Dec)
 	return build(name, c, fluxUnit{scale: 1, original: "Jy"}, 0)
-}
-
-func readHeaderLine(br *bufio.Reader) (string, error) {
-	line, err := br.ReadString('\n')
-	if err != nil && (err != io.EOF || line == "") {
-		if err == io.EOF {
-			return "", errors.New("empty file: no header line")
-		}
-		return "", err
-	}
-	return strings.TrimRight(line, "\r\n"), nil
 }
 
 var freqInName = regexp.MustCompile(`(\d*\.\d+|\d+)[^\d]*$`)
@@ -133,8 +132,8 @@ func coordColumns(lon, lat string) (Frame, error) {
 		{"ra_j2000", "dec_j2000", FK5J2000},
 		{"ra_j2000", "de_j2000", FK5J2000},
 	}
-	for _, p := range pairs {
-		if lo == p.lon && la == p.lat {
+	for _, p := range pairs { // pyradiosky matches these as prefixes
+		if strings.HasPrefix(lo, p.lon) && strings.HasPrefix(la, p.lat) {
 			return p.frame, nil
 		}
 	}
@@ -258,39 +257,114 @@ func equalStrings(a, b []string) bool {
 
 // textRows accumulates parsed rows; fluxes are frequency-major per row.
 type textRows struct {
-	names      []string
+	nameBuf    []byte // all names, back to back
+	nameEnd    []int  // end of each name in nameBuf
 	lon, lat   []float64
 	flux       [][]float64 // one slice per flux column
 	ref, index []float64
 }
 
-func readTextRows(br *bufio.Reader, name string, lay textLayout) (Components, error) {
-	rows := textRows{flux: make([][]float64, len(lay.fluxCols))}
-	fields := make([][]byte, 0, lay.ncol)
-	for lineNo := 2; ; lineNo++ {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			return Components{}, &ParseError{File: name, Line: lineNo, Err: errors.New("line longer than 1 MiB")}
-		}
-		if len(line) > 0 {
-			if perr := rows.parseLine(name, lineNo, line, lay, fields); perr != nil {
-				return Components{}, perr
-			}
-		}
-		if err == io.EOF {
-			break
-		}
+// parseTextBody parses the data rows (from line 2) in parallel chunks
+// that split at line boundaries, then concatenates them in order.
+func parseTextBody(body []byte, name string, lay textLayout) (Components, error) {
+	chunks := splitLines(body, 4*runtime.GOMAXPROCS(0))
+	parts := make([]textRows, len(chunks))
+	errs := make([]error, len(chunks))
+	var wg sync.WaitGroup
+	line := 2
+	for k, ch := range chunks {
+		wg.Add(1)
+		go func(k, line int, ch []byte) {
+			defer wg.Done()
+			errs[k] = parts[k].parseChunk(ch, name, line, lay)
+		}(k, line, ch)
+		line += bytes.Count(ch, []byte{'\n'})
+	}
+	wg.Wait()
+	for _, err := range errs {
 		if err != nil {
-			return Components{}, &ParseError{File: name, Line: lineNo, Err: err}
+			return Components{}, err
 		}
 	}
-	if len(rows.names) == 0 {
+	all := joinRows(parts, len(lay.fluxCols))
+	if len(all.nameEnd) == 0 {
 		return Components{}, &ParseError{File: name, Err: errors.New("no sources after the header")}
 	}
-	return rows.components(lay), nil
+	return all.components(lay), nil
 }
 
-func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayout, fields [][]byte) error {
+// splitLines cuts b into at most n pieces of similar size, each ending
+// just after a newline (the last may not); small inputs stay whole.
+func splitLines(b []byte, n int) [][]byte {
+	const minChunk = 1 << 18
+	var out [][]byte
+	for len(b) > 0 {
+		size := max(len(b)/n, minChunk)
+		if size >= len(b) || n <= 1 {
+			return append(out, b)
+		}
+		end := size + bytes.IndexByte(b[size:], '\n') + 1
+		if end <= size { // no newline after size
+			return append(out, b)
+		}
+		out = append(out, b[:end])
+		b = b[end:]
+		n--
+	}
+	return out
+}
+
+func (t *textRows) parseChunk(ch []byte, name string, line int, lay textLayout) error {
+	est := bytes.Count(ch, []byte{'\n'}) + 1
+	t.flux = make([][]float64, len(lay.fluxCols))
+	for k := range t.flux {
+		t.flux[k] = make([]float64, 0, est)
+	}
+	t.lon, t.lat = make([]float64, 0, est), make([]float64, 0, est)
+	t.nameEnd = make([]int, 0, est)
+	if lay.refCol >= 0 {
+		t.ref = make([]float64, 0, est)
+	}
+	if lay.indexCol >= 0 {
+		t.index = make([]float64, 0, est)
+	}
+	fields := make([][]byte, 0, lay.ncol)
+	vals := make([]float64, lay.ncol)
+	for len(ch) > 0 {
+		l, rest, _ := bytes.Cut(ch, []byte{'\n'})
+		if err := t.parseLine(name, line, l, lay, fields, vals); err != nil {
+			return err
+		}
+		ch = rest
+		line++
+	}
+	return nil
+}
+
+// joinRows concatenates the chunks' rows.
+func joinRows(parts []textRows, nflux int) textRows {
+	var all textRows
+	all.flux = make([][]float64, nflux)
+	for _, p := range parts {
+		off := len(all.nameBuf)
+		all.nameBuf = append(all.nameBuf, p.nameBuf...)
+		for _, e := range p.nameEnd {
+			all.nameEnd = append(all.nameEnd, off+e)
+		}
+		all.lon = append(all.lon, p.lon...)
+		all.lat = append(all.lat, p.lat...)
+		all.ref = append(all.ref, p.ref...)
+		all.index = append(all.index, p.index...)
+		for k := range p.flux {
+			all.flux[k] = append(all.flux[k], p.flux[k]...)
+		}
+	}
+	return all
+}
+
+// parseLine appends one data line (fields is scratch space; vals holds
+// one value per column). Every column but source_id is numeric.
+func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayout, fields [][]byte, vals []float64) error {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]
 	}
@@ -301,74 +375,69 @@ func (t *textRows) parseLine(name string, lineNo int, line []byte, lay textLayou
 	if len(fields) == 0 {
 		return nil
 	}
+	bad := func(col int, err error) error {
+		return &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (%s)", col+1, lay.what(col)),
+			Value: string(fields[col]), Err: err}
+	}
 	if len(fields) != lay.ncol {
 		return &ParseError{File: name, Line: lineNo, Value: string(bytes.TrimSpace(line)),
 			Err: fmt.Errorf("%d fields, the header has %d", len(fields), lay.ncol)}
 	}
-	num := func(col int, what string) (float64, error) {
+	for col := 1; col < lay.ncol; col++ {
 		v, err := strconv.ParseFloat(string(fields[col]), 64)
 		if err == nil && !finite(v) {
 			err = errors.New("not finite")
 		}
 		if err != nil {
-			return 0, &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (%s)", col+1, what),
-				Value: string(fields[col]), Err: err}
+			return bad(col, err)
 		}
-		return v, nil
+		vals[col] = v
 	}
-	lon, err := num(1, "longitude")
-	if err != nil {
-		return err
+	if math.Abs(vals[2]) > 90 {
+		return bad(2, errors.New("latitude outside [-90, 90] degrees"))
 	}
-	lat, err := num(2, "latitude")
-	if err != nil {
-		return err
+	if lay.refCol >= 0 && !(vals[lay.refCol] > 0) {
+		return bad(lay.refCol, errors.New("frequency must be positive"))
 	}
-	if math.Abs(lat) > 90 {
-		return &ParseError{File: name, Line: lineNo, Field: "column 3 (latitude)", Value: string(fields[2]),
-			Err: errors.New("latitude outside [-90, 90] degrees")}
+	t.appendRow(fields[0], vals, lay)
+	return nil
+}
+
+// what names column col for error messages.
+func (lay *textLayout) what(col int) string {
+	switch {
+	case col == 1:
+		return "longitude"
+	case col == 2:
+		return "latitude"
+	case col == lay.refCol:
+		return "frequency"
+	case col == lay.indexCol:
+		return "spectral index"
+	case isFluxCol(col, lay.fluxCols):
+		return "flux"
 	}
+	return "flux error"
+}
+
+func (t *textRows) appendRow(name []byte, vals []float64, lay textLayout) {
 	for k, c := range lay.fluxCols {
-		v, err := num(c, "flux")
-		if err != nil {
-			return err
-		}
-		t.flux[k] = append(t.flux[k], v)
-	}
-	for c := lay.fluxCols[0] + 1; c < lay.ncol; c++ {
-		if c == lay.refCol || c == lay.indexCol || isFluxCol(c, lay.fluxCols) {
-			continue
-		}
-		if _, err := num(c, "flux error"); err != nil {
-			return err
-		}
+		t.flux[k] = append(t.flux[k], vals[c])
 	}
 	if lay.refCol >= 0 {
-		f, err := num(lay.refCol, "frequency")
-		if err != nil {
-			return err
-		}
-		if !(f > 0) {
-			return &ParseError{File: name, Line: lineNo, Field: fmt.Sprintf("column %d (frequency)", lay.refCol+1),
-				Value: string(fields[lay.refCol]), Err: errors.New("frequency must be positive")}
-		}
-		t.ref = append(t.ref, f)
+		t.ref = append(t.ref, vals[lay.refCol])
 	}
 	if lay.indexCol >= 0 {
-		a, err := num(lay.indexCol, "spectral index")
-		if err != nil {
-			return err
-		}
-		t.index = append(t.index, a)
+		t.index = append(t.index, vals[lay.indexCol])
 	}
-	t.names = append(t.names, string(fields[0]))
-	lon = math.Mod(lon, 360) // astropy's Longitude wraps to [0, 360)
+	t.nameBuf = append(t.nameBuf, name...)
+	t.nameEnd = append(t.nameEnd, len(t.nameBuf))
+	lon := math.Mod(vals[1], 360) // astropy's Longitude wraps to [0, 360)
 	if lon < 0 {
 		lon += 360
 	}
 	t.lon = append(t.lon, lon*math.Pi/180)
-	t.lat = append(t.lat, lat*math.Pi/180)
-	return nil
+	t.lat = append(t.lat, vals[2]*math.Pi/180)
 }
 
 func isFluxCol(c int, cols []int) bool {
@@ -381,7 +450,13 @@ func isFluxCol(c int, cols []int) bool {
 }
 
 func (t *textRows) components(lay textLayout) Components {
-	c := Components{Names: t.names, RA: t.lon, Dec: t.lat, Spectral: lay.spectral}
+	all := string(t.nameBuf) // one allocation shared by every name
+	names := make([]string, len(t.nameEnd))
+	start := 0
+	for i, e := range t.nameEnd {
+		names[i], start = all[start:e], e
+	}
+	c := Components{Names: names, RA: t.lon, Dec: t.lat, Spectral: lay.spectral}
 	switch lay.spectral {
 	case SpectralIndex:
 		c.RefFreq, c.Index = t.ref, t.index
@@ -391,7 +466,7 @@ func (t *textRows) components(lay textLayout) Components {
 		c.RefFreq = t.ref
 		c.Freqs = lay.freqs
 	case Full:
-		n := len(t.names)
+		n := len(names)
 		st := make([]float64, 0, n*len(t.flux))
 		for _, f := range t.flux {
 			st = append(st, f...)

@@ -2,6 +2,7 @@ package skymodel
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"strings"
@@ -132,7 +133,7 @@ func TestReadTextFrames(t *testing.T) {
 	}{
 		{"galactic", "l_galactic [deg] b_galactic [deg]",
 			[2]float64{5.289147023476068, 2.4854507517828788}, [2]float64{-0.5493110758889893, 0.4804507450501597}},
-		{"fk5 j2000", "ra_j2000 [deg] dec_j2000 [deg]",
+		{"fk5 j2000", "RA_J2000_deg DE_J2000_deg",
 			[2]float64{0.18325951984772282, 3.495021823743664}, [2]float64{-0.5235988013958753, 0.7941248176559274}},
 	}
 	for _, c := range cases {
@@ -187,5 +188,36 @@ func TestReadTextErrors(t *testing.T) {
 				t.Errorf("error %q lacks %q", err, c.msg)
 			}
 		})
+	}
+}
+
+// TestReadTextChunkLineNumbers: errors deep in a large file (parsed in
+// parallel chunks) still name the right line, and rows keep their order.
+func TestReadTextChunkLineNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("source_id ra_icrs dec_icrs Flux\n# comment\n")
+	const n = 60000 // ~1.3 MB: several chunks
+	for i := range n {
+		fmt.Fprintf(&b, "s%d %d.5 -10.25 %d\n", i, i%360, i+1)
+	}
+	good := b.String()
+	s, err := ReadText(strings.NewReader(good), "big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]float64, s.Len())
+	if err := s.StokesIAt(1e8, buf); err != nil || s.Len() != n {
+		t.Fatal(err, s.Len())
+	}
+	for i := range n {
+		if buf[i] != float64(i+1) || s.Names()[i] != fmt.Sprintf("s%d", i) {
+			t.Fatalf("row %d: %s %g", i, s.Names()[i], buf[i])
+		}
+	}
+	bad := strings.Replace(good, "s45000 ", "s45000 x", 1)
+	_, err = ReadText(strings.NewReader(bad), "big.txt")
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 45000+3 {
+		t.Errorf("error %v: want line %d", err, 45000+3)
 	}
 }

@@ -51,11 +51,29 @@ func parseFluxUnit(s string) (fluxUnit, error) {
 	return u, nil
 }
 
-// toJy converts c.Stokes from unit u to Jy in place. A per-steradian unit
-// needs the solid angle omega of each component (HEALPix pixel area);
-// brightness temperatures are converted at the reference frequency for
-// spectral_index and flat-with-reference skies, and at each tabulated
-// frequency otherwise, as pyradiosky's kelvin_to_jansky does.
+// kelvinPerChannel reports whether u leaves c in K·sr, to be converted
+// to Jy at each evaluated frequency. pyuvsim evaluates a HEALPix map's
+// spectrum first (at_frequencies, for spectral_index and subband, and for
+// flat maps with no frequency at all) and only then converts it to Jy at
+// the simulation frequencies (healpix_to_point → kelvin_to_jansky); full
+// maps and flat maps with a reference frequency or one frequency are
+// converted at the catalog's own frequencies.
+func (u fluxUnit) kelvinPerChannel(c *Components) bool {
+	if !u.kelvin {
+		return false
+	}
+	switch c.Spectral {
+	case SpectralIndex, Subband:
+		return true
+	case Flat:
+		return c.RefFreq == nil && len(c.Freqs) != 1
+	}
+	return false
+}
+
+// toJy converts c.Stokes from unit u to Jy in place, or to K·sr where
+// kelvinPerChannel. A per-steradian unit needs the solid angle omega of
+// each component (HEALPix pixel area).
 func (u fluxUnit) toJy(c *Components, omega float64) error {
 	if err := checkComponents(c, len(c.RA)); err != nil {
 		return err
@@ -73,20 +91,18 @@ func (u fluxUnit) toJy(c *Components, omega float64) error {
 		for k := range st {
 			st[k] *= scale
 		}
-		if !u.kelvin {
+		if !u.kelvin || u.kelvinPerChannel(c) {
 			continue
 		}
 		switch {
-		case c.Spectral == SpectralIndex || (c.Spectral == Flat && c.RefFreq != nil):
+		case c.Spectral == Flat && c.RefFreq != nil:
 			for i := range st {
 				st[i] *= JyPerKSr(c.RefFreq[i])
 			}
-		case c.Spectral == Subband || c.Spectral == Full || (c.Spectral == Flat && len(c.Freqs) == 1):
+		default: // full, or flat with one frequency
 			for k := range st {
 				st[k] *= JyPerKSr(c.Freqs[k/n])
 			}
-		default:
-			return fmt.Errorf("unit %q: a reference frequency or frequency array is needed to convert to Jy", u.original)
 		}
 	}
 	return nil

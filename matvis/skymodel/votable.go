@@ -128,20 +128,25 @@ type voTable struct {
 	lines    []int // input line of each row
 }
 
-// scanVOTable streams the document, keeping the rows of tables whose ID or
-// name contains want (case-insensitively).
+// voScanner streams a VOTable, keeping the tables whose ID or name
+// contains want (case-insensitively) with their TABLEDATA rows.
+type voScanner struct {
+	name, want string
+	tables     []*voTable
+	cur        *voTable // table being read, nil outside TABLE
+	keep       bool     // cur is one of tables
+	row        []string
+	cell       *strings.Builder // open TD
+}
+
 func scanVOTable(r io.Reader, name, want string) ([]*voTable, error) {
 	d := xml.NewDecoder(r)
 	d.Strict = true
-	var tables []*voTable
-	var cur *voTable
-	var row []string
-	var cell *strings.Builder
-	keep := false
+	sc := &voScanner{name: name, want: want}
 	for {
 		tok, err := d.Token()
 		if err == io.EOF {
-			break
+			return sc.tables, nil
 		}
 		line, _ := d.InputPos()
 		if err != nil {
@@ -149,56 +154,73 @@ func scanVOTable(r io.Reader, name, want string) ([]*voTable, error) {
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
-			switch t.Name.Local {
-			case "TABLE":
-				cur = &voTable{id: attr(t, "ID"), name: attr(t, "name")}
-				keep = containsFold(cur.id, want) || containsFold(cur.name, want)
-				if keep {
-					tables = append(tables, cur)
-				}
-			case "FIELD":
-				if cur != nil {
-					key := attr(t, "ID")
-					if key == "" {
-						key = attr(t, "name")
-					}
-					cur.fields = append(cur.fields, voField{key: key, unit: attr(t, "unit"), datatype: attr(t, "datatype")})
-				}
-			case "BINARY", "BINARY2", "FITS":
-				if keep {
-					return nil, &ParseError{File: name, Line: line, Field: t.Name.Local,
-						Err: errors.New("binary-serialized VOTable data is not supported; convert the table to TABLEDATA")}
-				}
-			case "TR":
-				row = row[:0:0]
-			case "TD":
-				cell = &strings.Builder{}
-			}
+			err = sc.start(t, line)
 		case xml.CharData:
-			if cell != nil && keep {
-				if cell.Len()+len(t) > 1<<16 {
-					return nil, &ParseError{File: name, Line: line, Err: errors.New("table cell longer than 64 KiB")}
-				}
-				cell.Write(t)
-			}
+			err = sc.text(t, line)
 		case xml.EndElement:
-			switch t.Name.Local {
-			case "TD":
-				if cell != nil {
-					row = append(row, cell.String())
-				}
-				cell = nil
-			case "TR":
-				if keep && cur != nil {
-					cur.rows = append(cur.rows, row)
-					cur.lines = append(cur.lines, line)
-				}
-			case "TABLE":
-				cur, keep = nil, false
-			}
+			sc.end(t, line)
+		}
+		if err != nil {
+			return nil, err
 		}
 	}
-	return tables, nil
+}
+
+func (sc *voScanner) start(t xml.StartElement, line int) error {
+	switch t.Name.Local {
+	case "TABLE":
+		sc.cur = &voTable{id: attr(t, "ID"), name: attr(t, "name")}
+		sc.keep = containsFold(sc.cur.id, sc.want) || containsFold(sc.cur.name, sc.want)
+		if sc.keep {
+			sc.tables = append(sc.tables, sc.cur)
+		}
+	case "FIELD":
+		if sc.cur != nil {
+			key := attr(t, "ID")
+			if key == "" {
+				key = attr(t, "name")
+			}
+			sc.cur.fields = append(sc.cur.fields, voField{key: key, unit: attr(t, "unit"), datatype: attr(t, "datatype")})
+		}
+	case "BINARY", "BINARY2", "FITS":
+		if sc.keep {
+			return &ParseError{File: sc.name, Line: line, Field: t.Name.Local,
+				Err: errors.New("binary-serialized VOTable data is not supported; convert the table to TABLEDATA")}
+		}
+	case "TR":
+		sc.row = nil
+	case "TD":
+		sc.cell = &strings.Builder{}
+	}
+	return nil
+}
+
+func (sc *voScanner) text(t xml.CharData, line int) error {
+	if sc.cell == nil || !sc.keep {
+		return nil
+	}
+	if sc.cell.Len()+len(t) > 1<<16 {
+		return &ParseError{File: sc.name, Line: line, Err: errors.New("table cell longer than 64 KiB")}
+	}
+	sc.cell.Write(t)
+	return nil
+}
+
+func (sc *voScanner) end(t xml.EndElement, line int) {
+	switch t.Name.Local {
+	case "TD":
+		if sc.cell != nil {
+			sc.row = append(sc.row, sc.cell.String())
+		}
+		sc.cell = nil
+	case "TR":
+		if sc.keep && sc.cur != nil {
+			sc.cur.rows = append(sc.cur.rows, sc.row)
+			sc.cur.lines = append(sc.cur.lines, line)
+		}
+	case "TABLE":
+		sc.cur, sc.keep = nil, false
+	}
 }
 
 func attr(t xml.StartElement, key string) string {

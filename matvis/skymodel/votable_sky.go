@@ -133,40 +133,53 @@ func (t *voTable) toSky(name string, opt VOTableOptions) (*Sky, error) {
 	return build(name, c, fluxUnit{scale: 1, original: "Jy"}, 0)
 }
 
+// voRow reads the cells of one TABLEDATA row.
+type voRow struct {
+	t    *voTable
+	name string
+	i    int // row index
+	row  []string
+	id   int // ID column, for messages
+}
+
+// num parses cell j; an empty cell is NaN, accepted only if allowNaN.
+func (r voRow) num(j int, allowNaN bool) (float64, error) {
+	s := strings.TrimSpace(r.row[j])
+	v := math.NaN()
+	var err error
+	if s != "" {
+		v, err = strconv.ParseFloat(s, 64)
+	}
+	if err == nil && (math.IsInf(v, 0) || (math.IsNaN(v) && !allowNaN)) {
+		err = errors.New("not a finite number")
+	}
+	if err != nil {
+		return 0, r.errf(j, s, err)
+	}
+	return v, nil
+}
+
+func (r voRow) errf(j int, value string, err error) error {
+	return &ParseError{File: r.name, Line: r.t.lines[r.i], Value: value, Err: err,
+		Field: fmt.Sprintf("row %d (%s) column %s", r.i+1, strings.TrimSpace(r.row[r.id]), r.t.fields[j].key)}
+}
+
 func (t *voTable) readRow(name string, i int, row []string, col voColumns, c *Components) error {
-	line := t.lines[i]
 	if len(row) != len(t.fields) {
-		return &ParseError{File: name, Line: line, Field: fmt.Sprintf("row %d", i+1),
+		return &ParseError{File: name, Line: t.lines[i], Field: fmt.Sprintf("row %d", i+1),
 			Err: fmt.Errorf("%d cells, the table has %d fields", len(row), len(t.fields))}
 	}
-	num := func(j int, allowNaN bool) (float64, error) {
-		s := strings.TrimSpace(row[j])
-		v := math.NaN()
-		var err error
-		if s != "" {
-			v, err = strconv.ParseFloat(s, 64)
-		}
-		if err == nil && (math.IsInf(v, 0) || (math.IsNaN(v) && !allowNaN)) {
-			err = errors.New("not a finite number")
-		}
-		if err != nil {
-			return 0, &ParseError{File: name, Line: line, Field: fmt.Sprintf("row %d (%s) column %s", i+1, strings.TrimSpace(row[col.id]), t.fields[j].key),
-				Value: s, Err: err}
-		}
-		return v, nil
-	}
-	lon, err := num(col.lon, false)
+	r := voRow{t: t, name: name, i: i, row: row, id: col.id}
+	lon, err := r.num(col.lon, false)
 	if err != nil {
 		return err
 	}
-	lat, err := num(col.lat, false)
+	lat, err := r.num(col.lat, false)
 	if err != nil {
 		return err
 	}
-	lat *= col.latScale
-	if math.Abs(lat) > math.Pi/2 {
-		return &ParseError{File: name, Line: line, Field: "row " + strconv.Itoa(i+1) + " column " + t.fields[col.lat].key,
-			Value: row[col.lat], Err: errors.New("latitude outside ±90°")}
+	if lat *= col.latScale; math.Abs(lat) > math.Pi/2 {
+		return r.errf(col.lat, row[col.lat], errors.New("latitude outside ±90°"))
 	}
 	c.RA[i], c.Dec[i] = math.Mod(lon*col.lonScale, 2*math.Pi), lat
 	if c.RA[i] < 0 {
@@ -175,14 +188,14 @@ func (t *voTable) readRow(name string, i int, row []string, col voColumns, c *Co
 	c.Names[i] = strings.TrimSpace(row[col.id])
 	n := len(c.RA)
 	for k, j := range col.flux {
-		v, err := num(j, len(col.flux) > 1)
+		v, err := r.num(j, len(col.flux) > 1)
 		if err != nil {
 			return err
 		}
 		c.Stokes[0][k*n+i] = v * col.fluxScale
 	}
 	if col.index >= 0 {
-		if c.Index[i], err = num(col.index, false); err != nil {
+		if c.Index[i], err = r.num(col.index, false); err != nil {
 			return err
 		}
 	}

@@ -5,10 +5,11 @@ The files follow the layout of pyradiosky's SkyModel.write_skyh5 (current:
 Header/hpx_frame group; older: Header/frame string, lon/lat with "angtype"),
 written with h5py directly (pyradiosky is not needed). expected.json holds,
 per good file and frequency, the ICRS RA/Dec (radians) and Stokes I,Q,U,V in
-Jy that pyradiosky would produce: pixel centres from healpy, frame rotation
-by astropy, K -> Jy by astropy's brightness_temperature equivalency (as
-pyradiosky.utils.jy_to_ksr), subband interpolation by scipy interp1d cubic
-(pyradiosky at_frequencies' default).
+Jy that pyuvsim would simulate: pixel centres from healpy, frame rotation
+by astropy, spectra evaluated first (pyradiosky at_frequencies; subband by
+scipy interp1d cubic, its default), then K -> Jy at the evaluated frequency
+(healpix_to_point; full maps at their own frequencies) by astropy's
+brightness_temperature equivalency, as pyradiosky.utils.jy_to_ksr.
 Run from this directory: /usr/bin/python3 gen_skyh5.py
 """
 import json
@@ -90,7 +91,7 @@ def hpx_file(name, nside, nest, frame, spec, unit, freqs, eval_freqs, old_frame=
             h["reference_frequency"] = ref
             h["reference_frequency"].attrs["unit"] = "Hz"
             h["spectral_index"] = idx
-        else:
+        elif spec != "flat":
             h["freq_array"] = np.asarray(freqs, dtype=float)
             h["freq_array"].attrs["unit"] = "Hz"
             if spec == "subband":
@@ -102,11 +103,14 @@ def hpx_file(name, nside, nest, frame, spec, unit, freqs, eval_freqs, old_frame=
     ra, dec = radec(ph, np.pi / 2 - th, frame)
     ev = {}
     for fq in eval_freqs:
+        # pyuvsim: at_frequencies first (in K), then healpix_to_point converts
+        # to Jy at the simulation frequency (full: at the catalog's own).
         if spec == "spectral_index":
-            val = st[:, 0, :] * (fq / ref) ** idx * jy_per(ref, unit, nside)
+            val = st[:, 0, :] * (fq / ref) ** idx * jy_per(fq, unit, nside)
+        elif spec == "flat":  # pyuvsim: at_frequencies, then K -> Jy per channel
+            val = st[:, 0, :] * jy_per(fq, unit, nside)
         elif spec == "subband":
-            jy = st * jy_per(freqs, unit, nside)[None, :, None]
-            val = scipy.interpolate.interp1d(freqs, jy, axis=1, kind="cubic")(fq)
+            val = scipy.interpolate.interp1d(freqs, st, axis=1, kind="cubic")(fq) * jy_per(fq, unit, nside)
         else:
             k = int(np.argmin(np.abs(np.asarray(freqs) - fq)))
             val = st[:, k, :] * jy_per(freqs[k], unit, nside)
@@ -118,6 +122,10 @@ hpx_file("hpx_ring_K_full.skyh5", 4, False, "icrs", "full", "K",
          [100e6, 125e6, 150e6], [100e6, 125e6, 150e6])
 hpx_file("hpx_nested_galactic_subband.skyh5", 8, True, "galactic", "subband", "Jy / sr",
          [100e6, 110e6, 120e6, 130e6, 140e6], [100e6, 105e6, 123.4e6, 140e6])
+hpx_file("hpx_ring_subband_K.skyh5", 2, False, "icrs", "subband", "K",
+         [100e6, 112e6, 120e6, 135e6, 150e6, 160e6], [100e6, 118.5e6, 151e6, 160e6])
+hpx_file("hpx_nested_flat_K_nofreq.skyh5", 4, True, "icrs", "flat", "K",
+         [], [100e6, 150e6])
 hpx_file("hpx_ring_oldframe_specidx_K.skyh5", 2, False, "galactic", "spectral_index", "K",
          [150e6], [100e6, 150e6, 200e6], old_frame=True)
 
