@@ -104,7 +104,7 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 	for _, w := range res.deltas {
 		if !(w > 0) {
 			return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s: it must be positive (%s must increase)",
-				in.given(nm), nm.delta, fmtG(w), nm.array)
+				in.given(nm), nm.delta, fmtG(w/in.deltaScale()), nm.array)
 		}
 	}
 	if err := in.checkConsistent(nm, tol, res, start, end, n, length); err != nil {

@@ -157,6 +157,7 @@ func TestTimeErrors(t *testing.T) {
 			[]string{"integration_time[0] is not consistent", "[300]", "[600"}},
 		{"inconsistent hours", "start_time: 2459845.0\n  Ntimes: 3\n  integration_time: 600.0\n  duration_hours: 1.0", []string{"duration_hours is not consistent", "[1]", "[0.5"}},
 		{"negative int", "start_time: 2459845.0\n  Ntimes: 3\n  integration_time: -600.0", []string{"integration_time = -600: it must be positive"}},
+		{"decreasing", "start_time: 2459845.013888889\n  end_time: 2459845.0\n  Ntimes: 3", []string{"integration_time = -600.0000", "must be positive"}},
 		{"Ntimes 0", "start_time: 2459845.0\n  Ntimes: 0\n  integration_time: 600.0", []string{"Ntimes = 0"}},
 		{"uneven array", "time_array: [2459845.0, 2459845.1, 2459845.5]", []string{"integration_time must be specified if spacing in time_array is uneven"}},
 		{"string", "start_time: '2022-09-20T12:00'\n  Ntimes: 3\n  integration_time: 600.0", []string{"time.start_time", "must be a number"}},
