@@ -108,6 +108,18 @@ func TestPols(t *testing.T) {
 	}
 }
 
+// TestPolsNeedBeamFeeds follows pyuvsim: the polarizations must be made
+// of the beams' feeds.
+func TestPolsNeedBeamFeeds(t *testing.T) {
+	tel := "beam_paths:\n  0: !AnalyticBeam\n    class: UniformBeam\n    feed_array: [x]\n" + site
+	c := mustRead(t, files{tel: tel, layout: oneBeamLayout, obs: obsWith("", "", "polarization_array: [xx]\n")})
+	if !reflect.DeepEqual(c.Pols, []int{-5}) || c.Feed() != "x" {
+		t.Errorf("pols %v feed %q", c.Pols, c.Feed())
+	}
+	_, err := readCase(t, files{tel: tel, layout: oneBeamLayout, obs: obsWith("", "", "polarization_array: [xx, yy]\n")})
+	wantErr(t, err, "polarization_array", "require feed y", "[x]")
+}
+
 func TestFiling(t *testing.T) {
 	dir := t.TempDir()
 	cases := []struct {
@@ -216,6 +228,7 @@ func TestObsparamErrors(t *testing.T) {
 		{"unknown name", base + "select:\n  antenna_names: [ZZ]\n", []string{"select.antenna_names[0]", `"ZZ"`}},
 		{"bad bls", base + "select:\n  bls: '[(0, 1, \"xx\")]'\n", []string{"select.bls", "pairs with a polarization are not supported"}},
 		{"bls unknown ant", base + "select:\n  bls: '[(0, 5)]'\n", []string{"select.bls", "antenna number 5"}},
+		{"bls twice", base + "select:\n  bls: '[(0, 1), (1, 0)]'\n", []string{"select.bls", "listed twice"}},
 		{"bls triple", base + "select:\n  bls: [[0, 1, 2]]\n", []string{"select.bls[0]", "pair"}},
 		{"ant_str pol", base + "select:\n  ant_str: 1x_2y\n", []string{"select.ant_str", "not supported"}},
 		{"no_autos", base + "select:\n  no_autos: maybe\n", []string{"select.no_autos", "true or false"}},

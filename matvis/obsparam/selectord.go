@@ -277,12 +277,18 @@ func (r *reader) selBls(n *yaml.Node, field string) ([][2]int, error) {
 			out = append(out, p)
 		}
 	}
+	seen := map[[2]int][2]int{}
 	for _, p := range out {
 		for _, a := range p {
 			if err := r.knownAnt(n, field, a); err != nil {
 				return nil, err
 			}
 		}
+		key := [2]int{min(p[0], p[1]), max(p[0], p[1])}
+		if prev, dup := seen[key]; dup {
+			return nil, r.obs.errf(n, field, "the baseline %v is listed twice (as %v and %v)", key, prev, p)
+		}
+		seen[key] = p
 	}
 	return out, nil
 }
