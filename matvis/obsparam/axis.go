@@ -76,7 +76,6 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 		}
 		start, end = res.values[0], res.values[len(res.values)-1]
 		n = float64(len(res.values))
-		d = res.deltas[0]
 	} else {
 		var err error
 		start, end, n, length, d, res.used, err = derive(in, nm)
@@ -97,8 +96,10 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 		n = nr
 		res.values, res.deltas = linspace(start, end, int(n), d)
 		start, end = res.values[0], res.values[len(res.values)-1]
-		if int(n) > 1 {
-			d = res.deltas[0]
+	}
+	for i, v := range res.values {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(res.deltas[i]) || math.IsInf(res.deltas[i], 0) {
+			return axisResult{}, fmt.Errorf("the keys given (%s) overflow: value %d of %s is %v with width %v", in.given(nm), i, nm.array, v, res.deltas[i])
 		}
 	}
 	for _, w := range res.deltas {

@@ -77,6 +77,7 @@ func TestFreqErrors(t *testing.T) {
 		{"Nfreqs 0", "start_freq: 1.0e+8\n  Nfreqs: 0\n  channel_width: 1.0e+6", []string{"Nfreqs = 0: at least 1"}},
 		{"Nfreqs huge", "start_freq: 1.0e+8\n  Nfreqs: 1.0e+12\n  channel_width: 1.0", []string{"over the limit"}},
 		{"tiny width", "start_freq: 1.0e+8\n  end_freq: 2.0e+8\n  channel_width: 1.0e-3", []string{"over the limit"}},
+		{"overflow", "start_freq: 1.7e+308\n  Nfreqs: 3\n  channel_width: 1.0e+308", []string{"overflow"}},
 		{"string value", "start_freq: '100 MHz'\n  Nfreqs: 3\n  channel_width: 1.0e+6", []string{"freq.start_freq", `"100 MHz"`, "must be a number"}},
 		{"nan", "start_freq: .nan\n  Nfreqs: 3\n  channel_width: 1.0e+6", []string{"freq.start_freq", "finite"}},
 		{"unknown key", "start_freq: 1.0e+8\n  Nfreq: 3\n  channel_width: 1.0e+6", []string{"freq.Nfreq", "unknown key"}},
