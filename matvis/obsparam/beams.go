@@ -149,6 +149,9 @@ func (r *reader) parseBeam(tc *yfile, field string, n *yaml.Node, g *globalShape
 		if analyticTypes[d.Value] {
 			return r.dictAnalytic(tc, field, d, d.Value, nil, g)
 		}
+		if ext := strings.ToLower(filepath.Ext(d.Value)); ext != ".fits" && ext != ".beamfits" {
+			return beamSpec{}, tc.errf(n, field, "neither an analytic beam type (uniform, gaussian, airy, short_dipole) nor a beamfits file name (.fits, .beamfits)")
+		}
 		return r.beamFile(tc, field, d, d.Value, "")
 	case d.Kind == yaml.MappingNode:
 		return r.dictBeam(tc, field, d, g)

@@ -128,6 +128,7 @@ func TestBeamErrors(t *testing.T) {
 		{"UVBeam option", "beam_paths:\n  0: !UVBeam\n    filename: x.beamfits\n    pixels_per_deg: 1\n", []string{"beam_paths.0.pixels_per_deg", "not supported"}},
 		{"mwa file", "beam_paths:\n  0:\n    filename: mwa_full_EE_test.h5\n", []string{"only beamfits beam files"}},
 		{"missing file", "beam_paths:\n  0: nowhere.beamfits\n", []string{"beam_paths.0", "file not found", "nowhere.beamfits"}},
+		{"bare unknown", "beam_paths:\n  0: cosine\n", []string{"beam_paths.0", `"cosine"`, "neither an analytic beam type"}},
 		{"string key", "beam_paths:\n  '0': uniform\n", []string{"beam ids must be integers"}},
 		{"beam list", "beam_paths:\n  0: [1, 2]\n", []string{"a beam must be"}},
 		{"beam_paths list", "beam_paths: [uniform]\n", []string{"beam_paths", "must be a mapping"}},
