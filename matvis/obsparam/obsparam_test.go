@@ -41,6 +41,18 @@ func TestSelectAndAntPairs(t *testing.T) {
 	}
 }
 
+func TestAntPairIndices(t *testing.T) {
+	c := mustRead(t, files{layout: "Name Number BeamID E N U\nB 10 0 0 0 0\nA 3 1 1 0 0\nC 7 0 2 0 0\n",
+		obs: obsWith("", "", "select:\n  ant_str: cross\n")})
+	// ant2<ant1, sorted: (7, 3), (10, 3), (10, 7); indices: 10->0, 3->1, 7->2.
+	if got, want := c.AntPairs(), [][2]int{{7, 3}, {10, 3}, {10, 7}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AntPairs %v, want %v", got, want)
+	}
+	if got, want := c.AntPairIndices(), [][]int{{2, 1}, {0, 1}, {0, 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AntPairIndices %v, want %v", got, want)
+	}
+}
+
 func TestUVConventionsByHand(t *testing.T) {
 	// uvw = ENU(ant2) - ENU(ant1). For (0, 1): u = 14.6 > 0, so u<0 swaps it.
 	// For (0, 2): u = 0, v = 14.6 > 0: u<0 swaps (v decides), v<0 swaps.

@@ -456,3 +456,18 @@ func (c *Config) uvSwap(p [2]int) bool {
 		return sign*w > 0
 	}
 }
+
+// AntPairIndices is AntPairs with each antenna number replaced by its index
+// in Telescope.Antennas, in the form of simspec.Spec.AntPairs.
+func (c *Config) AntPairIndices() [][]int {
+	index := make(map[int]int, len(c.Telescope.Antennas))
+	for i, a := range c.Telescope.Antennas {
+		index[a.Number] = i
+	}
+	pairs := c.AntPairs()
+	out := make([][]int, len(pairs))
+	for k, p := range pairs {
+		out[k] = []int{index[p[0]], index[p[1]]}
+	}
+	return out
+}
