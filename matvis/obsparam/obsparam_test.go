@@ -229,6 +229,7 @@ func TestObsparamErrors(t *testing.T) {
 		{"no catalog", strings.Replace(base, "  catalog: sky.txt\n", "  filetype: text\n", 1), []string{"sources.catalog", "no catalog"}},
 		{"mock", strings.Replace(base, "catalog: sky.txt", "catalog: mock", 1), []string{"mock catalogs"}},
 		{"missing catalog", strings.Replace(base, "catalog: sky.txt", "catalog: gleam.vot", 1), []string{"obsparam.yaml:10", "sources.catalog", "file not found", "gleam.vot"}},
+		{"catalog URL", strings.Replace(base, "catalog: sky.txt", "catalog: https://example.org/sky.skyh5", 1), []string{"sources.catalog", "URLs are not supported"}},
 		{"catalog dir", strings.Replace(base, "catalog: sky.txt", "catalog: /", 1), []string{"not a regular file"}},
 		{"bad filetype", strings.Replace(base, "catalog: sky.txt", "catalog: sky.txt\n  filetype: csv", 1), []string{"sources.filetype", `"csv"`}},
 		{"no config", strings.Replace(base, "  telescope_config_name: telescope_config.yaml\n", "", 1), []string{"telescope.telescope_config_name", "required"}},

@@ -146,9 +146,9 @@ func (r *reader) parseSelect(sec *yaml.Node) error {
 		case "no_autos":
 			s.NoAutos, err = r.obs.boolean(e.value, field)
 		case "redundant_threshold":
-			err = r.obs.errf(e.keyN, field, "not supported: gomatvis does not compress redundant baselines; remove it (or select the baselines with bls)")
+			err = r.obs.keyErrf(e, field, "not supported: gomatvis does not compress redundant baselines; remove it (or select the baselines with bls)")
 		case "frequencies", "freq_chans", "times", "blt_inds":
-			err = r.obs.errf(e.keyN, field, "not supported: choose the frequencies and times in the freq and time sections instead")
+			err = r.obs.keyErrf(e, field, "not supported: choose the frequencies and times in the freq and time sections instead")
 		case "polarizations":
 			r.warn(r.obs.warnf(e.keyN, field, "ignored, as pyuvsim ignores it: use the top-level polarization_array"))
 		default:
