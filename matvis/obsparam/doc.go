@@ -35,7 +35,8 @@
 // the working directory (where pyuvsim looks, besides its own data folder),
 // then beside the telescope config, then beside the obsparam, with a
 // warning when it is not in the working directory. filing.outdir is, as in
-// pyuvsim, relative to the working directory of the run.
+// pyuvsim, relative to the working directory of the run. URLs (which
+// pyuvsim fetches through its download cache) are refused.
 //
 // # Frequencies and times
 //
@@ -106,7 +107,8 @@
 //	{type: T, sigma: S} / {type: T, diameter: D}  an analytic beam (other fields refused)
 //	{filename: F, ...} / !UVBeam {filename: F, ...}
 //	                                             a beamfits file; path_variable (a
-//	                                             directory) and file_type: beamfits are
+//	                                             directory), file_type: beamfits and
+//	                                             mount_type: fixed are
 //	                                             supported, run_check, check_extra,
 //	                                             run_check_acceptability ignored with a
 //	                                             warning, other read options refused
