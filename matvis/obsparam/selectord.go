@@ -389,6 +389,9 @@ func (s *Select) filter(ants []Antenna) func([2]int) bool {
 	if s.AntStr != "" && s.AntStr != "cross" && s.AntStr != "auto" && s.AntStr != "all" {
 		for _, part := range strings.Split(s.AntStr, ",") {
 			ab := strings.Split(part, "_")
+			if len(ab) != 2 { // Read admits only i_j pairs; a hand-made Config may not
+				continue
+			}
 			a, _ := strconv.Atoi(strings.TrimSpace(ab[0]))
 			b, _ := strconv.Atoi(strings.TrimSpace(ab[1]))
 			pairs[[2]int{a, b}], pairs[[2]int{b, a}] = true, true
