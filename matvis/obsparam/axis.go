@@ -64,9 +64,8 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 		return axisResult{}, err
 	}
 	var (
-		res          axisResult
-		start, end   float64
-		n, length, d float64
+		res                   axisResult
+		start, end, n, length float64
 	)
 	if in.hasArray {
 		var err error
@@ -76,35 +75,25 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 		}
 		start, end = res.values[0], res.values[len(res.values)-1]
 		n = float64(len(res.values))
-		d = res.deltas[0]
 	} else {
-		var err error
-		start, end, n, length, d, res.used, err = derive(in, nm)
+		a, err := derive(in, nm)
 		if err != nil {
 			return axisResult{}, err
 		}
-		nr := math.Round(n)
-		if !(math.Abs(n-nr) <= 1e-8+1e-5*math.Abs(nr)) {
-			return axisResult{}, fmt.Errorf("%s - %s must be evenly divisible by %s: the keys given (%s) make %s = %s, not a whole number",
-				nm.end, nm.start, nm.delta, in.given(nm), nm.n, fmtG(n))
+		if res, err = a.sample(in, nm); err != nil {
+			return axisResult{}, err
 		}
-		if nr < 1 {
-			return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s: at least 1 is needed", in.given(nm), nm.n, fmtG(nr))
-		}
-		if nr > MaxSamples {
-			return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s, over the limit of %d", in.given(nm), nm.n, fmtG(nr), MaxSamples)
-		}
-		n = nr
-		res.values, res.deltas = linspace(start, end, int(n), d)
-		start, end = res.values[0], res.values[len(res.values)-1]
-		if int(n) > 1 {
-			d = res.deltas[0]
+		start, end, n, length = res.values[0], res.values[len(res.values)-1], float64(len(res.values)), a.length
+	}
+	for i, v := range res.values {
+		if math.IsNaN(v) || math.IsInf(v, 0) || math.IsNaN(res.deltas[i]) || math.IsInf(res.deltas[i], 0) {
+			return axisResult{}, fmt.Errorf("the keys given (%s) overflow: value %d of %s is %v with width %v", in.given(nm), i, nm.array, v, res.deltas[i])
 		}
 	}
 	for _, w := range res.deltas {
 		if !(w > 0) {
 			return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s: it must be positive (%s must increase)",
-				in.given(nm), nm.delta, fmtG(w), nm.array)
+				in.given(nm), nm.delta, fmtG(w/in.deltaScale()), nm.array)
 		}
 	}
 	if err := in.checkConsistent(nm, tol, res, start, end, n, length); err != nil {
@@ -207,47 +196,82 @@ func fromArray(in axisInput, nm axisNames, tol float64) (axisResult, float64, er
 	return res, length, nil
 }
 
+// derived is an axis worked out from its keys, before sampling.
+type derived struct {
+	start, end, n, length, d float64
+	used                     []string
+}
+
 // derive computes start, end, count, total length and step from the keys
 // given, in pyuvsim's order of precedence.
-func derive(in axisInput, nm axisNames) (start, end, n, length, d float64, used []string, err error) {
-	given := in.given(nm)
+func derive(in axisInput, nm axisNames) (derived, error) {
 	if !in.hasStart && !in.hasEnd {
-		return 0, 0, 0, 0, 0, nil, fmt.Errorf("either %s or %s must be specified. The parameters that were specified were: %s",
-			nm.start, nm.end, given)
+		return derived{}, fmt.Errorf("either %s or %s must be specified. The parameters that were specified were: %s",
+			nm.start, nm.end, in.given(nm))
 	}
 	if in.hasDelta && !in.deltaScalar && len(in.delta) > 1 {
-		return 0, 0, 0, 0, 0, nil, fmt.Errorf("%s must be a scalar if %s is not specified", nm.delta, nm.array)
+		return derived{}, fmt.Errorf("%s must be a scalar if %s is not specified", nm.delta, nm.array)
 	}
-	start, end, n, length = in.start, in.end, in.n, in.length
+	a := derived{start: in.start, end: in.end, n: in.n, length: in.length}
 	if in.hasDelta {
-		d = in.delta[0]
+		a.d = in.delta[0]
 	}
 	if in.hasStart && in.hasEnd {
-		used = []string{nm.start, nm.end}
-		switch {
-		case !in.hasN && !in.hasDelta:
-			err = fmt.Errorf("if both %s and %s are specified, either %s or %s must be specified as well. The parameters that were specified were: %s",
-				nm.start, nm.end, nm.n, nm.delta, given)
-		case in.hasN && n > 1:
-			used = append(used, nm.n)
-			extent := end - start
-			d = extent / (n - 1)
-			length = extent + d
-		case in.hasN && in.hasDelta:
-			used = []string{nm.start, nm.n, nm.delta}
-			length = d
-		case in.hasN && in.hasLength:
-			used = []string{nm.start, nm.n, in.lengthKey(nm)}
-			d = length
-		case in.hasN:
-			err = fmt.Errorf("if %s is 1 then either %s or %s must be specified", nm.n, nm.delta, nm.length)
-		default:
-			used = append(used, nm.delta)
-			length = end - start + d
-			n = length / d
-		}
-		return start, end, n, length, d, used, err
+		return a, a.fromBothEnds(in, nm)
 	}
+	return a, a.fromOneEnd(in, nm)
+}
+
+// sample checks that the count is whole and in range and samples the axis
+// as numpy.linspace(start, end, n).
+func (a *derived) sample(in axisInput, nm axisNames) (axisResult, error) {
+	nr := math.Round(a.n)
+	if !(math.Abs(a.n-nr) <= 1e-8+1e-5*math.Abs(nr)) {
+		return axisResult{}, fmt.Errorf("%s - %s must be evenly divisible by %s: the keys given (%s) make %s = %s, not a whole number",
+			nm.end, nm.start, nm.delta, in.given(nm), nm.n, fmtG(a.n))
+	}
+	if nr < 1 {
+		return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s: at least 1 is needed", in.given(nm), nm.n, fmtG(nr))
+	}
+	if nr > MaxSamples {
+		return axisResult{}, fmt.Errorf("the keys given (%s) make %s = %s, over the limit of %d", in.given(nm), nm.n, fmtG(nr), MaxSamples)
+	}
+	res := axisResult{used: a.used}
+	res.values, res.deltas = linspace(a.start, a.end, int(nr), a.d)
+	return res, nil
+}
+
+// fromBothEnds handles start and end given, with Nfreqs or a width.
+func (a *derived) fromBothEnds(in axisInput, nm axisNames) error {
+	a.used = []string{nm.start, nm.end}
+	switch {
+	case !in.hasN && !in.hasDelta:
+		return fmt.Errorf("if both %s and %s are specified, either %s or %s must be specified as well. The parameters that were specified were: %s",
+			nm.start, nm.end, nm.n, nm.delta, in.given(nm))
+	case in.hasN && a.n > 1:
+		a.used = append(a.used, nm.n)
+		extent := a.end - a.start
+		a.d = extent / (a.n - 1)
+		a.length = extent + a.d
+	case in.hasN && in.hasDelta:
+		a.used = []string{nm.start, nm.n, nm.delta}
+		a.length = a.d
+	case in.hasN && in.hasLength:
+		a.used = []string{nm.start, nm.n, in.lengthKey(nm)}
+		a.d = a.length
+	case in.hasN:
+		return fmt.Errorf("if %s is 1 then either %s or %s must be specified", nm.n, nm.delta, nm.length)
+	default:
+		a.used = append(a.used, nm.delta)
+		a.length = a.end - a.start + a.d
+		a.n = a.length / a.d
+	}
+	return nil
+}
+
+// fromOneEnd handles one of start and end with two of count, width and
+// length.
+func (a *derived) fromOneEnd(in axisInput, nm axisNames) error {
 	others := 0
 	for _, ok := range []bool{in.hasN, in.hasDelta, in.hasLength} {
 		if ok {
@@ -255,28 +279,28 @@ func derive(in axisInput, nm axisNames) (start, end, n, length, d float64, used 
 		}
 	}
 	if others < 2 {
-		return 0, 0, 0, 0, 0, nil, fmt.Errorf("if only one of %s and %s is specified, two more of %s, %s and %s must be specified as well. The parameters that were specified were: %s",
-			nm.start, nm.end, nm.n, nm.delta, nm.length, given)
+		return fmt.Errorf("if only one of %s and %s is specified, two more of %s, %s and %s must be specified as well. The parameters that were specified were: %s",
+			nm.start, nm.end, nm.n, nm.delta, nm.length, in.given(nm))
 	}
 	switch {
 	case in.hasN && in.hasDelta:
-		used = []string{nm.n, nm.delta}
-		length = n * d
+		a.used = []string{nm.n, nm.delta}
+		a.length = a.n * a.d
 	case in.hasN:
-		used = []string{nm.n, in.lengthKey(nm)}
-		d = length / n
+		a.used = []string{nm.n, in.lengthKey(nm)}
+		a.d = a.length / a.n
 	default:
-		used = []string{nm.delta, in.lengthKey(nm)}
-		n = length / d
+		a.used = []string{nm.delta, in.lengthKey(nm)}
+		a.n = a.length / a.d
 	}
 	if in.hasStart {
-		used = append(used, nm.start)
-		end = start + length - d
+		a.used = append(a.used, nm.start)
+		a.end = a.start + a.length - a.d
 	} else {
-		used = append(used, nm.end)
-		start = end - length + d
+		a.used = append(a.used, nm.end)
+		a.start = a.end - a.length + a.d
 	}
-	return start, end, n, length, d, used, nil
+	return nil
 }
 
 // linspace is numpy.linspace(start, stop, n, endpoint=True) with its step:

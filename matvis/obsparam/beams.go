@@ -149,6 +149,9 @@ func (r *reader) parseBeam(tc *yfile, field string, n *yaml.Node, g *globalShape
 		if analyticTypes[d.Value] {
 			return r.dictAnalytic(tc, field, d, d.Value, nil, g)
 		}
+		if ext := strings.ToLower(filepath.Ext(d.Value)); ext != ".fits" && ext != ".beamfits" {
+			return beamSpec{}, tc.errf(n, field, "neither an analytic beam type (uniform, gaussian, airy, short_dipole) nor a beamfits file name (.fits, .beamfits)")
+		}
 		return r.beamFile(tc, field, d, d.Value, "")
 	case d.Kind == yaml.MappingNode:
 		return r.dictBeam(tc, field, d, g)
@@ -194,7 +197,7 @@ func (r *reader) dictAnalytic(tc *yfile, field string, d *yaml.Node, typ string,
 				return beamSpec{}, err
 			}
 		default:
-			return beamSpec{}, tc.errf(e.keyN, f, "not a field of a %s beam in this form (pyuvsim would ignore it); use the !AnalyticBeam form for more options", typ)
+			return beamSpec{}, tc.keyErrf(e, f, "not a field of a %s beam in this form (pyuvsim would ignore it); use the !AnalyticBeam form for more options", typ)
 		}
 	}
 	if !p.hasSigma && !p.hasDiam && (typ == "gaussian" || typ == "airy") && (g.hasDiam || (g.hasSigma && typ == "gaussian")) {
@@ -281,7 +284,7 @@ func (r *reader) taggedAnalytic(tc *yfile, field string, d *yaml.Node) (beamSpec
 		case e.key == "class":
 		case e.key == "sigma" || e.key == "diameter":
 			if !taggedFields[typ][e.key] {
-				return beamSpec{}, tc.errf(e.keyN, f, "not a field of %s", classOf(typ))
+				return beamSpec{}, tc.keyErrf(e, f, "not a field of %s", classOf(typ))
 			}
 			err = p.read(tc, e, f)
 		case e.key == "sigma_type" && typ == "gaussian":
@@ -300,7 +303,7 @@ func (r *reader) taggedAnalytic(tc *yfile, field string, d *yaml.Node) (beamSpec
 		case feedFields[e.key]:
 			err = fd.read(r, tc, e, f)
 		default:
-			return beamSpec{}, tc.errf(e.keyN, f, "unknown field of %s", classOf(typ))
+			return beamSpec{}, tc.keyErrf(e, f, "unknown field of %s", classOf(typ))
 		}
 		if err != nil {
 			return beamSpec{}, err
@@ -445,7 +448,14 @@ func (r *reader) uvBeam(tc *yfile, field string, d *yaml.Node) (beamSpec, error)
 		case e.key == "filename":
 			fileN = e.value
 		case e.key == "path_variable":
-			pathVar, err = tc.str(e.value, f)
+			if pathVar, err = tc.str(e.value, f); err == nil && isFile(pathVar) != nil && !isDir(pathVar) {
+				err = tc.errf(e.value, f, "must be the directory of the file (a Python module variable such as pyuvsim.data.DATA_PATH cannot be used)")
+			}
+		case e.key == "mount_type":
+			var m string
+			if m, err = tc.str(e.value, f); err == nil && m != "fixed" {
+				err = tc.errf(e.value, f, "only fixed mounts are supported")
+			}
 		case e.key == "file_type":
 			if fileType, err = tc.str(e.value, f); err == nil && fileType != "beamfits" {
 				err = tc.errf(e.value, f, "only beamfits beam files are supported")
@@ -453,7 +463,7 @@ func (r *reader) uvBeam(tc *yfile, field string, d *yaml.Node) (beamSpec, error)
 		case uvBeamHarmless[e.key]:
 			r.warn(tc.warnf(e.keyN, f, "ignored: a UVBeam read check option"))
 		default:
-			err = tc.errf(e.keyN, f, "this UVBeam read option is not supported by gomatvis")
+			err = tc.keyErrf(e, f, "this UVBeam read option is not supported by gomatvis")
 		}
 		if err != nil {
 			return beamSpec{}, err

@@ -70,7 +70,7 @@ func TestBeamFiles(t *testing.T) {
 	cases := []struct{ name, beam, want string }{
 		{"string path", " " + beam, beam},
 		{"dict filename", "\n    filename: " + beam, beam},
-		{"tag UVBeam", " !UVBeam\n    filename: " + beam + "\n    run_check: false", beam},
+		{"tag UVBeam", " !UVBeam\n    filename: " + beam + "\n    run_check: false\n    mount_type: fixed", beam},
 		{"path_variable", " !UVBeam\n    filename: hera.beamfits\n    path_variable: " + dir, beam},
 		{"file_type", "\n    filename: " + other + "\n    file_type: beamfits", other},
 	}
@@ -126,8 +126,13 @@ func TestBeamErrors(t *testing.T) {
 		{"unknown tag", "beam_paths:\n  0: !CosBeam\n    diameter: 3\n", []string{"unknown YAML tag !CosBeam"}},
 		{"UVBeam no filename", "beam_paths:\n  0: !UVBeam\n    file_type: beamfits\n", []string{"must specify a filename"}},
 		{"UVBeam option", "beam_paths:\n  0: !UVBeam\n    filename: x.beamfits\n    pixels_per_deg: 1\n", []string{"beam_paths.0.pixels_per_deg", "not supported"}},
+		{"path_variable module", "beam_paths:\n  0: !UVBeam\n    filename: HERA_NicCST.beamfits\n    path_variable: pyuvsim.data.DATA_PATH\n    mount_type: fixed\n",
+			[]string{"beam_paths.0.path_variable", "Python module variable"}},
+		{"UVBeam mount", "beam_paths:\n  0: !UVBeam\n    filename: x.beamfits\n    mount_type: phased\n", []string{"beam_paths.0.mount_type", `"phased"`, "only fixed"}},
+		{"URL beam", "beam_paths:\n  0: !UVBeam\n    filename: http://example.org/b.beamfits\n", []string{"URLs are not supported"}},
 		{"mwa file", "beam_paths:\n  0:\n    filename: mwa_full_EE_test.h5\n", []string{"only beamfits beam files"}},
 		{"missing file", "beam_paths:\n  0: nowhere.beamfits\n", []string{"beam_paths.0", "file not found", "nowhere.beamfits"}},
+		{"bare unknown", "beam_paths:\n  0: cosine\n", []string{"beam_paths.0", `"cosine"`, "neither an analytic beam type"}},
 		{"string key", "beam_paths:\n  '0': uniform\n", []string{"beam ids must be integers"}},
 		{"beam list", "beam_paths:\n  0: [1, 2]\n", []string{"a beam must be"}},
 		{"beam_paths list", "beam_paths: [uniform]\n", []string{"beam_paths", "must be a mapping"}},

@@ -58,7 +58,7 @@ func (r *reader) parseFreq(sec *yaml.Node) error {
 		case "Nspws":
 			r.warn(r.obs.warnf(e.keyN, field, "ignored: pyuvsim always makes one spectral window"))
 		default:
-			err = r.obs.errf(e.keyN, field, "unknown key in the freq section (pyuvsim stops with a KeyError too); the keys are freq_array, channel_width, start_freq, end_freq, Nfreqs, bandwidth")
+			err = r.obs.keyErrf(e, field, "unknown key in the freq section (pyuvsim stops with a KeyError too); the keys are freq_array, channel_width, start_freq, end_freq, Nfreqs, bandwidth")
 		}
 		if err != nil {
 			return err
@@ -173,7 +173,7 @@ func (r *reader) readTimeKeys(sec *yaml.Node) (*timeKeys, error) {
 			tk.offset, err = r.obs.num(e.value, field)
 			tk.hasOffset, tk.offsetN = true, e.keyN
 		default:
-			err = r.obs.errf(e.keyN, field, "unknown key in the time section (pyuvsim stops with a KeyError too); the keys are time_array, integration_time, start_time, end_time, Ntimes, duration_hours, duration_days, time_offset")
+			err = r.obs.keyErrf(e, field, "unknown key in the time section (pyuvsim stops with a KeyError too); the keys are time_array, integration_time, start_time, end_time, Ntimes, duration_hours, duration_days, time_offset")
 		}
 		if err != nil {
 			return nil, err

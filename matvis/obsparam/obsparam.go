@@ -184,6 +184,9 @@ func (r *reader) resolvePath(y *yfile, n *yaml.Node, field, name string, dirs ..
 	if name == "" {
 		return "", y.errf(n, field, "the path is empty")
 	}
+	if strings.Contains(name, "://") {
+		return "", y.errf(n, field, "URLs are not supported (pyuvsim fetches them through its download cache): download the file and give its path")
+	}
 	if filepath.IsAbs(name) {
 		if err := isFile(name); err != nil {
 			return "", y.errf(n, field, "%v", err)
@@ -232,6 +235,12 @@ func isFile(p string) error {
 		return fmt.Errorf("not a regular file: %s", p)
 	}
 	return nil
+}
+
+// isDir reports whether p names a directory.
+func isDir(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.IsDir()
 }
 
 func sameFile(a, b string) bool {

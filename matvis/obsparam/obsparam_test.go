@@ -41,6 +41,18 @@ func TestSelectAndAntPairs(t *testing.T) {
 	}
 }
 
+func TestAntPairIndices(t *testing.T) {
+	c := mustRead(t, files{layout: "Name Number BeamID E N U\nB 10 0 0 0 0\nA 3 1 1 0 0\nC 7 0 2 0 0\n",
+		obs: obsWith("", "", "select:\n  ant_str: cross\n")})
+	// ant2<ant1, sorted: (7, 3), (10, 3), (10, 7); indices: 10->0, 3->1, 7->2.
+	if got, want := c.AntPairs(), [][2]int{{7, 3}, {10, 3}, {10, 7}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AntPairs %v, want %v", got, want)
+	}
+	if got, want := c.AntPairIndices(), [][]int{{2, 1}, {0, 1}, {0, 2}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AntPairIndices %v, want %v", got, want)
+	}
+}
+
 func TestUVConventionsByHand(t *testing.T) {
 	// uvw = ENU(ant2) - ENU(ant1). For (0, 1): u = 14.6 > 0, so u<0 swaps it.
 	// For (0, 2): u = 0, v = 14.6 > 0: u<0 swaps (v decides), v<0 swaps.
@@ -106,6 +118,18 @@ func TestPols(t *testing.T) {
 			t.Errorf("%s: pols %v polarized %v feed %q; want %v %v %q", tc.pols, c.Pols, c.Polarized(), c.Feed(), tc.want, tc.polarized, tc.feed)
 		}
 	}
+}
+
+// TestPolsNeedBeamFeeds follows pyuvsim: the polarizations must be made
+// of the beams' feeds.
+func TestPolsNeedBeamFeeds(t *testing.T) {
+	tel := "beam_paths:\n  0: !AnalyticBeam\n    class: UniformBeam\n    feed_array: [x]\n" + site
+	c := mustRead(t, files{tel: tel, layout: oneBeamLayout, obs: obsWith("", "", "polarization_array: [xx]\n")})
+	if !reflect.DeepEqual(c.Pols, []int{-5}) || c.Feed() != "x" {
+		t.Errorf("pols %v feed %q", c.Pols, c.Feed())
+	}
+	_, err := readCase(t, files{tel: tel, layout: oneBeamLayout, obs: obsWith("", "", "polarization_array: [xx, yy]\n")})
+	wantErr(t, err, "polarization_array", "require feed y", "[x]")
 }
 
 func TestFiling(t *testing.T) {
@@ -205,6 +229,7 @@ func TestObsparamErrors(t *testing.T) {
 		{"no catalog", strings.Replace(base, "  catalog: sky.txt\n", "  filetype: text\n", 1), []string{"sources.catalog", "no catalog"}},
 		{"mock", strings.Replace(base, "catalog: sky.txt", "catalog: mock", 1), []string{"mock catalogs"}},
 		{"missing catalog", strings.Replace(base, "catalog: sky.txt", "catalog: gleam.vot", 1), []string{"obsparam.yaml:10", "sources.catalog", "file not found", "gleam.vot"}},
+		{"catalog URL", strings.Replace(base, "catalog: sky.txt", "catalog: https://example.org/sky.skyh5", 1), []string{"sources.catalog", "URLs are not supported"}},
 		{"catalog dir", strings.Replace(base, "catalog: sky.txt", "catalog: /", 1), []string{"not a regular file"}},
 		{"bad filetype", strings.Replace(base, "catalog: sky.txt", "catalog: sky.txt\n  filetype: csv", 1), []string{"sources.filetype", `"csv"`}},
 		{"no config", strings.Replace(base, "  telescope_config_name: telescope_config.yaml\n", "", 1), []string{"telescope.telescope_config_name", "required"}},
@@ -216,6 +241,7 @@ func TestObsparamErrors(t *testing.T) {
 		{"unknown name", base + "select:\n  antenna_names: [ZZ]\n", []string{"select.antenna_names[0]", `"ZZ"`}},
 		{"bad bls", base + "select:\n  bls: '[(0, 1, \"xx\")]'\n", []string{"select.bls", "pairs with a polarization are not supported"}},
 		{"bls unknown ant", base + "select:\n  bls: '[(0, 5)]'\n", []string{"select.bls", "antenna number 5"}},
+		{"bls twice", base + "select:\n  bls: '[(0, 1), (1, 0)]'\n", []string{"select.bls", "listed twice"}},
 		{"bls triple", base + "select:\n  bls: [[0, 1, 2]]\n", []string{"select.bls[0]", "pair"}},
 		{"ant_str pol", base + "select:\n  ant_str: 1x_2y\n", []string{"select.ant_str", "not supported"}},
 		{"no_autos", base + "select:\n  no_autos: maybe\n", []string{"select.no_autos", "true or false"}},

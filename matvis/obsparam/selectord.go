@@ -147,9 +147,9 @@ func (r *reader) parseSelect(sec *yaml.Node) error {
 		case "no_autos":
 			s.NoAutos, err = r.obs.boolean(e.value, field)
 		case "redundant_threshold":
-			err = r.obs.errf(e.keyN, field, "not supported: gomatvis does not compress redundant baselines; remove it (or select the baselines with bls)")
+			err = r.obs.keyErrf(e, field, "not supported: gomatvis does not compress redundant baselines; remove it (or select the baselines with bls)")
 		case "frequencies", "freq_chans", "times", "blt_inds":
-			err = r.obs.errf(e.keyN, field, "not supported: choose the frequencies and times in the freq and time sections instead")
+			err = r.obs.keyErrf(e, field, "not supported: choose the frequencies and times in the freq and time sections instead")
 		case "polarizations":
 			r.warn(r.obs.warnf(e.keyN, field, "ignored, as pyuvsim ignores it: use the top-level polarization_array"))
 		default:
@@ -278,12 +278,18 @@ func (r *reader) selBls(n *yaml.Node, field string) ([][2]int, error) {
 			out = append(out, p)
 		}
 	}
+	seen := map[[2]int][2]int{}
 	for _, p := range out {
 		for _, a := range p {
 			if err := r.knownAnt(n, field, a); err != nil {
 				return nil, err
 			}
 		}
+		key := [2]int{min(p[0], p[1]), max(p[0], p[1])}
+		if prev, dup := seen[key]; dup {
+			return nil, r.obs.errf(n, field, "the baseline %v is listed twice (as %v and %v)", key, prev, p)
+		}
+		seen[key] = p
 	}
 	return out, nil
 }
@@ -384,6 +390,9 @@ func (s *Select) filter(ants []Antenna) func([2]int) bool {
 	if s.AntStr != "" && s.AntStr != "cross" && s.AntStr != "auto" && s.AntStr != "all" {
 		for _, part := range strings.Split(s.AntStr, ",") {
 			ab := strings.Split(part, "_")
+			if len(ab) != 2 { // Read admits only i_j pairs; a hand-made Config may not
+				continue
+			}
 			a, _ := strconv.Atoi(strings.TrimSpace(ab[0]))
 			b, _ := strconv.Atoi(strings.TrimSpace(ab[1]))
 			pairs[[2]int{a, b}], pairs[[2]int{b, a}] = true, true
@@ -450,4 +459,19 @@ func (c *Config) uvSwap(p [2]int) bool {
 	default:
 		return sign*w > 0
 	}
+}
+
+// AntPairIndices is AntPairs with each antenna number replaced by its index
+// in Telescope.Antennas, in the form of simspec.Spec.AntPairs.
+func (c *Config) AntPairIndices() [][]int {
+	index := make(map[int]int, len(c.Telescope.Antennas))
+	for i, a := range c.Telescope.Antennas {
+		index[a.Number] = i
+	}
+	pairs := c.AntPairs()
+	out := make([][]int, len(pairs))
+	for k, p := range pairs {
+		out[k] = []int{index[p[0]], index[p[1]]}
+	}
+	return out
 }

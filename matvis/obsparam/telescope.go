@@ -285,7 +285,7 @@ func splineOrder(tc *yfile, n *yaml.Node) (int, error) {
 				return 0, tc.errf(e.value, field, "smoothing splines are not supported: s must be 0 (interpolating spline)")
 			}
 		default:
-			return 0, tc.errf(e.keyN, field, "unknown spline option: the options are kx, ky, s")
+			return 0, tc.keyErrf(e, field, "unknown spline option: the options are kx, ky, s")
 		}
 	}
 	if kx != ky {
@@ -320,7 +320,7 @@ func (r *reader) beamSelect(sel []fileEntry) error {
 		case e.key == "freq_buffer" || e.key == "freq_range":
 			r.warn(tc.warnf(e.keyN, field, "ignored: gomatvis reads every frequency of the beam files (pyuvsim reads only this range; results agree unless the range cuts channels the frequency interpolation uses)"))
 		default:
-			return tc.errf(e.keyN, field, "beam-file selections other than freq_buffer and freq_range are not supported")
+			return tc.keyErrf(e, field, "beam-file selections other than freq_buffer and freq_range are not supported")
 		}
 	}
 	return nil

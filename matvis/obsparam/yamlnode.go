@@ -165,6 +165,16 @@ func (y *yfile) errf(n *yaml.Node, field, format string, args ...any) *Error {
 	return e
 }
 
+// keyErrf builds an *Error about a key: at the key's line, quoting the
+// value given for it.
+func (y *yfile) keyErrf(e entry, field, format string, args ...any) *Error {
+	err := y.errf(e.value, field, format, args...)
+	if e.keyN != nil {
+		err.Line = e.keyN.Line
+	}
+	return err
+}
+
 // warnf formats a warning that names the file and line.
 func (y *yfile) warnf(n *yaml.Node, field, format string, args ...any) string {
 	loc := y.name
