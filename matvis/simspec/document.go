@@ -34,6 +34,9 @@ func checkDocument(data []byte) ([]byte, error) {
 // checkIsObject refuses documents that are not a JSON object, naming what
 // they are instead.
 func checkIsObject(data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return errors.New("the file starts with a UTF-16 byte-order mark: JSON specs must be UTF-8 (save it as UTF-8)")
+	}
 	i := 0
 	for i < len(data) && strings.IndexByte(" \t\r\n", data[i]) >= 0 {
 		i++
