@@ -79,6 +79,12 @@ type keyWalker struct {
 
 // value walks one JSON value that decodes into t; path names it.
 func (w *keyWalker) value(t reflect.Type, path string) error {
+	if !hasStruct(t) {
+		// No keys to check inside: skip the value in one step (flux_jy may
+		// hold millions of numbers, which Token would box one by one).
+		var raw json.RawMessage
+		return w.dec.Decode(&raw)
+	}
 	tok, err := w.dec.Token()
 	if err != nil {
 		return err
@@ -165,6 +171,21 @@ func (w *keyWalker) skip() error {
 		}
 	}
 	return nil
+}
+
+// hasStruct reports whether values of t can hold a JSON object with keys
+// to check.
+func hasStruct(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		case reflect.Struct:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // jsonFields maps the JSON names of a struct's fields to their types.
