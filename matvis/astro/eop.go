@@ -68,6 +68,9 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		if err != nil {
 			return nil, err
 		}
+		if mjd < eopMinMJD || mjd > eopMaxMJD {
+			return nil, fmt.Errorf("astro: finals2000A line %d: MJD (columns 8-15) = %v: outside 1960–2500 (MJD %v to %v)", lineNo, mjd, eopMinMJD, eopMaxMJD)
+		}
 		xa, ya, ua := field(line, 19, 27), field(line, 38, 46), field(line, 59, 68)
 		xb, yb, ub := field(line, 135, 144), field(line, 145, 154), field(line, 155, 165)
 		pred := field(line, 17, 17) == "P" || field(line, 58, 58) == "P"
@@ -90,6 +93,9 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := eopInRange(x, y, u); err != nil {
+			return nil, fmt.Errorf("astro: finals2000A line %d: %w", lineNo, err)
+		}
 		if n := len(t.MJD); n > 0 && mjd <= t.MJD[n-1] {
 			return nil, fmt.Errorf("astro: finals2000A line %d: MJD %v does not follow %v", lineNo, mjd, t.MJD[n-1])
 		}
@@ -106,6 +112,32 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		return nil, fmt.Errorf("astro: finals2000A: %d usable rows, need at least 2", len(t.MJD))
 	}
 	return t, nil
+}
+
+// Ranges ParseFinals2000A accepts: values outside them are unit slips
+// (milliarcseconds, milliseconds) or corruption, and would make At return
+// values far off or infinite.
+const (
+	eopMinMJD     = 36934  // 1960-01-01
+	eopMaxMJD     = 416787 // 2500-01-01
+	eopMaxPMArcs  = 10     // |xp|, |yp|; the pole wanders by well under 1″
+	eopMaxUT1UTCs = 2      // |UT1 − UTC|; leap seconds keep it below 0.9 s
+)
+
+// eopInRange checks one row's polar motion and UT1 − UTC.
+func eopInRange(x, y, u float64) error {
+	for _, v := range []struct {
+		name string
+		v    float64
+	}{{"PM-x", x}, {"PM-y", y}} {
+		if math.Abs(v.v) > eopMaxPMArcs {
+			return fmt.Errorf("%s = %v: polar motion must be within ±%d arcsec", v.name, v.v, eopMaxPMArcs)
+		}
+	}
+	if math.Abs(u) > eopMaxUT1UTCs {
+		return fmt.Errorf("UT1-UTC = %v: must be within ±%d s", u, eopMaxUT1UTCs)
+	}
+	return nil
 }
 
 // At interpolates the table linearly at the UTC Julian date jdUTC. A jump

@@ -107,6 +107,41 @@ func TestLoadBeamFITSDeclaredSizes(t *testing.T) {
 	}
 }
 
+// TestLoadBeamFITSCardForms: fitsio also takes a card's value from a
+// HIERARCH card and keeps the last of repeated cards; the size check must
+// read the cards the same way or an edited file slips past it.
+func TestLoadBeamFITSCardForms(t *testing.T) {
+	orig := realBeamFITS(t)
+	soft := bytes.Index(orig, []byte("SOFTWARE= "))
+	if soft < 0 || soft%80 != 0 {
+		t.Fatal("no SOFTWARE card to replace")
+	}
+	cases := []struct{ name, card, want string }{
+		{"HIERARCH overrides NAXIS1", "HIERARCH NAXIS1 = 999999999", "HDU 0 (primary): NAXIS1 = 999999999"},
+		{"repeated NAXIS2", "NAXIS2  =            999999999", "HDU 0 (primary): NAXIS2 = 999999999"},
+		{"repeated BITPIX", "BITPIX  =                   12", "HDU 0 (primary): BITPIX = 12"},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := append([]byte(nil), orig...)
+			copy(b[soft:soft+80], fmt.Sprintf("%-80s", c.card))
+			p := filepath.Join(dir, "edited.fits")
+			if err := os.WriteFile(p, b, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			n := allocatedBy(func() { _, err = LoadBeamFITS(p) })
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error %v, want one saying %q", err, c.want)
+			}
+			if n > 16*uint64(len(orig)) {
+				t.Errorf("allocated %d bytes for a %d-byte file", n, len(orig))
+			}
+		})
+	}
+}
+
 // TestLoadBeamFITSRefusesNonRegular: /dev/zero used to be read until
 // memory ran out and a FIFO blocked forever.
 func TestLoadBeamFITSRefusesNonRegular(t *testing.T) {

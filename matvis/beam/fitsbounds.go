@@ -165,19 +165,13 @@ func (h *fitsHeader) dataBytes(avail int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	var n int64
 	switch h.kind {
 	case "primary", "IMAGE":
-		n, err = imageBytes(axes, bitpix, avail)
+		return imageBytes(axes, bitpix, avail)
 	case "BINTABLE", "TABLE":
-		n, err = h.tableBytes(axes, avail)
-	default:
-		return 0, fmt.Errorf("XTENSION = %q: want IMAGE, BINTABLE or TABLE", h.kind)
+		return h.tableBytes(axes, avail)
 	}
-	if err != nil {
-		return 0, err
-	}
-	return n, nil
+	return 0, fmt.Errorf("XTENSION = %q: want IMAGE, BINTABLE or TABLE", h.kind)
 }
 
 // axes returns NAXIS1…NAXISn, each at most what avail bytes could hold.

@@ -34,6 +34,9 @@ func checkDocument(data []byte) ([]byte, error) {
 // checkIsObject refuses documents that are not a JSON object, naming what
 // they are instead.
 func checkIsObject(data []byte) error {
+	if bytes.HasPrefix(data, []byte{0xFE, 0xFF}) || bytes.HasPrefix(data, []byte{0xFF, 0xFE}) {
+		return errors.New("the file starts with a UTF-16 byte-order mark: JSON specs must be UTF-8 (save it as UTF-8)")
+	}
 	i := 0
 	for i < len(data) && strings.IndexByte(" \t\r\n", data[i]) >= 0 {
 		i++
@@ -76,6 +79,12 @@ type keyWalker struct {
 
 // value walks one JSON value that decodes into t; path names it.
 func (w *keyWalker) value(t reflect.Type, path string) error {
+	if !hasStruct(t) {
+		// No keys to check inside: skip the value in one step (flux_jy may
+		// hold millions of numbers, which Token would box one by one).
+		var raw json.RawMessage
+		return w.dec.Decode(&raw)
+	}
 	tok, err := w.dec.Token()
 	if err != nil {
 		return err
@@ -162,6 +171,21 @@ func (w *keyWalker) skip() error {
 		}
 	}
 	return nil
+}
+
+// hasStruct reports whether values of t can hold a JSON object with keys
+// to check.
+func hasStruct(t reflect.Type) bool {
+	for {
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array:
+			t = t.Elem()
+		case reflect.Struct:
+			return true
+		default:
+			return false
+		}
+	}
 }
 
 // jsonFields maps the JSON names of a struct's fields to their types.

@@ -29,6 +29,7 @@ func TestDecodeDocumentErrors(t *testing.T) {
 		{"number", ` 42`, []string{"must be a JSON object, got a number"}},
 		{"null", `null`, []string{"must be a JSON object, got null"}},
 		{"empty", ``, []string{"empty"}},
+		{"UTF-16", "\xff\xfe{\x00}\x00", []string{"UTF-16 byte-order mark", "UTF-8"}},
 		{"duplicate top-level key", strings.Replace(valid, `"polarized": false`, `"polarized": false, "precision": 1`, 1),
 			[]string{`duplicate key "precision" at line 6`, "first at line 6"}},
 		{"duplicate nested key", strings.Replace(valid, `"lat_deg": -30.7`, `"lat_deg": -30.7, "lat_deg": 10`, 1),

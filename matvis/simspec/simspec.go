@@ -434,8 +434,11 @@ func (s *Spec) Validate() error {
 			continue
 		}
 		for k, v := range row {
+			if v >= 0 && v <= math.MaxFloat64 {
+				continue // the common case, without formatting a field name
+			}
 			fk := fmt.Sprintf("%s[%d]", f, k)
-			if finite(fk, v) && v < 0 {
+			if finite(fk, v) {
 				bad(fk, v, "Stokes-I flux must not be negative (matvis would produce NaN)")
 			}
 		}

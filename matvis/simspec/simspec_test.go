@@ -103,6 +103,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add(`{}`)
 	f.Add(`{"beams": [{"type": "airy"}], "beam_idx": [7]}`)
 	f.Add(`{"antennas_enu_m": [[1e308, -1e308, 0]], "sources": {"flux_jy": [[]]}}`)
+	f.Add("\uFEFF" + valid)
+	f.Add(`[1,2,3]`)
+	f.Add(`{"telescope": {"lat_deg": 1, "LAT_DEG": 2}, "beams": [{"type": "airy", "type": "uniform"}]}`)
+	f.Add(`{"sources": [[[[[[[[{"ra_rad": 1}]]]]]]]], "options": {"matprod": "herk"}}`)
 	f.Fuzz(func(t *testing.T, s string) {
 		spec, err := Decode(strings.NewReader(s), ".")
 		if err == nil {
