@@ -353,3 +353,21 @@ func TestSelectNonNaN(t *testing.T) {
 		t.Error("bad mode accepted")
 	}
 }
+
+// TestSpectralIndexLarge covers the multi-goroutine path of the power law.
+func TestSpectralIndexLarge(t *testing.T) {
+	s := spectralIndexSky(300_001)
+	buf := make([]float64, s.Len())
+	if err := s.StokesIAt(173e6, buf); err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		want := s.c.Stokes[0][i] * math.Pow(173e6/s.c.RefFreq[i], s.c.Index[i])
+		if !relClose(buf[i], want, 1e-13) {
+			t.Fatalf("component %d: %g, want %g", i, buf[i], want)
+		}
+	}
+	if err := s.StokesAt(173e6, Q, buf); err != nil || !allZero(buf) {
+		t.Errorf("unpolarized Q: %v", err)
+	}
+}
