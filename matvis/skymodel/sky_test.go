@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
 
 func relClose(a, b, tol float64) bool {
@@ -307,7 +309,7 @@ func TestKelvinPerChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	omega := pixelArea(16)
+	omega := healpix.PixelArea(16)
 	s, err := build("map.skyh5", Components{RA: []float64{1}, Dec: []float64{0.5}, Spectral: Flat, Stokes: [4][]float64{{300}}}, u, omega)
 	if err != nil {
 		t.Fatal(err)

@@ -123,7 +123,7 @@ func (h *h5file) readSky() (*Sky, error) {
 		if err != nil {
 			return nil, err
 		}
-		omega = pixelArea(nside)
+		omega = healpix.PixelArea(nside)
 	} else if err := h.readPoints(hd, &c); err != nil {
 		return nil, err
 	}
