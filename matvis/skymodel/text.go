@@ -343,8 +343,32 @@ func (t *textRows) parseChunk(ch []byte, name string, line int, lay textLayout) 
 
 // joinRows concatenates the chunks' rows.
 func joinRows(parts []textRows, nflux int) textRows {
-	var all textRows
-	all.flux = make([][]float64, nflux)
+	switch len(parts) {
+	case 0:
+		return textRows{flux: make([][]float64, nflux)}
+	case 1:
+		return parts[0]
+	}
+	rows, nameBytes := 0, 0
+	for _, p := range parts {
+		rows += len(p.nameEnd)
+		nameBytes += len(p.nameBuf)
+	}
+	grow := func(want bool) []float64 {
+		if !want {
+			return nil
+		}
+		return make([]float64, 0, rows)
+	}
+	all := textRows{
+		nameBuf: make([]byte, 0, nameBytes), nameEnd: make([]int, 0, rows),
+		lon: grow(true), lat: grow(true),
+		ref: grow(parts[0].ref != nil), index: grow(parts[0].index != nil),
+		flux: make([][]float64, nflux),
+	}
+	for k := range all.flux {
+		all.flux[k] = grow(true)
+	}
 	for _, p := range parts {
 		off := len(all.nameBuf)
 		all.nameBuf = append(all.nameBuf, p.nameBuf...)
