@@ -63,6 +63,7 @@ func readTextBytes(data []byte, name string) (*Sky, error) {
 	if len(data) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Err: errors.New("empty file: no header line")}
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a UTF-8 byte-order mark
 	header, body, _ := bytes.Cut(data, []byte{'\n'})
 	hs := strings.TrimRight(string(header), "\r")
 	lay, err := parseTextHeader(hs)
