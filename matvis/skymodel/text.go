@@ -40,7 +40,8 @@ func ReadTextFile(path string) (*Sky, error) {
 // which must be exactly, case-insensitively and in order,
 //
 //	source_id, <lon>_<frame>, <lat>_<frame>, then one of
-//	Flux [, Flux_error], Frequency [, Spectral_Index]  (flat or spectral_index)
+//	Flux… [, Flux_error], Frequency [, Spectral_Index] (flat or spectral_index;
+//	                                                    any flux name "Flux…")
 //	Flux_<f>_<unit>Hz [, Flux_error_<f>_<unit>Hz] ...  (one: flat, several: full)
 //	Flux [, Flux_error]                                 (flat)
 //
@@ -176,23 +177,7 @@ func (lay *textLayout) fluxLayout(orig, rest []string) error {
 		step = 2
 	}
 	if slicesContains(rest, "frequency") {
-		want := []string{"flux"}
-		if hasErr {
-			want = append(want, "flux_error")
-		}
-		want = append(want, "frequency")
-		lay.spectral = Flat
-		if len(rest) == len(want)+1 && rest[len(rest)-1] == "spectral_index" {
-			want = append(want, "spectral_index")
-			lay.spectral = SpectralIndex
-			lay.indexCol = 3 + len(want) - 1
-		}
-		if !equalStrings(rest, want) {
-			return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
-		}
-		lay.fluxCols = []int{3}
-		lay.refCol = 3 + step
-		return nil
+		return lay.refFreqLayout(rest, hasErr)
 	}
 	if len(rest)%step != 0 {
 		return errors.New("every flux column needs its error column")
@@ -207,6 +192,41 @@ func (lay *textLayout) fluxLayout(orig, rest []string) error {
 		lay.fluxCols = append(lay.fluxCols, 3+k)
 	}
 	return lay.fluxFrequencies(orig, step)
+}
+
+// refFreqLayout handles a header with a Frequency column: exactly one flux
+// column (any name starting with "Flux"), then Flux_error if any errors,
+// Frequency, and optionally Spectral_Index.
+func (lay *textLayout) refFreqLayout(rest []string, hasErr bool) error {
+	var flux []string
+	for _, c := range rest {
+		if strings.HasPrefix(c, "flux") && !strings.Contains(c, "error") {
+			flux = append(flux, c)
+		}
+	}
+	if len(flux) != 1 {
+		return fmt.Errorf("with a Frequency column exactly one flux column is allowed, found %d", len(flux))
+	}
+	want := []string{flux[0]}
+	if hasErr {
+		want = append(want, "flux_error")
+	}
+	want = append(want, "frequency")
+	lay.spectral = Flat
+	if slicesContains(rest, "spectral_index") {
+		want = append(want, "spectral_index")
+		lay.spectral = SpectralIndex
+		lay.indexCol = 3 + len(want) - 1
+	}
+	if !equalStrings(rest, want) {
+		return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
+	}
+	lay.fluxCols = []int{3}
+	lay.refCol = 3 + len(want) - 1
+	if lay.indexCol >= 0 {
+		lay.refCol--
+	}
+	return nil
 }
 
 func (lay *textLayout) fluxFrequencies(orig []string, step int) error {
