@@ -241,7 +241,7 @@ func (lay *textLayout) fluxFrequencies(orig []string, step int) error {
 	for _, c := range lay.fluxCols {
 		f, err := freqFromName(orig[c-3])
 		if err != nil {
-			return fmt.Errorf("several flux columns, but %w", err)
+			return fmt.Errorf("flux columns must be a single \"Flux\" or carry their frequencies: %w", err)
 		}
 		if prev, dup := seen[f]; dup {
 			return fmt.Errorf("columns %q and %q have the same frequency %g Hz", prev, orig[c-3], f)
