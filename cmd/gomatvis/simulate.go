@@ -10,6 +10,7 @@ import (
 	"math/cmplx"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -49,6 +50,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sim, obs, err := in.build(bo)
 	if err != nil {
 		return err
+	}
+	if m := sim.Options.MaxMemory; m > 0 {
+		// The budget bounds garbage too: without it the Go collector lets
+		// the heap grow to twice what is live before it collects.
+		debug.SetMemoryLimit(m)
 	}
 	be, note, err := backends.OpenWith(*backend, gpu.Options{Fused: fusedMode})
 	if err != nil {

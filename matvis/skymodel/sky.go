@@ -94,8 +94,11 @@ func New(c Components) (*Sky, error) {
 		s.zero[p] = allZero(s.c.Stokes[p])
 	}
 	for p := 1; p < 4; p++ {
-		if s.c.Stokes[p] == nil {
-			s.c.Stokes[p] = make([]float64, len(s.c.Stokes[0]))
+		if s.zero[p] {
+			// Most catalogs are Stokes I only: three arrays of zeros
+			// would cost 24 MB per million components.
+			s.c.Stokes[p] = nil
+			continue
 		}
 		for _, v := range s.c.Stokes[p] {
 			if v != 0 && !math.IsNaN(v) {
