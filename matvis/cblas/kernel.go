@@ -265,8 +265,12 @@ func Choose() Choice {
 	if err != nil {
 		return Choice{Herk: Gonum{}}
 	}
-	k := s.Kernel()
-	flags := hostFlags()
+	return choose(s, s.Kernel(), hostFlags())
+}
+
+// choose is Choose for a loaded library s with kernel k on a CPU with
+// flags (nil: unknown).
+func choose(s Herk, k Kernel, flags []string) Choice {
 	if miss := k.missing(flags); len(miss) > 0 {
 		return Choice{Herk: Gonum{}, Kernel: k, Warnings: []string{fmt.Sprintf("%s's %s kernels use CPU features this CPU lacks (%s) and would stop the program with SIGILL; using the pure-Go gonum herk instead (several times slower)%s", k.Library, k.CoreName, strings.Join(miss, ", "), coreTypeHint(k))}}
 	}
