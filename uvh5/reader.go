@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 
@@ -112,23 +113,11 @@ func (r *reader) has(name string) bool {
 // shaped checks that a dataset has one of the given shapes (nil = scalar).
 func (r *reader) shaped(name string, d *h5read.Dataset, shapes ...[]int) error {
 	for _, s := range shapes {
-		if equalInts(d.Shape, s) && !d.Null {
+		if slices.Equal(d.Shape, s) && !d.Null {
 			return nil
 		}
 	}
 	return r.fail(name, fmt.Errorf("shape %v, want %v", d.Shape, shapes))
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (r *reader) ints(name string, shapes ...[]int) ([]int64, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,23 +126,11 @@ func TestReferencesMatchH5py(t *testing.T) {
 				continue
 			}
 			sum := sha256.Sum256(raw)
-			if hex.EncodeToString(sum[:]) != w.Sha || !sameShape(d.Shape, w.Shape) {
+			if hex.EncodeToString(sum[:]) != w.Sha || !slices.Equal(d.Shape, w.Shape) {
 				t.Errorf("%s: %s differs from h5py (shape %v vs %v)", ref, p, d.Shape, w.Shape)
 			}
 		}
 	}
-}
-
-func sameShape(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestLZF(t *testing.T) {

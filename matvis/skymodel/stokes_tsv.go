@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -70,7 +71,7 @@ func ReadStokesTSV(r io.Reader, name string) (*Sky, error) {
 
 func stokesTSVHeader(f []string) (int, error) {
 	want := append(append([]string(nil), stokesTSVColumns...), "reference_frequency_Hz", "spectral_index")
-	if len(f) < 7 || len(f) > 9 || !equalStrings(f, want[:len(f)]) {
+	if len(f) < 7 || len(f) > 9 || !slices.Equal(f, want[:len(f)]) {
 		return 0, fmt.Errorf("header must be %q (the last two optional)", want)
 	}
 	return len(f), nil

@@ -9,6 +9,7 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,7 +219,7 @@ func (lay *textLayout) refFreqLayout(rest []string, hasErr bool) error {
 		lay.spectral = SpectralIndex
 		lay.indexCol = 3 + len(want) - 1
 	}
-	if !equalStrings(rest, want) {
+	if !slices.Equal(rest, want) {
 		return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
 	}
 	lay.fluxCols = []int{3}
@@ -262,18 +263,6 @@ func slicesContains(s []string, v string) bool {
 		}
 	}
 	return false
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // textRows accumulates parsed rows; fluxes are frequency-major per row.
