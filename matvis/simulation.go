@@ -307,4 +307,8 @@ type Backend interface {
 	// ctx's error together with a Result whose Done marks the finished
 	// integrations, which are complete and correct.
 	Run(ctx context.Context, sim *Simulation) (*Result, error)
+	// Close releases what the backend holds (a GPU backend's device
+	// context); the backend must not be used afterwards. It is a no-op on
+	// the CPU, so every caller closes whatever backend it opened.
+	Close() error
 }
