@@ -24,7 +24,7 @@ import (
 // iterations of same-iteration ratios. Run it under different
 // OPENBLAS_CORETYPE values to see the kernels' subnormal handling.
 func BenchmarkDeepSidelobeSky(b *testing.B) {
-	c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true})
+	c := deepSidelobeConfig(b, rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true})
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
 	clear(c.BeamIdx)
 	h := cblas.Best()

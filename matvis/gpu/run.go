@@ -298,9 +298,22 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseFused(); err != nil {
 		return nil, err
 	}
+	r.res.Stats.MatProdImpl = matProdImpl(sim, r.res.Stats.MatProdImpl)
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil
+}
+
+// matProdImpl names the matrix product as the run does it. The device has
+// no per-pair product: it always forms the whole M×M Gram product (cuBLAS
+// or the fused kernel) and vis_out extracts the output pairs, so
+// Options.MatProd pairs gives the pairs' visibilities computed that way,
+// which is said here rather than ignored silently.
+func matProdImpl(sim *matvis.Simulation, impl string) string {
+	if sim.Options.MatProd == matvis.MatProdPairs {
+		return fmt.Sprintf("pairs (%d) extracted from the full Gram product, %s", len(sim.Pairs), impl)
+	}
+	return "herk via " + impl
 }
 
 func (r *run) chooseStrategy() error {
@@ -1132,11 +1145,11 @@ func (r *run) finishChunks(fi, ti int, ev *slotEvents, nvis int, pre matvis.Stag
 		if ci == count-1 {
 			st[matvis.StageTransfer] += d(prev, ev.o)
 		}
-		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Chunk: ci, NSources: n, NVisible: n, Stages: st})
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, r.chunkSample(fi, ti, ci, n, nvis, st))
 	}
 	if count == 0 {
 		pre[matvis.StageTransfer] += d(ev.s, ev.o)
-		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Stages: pre})
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, r.chunkSample(fi, ti, 0, 0, 0, pre))
 	}
 }
 
@@ -1175,10 +1188,23 @@ func (r *run) finishPieces(fi, ti int, ev *slotEvents, nvis int, pre matvis.Stag
 			st[matvis.StageTransfer] += d(end, ev.o)
 		}
 		r.fusedRaw = append(r.fusedRaw, fused.Seconds()*1e3)
-		r.res.Stats.Chunks = append(r.res.Stats.Chunks, matvis.ChunkSample{Freq: fi, Time: ti, Chunk: ci, NSources: n, NVisible: n, Stages: st})
+		r.res.Stats.Chunks = append(r.res.Stats.Chunks, r.chunkSample(fi, ti, ci, n, nvis, st))
 		prev = end
 		i = j
 	}
+}
+
+// chunkSample is the sample of chunk ci of integration (fi, ti), which
+// holds n of its nvis visible sources. Chunks are cut from the visible
+// sources only; the others went through the coordinate stage, which is
+// timed with chunk 0, so chunk 0 counts them among its NSources and the
+// samples of an integration add up to the sky, as on the CPU.
+func (r *run) chunkSample(fi, ti, ci, n, nvis int, st matvis.StageTimes) matvis.ChunkSample {
+	ns := n
+	if ci == 0 {
+		ns += r.nsrc - nvis
+	}
+	return matvis.ChunkSample{Freq: fi, Time: ti, Chunk: ci, NSources: ns, NVisible: n, Stages: st}
 }
 
 // makeEvents creates the integration slots' coordinate and output events.
