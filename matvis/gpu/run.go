@@ -55,9 +55,7 @@ type run struct {
 	st   gram.Strategy
 	mod  *cuda.Module
 
-	fCount, fScan, fScatter, fBTZ, fOut cuda.Function
-	fKeyCount, fKeyScatter, fENU        cuda.Function
-	fFused, fReduce, fFoot              cuda.Function
+	k *visKernels
 
 	// fusedCand: the run can use the fused beam+τ+Z+Gram kernel
 	// (gram_fused, compiled with FG_MT = fgMT); fused: it does. fgBlocks is
@@ -436,28 +434,10 @@ func (r *run) compile() error {
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	for _, f := range []struct {
-		p    *cuda.Function
-		name string
-	}{{&r.fCount, "horizon_count"}, {&r.fScan, "scan_blocks"}, {&r.fScatter, "horizon_scatter"},
-		{&r.fKeyCount, "key_count"}, {&r.fKeyScatter, "key_scatter"}, {&r.fBTZ, "beam_tau_z"}, {&r.fOut, "vis_out"},
-		{&r.fENU, "enu_all"}} {
-		if *f.p, err = r.mod.Function(f.name); err != nil {
-			return fmt.Errorf("gpu: %w", err)
-		}
+	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked); err != nil {
+		return err
 	}
 	if r.fusedCand {
-		if r.fFused, err = r.mod.Function("gram_fused"); err != nil {
-			return fmt.Errorf("gpu: %w", err)
-		}
-		if r.fReduce, err = r.mod.Function("gram_reduce"); err != nil {
-			return fmt.Errorf("gpu: %w", err)
-		}
-		if r.stacked {
-			if r.fFoot, err = r.mod.Function("gram_foot"); err != nil {
-				return fmt.Errorf("gpu: %w", err)
-			}
-		}
 		if err = r.setupFused(); err != nil {
 			// A card whose shared memory or registers do not hold the
 			// kernel's block keeps the separate path, unless forced.
@@ -857,38 +837,34 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := c.Record(ev.u, r.s); err != nil {
 		return err
 	}
-	grid := cuda.Dim3{X: uint32(r.nblk), Y: 1, Z: 1}
-	b256 := cuda.Dim3{X: 256, Y: 1, Z: 1}
-	if err := r.fCount.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkCnt); err != nil {
+	src := srcVectors(r.dSrc)
+	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkCnt); err != nil {
 		return err
 	}
-	if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
+	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
 		return err
 	}
-	slot := [4]cuda.DevicePtr{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
-	if err := r.fScatter.Launch(grid, b256, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[sl], r.dBlkOff,
-		r.dFlux, int32(1), int32(0), slot[0], slot[1], slot[2], slot[3]); err != nil {
+	// The device holds one channel's fluxes (uploadFlux): channel 0 of 1.
+	slot := r.slot(sl)
+	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkOff, r.dFlux, 1, 0, slot); err != nil {
 		return err
 	}
 	if r.order {
 		// Stable LSD sort: azimuth bin (slot → tmp), then zenith band
 		// (tmp → slot).
-		tmp := [4]cuda.DevicePtr{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
-		sg := cuda.Dim3{X: uint32(r.nblkSort), Y: 1, Z: 1}
+		tmp := compactSlot{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
 		for pass, bins := range []int64{int64(r.tune.sortAzBins), int64(r.tune.sortBands)} {
 			in, out := slot, tmp
 			if pass == 1 {
 				in, out = tmp, slot
 			}
-			if err := r.fKeyCount.Launch(sg, b256, 0, r.s, r.dTotal[sl], int32(pass), in[0], in[1], in[2], int32(r.nblkSort), r.dSortCnt); err != nil {
+			if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
 				return err
 			}
-			if err := r.fScan.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1024, Y: 1, Z: 1}, 0, r.s, int32(int64(r.nblkSort)*bins),
-				r.dSortCnt, r.dSortOff, r.dSortTot); err != nil {
+			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot); err != nil {
 				return err
 			}
-			if err := r.fKeyScatter.Launch(sg, b256, 0, r.s, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff,
-				in[0], in[1], in[2], in[3], out[0], out[1], out[2], out[3]); err != nil {
+			if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
 				return err
 			}
 		}
@@ -1077,8 +1053,7 @@ func (r *run) queueOutput(sl int) error {
 		lower = 1
 	}
 	nout := r.npairs * r.nf * r.nf
-	if err := r.fOut.Launch(cuda.Grid1(nout, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(r.npairs), r.dPairs,
-		int32(r.nf), int32(r.M), r.dAcc, lower, r.dOut); err != nil {
+	if err := r.k.extract(r.s, int32(r.npairs), r.dPairs, int32(r.nf), int32(r.M), r.dAcc, lower, r.dOut); err != nil {
 		return err
 	}
 	if err := c.CopyDtoH(r.hOut[sl].Ptr(), r.dOut, int64(nout)*r.osize, r.s); err != nil {
@@ -1370,8 +1345,7 @@ func (r *run) deviceENU(ti int) (e, n, u []float64, err error) {
 			return nil, nil, nil, err
 		}
 	}
-	if err := r.fENU.Launch(cuda.Grid1(r.nsrc, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, ns, mode, r.dSrc[0], r.dSrc[1], r.dSrc[2], r.dMat[0],
-		out[0], out[1], out[2]); err != nil {
+	if err := r.k.enu(r.s, ns, mode, srcVectors(r.dSrc), r.dMat[0], out[0], out[1], out[2]); err != nil {
 		return nil, nil, nil, err
 	}
 	res := [3][]float64{make([]float64, ns), make([]float64, ns), make([]float64, ns)}
