@@ -34,13 +34,11 @@ typedef C<real> creal;
 // 3x3 ENU matrix, then (mode 2) the BCRS-step constants of the time's
 // refresh (astro.BCRSParams): eh, em, v, bm1, the row-major bpn matrix and
 // the Sun's Schwarzschild radius in au.
-#define PAR_EH 9
-#define PAR_EM 12
-#define PAR_V 13
-#define PAR_BM1 16
-#define PAR_BPN 17
-#define PAR_SRS 26
-#define PAR_N 27
+// The offsets come from matvis/gpu (defines.go) as -D macros.
+#if !defined(PAR_EH) || !defined(PAR_EM) || !defined(PAR_V) || !defined(PAR_BM1) || !defined(PAR_BPN) || \
+    !defined(PAR_SRS) || !defined(PAR_N)
+#error "PAR_*: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
 
 // bcrs_step is the ERFA method's "BCRS step" (matvis-conventions §4.2 step
 // 2) of one ECI unit vector, in double: Sun light deflection, aberration
@@ -239,7 +237,11 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
 #define NAZBIN 360    // azimuth bins over [0, 2 pi)
 #endif
 #define NKEY (NBAND > NAZBIN ? NBAND : NAZBIN)  // bins of the larger pass
-#define SORT_ITEMS 1024  // sources per block of the sort kernels (4 rounds of 256 threads)
+// SORT_ITEMS: sources per block of the sort kernels (4 rounds of 256
+// threads), from matvis/gpu as -D.
+#ifndef SORT_ITEMS
+#error "SORT_ITEMS: compile vis.cu through matvis/gpu, which passes it with -D"
+#endif
 
 __device__ __forceinline__ int band_of(real u) {
   double z = acos(fmin(1.0, (double)u));
@@ -333,15 +335,20 @@ __device__ __forceinline__ void azza(double e, double n, double* az, double* za)
   *az = a;
 }
 
-// Analytic beam (kind 0 uniform, 1 gaussian with par = 1/(2σ²), 2 airy with
-// par = k = D/2·2πν/c, 3 short dipole; 4 + kind for uniform, gaussian and
-// airy with pyuvsim's diagonal Jones diag(g, g), signed g when unpolarized):
-// the nc components at (az, za), as the CPU's analytic beams.
+// Analytic beam (kind 0 uniform, KIND_GAUSSIAN with par = 1/(2σ²),
+// KIND_AIRY with par = k = D/2·2πν/c, KIND_DIPOLE short dipole;
+// KIND_DIAGONAL + kind for uniform, gaussian and airy with pyuvsim's
+// diagonal Jones diag(g, g), signed g when unpolarized): the nc components
+// at (az, za), as the CPU's analytic beams. The kinds come from
+// matvis/gpu (beams.go) as -D macros.
+#if !defined(KIND_GAUSSIAN) || !defined(KIND_AIRY) || !defined(KIND_DIPOLE) || !defined(KIND_DIAGONAL)
+#error "KIND_*: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
 __device__ __forceinline__ void beam_analytic(int k, double par, double az, double za, int polarized, int feedY,
                                               creal out[4]) {
-  const bool diag = k >= 4;
-  if (diag) k -= 4;
-  if (k == 3) {  // short dipole
+  const bool diag = k >= KIND_DIAGONAL;
+  if (diag) k -= KIND_DIAGONAL;
+  if (k == KIND_DIPOLE) {  // short dipole
     double sa, ca;
     sincos(az, &sa, &ca);
     if (polarized) {
@@ -357,9 +364,9 @@ __device__ __forceinline__ void beam_analytic(int k, double par, double az, doub
     return;
   }
   double g = 1;
-  if (k == 1) {
+  if (k == KIND_GAUSSIAN) {
     g = exp(-za * za * par);
-  } else if (k == 2) {
+  } else if (k == KIND_AIRY) {
     double x = par * sin(za);
     g = x == 0 ? 1.0 : 2 * j1(x) / x;
   }
@@ -825,6 +832,7 @@ struct FusedFoot {
   float wz[4], wa[4];
   int taps;
 };
+static_assert(sizeof(FusedFoot) == FUSED_FOOT_BYTES, "FusedFoot: matvis/gpu allocates FUSED_FOOT_BYTES per source");
 
 extern "C" __global__ void gram_foot(int n, int p0, const real* ce, const real* cn, const GeomDesc* __restrict__ gdesc,
                                      FusedFoot* foot) {

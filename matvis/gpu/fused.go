@@ -16,10 +16,7 @@ const termGramPartials = "gpu_gram_partials"
 
 // termFootprints is the device memory of the stacked path's per-source
 // spline footprints (gram_foot), fusedFootBytes each.
-const (
-	termFootprints = "gpu_fused_footprints"
-	fusedFootBytes = 17 * 4
-)
+const termFootprints = "gpu_fused_footprints"
 
 // fusedEligibility decides whether the run may use the fused
 // beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with

@@ -20,14 +20,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/astro"
 )
 
-// Layout of a time's parameter block (vis.cu PAR_*): the ENU matrix, then
-// the BCRS-step constants of an astro.BCRSRotation.
-const (
-	parEH, parEM, parV, parBM1, parBPN, parSRS = 9, 12, 13, 16, 17, 26
-	parN                                       = 27
-	parBytes                                   = parN * 8
-)
-
 // slotEvents time one integration: coords (c0 → u upload → c1), chunks
 // (s, then beam/tauz/matprod per chunk), output (o). With sub-chunks
 // (run.sub > 1) piece holds per sub-chunk the fused kernel's start and end
@@ -419,7 +411,8 @@ func (r *run) compile() error {
 		zt, r.zsize = "double2", 16
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
-		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, r.tune.extraCompileOptions...)
+		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, sharedDefines()...)
+	opts = append(opts, r.tune.extraCompileOptions...)
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
 			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
@@ -780,12 +773,6 @@ func (r *run) freeDev(p *cuda.DevicePtr) {
 		*p = 0
 	}
 }
-
-// Source ordering (vis.cu): azimuth bins, and sources per block of the
-// sort kernels.
-const (
-	sortItems = 1024 // SORT_ITEMS
-)
 
 // queueCoords queues time ti's ENU vectors and horizon compaction into
 // compaction slot sl, and the copy of the visible count to the host.
