@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/kernels"
 )
 
 // visKernels are the kernels of one compiled vis.cu. Each is launched
@@ -161,4 +162,54 @@ func (k *visKernels) fusedGram(s cuda.Stream, blocks, threads, shared int, a zAr
 // accumulator in float64 (gram_reduce).
 func (k *visKernels) reduce(s cuda.Stream, nblk, m int32, part, acc cuda.DevicePtr) error {
 	return k.gramReduce.Launch(cuda.Grid1(int(m)*int(m), threadsCoords), dim1(threadsCoords), 0, s, nblk, m, part, acc)
+}
+
+func (r *run) compile() error {
+	code, headers, err := kernels.Program("vis.cu")
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	rt, out := "double", "double2"
+	r.rsize, r.osize = 8, 16
+	if r.p1 {
+		rt, out = "float", "float2"
+		r.rsize, r.osize = 4, 8
+	}
+	zt := "float2"
+	r.zsize = 8
+	if r.st.Double() {
+		zt, r.zsize = "double2", 16
+	}
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
+		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, sharedDefines()...)
+	opts = append(opts, r.tune.extraCompileOptions...)
+	if r.fusedCand {
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
+			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
+		if r.stacked {
+			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
+		}
+		if r.tune.fusedF16 {
+			opts = append(opts, "-DFG_F16")
+		}
+	}
+	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked); err != nil {
+		return err
+	}
+	if r.fusedCand {
+		if err = r.setupFused(); err != nil {
+			// A card whose shared memory or registers do not hold the
+			// kernel's block keeps the separate path, unless forced.
+			if r.opt.Fused == FusedOn {
+				return err
+			}
+			r.fusedCand, r.stacked = false, false
+			r.res.Stats.MatProdImpl += fmt.Sprintf("; fused beam+τ+Z+Gram kernel not available on this device (%v)", err)
+		}
+	}
+	return nil
 }
