@@ -26,73 +26,105 @@ type allocRec struct {
 	n    int64
 }
 
-func (r *run) alloc(term string, n int64) (cuda.DevicePtr, error) {
+// devMem is a run's device memory: the buffers it allocates, freed
+// together by freeAll, and the accounting of every live allocation (its
+// own and those tracked for it) for Stats.Device: the peak with its
+// breakdown by memory term, and the least free memory seen.
+type devMem struct {
+	dev       *cuda.Context
+	allocs    []cuda.DevicePtr
+	mem       matvis.DeviceMemory
+	live      map[cuda.DevicePtr]allocRec
+	liveBytes int64
+	liveTerm  map[string]int64
+	termOrder []string
+}
+
+// newDevMem starts the accounting on c from its current free memory.
+func newDevMem(c *cuda.Context) devMem {
+	m := devMem{dev: c, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
+	if free, total, err := c.MemInfo(); err == nil {
+		m.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
+	}
+	return m
+}
+
+// alloc allocates n bytes (at least 8) for memory term term, freed by
+// freeAll.
+func (m *devMem) alloc(term string, n int64) (cuda.DevicePtr, error) {
 	n = max(n, 8)
-	p, err := r.c.Alloc(n)
+	p, err := m.dev.Alloc(n)
 	if err != nil {
 		return 0, fmt.Errorf("gpu: %s: %w", term, err)
 	}
-	r.allocs = append(r.allocs, p)
-	r.track(p, term, n)
+	m.allocs = append(m.allocs, p)
+	m.track(p, term, n)
 	return p, nil
 }
 
 // track records a live allocation for the memory accounting and updates
 // the peak and its breakdown.
-func (r *run) track(p cuda.DevicePtr, term string, n int64) {
-	r.live[p] = allocRec{term, n}
-	r.liveBytes += n
-	if _, ok := r.liveTerm[term]; !ok {
-		r.termOrder = append(r.termOrder, term)
+func (m *devMem) track(p cuda.DevicePtr, term string, n int64) {
+	m.live[p] = allocRec{term, n}
+	m.liveBytes += n
+	if _, ok := m.liveTerm[term]; !ok {
+		m.termOrder = append(m.termOrder, term)
 	}
-	r.liveTerm[term] += n
-	if r.liveBytes > r.mem.AllocatedPeakBytes {
-		r.mem.AllocatedPeakBytes = r.liveBytes
-		r.mem.AllocatedTerms = r.mem.AllocatedTerms[:0]
-		for _, t := range r.termOrder {
-			r.mem.AllocatedTerms = append(r.mem.AllocatedTerms, matvis.MemoryTerm{Name: t, Bytes: r.liveTerm[t]})
+	m.liveTerm[term] += n
+	if m.liveBytes > m.mem.AllocatedPeakBytes {
+		m.mem.AllocatedPeakBytes = m.liveBytes
+		m.mem.AllocatedTerms = m.mem.AllocatedTerms[:0]
+		for _, t := range m.termOrder {
+			m.mem.AllocatedTerms = append(m.mem.AllocatedTerms, matvis.MemoryTerm{Name: t, Bytes: m.liveTerm[t]})
 		}
 	}
 }
 
 // untrack forgets a freed allocation.
-func (r *run) untrack(p cuda.DevicePtr) {
-	if a, ok := r.live[p]; ok {
-		delete(r.live, p)
-		r.liveBytes -= a.n
-		r.liveTerm[a.term] -= a.n
+func (m *devMem) untrack(p cuda.DevicePtr) {
+	if a, ok := m.live[p]; ok {
+		delete(m.live, p)
+		m.liveBytes -= a.n
+		m.liveTerm[a.term] -= a.n
 	}
 }
 
-// freeDev frees and forgets one device buffer (nothing when *p is 0).
-func (r *run) freeDev(p *cuda.DevicePtr) {
+// freeDev frees and forgets one tracked device buffer (nothing when *p is 0).
+func (m *devMem) freeDev(p *cuda.DevicePtr) {
 	if *p != 0 {
-		_ = r.c.Free(*p)
-		r.untrack(*p)
+		_ = m.dev.Free(*p)
+		m.untrack(*p)
 		*p = 0
 	}
 }
 
 // sampleFree reads the device's free memory and keeps the least seen.
-func (r *run) sampleFree() {
-	if r.mem.TotalBytes == 0 {
+func (m *devMem) sampleFree() {
+	if m.mem.TotalBytes == 0 {
 		return
 	}
-	if free, _, err := r.c.MemInfo(); err == nil && free < r.mem.MinFreeBytes {
-		r.mem.MinFreeBytes = free
+	if free, _, err := m.dev.MemInfo(); err == nil && free < m.mem.MinFreeBytes {
+		m.mem.MinFreeBytes = free
 	}
 }
 
 // deviceMemory completes the run's device-memory record.
-func (r *run) deviceMemory() *matvis.DeviceMemory {
-	if r.mem.TotalBytes == 0 {
+func (m *devMem) deviceMemory() *matvis.DeviceMemory {
+	if m.mem.TotalBytes == 0 {
 		return nil
 	}
-	r.sampleFree()
-	m := r.mem
-	m.UsedPeakBytes = m.FreeBeforeBytes - m.MinFreeBytes
-	m.AllocatedTerms = append([]matvis.MemoryTerm(nil), m.AllocatedTerms...)
-	return &m
+	m.sampleFree()
+	d := m.mem
+	d.UsedPeakBytes = d.FreeBeforeBytes - d.MinFreeBytes
+	d.AllocatedTerms = append([]matvis.MemoryTerm(nil), d.AllocatedTerms...)
+	return &d
+}
+
+// freeAll frees every buffer alloc made.
+func (m *devMem) freeAll() {
+	for _, p := range m.allocs {
+		_ = m.dev.Free(p)
+	}
 }
 
 func (r *run) allocate() error {

@@ -56,7 +56,6 @@ type run struct {
 	bcrs                 astro.BCRSRotation   // ECI vectors on the device, BCRS step there too
 	lastVec              *float64
 
-	allocs                       []cuda.DevicePtr
 	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
 	dSrc                         [3]cuda.DevicePtr
 	dMat, dTotal                 [2]cuda.DevicePtr
@@ -82,22 +81,13 @@ type run struct {
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
 	coordT                                                   [2][2]time.Duration // per slot: upload, compaction
 
-	// Device memory accounting (Stats.Device): live allocations by
-	// pointer, their sum per term (in first-allocation order) and the
-	// free-memory samples.
-	mem       matvis.DeviceMemory
-	live      map[cuda.DevicePtr]allocRec
-	liveBytes int64
-	liveTerm  map[string]int64
-	termOrder []string
+	// devMem holds the run's device buffers and their accounting.
+	devMem
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}, beamsFreq: -1}
-	if free, total, err := r.c.MemInfo(); err == nil {
-		r.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
-	}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamsFreq: -1}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
 	made := r
@@ -223,9 +213,7 @@ func (r *run) close() {
 		_ = r.c.DestroyEvent(e)
 	}
 	r.freeBeamTables()
-	for _, p := range r.allocs {
-		_ = r.c.Free(p)
-	}
+	r.freeAll()
 	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hMat} {
 		_ = r.c.FreeHost(h)
 	}
