@@ -11,9 +11,10 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/astro"
 )
 
+// run is one Backend.Run: the simulation, the device set-up it chose and
+// the state of each part of the pipeline, each part its own embedded
+// type with one job.
 type run struct {
-	// flux is every source's Stokes-I flux at the channel being simulated.
-	flux []float64
 	ctx  context.Context
 	c    *cuda.Context
 	sim  *matvis.Simulation
@@ -27,9 +28,77 @@ type run struct {
 	g    *gram.Gram
 	st   gram.Strategy
 	mod  *cuda.Module
+	k    *visKernels
 
-	k *visKernels
+	p1                  bool
+	rsize, zsize, osize int64
+	nant, nsrc, nf, M   int
+	npairs, nbeam       int
+	bufSrc, nchunk      int
+	sub, zCap           int // sub-chunks per chunk; sources per Z buffer (sub > 1)
 
+	inputs
+	beamState
+	coordState
+	chunkState
+	fusedState
+	timingState
+	// devMem holds the run's device buffers and their accounting.
+	devMem
+}
+
+// inputs are the run's static inputs on the device and the current
+// channel's fluxes.
+type inputs struct {
+	// flux is every source's Stokes-I flux at the channel being simulated.
+	flux                         []float64
+	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
+}
+
+// beamState are the beam tables on the device.
+type beamState struct {
+	beamsFreq int // frequency whose beam tables are on the device (-1: none)
+	// beam tables of the current frequency (buildBeamTables)
+	dDesc, dGeom, dCoef cuda.DevicePtr
+	// dCoefS: the gridded beams restacked by node for gram_fused's stacked
+	// path (run.stacked); tables0 holds frequency 0's tables, built early
+	// to decide that path, until prepareBeams(0) uploads them.
+	dCoefS  cuda.DevicePtr
+	tables0 *beamTables
+}
+
+// coordState is the coordinate stage's (coords.go): the source vectors,
+// the horizon compaction into two slots (one time's chunks run while the
+// next time's coordinates are made) and the sky ordering.
+type coordState struct {
+	rot     astro.MatrixRotation // ENU = M(ti)·P with cached P
+	bcrs    astro.BCRSRotation   // ECI vectors on the device, BCRS step there too
+	lastVec *float64
+	nblk    int
+
+	dSrc                [3]cuda.DevicePtr
+	dMat, dTotal        [2]cuda.DevicePtr
+	dBlkCnt, dBlkOff    cuda.DevicePtr
+	dCe, dCn, dCu, dAmp [2]cuda.DevicePtr
+	hENU                [2]*cuda.HostBuffer
+	hCount, hMat        *cuda.HostBuffer
+	// order sorts the visible sources by (zenith band, azimuth bin) for
+	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
+	// off)
+	order                                                    bool
+	nblkSort                                                 int
+	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
+}
+
+// chunkState is the chunk stage's (chunks.go): Z, the accumulated Gram
+// product and the extracted output.
+type chunkState struct {
+	dZ, dAcc, dOut cuda.DevicePtr
+	hOut           [2]*cuda.HostBuffer
+}
+
+// fusedState is the fused beam+τ+Z+Gram path's (fused.go).
+type fusedState struct {
 	// fusedCand: the run can use the fused beam+τ+Z+Gram kernel
 	// (gram_fused, compiled with FG_MT = fgMT); fused: it does. fgBlocks is
 	// gram_fused's grid (one partial triangle per block in dPart).
@@ -43,51 +112,22 @@ type run struct {
 	fgLast               int     // grid of the last gram_fused launch
 	zscale               float64 // gram_fused's FP16 scale at the current frequency
 	dPart, dFoot         cuda.DevicePtr
-	beamsFreq            int // frequency whose beam tables are on the device (-1: none)
+}
 
-	p1                   bool
-	rsize, zsize, osize  int64
-	nant, nsrc, nf, M    int
-	npairs, nbeam        int
-	nblk, bufSrc, nchunk int
-	sub, zCap            int // sub-chunks per chunk; sources per Z buffer (sub > 1)
-	fusedRaw             []float64
-	rot                  astro.MatrixRotation // ENU = M(ti)·P with cached P
-	bcrs                 astro.BCRSRotation   // ECI vectors on the device, BCRS step there too
-	lastVec              *float64
-
-	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
-	dSrc                         [3]cuda.DevicePtr
-	dMat, dTotal                 [2]cuda.DevicePtr
-	dBlkCnt, dBlkOff             cuda.DevicePtr
-	dCe, dCn, dCu, dAmp          [2]cuda.DevicePtr
-	dZ, dAcc, dOut               cuda.DevicePtr
-	hENU, hOut                   [2]*cuda.HostBuffer
-	hCount, hMat                 *cuda.HostBuffer
-	ev                           [2]slotEvents
-	events                       []cuda.Event
-	// beam tables of the current frequency (buildBeamTables)
-	dDesc, dGeom, dCoef cuda.DevicePtr
-	// dCoefS: the gridded beams restacked by node for gram_fused's stacked
-	// path (run.stacked); tables0 holds frequency 0's tables, built early
-	// to decide that path, until prepareBeams(0) uploads them.
-	dCoefS  cuda.DevicePtr
-	tables0 *beamTables
-	// order sorts the visible sources by (zenith band, azimuth bin) for
-	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
-	// off)
-	order                                                    bool
-	nblkSort                                                 int
-	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
-	coordT                                                   [2][2]time.Duration // per slot: upload, compaction
-
-	// devMem holds the run's device buffers and their accounting.
-	devMem
+// timingState is the timing's (timing.go): the events of the two
+// integration slots and what was read from them early.
+type timingState struct {
+	ev     [2]slotEvents
+	events []cuda.Event
+	coordT [2][2]time.Duration // per slot: upload, compaction
+	// fusedRaw is, per chunk with sub-chunks, the fused kernels' summed
+	// time (ms).
+	fusedRaw []float64
 }
 
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamsFreq: -1}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1}}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
 	made := r
