@@ -27,6 +27,14 @@ typedef C<real> creal;
 
 #define PI_D 3.141592653589793238462643383279502884
 
+// The block sizes the kernels are written for (THREADS_COORDS threads,
+// WARPS_COORDS warps, for the coordinate, sort and output kernels;
+// THREADS_SCAN for scan_blocks; THREADS_BTZ for beam_tau_z): matvis/gpu
+// launches them with these and passes them with -D.
+#if !defined(THREADS_COORDS) || !defined(WARPS_COORDS) || !defined(THREADS_SCAN) || !defined(THREADS_BTZ)
+#error "THREADS_*: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
+
 // The stages, one file each, in the order they depend on one another.
 #include "vis_horizon.cuh"
 #include "vis_sort.cuh"

@@ -10,7 +10,7 @@
 // inside (blockIdx.y), the beams through SrcBeam; each value multiplied by
 // the phase and written straight into the Gram product's operand, coalesced
 // over the tile's sources. No beam array goes through device memory.
-extern "C" __global__ void __launch_bounds__(128) beam_tau_z(int n, int p0, const real* ce, const real* cn,
+extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, int apb, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
     int polarized, int feedY, double omega, long long ldz, Z_T* z) {

@@ -117,16 +117,16 @@ extern "C" __global__ void horizon_count(long long nsrc, int mode, const double*
 // and stores (8 independent loads per thread in flight), each thread scans
 // 8 adjacent counts, warp shuffles and one warp scan the thread sums.
 #define SCAN_PER 8
-extern "C" __global__ void __launch_bounds__(1024) scan_blocks(int n, const int* in, int* out, int* total) {
-  __shared__ int tile[1024 * SCAN_PER];
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, const int* in, int* out, int* total) {
+  __shared__ int tile[THREADS_SCAN * SCAN_PER];
   __shared__ int ws[32];
   int t = threadIdx.x, lane = t & 31, warp = t >> 5;
   int carry = 0;
-  for (int base = 0; base < n; base += 1024 * SCAN_PER) {
+  for (int base = 0; base < n; base += THREADS_SCAN * SCAN_PER) {
 #pragma unroll
     for (int j = 0; j < SCAN_PER; j++) {
-      int i = base + j * 1024 + t;
-      tile[j * 1024 + t] = i < n ? in[i] : 0;
+      int i = base + j * THREADS_SCAN + t;
+      tile[j * THREADS_SCAN + t] = i < n ? in[i] : 0;
     }
     __syncthreads();
     int loc[SCAN_PER];
@@ -163,8 +163,8 @@ extern "C" __global__ void __launch_bounds__(1024) scan_blocks(int n, const int*
     __syncthreads();
 #pragma unroll
     for (int j = 0; j < SCAN_PER; j++) {
-      int i = base + j * 1024 + t;
-      if (i < n) out[i] = tile[j * 1024 + t];
+      int i = base + j * THREADS_SCAN + t;
+      if (i < n) out[i] = tile[j * THREADS_SCAN + t];
     }
     carry += tileTotal;
     __syncthreads();
@@ -177,7 +177,7 @@ extern "C" __global__ void __launch_bounds__(1024) scan_blocks(int n, const int*
 extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
                                            const double* m, const int* blockOffset, const double* flux, int nfreq, int fi,
                                            real* ce, real* cn, real* cu, double* amp) {
-  __shared__ int warpSum[8];
+  __shared__ int warpSum[WARPS_COORDS];
   long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   real e = 0, n = 0, u = 0;
   bool vis = false;

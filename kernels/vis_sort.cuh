@@ -54,8 +54,8 @@ extern "C" __global__ void key_count(const int* total, int pass, const real* ce,
   for (int i = threadIdx.x; i < nb; i += blockDim.x) h[i] = 0;
   __syncthreads();
   int tot = *total;
-  for (int r = 0; r < SORT_ITEMS / 256; r++) {
-    int p = blockIdx.x * SORT_ITEMS + r * 256 + threadIdx.x;
+  for (int r = 0; r < SORT_ITEMS / THREADS_COORDS; r++) {
+    int p = blockIdx.x * SORT_ITEMS + r * THREADS_COORDS + threadIdx.x;
     if (p < tot) atomicAdd(&h[sort_key(pass, ce[p], cn[p], cu[p])], 1);
   }
   __syncthreads();
@@ -68,16 +68,16 @@ extern "C" __global__ void key_count(const int* total, int pass, const real* ce,
 extern "C" __global__ void key_scatter(const int* total, int pass, int nblk, const int* off, const real* ie,
                                        const real* in, const real* iu, const double* ia, real* oe, real* on, real* ou,
                                        double* oa) {
-  __shared__ int wc[8][NKEY];
+  __shared__ int wc[WARPS_COORDS][NKEY];
   __shared__ int run[NKEY];
   int nb = sort_bins(pass);
-  for (int i = threadIdx.x; i < 8 * NKEY; i += blockDim.x) (&wc[0][0])[i] = 0;
+  for (int i = threadIdx.x; i < WARPS_COORDS * NKEY; i += blockDim.x) (&wc[0][0])[i] = 0;
   for (int i = threadIdx.x; i < NKEY; i += blockDim.x) run[i] = 0;
   __syncthreads();
   int tot = *total;
   int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  for (int r = 0; r < SORT_ITEMS / 256; r++) {
-    int p = blockIdx.x * SORT_ITEMS + r * 256 + threadIdx.x;
+  for (int r = 0; r < SORT_ITEMS / THREADS_COORDS; r++) {
+    int p = blockIdx.x * SORT_ITEMS + r * THREADS_COORDS + threadIdx.x;
     bool ok = p < tot;
     real e = 0, n = 0, u = 0;
     double a = 0;
@@ -97,7 +97,7 @@ extern "C" __global__ void key_scatter(const int* total, int pass, int nblk, con
     __syncthreads();
     for (int i = threadIdx.x; i < nb; i += blockDim.x) {
       int s = 0;
-      for (int w = 0; w < 8; w++) s += wc[w][i], wc[w][i] = 0;
+      for (int w = 0; w < WARPS_COORDS; w++) s += wc[w][i], wc[w][i] = 0;
       run[i] += s;
     }
     __syncthreads();

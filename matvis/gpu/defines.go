@@ -19,6 +19,14 @@ const (
 	// fusedFootBytes is the size of gram_foot's per-source footprint
 	// (FUSED_FOOT_BYTES, checked against sizeof(FusedFoot)).
 	fusedFootBytes = 17 * 4
+
+	// Block sizes: threadsCoords (THREADS_COORDS, WARPS_COORDS warps) for
+	// enu_all, horizon_*, key_*, gram_foot, vis_out and gram_reduce;
+	// threadsScan (THREADS_SCAN) for scan_blocks, one block;
+	// threadsBeamTau (THREADS_BTZ) for beam_tau_z.
+	threadsCoords  = 256
+	threadsScan    = 1024
+	threadsBeamTau = 128
 )
 
 // sharedDefines are the NVRTC options that give vis.cu the constants
@@ -30,6 +38,7 @@ func sharedDefines() []string {
 	}{
 		{"PAR_EH", parEH}, {"PAR_EM", parEM}, {"PAR_V", parV}, {"PAR_BM1", parBM1}, {"PAR_BPN", parBPN}, {"PAR_SRS", parSRS}, {"PAR_N", parN},
 		{"SORT_ITEMS", sortItems}, {"FUSED_FOOT_BYTES", fusedFootBytes},
+		{"THREADS_COORDS", threadsCoords}, {"WARPS_COORDS", threadsCoords / 32}, {"THREADS_SCAN", threadsScan}, {"THREADS_BTZ", threadsBeamTau},
 		{"KIND_GAUSSIAN", kindGaussian}, {"KIND_AIRY", kindAiry}, {"KIND_DIPOLE", kindDipole}, {"KIND_DIAGONAL", kindDiagonal},
 	}
 	out := make([]string, len(defs))

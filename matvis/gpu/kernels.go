@@ -11,8 +11,8 @@ import (
 // through a method whose parameters are the kernel's, in its order, with
 // the Go type of each C type (long long: int64, int: int32, pointers:
 // cuda.DevicePtr), so that a call site cannot pass them out of order
-// unnoticed. Block sizes are the kernels' own (their __launch_bounds__ and
-// the thread counts their code assumes).
+// unnoticed. Block sizes are those the kernels are written for, passed to
+// them with -D (defines.go).
 type visKernels struct {
 	enuAll, horizonCount, scanBlocks, horizonScatter cuda.Function
 	keyCount, keyScatter                             cuda.Function
@@ -21,13 +21,6 @@ type visKernels struct {
 	// FG_MT (gramFoot only with FG_STACKED).
 	gramFused, gramReduce, gramFoot cuda.Function
 }
-
-// Thread counts of vis.cu's kernels.
-const (
-	threadsCoords  = 256  // enu_all, horizon_*, key_*, gram_foot, vis_out, gram_reduce
-	threadsScan    = 1024 // scan_blocks: one block
-	threadsBeamTau = 128  // beam_tau_z
-)
 
 // loadVisKernels looks up vis.cu's kernels in mod: the fused path's when
 // fused, its footprint kernel when stacked.

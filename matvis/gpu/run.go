@@ -149,7 +149,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	r.M = r.nf * r.nant
 	r.npairs = len(sim.Pairs)
 	r.nbeam = len(sim.Beams)
-	r.nblk = (r.nsrc + 255) / 256
+	r.nblk = (r.nsrc + threadsCoords - 1) / threadsCoords
 	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
 	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
 		r.rot = rot
