@@ -23,6 +23,7 @@ func Run(t *testing.T, be matvis.Backend) {
 	t.Run("Hermitian", func(t *testing.T) { Hermitian(t, be) })
 	t.Run("PlainLoop", func(t *testing.T) { PlainLoop(t, be) })
 	t.Run("SkySpectrum", func(t *testing.T) { SkySpectrum(t, be) })
+	t.Run("MemoryBudget", func(t *testing.T) { MemoryBudget(t, be) })
 	t.Run("Stats", func(t *testing.T) { Stats(t, be) })
 	t.Run("Progress", func(t *testing.T) { Progress(t, be) })
 	t.Run("CancelKeepsFinishedWork", func(t *testing.T) { CancelKeepsFinishedWork(t, be) })
