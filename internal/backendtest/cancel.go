@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // Progress checks that Options.Progress is called once per finished
@@ -95,6 +96,9 @@ func CancelBeforeStart(t *testing.T, be matvis.Backend) {
 func NonFiniteOutput(t *testing.T, be matvis.Backend) {
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 6))
 	c := Random(t, rng, Shape{NAnt: 3, NSrc: 200, NFreq: 2, NTime: 1}, SkyPrecomputed, BeamsAnalytic, matvis.Options{})
+	// A uniform beam, so that the autocorrelations, I/2 summed over the
+	// hundred or so visible sources, overflow whatever the draw.
+	c.Beams, c.BeamIdx = []beam.Beam{beam.Uniform{}}, nil
 	for i := range c.Flux {
 		c.Flux[i] = 1.7e308
 	}
