@@ -42,18 +42,34 @@ func SkySpectrum(t *testing.T, be matvis.Backend) {
 				c.Flux[s*nf+fi] = pl.s0[s] * math.Pow(f/pl.f0, pl.alpha[s])
 			}
 		}
-		want := Vis(mustRun(t, be, newSim(t, c)))
+		table := mustRun(t, be, newSim(t, c))
 		c.Flux, c.Sky = nil, pl
-		got := Vis(mustRun(t, be, newSim(t, c)))
-		for i := range want {
-			if got[i] != want[i] {
-				t.Fatalf("%+v: V[%d] = %v from the spectrum, %v from the table", o, i, got[i], want[i])
-			}
-		}
+		spec := mustRun(t, be, newSim(t, c))
+		checkSameVis(t, table, spec)
 		pl.s0[7] = math.NaN()
 		_, err := be.Run(context.Background(), newSim(t, c))
 		if err == nil || !strings.Contains(err.Error(), "source 7") || !strings.Contains(err.Error(), "freqs[0]") {
 			t.Fatalf("NaN flux from the spectrum: error %v, want one naming source 7 at freqs[0]", err)
+		}
+	}
+}
+
+// checkSameVis checks that two runs of the same visibilities, by table and
+// by spectrum, agree exactly. A backend that times its paths at start-up
+// (the GPU's fused kernel) may have taken a different one for each: then
+// they agree to rounding.
+func checkSameVis(t *testing.T, table, spec *matvis.Result) {
+	t.Helper()
+	want, got := Vis(table), Vis(spec)
+	if table.Stats.GramFused != spec.Stats.GramFused {
+		if e := RelErr(got, want); !(e <= Tolerance(table.Precision)) {
+			t.Fatalf("spectrum vs table (different Gram paths): max|ΔV|/max|V| = %g", e)
+		}
+		return
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("V[%d] = %v from the spectrum, %v from the table", i, got[i], want[i])
 		}
 	}
 }
