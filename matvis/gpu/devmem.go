@@ -127,6 +127,10 @@ func (m *devMem) freeAll() {
 	}
 }
 
+// allocate makes the run's buffers (Z only when the fused path is out of
+// the question: otherwise chooseFused makes Z or the fused kernel's
+// partials once the path is settled), poisons the output buffers and
+// uploads the static inputs.
 func (r *run) allocate() error {
 	sim := r.sim
 	var err error

@@ -157,6 +157,10 @@ func (k *visKernels) reduce(s cuda.Stream, nblk, m int32, part, acc cuda.DeviceP
 	return k.gramReduce.Launch(cuda.Grid1(int(m)*int(m), threadsCoords), dim1(threadsCoords), 0, s, nblk, m, part, acc)
 }
 
+// compile builds vis.cu for the run's precision, Gram strategy and
+// tuning with NVRTC (or takes it from the kernel cache) and loads its
+// kernels; a fused kernel that does not fit on the device leaves the
+// separate path, unless Options.Fused forces it.
 func (r *run) compile() error {
 	code, headers, err := kernels.Program("vis.cu")
 	if err != nil {

@@ -125,6 +125,9 @@ type timingState struct {
 	fusedRaw []float64
 }
 
+// newRun sets a run up: streams, cuBLAS, the memory plan, the Gram
+// strategy and path, the compiled kernels and the buffers. A failed
+// set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
 	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1}}
@@ -241,6 +244,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	return r, nil
 }
 
+// close waits for the run's streams and releases everything it made.
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
@@ -271,6 +275,10 @@ func (r *run) close() {
 	}
 }
 
+// run simulates every integration, frequency by frequency: the
+// coordinates of time t+1 are queued before the chunks of time t, and
+// time t's output is collected once time t+1's chunks are queued. On an error or cancellation it
+// returns the result with the integrations finished so far.
 func (r *run) run() (*matvis.Result, error) {
 	t0 := time.Now()
 	sim := r.sim
