@@ -44,7 +44,13 @@ func (t StageTimes) Total() time.Duration {
 // ChunkSample is the timing of one chunk of one integration.
 type ChunkSample struct {
 	Freq, Time, Chunk int
-	// NSources is the chunk's source count, NVisible those above the horizon.
+	// NSources counts the sources whose work the sample times, visible or
+	// not: over an integration's samples they add up to the sky's source
+	// count on every backend. The CPU cuts chunks from all sources; the
+	// GPU cuts them from the visible ones after a horizon cut over all of
+	// them, timed with chunk 0, which therefore also counts the sources
+	// below the horizon. NVisible (≤ NSources) are the sources above the
+	// horizon, the columns the chunk adds to the Gram product.
 	NSources, NVisible int
 	Stages             StageTimes
 }

@@ -34,7 +34,10 @@ type Options struct {
 	AntPairs [][2]int
 	// MatProd is the matrix-product method (default herk; when left
 	// unset, New chooses pairs when AntPairs are given and only the pairs
-	// accumulator fits in host memory).
+	// accumulator fits in host memory). Both give the same visibilities.
+	// The GPU backend has no per-pair product: for pairs it forms the full
+	// Gram product on the device and extracts the requested pairs, and
+	// its Stats.MatProdImpl says so.
 	MatProd MatProd
 	// MaxMemory is the memory budget in bytes (0: the machine's available
 	// memory on the CPU, the device's free memory on the GPU). New checks
@@ -307,4 +310,8 @@ type Backend interface {
 	// ctx's error together with a Result whose Done marks the finished
 	// integrations, which are complete and correct.
 	Run(ctx context.Context, sim *Simulation) (*Result, error)
+	// Close releases what the backend holds (a GPU backend's device
+	// context); the backend must not be used afterwards. It is a no-op on
+	// the CPU, so every caller closes whatever backend it opened.
+	Close() error
 }

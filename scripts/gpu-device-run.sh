@@ -69,7 +69,7 @@ if [ -x .devbin/matvis_gpu.test ]; then
 		cat "$OUT/gpu-bench.md" 2>/dev/null
 	fi
 	run gpu .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=6m
-	grep -E 'parity|Error|error|panic' "$OUT/gpu-gpu.log" | head -70
+	grep -E 'parity|plain loop|vs matvis|Error|error|panic' "$OUT/gpu-gpu.log" | head -100
 fi
 echo
 echo "== summary"

@@ -48,9 +48,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			if err != nil {
 				return fmt.Errorf("re-measuring a GPU profile's ceilings: %w", err)
 			}
-			if cl, ok := be.(io.Closer); ok {
-				defer cl.Close()
-			}
+			defer be.Close()
 			m, ok := be.(profile.CeilingMeter)
 			if !ok {
 				return fmt.Errorf("the gpu backend measures no ceilings")

@@ -60,6 +60,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	defer be.Close()
 	if note != "" {
 		fmt.Fprintln(stderr, note)
 	}
@@ -68,9 +69,6 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	sim.Options.Progress = bar.update
 	t0 := time.Now()
 	res, runErr := be.Run(ctx, sim)
-	if c, ok := be.(io.Closer); ok {
-		defer c.Close()
-	}
 	bar.finish()
 	if runErr != nil {
 		if res != nil && errors.Is(runErr, context.Canceled) {

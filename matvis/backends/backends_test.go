@@ -2,7 +2,6 @@ package backends
 
 import (
 	"errors"
-	"io"
 	"strings"
 	"testing"
 )
@@ -21,11 +20,8 @@ func TestOpen(t *testing.T) {
 	g, _, gerr := Open("gpu")
 	switch {
 	case gerr == nil:
-		for _, x := range []any{b, g} {
-			if c, ok := x.(io.Closer); ok {
-				defer c.Close()
-			}
-		}
+		defer b.Close()
+		defer g.Close()
 		if b.Name() != "gpu" || g.Name() != "gpu" {
 			t.Fatalf("a GPU opened but auto chose %s", b.Name())
 		}

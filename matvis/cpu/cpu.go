@@ -47,6 +47,9 @@ func NewWith(h cblas.Herk, workers int) *Backend {
 // Name returns "cpu".
 func (b *Backend) Name() string { return "cpu" }
 
+// Close does nothing: the CPU backend holds nothing to release.
+func (b *Backend) Close() error { return nil }
+
 // Herk names the Gram-product implementation.
 func (b *Backend) Herk() string { return b.herk.Name() }
 

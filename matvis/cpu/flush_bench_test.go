@@ -26,7 +26,7 @@ import (
 // under different OPENBLAS_CORETYPE values to see the kernels' subnormal
 // handling.
 func BenchmarkDeepSidelobeSky(b *testing.B) {
-	c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true})
+	c := deepSidelobeConfig(b, rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true})
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
 	clear(c.BeamIdx)
 	h := cblas.Best()
@@ -94,7 +94,7 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 // scaling and flushing, interleaved; the metrics are the median ms of each
 // and the median same-iteration ratio.
 func BenchmarkBuildZFlush(b *testing.B) {
-	c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true, Precision: 1})
+	c := deepSidelobeConfig(b, rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true, Precision: 1})
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
 	clear(c.BeamIdx)
 	ins := []zInputs{

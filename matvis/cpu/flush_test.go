@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
@@ -18,8 +19,8 @@ import (
 // horizon, so that products of Z's entries reach 1e-48, far below
 // float32's normal range. One antenna in three has a short dipole, whose
 // polarized components pass through zero.
-func deepSidelobeConfig(rng *rand.Rand, nant, nsrc, nfreq int, o matvis.Options) matvis.Config {
-	c := randomConfig(rng, nant, nsrc, nfreq, 1, o)
+func deepSidelobeConfig(t testing.TB, rng *rand.Rand, nant, nsrc, nfreq int, o matvis.Options) matvis.Config {
+	c := backendtest.Random(t, rng, backendtest.Shape{NAnt: nant, NSrc: nsrc, NFreq: nfreq, NTime: 1}, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, o)
 	topo := make([]float64, 3*nsrc)
 	for s := range nsrc {
 		u := rng.Float64()
@@ -118,7 +119,7 @@ func partRange(z []complex64) (lo, hi float64, zeros int) {
 func TestFlushedZHasNoSubnormal(t *testing.T) {
 	const minNormal32 = 0x1p-126
 	for _, pol := range []bool{false, true} {
-		c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 1)), 6, 3000, 1, matvis.Options{Precision: 1, Polarized: pol})
+		c := deepSidelobeConfig(t, rand.New(rand.NewPCG(8, 1)), 6, 3000, 1, matvis.Options{Precision: 1, Polarized: pol})
 		raw := chunkZ(t, c, &Backend{herk: cblas.Gonum{}, workers: 2, noFlush: true})
 		rawLo, rawHi, _ := partRange(raw.c64)
 		if rawLo*rawLo >= minNormal32*rawHi*rawHi {
@@ -146,10 +147,10 @@ func TestFlushedZHasNoSubnormal(t *testing.T) {
 // frequency.
 func relErrPerFreq(got, want *matvis.Result) float64 {
 	e := 0.0
-	g, w := vis(got), vis(want)
+	g, w := backendtest.Vis(got), backendtest.Vis(want)
 	n := len(w) / want.Shape[0] // frequency is the outermost axis
 	for f := range want.Shape[0] {
-		e = math.Max(e, relErr(g[f*n:(f+1)*n], w[f*n:(f+1)*n]))
+		e = math.Max(e, backendtest.RelErr(g[f*n:(f+1)*n], w[f*n:(f+1)*n]))
 	}
 	return e
 }
@@ -177,7 +178,7 @@ func TestDeepSidelobeSkyFP32(t *testing.T) {
 	for _, c := range cases {
 		o := c.opt
 		o.Polarized, o.MinChunks = c.pol, c.chunk
-		base := deepSidelobeConfig(rand.New(rand.NewPCG(8, 2)), 9, 4000, 2, o)
+		base := deepSidelobeConfig(t, rand.New(rand.NewPCG(8, 2)), 9, 4000, 2, o)
 		ref64 := mustRun(t, base, &Backend{herk: cblas.Gonum{}, workers: 2, noFlush: true})
 		c32 := base
 		c32.Options.Precision = 1

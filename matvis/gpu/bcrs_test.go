@@ -100,8 +100,8 @@ func deviceBCRSWorst(t *testing.T, g *Backend, sim *matvis.Simulation, rot astro
 	return worst
 }
 
-// TestParityERFA: full GPU vs CPU parity with astro's coordinates: the
-// ERFA method (device BCRS step) at both precisions and refresh intervals,
+// TestParityERFA: the GPU against the plain-loop twin with astro's
+// coordinates: the ERFA method (device BCRS step) at both precisions and refresh intervals,
 // and the Astropy method (uploaded ENU vectors).
 func TestParityERFA(t *testing.T) {
 	g := openGPU(t)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -276,4 +277,96 @@ func packPlane[T float32 | float64](dst []T, pl beam.Plane, c, nc int) float64 {
 		}
 	}
 	return m
+}
+
+// prepareBeams uploads the beam tables of frequency fi: descriptors,
+// grid geometries and the gridded beams' prepared planes, per beam
+// (beam_tau_z) and, for the fused kernel's stacked path, restacked by
+// node (gram_fused with FG_STACKED) — each only while a path that reads it
+// may run.
+func (r *run) prepareBeams(fi int) error {
+	if fi == r.beamsFreq {
+		return nil
+	}
+	r.beamsFreq = -1
+	t := r.tables0
+	r.tables0 = nil
+	if t == nil || fi != 0 {
+		var err error
+		if t, err = buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1); err != nil {
+			return err
+		}
+	}
+	if err := cuda.Upload(r.c, r.dDesc, t.desc, r.s); err != nil {
+		return fmt.Errorf("gpu: upload beam descriptors: %w", err)
+	}
+	r.freeBeamTables()
+	var err error
+	if len(t.geom) > 0 {
+		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
+			return fmt.Errorf("gpu: beam geometries: %w", err)
+		}
+		r.track(r.dGeom, termBeamTables, int64(len(t.geom))*8)
+		if err := cuda.Upload(r.c, r.dGeom, t.geom, r.s); err != nil {
+			return fmt.Errorf("gpu: upload beam geometries: %w", err)
+		}
+	}
+	if t.ncoef > 0 && !(r.fused && r.stacked) {
+		if r.dCoef, err = r.c.Alloc(t.ncoef * 2 * r.rsize); err != nil {
+			return fmt.Errorf("gpu: beam planes (%d MB): %w", t.ncoef*2*r.rsize>>20, err)
+		}
+		r.track(r.dCoef, matvis.TermBeamGrid, t.ncoef*2*r.rsize)
+		if r.p1 {
+			err = cuda.Upload(r.c, r.dCoef, t.coef32, r.s)
+		} else {
+			err = cuda.Upload(r.c, r.dCoef, t.coef64, r.s)
+		}
+		if err != nil {
+			return fmt.Errorf("gpu: upload beam planes: %w", err)
+		}
+	}
+	if r.stacked && (r.fused || !r.fusedChosen) {
+		st, err := t.stack(r.fgNBP)
+		if err != nil {
+			return err
+		}
+		n := int64(len(st)) * 4
+		if r.dCoefS, err = r.c.Alloc(n); err != nil {
+			return fmt.Errorf("gpu: stacked beam planes (%d MB): %w", n>>20, err)
+		}
+		r.track(r.dCoefS, matvis.TermBeamGrid, n)
+		if err := cuda.Upload(r.c, r.dCoefS, st, r.s); err != nil {
+			return fmt.Errorf("gpu: upload stacked beam planes: %w", err)
+		}
+	}
+	if r.fusedCand && r.tune.fusedF16 {
+		r.zscale = fp16Scale(r.flux, t.maxAbs)
+	}
+	r.beamsFreq = fi
+	return nil
+}
+
+// fp16Scale is the power of two that brings every Z value of a channel
+// whose source fluxes are flux to at most 1 in magnitude: |Z| ≤ √(I/2)·|A|,
+// and an interpolated beam value is at most maxBeam (the largest plane
+// value: spline weights are non-negative and sum to 1; analytic beams are
+// at most 1). Clamped to 2^±60 so that its square and inverse stay in
+// float32.
+func fp16Scale(flux []float64, maxBeam float64) float64 {
+	maxI := 0.0
+	for _, v := range flux {
+		maxI = max(maxI, math.Abs(v))
+	}
+	bound := math.Sqrt(maxI/2) * max(maxBeam, 1)
+	if !(bound > 0) || math.IsInf(bound, 0) {
+		return 1
+	}
+	e := math.Floor(-math.Log2(bound))
+	return math.Ldexp(1, int(max(-60, min(60, e))))
+}
+
+func (r *run) freeBeamTables() {
+	for _, p := range []*cuda.DevicePtr{&r.dGeom, &r.dCoef, &r.dCoefS} {
+		r.freeDev(p)
+	}
 }

@@ -16,10 +16,7 @@ const termGramPartials = "gpu_gram_partials"
 
 // termFootprints is the device memory of the stacked path's per-source
 // spline footprints (gram_foot), fusedFootBytes each.
-const (
-	termFootprints = "gpu_fused_footprints"
-	fusedFootBytes = 17 * 4
-)
+const termFootprints = "gpu_fused_footprints"
 
 // fusedEligibility decides whether the run may use the fused
 // beam+τ+Z+Gram kernel (fusedCand) and the kernel's tile count; with
@@ -109,12 +106,12 @@ func (r *run) fusedShared() int {
 // as many blocks as fit on the device at once (tuning may set the blocks
 // per multiprocessor instead).
 func (r *run) setupFused() error {
-	if err := r.fFused.SetMaxDynamicShared(r.fusedShared()); err != nil {
+	if err := r.k.gramFused.SetMaxDynamicShared(r.fusedShared()); err != nil {
 		return fmt.Errorf("gpu: gram_fused shared memory (%d bytes): %w", r.fusedShared(), err)
 	}
 	per := r.tune.fusedBlocksPerSM
 	if per <= 0 {
-		occ, err := r.fFused.MaxActiveBlocksPerSM(r.fusedThreads(), r.fusedShared())
+		occ, err := r.k.gramFused.MaxActiveBlocksPerSM(r.fusedThreads(), r.fusedShared())
 		if err != nil {
 			return fmt.Errorf("gpu: gram_fused occupancy: %w", err)
 		}
@@ -282,13 +279,21 @@ func (r *run) omega(fi int) float64 { return 2 * math.Pi * r.sim.Freqs[fi] / bea
 // launchBTZ queues beam_tau_z for sources [p0, p0+n) of compaction slot sl
 // at frequency fi, writing Z (leading dimension nf·n) on stream s.
 func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
-	pol, feedY := r.kernelFlags()
 	apb := max(r.tune.antennasPerBlock, 1)
-	groups := uint32((r.nant + apb - 1) / apb)
-	ldz := int64(r.nf) * int64(n)
-	g := cuda.Dim3{X: uint32((n + 127) / 128), Y: groups, Z: 1}
-	return r.fBTZ.Launch(g, cuda.Dim3{X: 128, Y: 1, Z: 1}, 0, s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl],
-		int32(r.nant), int32(apb), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, r.dCoef, pol, feedY, r.omega(fi), ldz, z)
+	return r.k.makeZ(s, r.zArgs(fi, sl, n, p0, r.dCoef), int32(apb), int64(r.nf)*int64(n), z)
+}
+
+// zArgs are the Z kernels' arguments for sources [p0, p0+n) of slot sl at
+// frequency fi, with the gridded beams' planes at coef.
+func (r *run) zArgs(fi, sl, n, p0 int, coef cuda.DevicePtr) zArgs {
+	pol, feedY := r.kernelFlags()
+	return zArgs{n: int32(n), p0: int32(p0), src: r.slot(sl), nant: int32(r.nant), antPos: r.dAnt, beamOf: r.dBeamOf,
+		beams: deviceBeams{r.dDesc, r.dGeom, coef}, polarized: pol, feedY: feedY, omega: r.omega(fi)}
+}
+
+// slot is compaction slot sl's visible sources.
+func (r *run) slot(sl int) compactSlot {
+	return compactSlot{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
 }
 
 // fusedGrid is gram_fused's block count for a chunk of n sources.
@@ -300,24 +305,19 @@ func (r *run) fusedGrid(n int) int {
 // frequency fi: one partial triangle per block into dPart, which
 // launchReduce must add up before the next chunk reuses dPart.
 func (r *run) launchFused(fi, sl, n, p0 int) error {
-	pol, feedY := r.kernelFlags()
 	r.fgLast = r.fusedGrid(n)
 	coef := r.dCoef
 	if r.stacked {
 		coef = r.dCoefS
-		if err := r.fFoot.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(n), int32(p0),
-			r.dCe[sl], r.dCn[sl], r.dGeom, r.dFoot); err != nil {
+		if err := r.k.footprints(r.s, int32(n), int32(p0), r.dCe[sl], r.dCn[sl], r.dGeom, r.dFoot); err != nil {
 			return err
 		}
 	}
-	return r.fFused.Launch(cuda.Dim3{X: uint32(r.fgLast), Y: 1, Z: 1}, cuda.Dim3{X: uint32(r.fusedThreads()), Y: 1, Z: 1}, r.fusedShared(), r.s, int32(n), int32(p0),
-		r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl], int32(r.nant), r.dAnt, r.dBeamOf, r.dDesc, r.dGeom, coef,
-		pol, feedY, r.omega(fi), int32(r.M), r.dPart, r.dFoot, float32(r.zscale))
+	return r.k.fusedGram(r.s, r.fgLast, r.fusedThreads(), r.fusedShared(), r.zArgs(fi, sl, n, p0, coef), int32(r.M), r.dPart, r.dFoot, float32(r.zscale))
 }
 
 // launchReduce queues gram_reduce: the partial triangles of the last
 // gram_fused launch added to the accumulator in float64.
 func (r *run) launchReduce() error {
-	mm := r.M * r.M
-	return r.fReduce.Launch(cuda.Grid1(mm, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, r.s, int32(r.fgLast), int32(r.M), r.dPart, r.dAcc)
+	return r.k.reduce(r.s, int32(r.fgLast), int32(r.M), r.dPart, r.dAcc)
 }

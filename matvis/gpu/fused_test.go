@@ -8,19 +8,20 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
-// TestParityFused: the fused beam+τ+Z+Gram kernel (forced on) against the
-// CPU on fresh random inputs, output NaN-poisoned by each run: polarized
-// and not, analytic and gridded (cubic and bilinear) beams, 1–3 chunks,
+// TestParityFused: the fused beam+τ+Z+Gram kernel (forced on) against
+// the plain-loop twin (backendtest.Plain) on fresh random inputs, output
+// NaN-poisoned by each run: polarized and not, analytic and gridded (cubic and bilinear) beams, 1–3 chunks,
 // antenna pairs, M from 9 to 128 (every tile count 1–4, full and ragged
 // last tiles), chunks of fewer sources than one slice per block, and a sky
 // of 37 sources (partial slices); polarized runs whose beams are all
 // gridded on one geometry take the stacked-beam path; bright (×10⁴) and
 // faint (×10⁻⁶) skies check the FP16 split's scaling. Each case runs with
 // TF32-split and FP16-split products and with the fused kernel off: every
-// path must agree with the CPU.
+// path must agree with the twin.
 func TestParityFused(t *testing.T) {
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
@@ -42,6 +43,7 @@ func TestParityFused(t *testing.T) {
 		{pol: false, p1: true, gridded: false, chunks: 1, nant: 16, nsrc: 2000, fluxScale: 1e-6},
 	} {
 		sim := buildSim(t, rng, c)
+		want := backendtest.Plain(t, sim)
 		for _, v := range []struct {
 			mode FusedMode
 			f16  bool
@@ -49,7 +51,7 @@ func TestParityFused(t *testing.T) {
 			mode := v.mode
 			g.opts.Fused = mode
 			g.tune.fusedF16 = v.f16
-			checkParity(t, g, sim, fmt.Sprintf("fused=%v f16=%v %v", mode, v.f16, c), func(r *matvis.Result) string {
+			checkParityWith(t, g, sim, want, fmt.Sprintf("fused=%v f16=%v %v", mode, v.f16, c), func(r *matvis.Result) string {
 				if r.Stats.GramFused != (mode == FusedOn) {
 					t.Errorf("fused=%v: Stats.GramFused = %v", mode, r.Stats.GramFused)
 				}
@@ -63,7 +65,7 @@ func TestParityFused(t *testing.T) {
 }
 
 // TestFusedAuto: with Options.Fused auto an eligible run times both paths
-// on its first chunk and says so; the result matches the CPU either way.
+// on its first chunk and says so; the result matches the twin either way.
 func TestFusedAuto(t *testing.T) {
 	g := openGPU(t)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 17))
@@ -78,7 +80,7 @@ func TestFusedAuto(t *testing.T) {
 
 // TestFusedDoesNotFit: when gram_fused's block does not fit on the device
 // (here made too large for its shared memory through 128-source slices),
-// auto keeps the separate path, says why and still matches the CPU; on is
+// auto keeps the separate path, says why and still matches the twin; on is
 // an error.
 func TestFusedDoesNotFit(t *testing.T) {
 	g := openGPU(t)

@@ -8,18 +8,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
-	"github.com/gomatvis/gomatvis/matvis/cpu"
-	"github.com/gomatvis/gomatvis/npy"
 )
 
 var (
@@ -60,62 +58,6 @@ func TestNoDeviceError(t *testing.T) {
 	}
 }
 
-// randomSky returns n unit vectors per time (about half below the horizon),
-// as a Precomputed coordinate provider.
-func randomSky(rng *rand.Rand, nt, n int) *matvis.Precomputed {
-	data := make([]float64, nt*3*n)
-	for t := 0; t < nt; t++ {
-		for s := 0; s < n; s++ {
-			x, y, z := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
-			r := math.Sqrt(x*x + y*y + z*z)
-			data[t*3*n+s], data[t*3*n+n+s], data[t*3*n+2*n+s] = x/r, y/r, z/r
-		}
-	}
-	p, err := matvis.NewPrecomputed(nt, n, data)
-	if err != nil {
-		panic(err)
-	}
-	return p
-}
-
-// rotSky is a test MatrixRotation: fixed unit vectors turned about a tilted
-// axis by a different angle at each time.
-type rotSky struct {
-	x, y, z []float64
-	nt      int
-}
-
-func newRotSky(rng *rand.Rand, nt, n int) *rotSky {
-	r := &rotSky{x: make([]float64, n), y: make([]float64, n), z: make([]float64, n), nt: nt}
-	for s := 0; s < n; s++ {
-		a, b, c := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
-		l := math.Sqrt(a*a + b*b + c*c)
-		r.x[s], r.y[s], r.z[s] = a/l, b/l, c/l
-	}
-	return r
-}
-
-func (r *rotSky) NSources() int { return len(r.x) }
-func (r *rotSky) NTimes() int   { return r.nt }
-func (r *rotSky) Matrix(ti int) ([9]float64, error) {
-	a := 0.3 + 0.1*float64(ti)
-	ca, sa := math.Cos(a), math.Sin(a)
-	cl, sl := math.Cos(0.5), math.Sin(0.5)
-	// Rotation about z by a, then about x by 0.5.
-	return [9]float64{ca, -sa, 0, cl * sa, cl * ca, -sl, sl * sa, sl * ca, cl}, nil
-}
-func (r *rotSky) CachedVectors(int) (x, y, z []float64, err error) { return r.x, r.y, r.z, nil }
-func (r *rotSky) ENU(ti int, e, n, u []float64) error {
-	m, _ := r.Matrix(ti)
-	for s := range r.x {
-		x, y, z := r.x[s], r.y[s], r.z[s]
-		e[s] = m[0]*x + m[1]*y + m[2]*z
-		n[s] = m[3]*x + m[4]*y + m[5]*z
-		u[s] = m[6]*x + m[7]*y + m[8]*z
-	}
-	return nil
-}
-
 type caseSpec struct {
 	pol, p1, gridded, rot bool
 	gridOnly              bool    // gridded beams only (no analytic one among them)
@@ -147,9 +89,9 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 		}
 	}
 	if c.rot {
-		cfg.Coords = newRotSky(rng, nt, c.nsrc)
+		cfg.Coords = backendtest.NewRotation(rng, nt, c.nsrc)
 	} else {
-		cfg.Coords = randomSky(rng, nt, c.nsrc)
+		cfg.Coords = backendtest.RandomTopo(t, rng, nt, c.nsrc)
 	}
 	if c.gridded {
 		for b := 0; b < 3; b++ {
@@ -187,47 +129,19 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 	return sim
 }
 
-// compare returns max|a−b| / max|b| over every visibility (+Inf when one
-// of a's is NaN).
-func compare(a, b *matvis.Result) float64 { return relErr(a, flatVis(b)) }
-
-// relErr returns max|got−want| / max|want| over the visibilities want of
-// got's layout (+Inf when one of got's is NaN).
-func relErr(got *matvis.Result, want []complex128) float64 {
-	return gputest.RelErr(flatVis(got), want)
-}
-
-// flatVis returns a result's visibilities in either precision as
-// complex128, in their flat order.
-func flatVis(r *matvis.Result) []complex128 {
-	if r.Precision != 1 {
-		return r.Vis128
-	}
-	out := make([]complex128, len(r.Vis64))
-	for i, v := range r.Vis64 {
-		out[i] = complex128(v)
-	}
-	return out
-}
-
-// parityTol is the tolerance of GPU vs CPU parity on max|Δ|/max|V|: 1e-9
-// in double precision, 1e-4 in single.
-func parityTol(sim *matvis.Simulation) float64 {
-	if sim.Options.Precision == 1 {
-		return 1e-4
-	}
-	return 1e-9
-}
-
-// checkParity runs sim on the CPU and on g, logs max|Δ|/max|V| of the
-// GPU's visibilities against the CPU's as "parity NAME: ..." followed by
-// note(GPU result) when note is given, and fails the test over parityTol.
+// checkParity runs sim on g, logs max|Δ|/max|V| of its visibilities
+// against the plain-loop twin (backendtest.Plain) as "parity NAME: ..."
+// followed by note(result) when note is given, and fails the test over
+// backendtest.Tolerance.
 func checkParity(t *testing.T, g *Backend, sim *matvis.Simulation, name string, note func(*matvis.Result) string) {
 	t.Helper()
-	want, err := cpu.New().Run(context.Background(), sim)
-	if err != nil {
-		t.Fatalf("%s: cpu: %v", name, err)
-	}
+	checkParityWith(t, g, sim, backendtest.Plain(t, sim), name, note)
+}
+
+// checkParityWith is checkParity with the twin's visibilities want of sim
+// computed by the caller (once for several runs of one simulation).
+func checkParityWith(t *testing.T, g *Backend, sim *matvis.Simulation, want []complex128, name string, note func(*matvis.Result) string) {
+	t.Helper()
 	got, err := g.Run(context.Background(), sim)
 	if err != nil {
 		t.Fatalf("%s: gpu: %v", name, err)
@@ -235,7 +149,7 @@ func checkParity(t *testing.T, g *Backend, sim *matvis.Simulation, name string, 
 	if !got.Complete() {
 		t.Fatalf("%s: incomplete result", name)
 	}
-	e, tol := compare(got, want), parityTol(sim)
+	e, tol := backendtest.RelErr(backendtest.Vis(got), want), backendtest.Tolerance(sim.Options.Precision)
 	msg := fmt.Sprintf("parity %s: max|Δ|/max|V| = %.2e", name, e)
 	if note != nil {
 		msg += " " + note(got)
@@ -246,26 +160,7 @@ func checkParity(t *testing.T, g *Backend, sim *matvis.Simulation, name string, 
 	}
 }
 
-func TestParityRandom(t *testing.T) {
-	g := openGPU(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
-	var cases []caseSpec
-	for _, pol := range []bool{false, true} {
-		for _, p1 := range []bool{false, true} {
-			for _, gridded := range []bool{false, true} {
-				for _, chunks := range []int{1, 3} {
-					cases = append(cases, caseSpec{pol: pol, p1: p1, gridded: gridded, chunks: chunks, nant: 5 + rng.IntN(4), nsrc: 500 + rng.IntN(1500), pairs: chunks == 3 && !pol, order: 3, rot: chunks == 3})
-				}
-			}
-		}
-	}
-	cases = append(cases, caseSpec{pol: true, p1: false, gridded: true, chunks: 2, nant: 6, nsrc: 900, order: 1})
-	for _, c := range cases {
-		checkParity(t, g, buildSim(t, rng, c), c.String(), func(r *matvis.Result) string { return "(" + r.Stats.MatProdImpl + ")" })
-	}
-}
-
-// TestParitySubChunks: GPU vs CPU on fresh random inputs with the
+// TestParitySubChunks: GPU vs the plain-loop twin on fresh random inputs with the
 // single-stream path (S = 1) and the two-stream sub-chunk pipeline
 // (S = 3, 8; sub-chunks down to 64 sources so that the small chunks split),
 // chunked and not, output NaN-poisoned by each run.
@@ -286,74 +181,6 @@ func TestParitySubChunks(t *testing.T) {
 			checkParity(t, g, buildSim(t, rng, c), fmt.Sprintf("sub-chunks S=%d %v", sub, c),
 				func(r *matvis.Result) string { return fmt.Sprintf("(%d chunk samples)", len(r.Stats.Chunks)) })
 		}
-	}
-}
-
-func referenceDir() string {
-	// The test binary runs in the package directory under go test and in
-	// the repository root on the device (scripts/gpu-device-run.sh).
-	for _, d := range []string{os.Getenv("GOMATVIS_REFERENCE"), "../../testdata/reference", "testdata/reference"} {
-		if d != "" {
-			if _, err := os.Stat(d); err == nil {
-				return d
-			}
-		}
-	}
-	return ""
-}
-
-func TestReferenceSpecs(t *testing.T) {
-	g := openGPU(t)
-	dir := referenceDir()
-	if dir == "" {
-		t.Fatal("reference specs not found (testdata/reference)")
-	}
-	specs, _ := filepath.Glob(filepath.Join(dir, "*", "spec.json"))
-	checked := 0
-	for _, sp := range specs {
-		name := filepath.Base(filepath.Dir(sp))
-		topo, err := npy.ReadFile(filepath.Join(filepath.Dir(sp), "topo.npy"))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		tv, _ := topo.AsFloat64()
-		wantArr, err := npy.ReadFile(filepath.Join(filepath.Dir(sp), "vis.npy"))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		want := wantArr.AsComplex128()
-		nt := topo.Shape[0]
-		ns := topo.Shape[2]
-		pc, err := matvis.NewPrecomputed(nt, ns, tv)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sim, err := matvis.FromSpecFile(sp, &matvis.SpecOptions{Topo: pc})
-		if err != nil {
-			t.Logf("%s: cannot build the simulation here (%v): skipped", name, err)
-			continue
-		}
-		got, err := g.Run(context.Background(), sim)
-		if err != nil {
-			t.Fatalf("%s: gpu: %v", name, err)
-		}
-		cres, err := cpu.New().Run(context.Background(), sim)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := relErr(got, want)
-		ec, tol := compare(got, cres), parityTol(sim)
-		t.Logf("parity reference %s (precision %d): GPU vs matvis vis.npy %.2e, GPU vs CPU %.2e", name, sim.Options.Precision, e, ec)
-		if !(ec <= tol) {
-			t.Errorf("reference %s: GPU vs CPU %.3e over %.0e", name, ec, tol)
-		}
-		if !(e <= 1e-6) {
-			t.Errorf("reference %s: GPU vs matvis %.3e", name, e)
-		}
-		checked++
-	}
-	if checked == 0 {
-		t.Skipf("no reference spec in %s could be run here", dir)
 	}
 }
 
@@ -383,7 +210,7 @@ func benchSim(t testing.TB, nant, nsrc, ntimes, chunks, prec int) *matvis.Simula
 	for s := range cfg.Flux {
 		cfg.Flux[s] = rng.Float64() + 0.1
 	}
-	cfg.Coords = newRotSky(rng, ntimes, nsrc)
+	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
 	cfg.Options = matvis.Options{Precision: prec, Polarized: true, MinChunks: chunks}
 	sim, err := matvis.New(cfg)
 	if err != nil {
@@ -452,7 +279,7 @@ func TestPrecisionGateDev(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := compare(r1, r2)
+		e := backendtest.RelErr(backendtest.Vis(r1), backendtest.Vis(r2))
 		t.Logf("precision gate (dev size, GPU fp32 fused=%v f16=%v vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", mode, v.f16, e, r1.Stats.MatProdImpl)
 		if !(e <= 1e-5) {
 			t.Errorf("fused=%v: fp32 vs fp64 %.3e over 1e-5", mode, e)
@@ -679,64 +506,4 @@ func durS(d []time.Duration) []float64 {
 		o[i] = x.Seconds()
 	}
 	return o
-}
-
-// tableSky is a Spectrum reading a source-major flux table by channel.
-type tableSky struct {
-	freqs, flux []float64
-}
-
-func (s tableSky) StokesIAt(f float64, dst []float64) error {
-	nf := len(s.freqs)
-	for fi, g := range s.freqs {
-		if g == f {
-			for k := range dst {
-				dst[k] = s.flux[k*nf+fi]
-			}
-			return nil
-		}
-	}
-	return fmt.Errorf("no channel at %g Hz", f)
-}
-
-// TestSkySpectrum: fluxes given channel by channel (Config.Sky) give the
-// GPU the very visibilities of the same table (the device holds one
-// channel's fluxes at a time), and a NaN from the model is an error.
-func TestSkySpectrum(t *testing.T) {
-	g := openGPU(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 12))
-	for _, c := range []caseSpec{
-		{pol: true, p1: false, gridded: true, chunks: 2, nant: 6, nsrc: 900, order: 3},
-		{pol: false, p1: true, chunks: 1, nant: 5, nsrc: 700},
-	} {
-		sim := buildSim(t, rng, c)
-		want, err := g.Run(context.Background(), sim)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := sim.Config
-		cfg.Sky, cfg.Flux = tableSky{cfg.Freqs, cfg.Flux}, nil
-		sky, err := matvis.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkParity(t, g, sky, "sky spectrum "+c.String(), nil)
-		got, err := g.Run(context.Background(), sky)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e := compare(got, want); e != 0 {
-			t.Errorf("%v: spectrum vs table on the GPU differ by %.2e", c, e)
-		}
-		bad := append([]float64(nil), sim.Flux...)
-		bad[3*len(cfg.Freqs)+1] = math.NaN()
-		cfg.Sky = tableSky{cfg.Freqs, bad}
-		nanSim, err := matvis.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := g.Run(context.Background(), nanSim); err == nil || !strings.Contains(err.Error(), "source 3") {
-			t.Errorf("%v: NaN flux from the sky: error %v, want one naming source 3", c, err)
-		}
-	}
 }

@@ -184,9 +184,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 		be, rep.BackendNote = b, note
 		// A backend opened here is closed here (a GPU backend holds a
 		// device context).
-		if c, ok := b.(interface{ Close() error }); ok {
-			defer c.Close()
-		}
+		defer b.Close()
 		if note != "" {
 			rep.Notes = append(rep.Notes, note)
 		}

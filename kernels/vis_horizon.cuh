@@ -1,0 +1,199 @@
+// vis_horizon.cuh: Horizon compaction and the device ENU vectors. Part of
+// vis.cu, which includes the stages in order after its prologue (the real and
+// complex types R_T, Z_T, ACC_T, OUT_T and PI_D); it is not a header of its
+// own.
+#pragma once
+
+// ---------------------------------------------------------------------------
+// Horizon compaction: three launches per time, no host synchronisation.
+
+// Layout of the per-time parameter block m (double[PAR_N]): the row-major
+// 3x3 ENU matrix, then (mode 2) the BCRS-step constants of the time's
+// refresh (astro.BCRSParams): eh, em, v, bm1, the row-major bpn matrix and
+// the Sun's Schwarzschild radius in au.
+// The offsets come from matvis/gpu (defines.go) as -D macros.
+#if !defined(PAR_EH) || !defined(PAR_EM) || !defined(PAR_V) || !defined(PAR_BM1) || !defined(PAR_BPN) || \
+    !defined(PAR_SRS) || !defined(PAR_N)
+#error "PAR_*: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
+
+// bcrs_step is the ERFA method's "BCRS step" (matvis-conventions §4.2 step
+// 2) of one ECI unit vector, in double: Sun light deflection, aberration
+// (the last term on the bm1-scaled vector, as matvis), normalisation, then
+// the bpn matrix. It follows astro's bcrsStep operation by operation, with
+// explicitly rounded operations (no fused multiply-adds) and IEEE division
+// and square root, so it gives the CPU's vectors bit for bit.
+#define MUL __dmul_rn
+#define ADD __dadd_rn
+#define SUB __dsub_rn
+__device__ __forceinline__ void bcrs_step(const double* __restrict__ m, double* px, double* py, double* pz) {
+  double x = *px, y = *py, z = *pz;
+  const double e0 = m[PAR_EH], e1 = m[PAR_EH + 1], e2 = m[PAR_EH + 2];
+  const double v0 = m[PAR_V], v1 = m[PAR_V + 1], v2 = m[PAR_V + 2];
+  const double bm1 = m[PAR_BM1];
+  const double srsEm = __ddiv_rn(m[PAR_SRS], m[PAR_EM]);
+  // Sun light deflection, p += w * p x (e x p).
+  double q = ADD(ADD(MUL(x, ADD(x, e0)), MUL(y, ADD(y, e1))), MUL(z, ADD(z, e2)));
+  if (q < 1e-6) q = 1e-6;
+  const double w = __ddiv_rn(srsEm, q);
+  const double c0 = SUB(MUL(e1, z), MUL(e2, y)), c1 = SUB(MUL(e2, x), MUL(e0, z)), c2 = SUB(MUL(e0, y), MUL(e1, x));
+  const double dx = ADD(x, MUL(w, SUB(MUL(y, c2), MUL(z, c1))));
+  const double dy = ADD(y, MUL(w, SUB(MUL(z, c0), MUL(x, c2))));
+  const double dz = ADD(z, MUL(w, SUB(MUL(x, c1), MUL(y, c0))));
+  x = dx, y = dy, z = dz;
+  // Aberration.
+  const double pdv = ADD(ADD(MUL(x, v0), MUL(y, v1)), MUL(z, v2));
+  const double w1 = ADD(1.0, __ddiv_rn(pdv, ADD(1.0, bm1)));
+  const double sx = MUL(bm1, x), sy = MUL(bm1, y), sz = MUL(bm1, z);
+  x = ADD(ADD(sx, MUL(w1, v0)), MUL(srsEm, SUB(v0, MUL(pdv, sx))));
+  y = ADD(ADD(sy, MUL(w1, v1)), MUL(srsEm, SUB(v1, MUL(pdv, sy))));
+  z = ADD(ADD(sz, MUL(w1, v2)), MUL(srsEm, SUB(v2, MUL(pdv, sz))));
+  const double r = __ddiv_rn(1.0, __dsqrt_rn(ADD(ADD(MUL(x, x), MUL(y, y)), MUL(z, z))));
+  x = MUL(x, r), y = MUL(y, r), z = MUL(z, r);
+  // Bias-precession-nutation.
+  const double* b = m + PAR_BPN;
+  *px = ADD(ADD(MUL(b[0], x), MUL(b[1], y)), MUL(b[2], z));
+  *py = ADD(ADD(MUL(b[3], x), MUL(b[4], y)), MUL(b[5], z));
+  *pz = ADD(ADD(MUL(b[6], x), MUL(b[7], y)), MUL(b[8], z));
+}
+#undef MUL
+#undef ADD
+#undef SUB
+
+// enu_d gives source s's ENU vector in double. mode 0: s0..2 are uploaded
+// east, north, up. mode 1: s0..2 are the cached (BCRS-step) x, y, z
+// vectors and m[0..8] the row-major ENU matrix. mode 2: s0..2 are the ECI
+// unit vectors, the BCRS step is done here with m's constants, then the
+// matrix is applied (the same sums as astro's ENU, without fused
+// multiply-adds).
+__device__ __forceinline__ void enu_d(int mode, const double* __restrict__ s0, const double* __restrict__ s1,
+                                      const double* __restrict__ s2, const double* __restrict__ m, long long s,
+                                      double* e, double* n, double* u) {
+  double x = s0[s], y = s1[s], z = s2[s];
+  if (mode == 2) bcrs_step(m, &x, &y, &z);
+  if (mode >= 1) {
+    double ee = __dadd_rn(__dadd_rn(__dmul_rn(m[0], x), __dmul_rn(m[1], y)), __dmul_rn(m[2], z));
+    double nn = __dadd_rn(__dadd_rn(__dmul_rn(m[3], x), __dmul_rn(m[4], y)), __dmul_rn(m[5], z));
+    double uu = __dadd_rn(__dadd_rn(__dmul_rn(m[6], x), __dmul_rn(m[7], y)), __dmul_rn(m[8], z));
+    x = ee, y = nn, z = uu;
+  }
+  *e = x, *n = y, *u = z;
+}
+
+// enu_of is enu_d rounded to the run's real type: precision 1 rounds to
+// float32 here, as matvis stores its ENU vectors.
+__device__ __forceinline__ void enu_of(int mode, const double* __restrict__ s0, const double* __restrict__ s1,
+                                       const double* __restrict__ s2, const double* __restrict__ m, long long s,
+                                       real* e, real* n, real* u) {
+  double x, y, z;
+  enu_d(mode, s0, s1, s2, m, s, &x, &y, &z);
+  *e = (real)x, *n = (real)y, *u = (real)z;
+}
+
+// enu_all writes every source's double ENU vector (enu_d), horizon or not:
+// the tests compare it with the CPU's.
+extern "C" __global__ void enu_all(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
+                                   const double* m, double* e, double* n, double* u) {
+  long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s < nsrc) enu_d(mode, s0, s1, s2, m, s, e + s, n + s, u + s);
+}
+
+// Block counts of sources strictly above the horizon (256 threads).
+extern "C" __global__ void horizon_count(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
+                                         const double* m, int* blockCount) {
+  long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  int vis = 0;
+  if (s < nsrc) {
+    real e, n, u;
+    enu_of(mode, s0, s1, s2, m, s, &e, &n, &u);
+    vis = u > (real)0;
+  }
+  int c = __syncthreads_count(vis);
+  if (threadIdx.x == 0) blockCount[blockIdx.x] = c;
+}
+
+// Exclusive scan of n counts in one block of 1024 threads; the total goes
+// to *total. Tiles of 8192 counts go through shared memory: coalesced loads
+// and stores (8 independent loads per thread in flight), each thread scans
+// 8 adjacent counts, warp shuffles and one warp scan the thread sums.
+#define SCAN_PER 8
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, const int* in, int* out, int* total) {
+  __shared__ int tile[THREADS_SCAN * SCAN_PER];
+  __shared__ int ws[32];
+  int t = threadIdx.x, lane = t & 31, warp = t >> 5;
+  int carry = 0;
+  for (int base = 0; base < n; base += THREADS_SCAN * SCAN_PER) {
+#pragma unroll
+    for (int j = 0; j < SCAN_PER; j++) {
+      int i = base + j * THREADS_SCAN + t;
+      tile[j * THREADS_SCAN + t] = i < n ? in[i] : 0;
+    }
+    __syncthreads();
+    int loc[SCAN_PER];
+    int sum = 0;
+#pragma unroll
+    for (int k = 0; k < SCAN_PER; k++) {
+      loc[k] = sum;
+      sum += tile[t * SCAN_PER + k];
+    }
+    int inc = sum;  // inclusive warp scan of the thread sums
+#pragma unroll
+    for (int off = 1; off < 32; off <<= 1) {
+      int v = __shfl_up_sync(0xffffffffu, inc, off);
+      if (lane >= off) inc += v;
+    }
+    if (lane == 31) ws[warp] = inc;
+    __syncthreads();
+    if (warp == 0) {
+      int w = ws[lane], wi = w;
+#pragma unroll
+      for (int off = 1; off < 32; off <<= 1) {
+        int v = __shfl_up_sync(0xffffffffu, wi, off);
+        if (lane >= off) wi += v;
+      }
+      ws[lane] = wi - w;  // exclusive prefix of each warp
+      if (lane == 31) tile[0] = wi;  // tile total (tile[0] is consumed: thread 0's loc)
+    }
+    __syncthreads();
+    int tileTotal = tile[0];
+    int pre = carry + ws[warp] + inc - sum;
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < SCAN_PER; k++) tile[t * SCAN_PER + k] = pre + loc[k];
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < SCAN_PER; j++) {
+      int i = base + j * THREADS_SCAN + t;
+      if (i < n) out[i] = tile[j * THREADS_SCAN + t];
+    }
+    carry += tileTotal;
+    __syncthreads();
+  }
+  if (t == 0) *total = carry;
+}
+
+// Stable scatter of the visible sources: their index, ENU vector and
+// amplitude sqrt(0.5 I) (flux of this frequency, stride nfreq).
+extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
+                                           const double* m, const int* blockOffset, const double* flux, int nfreq, int fi,
+                                           real* ce, real* cn, real* cu, double* amp) {
+  __shared__ int warpSum[WARPS_COORDS];
+  long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  real e = 0, n = 0, u = 0;
+  bool vis = false;
+  if (s < nsrc) {
+    enu_of(mode, s0, s1, s2, m, s, &e, &n, &u);
+    vis = u > (real)0;
+  }
+  unsigned ballot = __ballot_sync(0xffffffffu, vis);
+  int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  if (lane == 0) warpSum[warp] = __popc(ballot);
+  __syncthreads();
+  int before = 0;
+  for (int w = 0; w < warp; w++) before += warpSum[w];
+  if (vis) {
+    int pos = blockOffset[blockIdx.x] + before + __popc(ballot & ((1u << lane) - 1u));
+    ce[pos] = e, cn[pos] = n, cu[pos] = u;
+    amp[pos] = sqrt(0.5 * flux[s * nfreq + fi]);
+  }
+}

@@ -1,0 +1,55 @@
+package gpu
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/kernels"
+)
+
+// TestSharedDefinesCoverKernels: every macro that vis.cu and its headers
+// refuse to compile without (a #ifndef or !defined(...) guarding an
+// #error) is among sharedDefines, each given once — so a constant added on
+// one side only fails here, not on the device.
+func TestSharedDefinesCoverKernels(t *testing.T) {
+	code, headers, err := kernels.Program("vis.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	given := map[string]int{}
+	for _, d := range sharedDefines() {
+		name, _, ok := strings.Cut(strings.TrimPrefix(d, "-D"), "=")
+		if !ok {
+			t.Fatalf("%q is not -DNAME=VALUE", d)
+		}
+		given[name]++
+	}
+	guard := regexp.MustCompile(`(?m)^#(?:if|ifndef)\b(.*(?:\\\n.*)*)\n#error`)
+	name := regexp.MustCompile(`!defined\((\w+)\)|^\s*(\w+)\s*$`)
+	var required []string
+	for _, src := range append([]string{code}, mapValues(headers)...) {
+		for _, g := range guard.FindAllStringSubmatch(src, -1) {
+			for _, m := range name.FindAllStringSubmatch(strings.ReplaceAll(g[1], "\\\n", " "), -1) {
+				required = append(required, m[1]+m[2])
+			}
+		}
+	}
+	if len(required) < 10 {
+		t.Fatalf("found only %v guarded macros: the guard pattern no longer matches vis.cu", required)
+	}
+	for _, r := range required {
+		if given[r] != 1 {
+			t.Errorf("vis.cu requires %s; sharedDefines gives it %d times", r, given[r])
+		}
+	}
+	t.Logf("vis.cu requires %d macros: %v", len(required), required)
+}
+
+func mapValues(m map[string]string) []string {
+	var out []string
+	for _, v := range m {
+		out = append(out, v)
+	}
+	return out
+}

@@ -1,0 +1,212 @@
+package gpu
+
+import (
+	"fmt"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/kernels"
+)
+
+// visKernels are the kernels of one compiled vis.cu. Each is launched
+// through a method whose parameters are the kernel's, in its order, with
+// the Go type of each C type (long long: int64, int: int32, pointers:
+// cuda.DevicePtr), so that a call site cannot pass them out of order
+// unnoticed. Block sizes are those the kernels are written for, passed to
+// them with -D (defines.go).
+type visKernels struct {
+	enuAll, horizonCount, scanBlocks, horizonScatter cuda.Function
+	keyCount, keyScatter                             cuda.Function
+	beamTauZ, visOut                                 cuda.Function
+	// The fused path's kernels: present when the module was compiled with
+	// FG_MT (gramFoot only with FG_STACKED).
+	gramFused, gramReduce, gramFoot cuda.Function
+}
+
+// loadVisKernels looks up vis.cu's kernels in mod: the fused path's when
+// fused, its footprint kernel when stacked.
+func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) {
+	k := &visKernels{}
+	fns := []struct {
+		p    *cuda.Function
+		name string
+	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
+		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
+		{&k.enuAll, "enu_all"}}
+	if fused {
+		fns = append(fns, struct {
+			p    *cuda.Function
+			name string
+		}{&k.gramFused, "gram_fused"}, struct {
+			p    *cuda.Function
+			name string
+		}{&k.gramReduce, "gram_reduce"})
+	}
+	if fused && stacked {
+		fns = append(fns, struct {
+			p    *cuda.Function
+			name string
+		}{&k.gramFoot, "gram_foot"})
+	}
+	for _, f := range fns {
+		var err error
+		if *f.p, err = mod.Function(f.name); err != nil {
+			return nil, fmt.Errorf("gpu: %w", err)
+		}
+	}
+	return k, nil
+}
+
+func dim1(n int) cuda.Dim3 { return cuda.Dim3{X: uint32(n), Y: 1, Z: 1} }
+
+// srcVectors are the three source-vector arrays the coordinate kernels
+// read: ENU (mode 0), cached vectors (mode 1) or ECI vectors (mode 2).
+type srcVectors [3]cuda.DevicePtr
+
+// enu writes every source's double ENU vector (enu_all).
+func (k *visKernels) enu(s cuda.Stream, nsrc int64, mode int32, src srcVectors, par, e, n, u cuda.DevicePtr) error {
+	return k.enuAll.Launch(cuda.Grid1(int(nsrc), threadsCoords), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, e, n, u)
+}
+
+// countVisible counts, per block of threadsCoords sources, those above the
+// horizon (horizon_count); blocks is ⌈nsrc/threadsCoords⌉.
+func (k *visKernels) countVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par, blockCount cuda.DevicePtr) error {
+	return k.horizonCount.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, blockCount)
+}
+
+// scan writes the exclusive scan of n counts and their total (scan_blocks,
+// one block).
+func (k *visKernels) scan(s cuda.Stream, n int32, in, out, total cuda.DevicePtr) error {
+	return k.scanBlocks.Launch(dim1(1), dim1(threadsScan), 0, s, n, in, out, total)
+}
+
+// compactSlot is a compaction slot's visible sources: ENU vectors in the
+// run's real type and √(I/2) amplitudes.
+type compactSlot struct {
+	e, n, u, amp cuda.DevicePtr
+}
+
+// scatterVisible writes the visible sources, in order, into dst
+// (horizon_scatter) with the fluxes of channel fi of nfreq in flux.
+func (k *visKernels) scatterVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par, blockOffset, flux cuda.DevicePtr,
+	nfreq, fi int32, dst compactSlot) error {
+	return k.horizonScatter.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, blockOffset,
+		flux, nfreq, fi, dst.e, dst.n, dst.u, dst.amp)
+}
+
+// countKeys counts the sort keys of pass per block (key_count).
+func (k *visKernels) countKeys(s cuda.Stream, blocks int, total cuda.DevicePtr, pass int32, in compactSlot, nblk int32, cnt cuda.DevicePtr) error {
+	return k.keyCount.Launch(dim1(blocks), dim1(threadsCoords), 0, s, total, pass, in.e, in.n, in.u, nblk, cnt)
+}
+
+// scatterKeys moves the sources from in to out stably by their key of pass
+// (key_scatter); off is the scan of countKeys' counts.
+func (k *visKernels) scatterKeys(s cuda.Stream, blocks int, total cuda.DevicePtr, pass, nblk int32, off cuda.DevicePtr, in, out compactSlot) error {
+	return k.keyScatter.Launch(dim1(blocks), dim1(threadsCoords), 0, s, total, pass, nblk, off,
+		in.e, in.n, in.u, in.amp, out.e, out.n, out.u, out.amp)
+}
+
+// deviceBeams are the device beam tables of one frequency.
+type deviceBeams struct{ desc, geom, coef cuda.DevicePtr }
+
+// zArgs are the arguments beam_tau_z and gram_fused share: sources
+// [p0, p0+n) of a compaction slot, the antennas and their beams, the
+// polarisation flags and ω = 2πν/c.
+type zArgs struct {
+	n, p0          int32
+	src            compactSlot
+	nant           int32
+	antPos, beamOf cuda.DevicePtr
+	beams          deviceBeams
+	polarized      int32
+	feedY          int32
+	omega          float64
+}
+
+// makeZ writes Z (leading dimension ldz) for a.n sources (beam_tau_z), a
+// block per 128 sources and group of apb antennas.
+func (k *visKernels) makeZ(s cuda.Stream, a zArgs, apb int32, ldz int64, z cuda.DevicePtr) error {
+	groups := (a.nant + apb - 1) / apb
+	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
+	return k.beamTauZ.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp,
+		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, ldz, z)
+}
+
+// extract writes the requested pairs' visibilities from the accumulator
+// (vis_out); lowerOnly says only its lower triangle holds the product.
+func (k *visKernels) extract(s cuda.Stream, npairs int32, pairs cuda.DevicePtr, nf, m int32, acc cuda.DevicePtr, lowerOnly int32, out cuda.DevicePtr) error {
+	nout := int(npairs) * int(nf) * int(nf)
+	return k.visOut.Launch(cuda.Grid1(nout, threadsCoords), dim1(threadsCoords), 0, s, npairs, pairs, nf, m, acc, lowerOnly, out)
+}
+
+// footprints writes the stacked path's spline footprints of sources
+// [p0, p0+n) (gram_foot).
+func (k *visKernels) footprints(s cuda.Stream, n, p0 int32, ce, cn, geom, foot cuda.DevicePtr) error {
+	return k.gramFoot.Launch(cuda.Grid1(int(n), threadsCoords), dim1(threadsCoords), 0, s, n, p0, ce, cn, geom, foot)
+}
+
+// fusedGram makes Z and its Gram product in one kernel (gram_fused):
+// blocks partial triangles of the m×m product into part.
+func (k *visKernels) fusedGram(s cuda.Stream, blocks, threads, shared int, a zArgs, m int32, part, foot cuda.DevicePtr, zscale float32) error {
+	return k.gramFused.Launch(dim1(blocks), dim1(threads), shared, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp,
+		a.nant, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, m, part, foot, zscale)
+}
+
+// reduce adds nblk partial triangles of the m×m product to the
+// accumulator in float64 (gram_reduce).
+func (k *visKernels) reduce(s cuda.Stream, nblk, m int32, part, acc cuda.DevicePtr) error {
+	return k.gramReduce.Launch(cuda.Grid1(int(m)*int(m), threadsCoords), dim1(threadsCoords), 0, s, nblk, m, part, acc)
+}
+
+// compile builds vis.cu for the run's precision, Gram strategy and
+// tuning with NVRTC (or takes it from the kernel cache) and loads its
+// kernels; a fused kernel that does not fit on the device leaves the
+// separate path, unless Options.Fused forces it.
+func (r *run) compile() error {
+	code, headers, err := kernels.Program("vis.cu")
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	rt, out := "double", "double2"
+	r.rsize, r.osize = 8, 16
+	if r.p1 {
+		rt, out = "float", "float2"
+		r.rsize, r.osize = 4, 8
+	}
+	zt := "float2"
+	r.zsize = 8
+	if r.st.Double() {
+		zt, r.zsize = "double2", 16
+	}
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
+		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, sharedDefines()...)
+	opts = append(opts, r.tune.extraCompileOptions...)
+	if r.fusedCand {
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
+			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
+		if r.stacked {
+			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
+		}
+		if r.tune.fusedF16 {
+			opts = append(opts, "-DFG_F16")
+		}
+	}
+	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked); err != nil {
+		return err
+	}
+	if r.fusedCand {
+		if err = r.setupFused(); err != nil {
+			// A card whose shared memory or registers do not hold the
+			// kernel's block keeps the separate path, unless forced.
+			if r.opt.Fused == FusedOn {
+				return err
+			}
+			r.fusedCand, r.stacked = false, false
+			r.res.Stats.MatProdImpl += fmt.Sprintf("; fused beam+τ+Z+Gram kernel not available on this device (%v)", err)
+		}
+	}
+	return nil
+}

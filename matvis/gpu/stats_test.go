@@ -1,0 +1,53 @@
+package gpu
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/matvis"
+)
+
+// TestChunkSampleCounts: however an integration's visible sources are cut
+// into chunks, its samples' NSources add up to the sky and their NVisible
+// to the visible sources (the meaning matvis.ChunkSample documents and
+// the CPU follows).
+func TestChunkSampleCounts(t *testing.T) {
+	for _, c := range []struct{ nsrc, nvis, nchunk, bufSrc int }{
+		{1000, 480, 1, 1000}, {1000, 480, 3, 400}, {1000, 0, 2, 500}, {7, 7, 7, 1}, {5000, 2501, 4, 300},
+	} {
+		r := &run{nsrc: c.nsrc, nchunk: c.nchunk, bufSrc: c.bufSrc}
+		size, count := r.chunkPlan(c.nvis)
+		var samples []matvis.ChunkSample
+		for ci := range count {
+			samples = append(samples, r.chunkSample(0, 0, ci, min(size, c.nvis-ci*size), c.nvis, matvis.StageTimes{}))
+		}
+		if count == 0 {
+			samples = append(samples, r.chunkSample(0, 0, 0, 0, 0, matvis.StageTimes{}))
+		}
+		var src, vis int
+		for _, s := range samples {
+			if s.NVisible > s.NSources {
+				t.Errorf("%+v: sample %+v has more visible than sources", c, s)
+			}
+			src += s.NSources
+			vis += s.NVisible
+		}
+		if src != c.nsrc || vis != c.nvis {
+			t.Errorf("%+v: samples add up to %d sources, %d visible", c, src, vis)
+		}
+	}
+}
+
+// TestMatProdImplNamesMethod: the Gram-product description names the
+// method asked for, so that pairs, done on the device as the full product
+// and an extraction, is not silently taken for herk.
+func TestMatProdImplNamesMethod(t *testing.T) {
+	for _, mp := range []matvis.MatProd{matvis.MatProdHerk, matvis.MatProdPairs} {
+		sim := &matvis.Simulation{Pairs: [][2]int{{0, 1}, {1, 1}}}
+		sim.Options.MatProd = mp
+		got := matProdImpl(sim, "cuBLAS cherk (forced)")
+		if !strings.HasPrefix(got, string(mp)) || !strings.Contains(got, "cuBLAS cherk (forced)") {
+			t.Errorf("%s: %q", mp, got)
+		}
+	}
+}

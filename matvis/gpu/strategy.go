@@ -1,0 +1,115 @@
+// The Gram-product strategy: forced, cached on disk or measured.
+
+package gpu
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis"
+)
+
+// matProdImpl names the matrix product as the run does it. The device has
+// no per-pair product: it always forms the whole M×M Gram product (cuBLAS
+// or the fused kernel) and vis_out extracts the output pairs, so
+// Options.MatProd pairs gives the pairs' visibilities computed that way,
+// which is said here rather than ignored silently.
+func matProdImpl(sim *matvis.Simulation, impl string) string {
+	if sim.Options.MatProd == matvis.MatProdPairs {
+		return fmt.Sprintf("pairs (%d) extracted from the full Gram product, %s", len(sim.Pairs), impl)
+	}
+	return "herk via " + impl
+}
+
+func (r *run) chooseStrategy() error {
+	prec := r.sim.Options.Precision
+	if r.opt.Strategy != "" {
+		r.st = r.opt.Strategy
+		if prec == 2 && !r.st.Double() {
+			return fmt.Errorf("gpu: strategy %s is single precision; precision 2 needs a complex128 one", r.st)
+		}
+		r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (forced)", r.st)
+		return nil
+	}
+	// Expected K per chunk: about half the sky is above the horizon.
+	k := r.nf * max(1, (r.nsrc/2+r.nchunk-1)/r.nchunk)
+	info := r.c.Info()
+	ver, _ := r.blas.Version()
+	bucket := (k + 4095) / 4096 * 4096
+	key := fmt.Sprintf("%s|drv%d|cublas%d|p%d|M%d|K%d", info.Name, info.DriverVersion, ver, prec, r.M, bucket)
+	cache := strategyCachePath()
+	if !r.opt.NoStrategyCache {
+		if st, ok := readStrategyCache(cache, key); ok {
+			r.st = st
+			r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (cached choice for M=%d K≈%d)", st, r.M, bucket)
+			return nil
+		}
+	}
+	r.mem.ScratchBytes = int64(bucket)*int64(r.M)*16 + int64(r.M)*int64(r.M)*16 // gram.Choose's Z and C
+	st, res, err := r.g.Choose(gram.Candidates(prec), r.M, bucket)
+	if err != nil {
+		return fmt.Errorf("gpu: choosing the Gram strategy: %w", err)
+	}
+	r.st = st
+	var parts []string
+	for _, x := range res {
+		if x.Err != nil {
+			parts = append(parts, fmt.Sprintf("%s failed", x.Strategy))
+		} else {
+			parts = append(parts, fmt.Sprintf("%s %.3f ms", x.Strategy, x.Ms))
+		}
+	}
+	r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (measured at M=%d K=%d: %s)", st, r.M, bucket, strings.Join(parts, ", "))
+	if !r.opt.NoStrategyCache {
+		writeStrategyCache(cache, key, st)
+	}
+	return nil
+}
+
+func strategyCachePath() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "gomatvis", "gram-strategies.json")
+}
+
+func readStrategyCache(path, key string) (gram.Strategy, bool) {
+	if path == "" {
+		return "", false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", false
+	}
+	m := map[string]string{}
+	if json.Unmarshal(b, &m) != nil {
+		return "", false
+	}
+	st, ok := m[key]
+	return gram.Strategy(st), ok && st != ""
+}
+
+// writeStrategyCache records a choice; a failure only means measuring again
+// next time, so it is not reported.
+func writeStrategyCache(path, key string, st gram.Strategy) {
+	if path == "" {
+		return
+	}
+	m := map[string]string{}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	m[key] = string(st)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = atomicfile.WriteBytes(path, b)
+}
