@@ -18,7 +18,6 @@ package part
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -238,33 +237,41 @@ func (p *File) Close() error { return p.f.Close() }
 var ErrChecksum = errors.New("data do not match their SHA-256")
 
 // Data reads the visibilities as a Result of the block (all integrations
-// done) and checks their hash.
+// done), a piece at a time (no second copy), and checks their hash.
 func (p *File) Data() (*matvis.Result, error) {
 	m := &p.Meta
-	raw := make([]byte, m.DataBytes)
-	if _, err := p.f.ReadAt(raw, p.off); err != nil {
-		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
-	}
-	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != m.DataSHA256 {
-		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
-	}
 	res := &matvis.Result{Shape: m.Shape, Precision: m.Precision, Done: make([]bool, m.Block.Size())}
 	for i := range res.Done {
 		res.Done[i] = true
 	}
-	n := m.DataBytes / m.ElemBytes()
+	n := int(m.DataBytes / m.ElemBytes())
+	h := sha256.New()
+	r := bufio.NewReaderSize(io.TeeReader(io.NewSectionReader(p.f, p.off, m.DataBytes), h), 1<<20)
 	var err error
 	if m.Precision == 1 {
 		res.Vis64 = make([]complex64, n)
-		err = binary.Read(bytes.NewReader(raw), binary.LittleEndian, res.Vis64)
+		err = decode(r, res.Vis64)
 	} else {
 		res.Vis128 = make([]complex128, n)
-		err = binary.Read(bytes.NewReader(raw), binary.LittleEndian, res.Vis128)
+		err = decode(r, res.Vis128)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("part %s: decoding data: %w", p.Path, err)
+		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != m.DataSHA256 {
+		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
 	}
 	return res, nil
+}
+
+// decode reads little-endian values into dst, encodeStep at a time.
+func decode[T complex64 | complex128](r io.Reader, dst []T) error {
+	for i := 0; i < len(dst); i += encodeStep {
+		if err := binary.Read(r, binary.LittleEndian, dst[i:min(i+encodeStep, len(dst))]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Verify checks that path is a complete, undamaged part (its data match
