@@ -50,9 +50,14 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 		{"spec npy", "example", ".npy", nil, []int{1, 4, 7, 13}}, // 9 freqs × 6 times
 		{"spec uvh5", "example", ".uvh5", []string{"--format", "uvh5"}, []int{4, 11}},
 		{"obsparam uvh5", obsparamPath, ".uvh5", []string{"--format", "uvh5"}, []int{2, 5}}, // 3 × 3
+		{"fp32 polarized npy", "fp32pol", ".npy", nil, []int{4, 7}},
+		{"fp32 polarized uvh5", "fp32pol", ".uvh5", []string{"--format", "uvh5"}, []int{4, 7}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
+			if c.config == "fp32pol" {
+				c.config = writeSpec(t, dir, func(m map[string]any) { m["precision"] = 1; m["polarized"] = true }, "")
+			}
 			whole := filepath.Join(dir, "whole"+c.ext)
 			if code, _, e := runCLI(t, "simulate", c.config, "-o", whole, "--backend", "cpu", "-q"); code != 0 {
 				t.Fatalf("unsharded: %s", e)

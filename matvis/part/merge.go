@@ -237,9 +237,11 @@ func (s *Set) fillNpy(w io.WriterAt, off int64, shape []int) error {
 		for f := range b.NFreq() {
 			at := off + ((int64(b.F0+f)*int64(shape[1]))+int64(b.T0))*inner*elem
 			lo, hi := int64(f)*slab, int64(f+1)*slab
-			var data any = res.Vis128[lo:hi]
+			var data any
 			if res.Precision == 1 {
 				data = res.Vis64[lo:hi]
+			} else {
+				data = res.Vis128[lo:hi]
 			}
 			if err := writeAt(w, at, data); err != nil {
 				return fmt.Errorf("merge: %s: %w", p.Path, err)

@@ -27,14 +27,27 @@ func grid(nf, nt, np int) *matvis.Result {
 	return r
 }
 
+// single is full rounded to precision 1.
+func single(full *matvis.Result) *matvis.Result {
+	r := &matvis.Result{Shape: full.Shape, Precision: 1, Done: full.Done, Vis64: make([]complex64, len(full.Vis128))}
+	for i, v := range full.Vis128 {
+		r.Vis64[i] = complex64(v)
+	}
+	return r
+}
+
 // blockOf cuts block b out of full.
 func blockOf(full *matvis.Result, b matvis.Block) *matvis.Result {
 	np := full.Shape[2]
-	r := &matvis.Result{Shape: []int{b.NFreq(), b.NTime(), np}, Precision: 2, Done: make([]bool, b.Size())}
+	r := &matvis.Result{Shape: []int{b.NFreq(), b.NTime(), np}, Precision: full.Precision, Done: make([]bool, b.Size())}
 	for f := b.F0; f < b.F1; f++ {
 		for t := b.T0; t < b.T1; t++ {
 			i := full.Index(f, t, 0, 0, 0)
-			r.Vis128 = append(r.Vis128, full.Vis128[i:i+np]...)
+			if full.Precision == 1 {
+				r.Vis64 = append(r.Vis64, full.Vis64[i:i+np]...)
+			} else {
+				r.Vis128 = append(r.Vis128, full.Vis128[i:i+np]...)
+			}
 		}
 	}
 	for i := range r.Done {
@@ -64,9 +77,13 @@ func writeParts(t *testing.T, dir string, full *matvis.Result, n int, h string) 
 }
 
 func TestMergeNpyEqualsWhole(t *testing.T) {
-	for _, n := range []int{1, 3, 7, 11} { // 7 times: 3 does not divide; 11 splits channels
+	for _, c := range []struct{ n, prec int }{{1, 2}, {3, 2}, {7, 2}, {11, 2}, {3, 1}, {11, 1}} { // 7 times: 3 does not divide; 11 splits channels
+		n := c.n
 		dir := t.TempDir()
 		full := grid(3, 7, 4)
+		if c.prec == 1 {
+			full = single(full)
+		}
 		paths := writeParts(t, dir, full, n, hashA)
 		// Any order on the command line.
 		paths[0], paths[len(paths)-1] = paths[len(paths)-1], paths[0]
@@ -84,12 +101,12 @@ func TestMergeNpyEqualsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		got := a.AsComplex128()
-		if len(got) != len(full.Vis128) {
-			t.Fatalf("n=%d: %d values, want %d", n, len(got), len(full.Vis128))
+		if len(got) != len(full.Done)*4 {
+			t.Fatalf("n=%d: %d values, want %d", n, len(got), len(full.Done)*4)
 		}
 		for i := range got {
-			if got[i] != full.Vis128[i] {
-				t.Fatalf("n=%d: value %d = %v, want %v", n, i, got[i], full.Vis128[i])
+			if want := full.At(i/28, i/4%7, i%4, 0, 0); got[i] != want {
+				t.Fatalf("n=%d precision %d: value %d = %v, want %v", n, c.prec, i, got[i], want)
 			}
 		}
 	}
