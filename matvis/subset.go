@@ -1,6 +1,10 @@
 package matvis
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/gomatvis/gomatvis/matvis/astro"
+)
 
 // Block is a rectangle of a simulation's (frequency, time) grid: channels
 // [F0, F1) and times [T0, T1).
@@ -48,7 +52,7 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 		c.Times = s.Times[b.T0:b.T1:b.T1]
 	}
 	if b.T0 != 0 || b.T1 != s.NTime() {
-		c.Coords = timeWindow{c: s.Coords, t0: b.T0, nt: b.NTime()}
+		c.Coords = window(s.Coords, b.T0, b.NTime())
 	}
 	if s.Flux != nil && (b.F0 != 0 || b.F1 != s.NFreq()) {
 		c.Flux = subFlux(s.Flux, s.NFreq(), b.F0, b.F1)
@@ -66,6 +70,21 @@ func subFlux(flux []float64, nfreq, f0, f1 int) []float64 {
 		copy(out[src*nf:(src+1)*nf], flux[src*nfreq+f0:src*nfreq+f1])
 	}
 	return out
+}
+
+// window is times [t0, t0+nt) of c. It keeps the ERFA method's
+// astro.MatrixRotation and astro.BCRSRotation (time indices shifted), so
+// a GPU backend keeps doing the rotation and the BCRS step on the device
+// for a block as it does for the whole run.
+func window(c Coordinates, t0, nt int) Coordinates {
+	w := timeWindow{c: c, t0: t0, nt: nt}
+	switch r := c.(type) {
+	case astro.BCRSRotation:
+		return bcrsWindow{matrixWindow{w, r}, r}
+	case astro.MatrixRotation:
+		return matrixWindow{w, r}
+	}
+	return w
 }
 
 // timeWindow is times [t0, t0+nt) of a Coordinates.
@@ -115,4 +134,52 @@ func (r *Result) PutBlock(b Block, sub *Result) error {
 		}
 	}
 	return nil
+}
+
+// index maps a window time index to the underlying one.
+func (w timeWindow) index(ti int) (int, error) {
+	if ti < 0 || ti >= w.nt {
+		return 0, fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, w.nt)
+	}
+	return w.t0 + ti, nil
+}
+
+// matrixWindow is a timeWindow of an astro.MatrixRotation.
+type matrixWindow struct {
+	timeWindow
+	r astro.MatrixRotation
+}
+
+func (w matrixWindow) Matrix(ti int) ([9]float64, error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return [9]float64{}, err
+	}
+	return w.r.Matrix(i)
+}
+
+func (w matrixWindow) CachedVectors(ti int) (x, y, z []float64, err error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return w.r.CachedVectors(i)
+}
+
+// bcrsWindow is a timeWindow of an astro.BCRSRotation. BCRSParams.Anchor
+// stays a time index of the whole run: it only tells which times share
+// their BCRS step.
+type bcrsWindow struct {
+	matrixWindow
+	b astro.BCRSRotation
+}
+
+func (w bcrsWindow) ECI() (x, y, z []float64) { return w.b.ECI() }
+
+func (w bcrsWindow) BCRSParams(ti int) (astro.BCRSParams, error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return astro.BCRSParams{}, err
+	}
+	return w.b.BCRSParams(i)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
 	"github.com/gomatvis/gomatvis/matvis/multi"
@@ -109,7 +110,9 @@ func TestMultiGPU(t *testing.T) {
 
 func cabs(c complex128) float64 { return max(math.Abs(real(c)), math.Abs(imag(c))) }
 
-// gpuTestSim is a precision-2 simulation of 8 times × 3 channels.
+// gpuTestSim is a precision-2 simulation of 8 times × 3 channels with
+// ERFA-method coordinates (so each GPU does the rotation and the BCRS step
+// on the device, for its blocks' times).
 func gpuTestSim(t *testing.T) *matvis.Simulation {
 	t.Helper()
 	nsrc, nant, nf, nt := 2000, 24, 3, 8
@@ -120,32 +123,21 @@ func gpuTestSim(t *testing.T) *matvis.Simulation {
 	for f := range nf {
 		c.Freqs = append(c.Freqs, 120e6+float64(f)*0.5e6)
 	}
-	data := make([]float64, nt*3*nsrc)
 	for ti := range nt {
-		for s := range nsrc {
-			x := float64((s*7919+ti*104729)%10007)/10007*2 - 1
-			y := float64((s*6151+ti*7)%9973)/9973*2 - 1
-			r := x*x + y*y
-			if r > 1 {
-				x, y, r = x/2, y/2, r/4
-			}
-			data[ti*3*nsrc+s] = x
-			data[ti*3*nsrc+nsrc+s] = y
-			data[ti*3*nsrc+2*nsrc+s] = math.Sqrt(1 - r)
-		}
+		c.Times = append(c.Times, 2459845.3+float64(ti)*0.01)
 	}
-	crd, err := matvis.NewPrecomputed(nt, nsrc, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Coords = crd
 	for s := range nsrc {
-		c.RA = append(c.RA, float64(s))
-		c.Dec = append(c.Dec, 0)
+		c.RA = append(c.RA, 2*math.Pi*float64((s*7919)%10007)/10007)
+		c.Dec = append(c.Dec, -1.2+1.4*float64((s*6151)%9973)/9973)
 		for f := range nf {
 			c.Flux = append(c.Flux, 1+float64((s+f)%5))
 		}
 	}
+	rot, err := astro.New(astro.Config{Method: astro.MethodERFA, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: c.Times}, c.RA, c.Dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Coords = rot
 	c.Beams = []beam.Beam{beam.Gaussian{SigmaRad: 0.3}}
 	c.Options.Precision = 2
 	sim, err := matvis.New(c)

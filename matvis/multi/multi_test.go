@@ -19,6 +19,11 @@ import (
 // over nt times, so that subsets re-index real per-time coordinates.
 func testSim(t *testing.T, nf, nt int, precision int, polarized bool) *matvis.Simulation {
 	t.Helper()
+	return testSimMethod(t, nf, nt, precision, polarized, astro.MethodAstropy)
+}
+
+func testSimMethod(t *testing.T, nf, nt int, precision int, polarized bool, method astro.Method) *matvis.Simulation {
+	t.Helper()
 	rng := rand.New(rand.NewPCG(1, 2))
 	nsrc, nant := 40, 5
 	c := matvis.Config{}
@@ -38,7 +43,7 @@ func testSim(t *testing.T, nf, nt int, precision int, polarized bool) *matvis.Si
 			c.Flux = append(c.Flux, rng.Float64()*10)
 		}
 	}
-	rot, err := astro.New(astro.Config{Method: astro.MethodAstropy, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: c.Times}, c.RA, c.Dec)
+	rot, err := astro.New(astro.Config{Method: method, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: c.Times}, c.RA, c.Dec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +100,45 @@ func TestSubsetCoordinatesBitIdentical(t *testing.T) {
 	}
 }
 
+// TestSubsetKeepsERFARotation: a block of an ERFA-method run keeps the
+// matrix and BCRS interfaces the GPU uses, shifted to the block's times.
+func TestSubsetKeepsERFARotation(t *testing.T) {
+	sim := testSimMethod(t, 2, 9, 2, false, astro.MethodERFA)
+	sub, err := sim.Subset(matvis.Block{F0: 0, F1: 2, T0: 3, T1: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := sim.Coords.(astro.BCRSRotation)
+	part, ok := sub.Coords.(astro.BCRSRotation)
+	if !ok {
+		t.Fatalf("the block's coordinates %T lost astro.BCRSRotation", sub.Coords)
+	}
+	for ti := range 5 {
+		m1, err1 := full.Matrix(3 + ti)
+		m2, err2 := part.Matrix(ti)
+		p1, _ := full.BCRSParams(3 + ti)
+		p2, _ := part.BCRSParams(ti)
+		x1, _, _, _ := full.CachedVectors(3 + ti)
+		x2, _, _, _ := part.CachedVectors(ti)
+		if err1 != nil || err2 != nil || m1 != m2 || p1 != p2 || &x1[0] != &x2[0] {
+			t.Fatalf("time %d of the block differs from time %d of the run", ti, 3+ti)
+		}
+	}
+	if _, err := part.Matrix(5); err == nil {
+		t.Error("Matrix(5) of a 5-time block: no error")
+	}
+	if _, err := part.BCRSParams(-1); err == nil {
+		t.Error("BCRSParams(-1): no error")
+	}
+	if _, ok := testSim(t, 1, 3, 2, false).Coords.(astro.MatrixRotation); ok {
+		t.Skip("the astropy method is a MatrixRotation too; nothing more to check")
+	}
+	sub2, _ := testSim(t, 1, 3, 2, false).Subset(matvis.Block{F0: 0, F1: 1, T0: 1, T1: 3})
+	if _, ok := sub2.Coords.(astro.MatrixRotation); ok {
+		t.Error("a block of a non-matrix rotation claims astro.MatrixRotation")
+	}
+}
+
 func TestMultiMatchesOneBackend(t *testing.T) {
 	for _, c := range []struct {
 		name             string
@@ -106,6 +150,7 @@ func TestMultiMatchesOneBackend(t *testing.T) {
 		{"fp32 pol 3 backends", 2, 5, 1, true, 3, 0},
 		{"freq blocks", 4, 2, 2, true, 2, 7},
 		{"one backend", 2, 3, 2, false, 1, 1},
+		{"erfa fp64 3 backends", 3, 7, 2, false, 3, 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sim := testSim(t, c.nf, c.nt, c.prec, c.pol)
