@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -75,9 +76,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 					t.Errorf("n=%d: merged %s (%d bytes) differs from the unsharded run (%d bytes)", n, c.ext, len(got), len(want))
 				}
 				if c.ext == ".npy" {
-					if _, err := os.Stat(metaPath(out)); err != nil {
-						t.Errorf("n=%d: no %s: %v", n, metaPath(out), err)
-					}
+					checkMergedMeta(t, metaPath(whole), metaPath(out), n)
 				}
 			}
 		})
@@ -197,5 +196,27 @@ func TestSimulateDevicesCPU(t *testing.T) {
 	va, vb := mustRead(t, a), mustRead(t, b)
 	if !bytes.Equal(va, vb) {
 		t.Error("--devices 0,1,2 differs from one backend")
+	}
+}
+
+// checkMergedMeta compares a merged run's OUT.meta.json with the
+// unsharded run's: the same axes, values and run details, and the shard count.
+func checkMergedMeta(t *testing.T, wholePath, mergedPath string, n int) {
+	t.Helper()
+	var w, m outputMeta
+	if err := json.Unmarshal(mustRead(t, wholePath), &w); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mustRead(t, mergedPath), &m); err != nil {
+		t.Fatal(err)
+	}
+	if m.Shards != n {
+		t.Errorf("merged meta: shards %d, want %d", m.Shards, n)
+	}
+	w.WallS, w.Created, w.Shards, m.WallS, m.Created, m.Shards = 0, "", 0, 0, "", 0
+	wb, _ := json.Marshal(w)
+	mb, _ := json.Marshal(m)
+	if !bytes.Equal(wb, mb) {
+		t.Errorf("merged meta differs beyond time and shards:\n%s\n%s", wb, mb)
 	}
 }

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 
-	"strings"
 	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -124,10 +124,9 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	meta.Backend, meta.MatProd, meta.NChunks = be.Name(), res.Stats.MatProdImpl, res.Plan.NChunks
 	if obs == nil {
 		whole := &matvis.Result{Shape: sim.OutputShape(), Precision: res.Precision, Plan: res.Plan, Stats: res.Stats}
-		if meta.NpyMeta, err = metaJSON(j.out, j.in.name(), sim, whole, be.Name(), coordsName(j.in, j.coord, j.topo), wall); err != nil {
+		if meta.NpyMeta, err = shardMetaJSON(j, sim, whole, be.Name(), sp.N); err != nil {
 			return err
 		}
-		meta.NpyMeta = []byte(strings.TrimSpace(string(meta.NpyMeta)))
 	}
 	if err := writeOutputs(j.out, false, stderr, func() error { return part.Write(j.out, meta, res) }); err != nil {
 		return fmt.Errorf("writing %s: %w", j.out, err)
@@ -135,4 +134,19 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	fmt.Fprintf(stdout, "%s: shard %v, %v of %d freqs × %d times, %s backend: %.3g s → %s\n",
 		j.in.name(), sp, block, sim.NFreq(), sim.NTime(), be.Name(), wall.Seconds(), j.out)
 	return nil
+}
+
+// shardMetaJSON is the OUT.meta.json of the merged run, as a part
+// carries it: the whole run's axes, the shard count, no wall time.
+func shardMetaJSON(j shardJob, sim *matvis.Simulation, whole *matvis.Result, backend string, n int) ([]byte, error) {
+	b, err := metaJSON(j.out, j.in.name(), sim, whole, backend, coordsName(j.in, j.coord, j.topo), 0)
+	if err != nil {
+		return nil, err
+	}
+	var m outputMeta
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("encoding the merged run's metadata: %w", err)
+	}
+	m.Shards = n
+	return json.Marshal(m)
 }
