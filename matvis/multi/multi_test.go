@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
@@ -193,7 +194,7 @@ func TestMultiMatchesOneBackend(t *testing.T) {
 	}
 }
 
-// failing fails its first run after n integrations of progress.
+// failing fails every run at once.
 type failing struct{ inner matvis.Backend }
 
 func (f failing) Name() string { return "flaky" }
@@ -216,6 +217,33 @@ func TestMultiErrorStopsAllAndNamesDevice(t *testing.T) {
 	}
 	if res == nil || res.Complete() {
 		t.Fatal("want a partial result")
+	}
+}
+
+// waiting runs until its context is cancelled (at most 10 s) and records
+// whether it was.
+type waiting struct{ cancelled *atomic.Bool }
+
+func (w waiting) Name() string { return "waiting" }
+func (w waiting) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	select {
+	case <-ctx.Done():
+		w.cancelled.Store(true)
+		return matvis.NewResult(sim), ctx.Err()
+	case <-time.After(10 * time.Second):
+		return nil, errors.New("never cancelled")
+	}
+}
+
+// TestMultiErrorCancelsOthers: a backend still running when another fails
+// is cancelled, and the failure (not the cancellation) is returned.
+func TestMultiErrorCancelsOthers(t *testing.T) {
+	sim := testSim(t, 2, 4, 2, false)
+	var cancelled atomic.Bool
+	m, _ := New([]matvis.Backend{waiting{&cancelled}, failing{}}, []string{"gpu 0", "gpu 1"})
+	_, err := m.Run(context.Background(), sim)
+	if err == nil || !strings.HasPrefix(err.Error(), "gpu 1: ") || !cancelled.Load() {
+		t.Fatalf("err %v, gpu 0 cancelled %v; want gpu 1's error and gpu 0 cancelled", err, cancelled.Load())
 	}
 }
 
