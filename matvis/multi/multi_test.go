@@ -221,11 +221,15 @@ func TestMultiErrorStopsAllAndNamesDevice(t *testing.T) {
 }
 
 // waiting runs until its context is cancelled (at most 10 s) and records
-// whether it was.
-type waiting struct{ cancelled *atomic.Bool }
+// whether it was; it closes started when it starts.
+type waiting struct {
+	cancelled *atomic.Bool
+	started   chan struct{}
+}
 
 func (w waiting) Name() string { return "waiting" }
 func (w waiting) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	close(w.started)
 	select {
 	case <-ctx.Done():
 		w.cancelled.Store(true)
@@ -240,11 +244,21 @@ func (w waiting) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resul
 func TestMultiErrorCancelsOthers(t *testing.T) {
 	sim := testSim(t, 2, 4, 2, false)
 	var cancelled atomic.Bool
-	m, _ := New([]matvis.Backend{waiting{&cancelled}, failing{}}, []string{"gpu 0", "gpu 1"})
+	started := make(chan struct{})
+	m, _ := New([]matvis.Backend{waiting{&cancelled, started}, failingAfter{started}}, []string{"gpu 0", "gpu 1"})
 	_, err := m.Run(context.Background(), sim)
 	if err == nil || !strings.HasPrefix(err.Error(), "gpu 1: ") || !cancelled.Load() {
 		t.Fatalf("err %v, gpu 0 cancelled %v; want gpu 1's error and gpu 0 cancelled", err, cancelled.Load())
 	}
+}
+
+// failingAfter fails once start is closed.
+type failingAfter struct{ start chan struct{} }
+
+func (f failingAfter) Name() string { return "flaky" }
+func (f failingAfter) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	<-f.start
+	return nil, errors.New("device lost")
 }
 
 func TestMultiCancel(t *testing.T) {
