@@ -16,11 +16,11 @@
 # Needs root and Debian's slurmctld slurmd slurm-client munge (installed
 # with apt-get when missing and root). Idempotent: daemons left by an
 # earlier run of this script (their pid files in $E2E_DIR) are stopped
-# first, and the daemons it starts are stopped on exit.
+# first, and the daemons it starts are stopped on exit. Concurrent runs
+# are serialised by a lock file beside $E2E_DIR (left in place, empty).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
-t_start=$(date +%s)
 E2E_DIR=${E2E_DIR:-${TMPDIR:-/tmp}/gomatvis-slurm-e2e}
 PORT_CTLD=${E2E_PORT_CTLD:-16817}
 PORT_SLURMD=${E2E_PORT_SLURMD:-16818}
@@ -36,6 +36,13 @@ if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! comm
   say "installing slurmctld slurmd slurm-client munge"
   apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null
 fi
+
+# One run at a time per $E2E_DIR (same ports and directory): a second
+# waits for the first.
+mkdir -p "$(dirname "$E2E_DIR")"
+exec 9>"$E2E_DIR.lock"
+flock -w 300 9 || fail "another slurm-e2e run holds $E2E_DIR.lock"
+t_start=$(date +%s)
 
 # Stop what an earlier run left (only pids recorded in our own directory).
 stop_daemons() {
