@@ -99,7 +99,7 @@ func TestMergeRefuses(t *testing.T) {
 		code  int
 		wants []string
 	}{
-		{"missing", []string{parts[0], parts[2]}, 1, []string{"1 of 3 shards missing: 1"}},
+		{"missing", []string{parts[0], parts[2]}, 1, []string{"1 of 3 shards missing: 1 (rerun them, e.g. sbatch --array=1 "}},
 		{"doubled", []string{parts[0], parts[1], parts[2], parts[1]}, 1, []string{"shard 1/3 given twice", parts[1]}},
 		{"mismatched hash", []string{parts[0], other[1], parts[2]}, 1, []string{"different configurations", "config hash"}},
 		{"wrong format", uvParts, 1, []string{"made for uvh5 output, not npy"}},

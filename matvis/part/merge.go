@@ -83,7 +83,8 @@ func (s *Set) check() error {
 		}
 	}
 	if len(missing) > 0 {
-		return fmt.Errorf("%d of %d shards missing: %s", len(missing), first.N, strings.Join(missing, ", "))
+		return fmt.Errorf("%d of %d shards missing: %s (rerun them, e.g. sbatch --array=%s array.sbatch; resubmitting the whole array recomputes only these)",
+			len(missing), first.N, strings.Join(missing, ","), strings.Join(missing, ","))
 	}
 	blocks, err := shard.Split(first.NFreq, first.NTime, first.N)
 	if err != nil {
