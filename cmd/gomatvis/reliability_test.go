@@ -314,13 +314,19 @@ func TestCancelledRunExitCode(t *testing.T) {
 	}
 }
 
-// TestSignalHelper is the child process of TestSecondInterruptExits: it
-// watches signals as main does, reports the first one's cancellation and
-// then never finishes on its own, as a run stuck in a long step.
-func TestSignalHelper(t *testing.T) {
-	if os.Getenv("GOMATVIS_SIGNAL_HELPER") != "1" {
-		t.Skip("child process of TestSecondInterruptExits")
+// TestMain runs the test binary as the child process of
+// TestSecondInterruptExits when asked to (signalHelper), else the tests.
+func TestMain(m *testing.M) {
+	if os.Getenv("GOMATVIS_SIGNAL_HELPER") == "1" {
+		signalHelper()
 	}
+	os.Exit(m.Run())
+}
+
+// signalHelper watches signals as main does, reports the first one's
+// cancellation and then never finishes on its own, as a run stuck in a
+// long step.
+func signalHelper() {
 	ctx, cancel := context.WithCancel(context.Background())
 	onSignals(cancel, os.Stderr, func() { os.Exit(exitInterrupted) })
 	fmt.Println("ready")
@@ -333,7 +339,7 @@ func TestSignalHelper(t *testing.T) {
 // TestSecondInterruptExits checks that the first SIGINT cancels the run's
 // context and the second exits at once with status 130.
 func TestSecondInterruptExits(t *testing.T) {
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSignalHelper$")
+	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "GOMATVIS_SIGNAL_HELPER=1")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"math/cmplx"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -60,6 +61,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	setMemoryLimit(sim)
 	be, err := openBackend(*backend, *devices, fusedMode, stderr)
 	if err != nil {
 		return err
@@ -102,6 +104,16 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
 	return nil
+}
+
+// setMemoryLimit hands the run's memory budget (max_memory_bytes), when
+// set, to the Go collector as its soft limit: the budget bounds garbage
+// too, and without it the collector lets the heap grow to twice what is
+// live before it collects.
+func setMemoryLimit(sim *matvis.Simulation) {
+	if m := sim.Options.MaxMemory; m > 0 {
+		debug.SetMemoryLimit(m)
+	}
 }
 
 // openBackend opens the backend (over several devices with devices set)

@@ -152,16 +152,23 @@ func (k Kernel) missing(flags []string) []string {
 	return out
 }
 
-// avx2Kernels are the OpenBLAS kernel sets written for AVX2 (with FMA) or
-// AVX-512; any other kernel on a CPU with AVX2 leaves most of it unused.
-var avx2Kernels = []string{"haswell", "zen", "skylakex", "cooperlake", "sapphirerapids"}
+// avx2Kernel reports whether an OpenBLAS kernel set is written for AVX2
+// (with FMA) or AVX-512; any other on a CPU with AVX2 leaves most of it
+// unused.
+func avx2Kernel(corename string) bool {
+	switch strings.ToLower(corename) {
+	case "haswell", "zen", "skylakex", "cooperlake", "sapphirerapids":
+		return true
+	}
+	return false
+}
 
 // Warnings returns what the user should know about running kernel k on a
 // CPU with features cpu: a kernel set older than the CPU (OpenBLAS 0.3.21,
 // Debian 12's, runs its generic Prescott kernels on AVX-512 VMs it does not
 // recognise, 8–12 times slower), with the OPENBLAS_CORETYPE that suits it.
 func (k Kernel) Warnings(cpu CPUFeatures) []string {
-	if k.CoreName == "" || !cpu.AVX2 || slices.Contains(avx2Kernels, strings.ToLower(k.CoreName)) {
+	if k.CoreName == "" || !cpu.AVX2 || avx2Kernel(k.CoreName) {
 		return nil
 	}
 	ext, try := "AVX2", CoreTypeEnv+"=Haswell"
@@ -172,17 +179,13 @@ func (k Kernel) Warnings(cpu CPUFeatures) []string {
 	if k.CoreType != "" {
 		forced = fmt.Sprintf(" (forced by %s=%s)", CoreTypeEnv, k.CoreType)
 	}
-	return []string{fmt.Sprintf("%s runs OpenBLAS's generic, pre-AVX2 %s kernels%s on a CPU with %s: the Gram product may be several times slower; try %s (gomatvis checks a small product against its pure-Go herk at start-up and falls back to that, with a warning, if they disagree) or a newer OpenBLAS",
+	return []string{fmt.Sprintf("%s runs OpenBLAS's pre-AVX2 %s kernels%s on a CPU with %s: the Gram product may be several times slower; try %s (gomatvis checks a small product against its pure-Go herk at start-up and falls back to that, with a warning, if they disagree) or a newer OpenBLAS",
 		k.Library, k.CoreName, forced, ext, try)}
 }
 
 // ErrDisagree says a CBLAS library's herk disagrees with gonum's beyond
 // rounding.
 var ErrDisagree = errors.New("cblas: herk disagrees with the pure-Go reference")
-
-// verifyShapes are Verify's products: odd sizes reach the kernels' edge
-// code as well as their main loops.
-var verifyShapes = []struct{ n, k int }{{5, 9}, {37, 301}}
 
 // Verify compares h's herk with gonum's on small random products in both
 // precisions and beta = 0 and 1, and returns an error wrapping ErrDisagree
@@ -193,7 +196,8 @@ var verifyShapes = []struct{ n, k int }{{5, 9}, {37, 301}}
 // order one.
 func Verify(h Herk) error {
 	rng := rand.New(rand.NewPCG(8, 21))
-	for _, sh := range verifyShapes {
+	// Odd sizes reach the kernels' edge code as well as their main loops.
+	for _, sh := range []struct{ n, k int }{{5, 9}, {37, 301}} {
 		n, k := sh.n, sh.k
 		a := make([]complex128, n*k)
 		a64 := make([]complex64, n*k)
@@ -265,8 +269,12 @@ func Choose() Choice {
 	if err != nil {
 		return Choice{Herk: Gonum{}}
 	}
-	k := s.Kernel()
-	flags := hostFlags()
+	return choose(s, s.Kernel(), hostFlags())
+}
+
+// choose is Choose for a loaded library s with kernel k on a CPU with
+// flags (nil: unknown).
+func choose(s Herk, k Kernel, flags []string) Choice {
 	if miss := k.missing(flags); len(miss) > 0 {
 		return Choice{Herk: Gonum{}, Kernel: k, Warnings: []string{fmt.Sprintf("%s's %s kernels use CPU features this CPU lacks (%s) and would stop the program with SIGILL; using the pure-Go gonum herk instead (several times slower)%s", k.Library, k.CoreName, strings.Join(miss, ", "), coreTypeHint(k))}}
 	}

@@ -120,6 +120,66 @@ func TestVerify(t *testing.T) {
 	}
 }
 
+// rightHerk stands for a system library that computes right.
+type rightHerk struct{ Gonum }
+
+// explodingHerk fails the test if its kernels run.
+type explodingHerk struct {
+	Gonum
+	t *testing.T
+}
+
+func (e explodingHerk) Zherk(int, int, float64, []complex128, int, float64, []complex128, int) {
+	e.t.Fatal("zherk ran on a CPU without the kernels' features")
+}
+
+func (e explodingHerk) Cherk(int, int, float32, []complex64, int, float32, []complex64, int) {
+	e.t.Fatal("cherk ran on a CPU without the kernels' features")
+}
+
+// TestChooseFallsBack: a library whose kernels need features the CPU
+// lacks is never called, one that disagrees with gonum is not used, and
+// one that agrees is used with the generic-kernel warning where due.
+func TestChooseFallsBack(t *testing.T) {
+	zen5 := strings.Fields("sse2 sse3 ssse3 avx fma avx2 avx512f avx512dq avx512bw avx512vl avx512_bf16")
+	lib := func(core, forced string) Kernel {
+		return Kernel{Library: "libopenblas.so.0", CoreName: core, CoreType: forced}
+	}
+	cases := []struct {
+		name     string
+		h        Herk
+		k        Kernel
+		useGonum bool
+		warn     []string // substrings of the one warning; nil: none
+	}{
+		{"SIGILL guard", explodingHerk{t: t}, lib("Bulldozer", "Bulldozer"), true, []string{"fma4", "SIGILL", "OPENBLAS_CORETYPE=Bulldozer is set"}},
+		{"disagrees", wrongHerk{}, lib("Haswell", ""), true, []string{"disagrees", "gonum"}},
+		{"generic but right", rightHerk{}, lib("Prescott", ""), false, []string{"Prescott", "OPENBLAS_CORETYPE=SkylakeX"}},
+		{"fine", rightHerk{}, lib("Cooperlake", ""), false, nil},
+	}
+	for _, c := range cases {
+		ch := choose(c.h, c.k, zen5)
+		_, isGonum := ch.Herk.(Gonum)
+		if isGonum != c.useGonum || ch.Kernel != c.k {
+			t.Errorf("%s: chose %T with kernel %+v, want gonum %v", c.name, ch.Herk, ch.Kernel, c.useGonum)
+		}
+		if c.warn == nil {
+			if len(ch.Warnings) != 0 {
+				t.Errorf("%s: unexpected warnings %q", c.name, ch.Warnings)
+			}
+			continue
+		}
+		if len(ch.Warnings) != 1 {
+			t.Fatalf("%s: warnings %q, want one", c.name, ch.Warnings)
+		}
+		for _, w := range c.warn {
+			if !strings.Contains(ch.Warnings[0], w) {
+				t.Errorf("%s: warning %q lacks %q", c.name, ch.Warnings[0], w)
+			}
+		}
+	}
+}
+
 func TestChooseReportsKernel(t *testing.T) {
 	ch := Choose()
 	s, err := LoadSystem()

@@ -44,18 +44,20 @@ import (
 // P² ≤ 2·max|Z|², and max|Z|² is one term of an autocorrelation Σ|Z_r|²,
 // so |ΔV| ≤ N·2⁻⁵⁷·⁵ times the largest autocorrelation |V_rr|, which also
 // bounds every |V_rq| (Cauchy–Schwarz). float32's unit roundoff is
-// u = 2⁻²⁴; the dev shape (N = 4·10⁴ ≈ 2^15.3) gives |ΔV| ≤ 2⁻⁴²·|V_rr|,
-// 2¹⁸ times below one rounding of the largest visibility, and even
-// N = 2³² columns (the most a herk takes in one call, and more sources
-// than any sky model) give 2⁻²⁵·⁵·|V_rr| < u/2: the flush cannot move a
-// result by more than fp32 rounding (the tests' bar is 1e-5 of the peak
-// |V|). In complex128 the bound is N·2⁻⁴⁹⁷·⁵·|V_rr|, far below 2⁻⁵³.
+// u = 2⁻²⁴; the finding's dev run (20 000 sources, two axes: N ≤ 4·10⁴ ≈
+// 2^15.3) gives |ΔV| ≤ 2⁻⁴²·|V_rr|, 2¹⁸ times below one rounding of the
+// largest visibility, and even N = 2³² columns (more sources than any sky
+// model) give 2⁻²⁵·⁵·|V_rr| < u/2: the flush cannot move a result by more
+// than fp32 rounding (the tests' bar is 1e-5 of the peak |V|). In
+// complex128 the bound is N·2⁻⁴⁹⁷·⁵·|V_rr|, far below 2⁻⁵³.
 //
 // Limits: when P itself is outside the range a float32 alpha can undo
-// (P < 2⁻⁶³ or P ≥ 2⁶³, i.e. fluxes below 1e-37 or above 1e37 in the
-// sky model's units), e is clamped; the flush threshold stays 2⁻⁶⁰·P, so
-// the error bound holds, but products may then be subnormal: such a run's
-// visibilities (≈ P²) are themselves outside float32's normal range.
+// (P < 2⁻⁶³ or P ≥ 2⁶⁴: a chunk whose brightest beam-weighted flux 2P² is
+// below 2e-38 or above 7e38 in the sky model's units), e is clamped to
+// ±63; the flush threshold stays 2⁻⁶⁰·P, so the error bound holds, but
+// products may then be subnormal: such a run's visibilities (≈ P²) are
+// themselves at the edge of float32's range. In complex128 the clamp is
+// at ±500, P < 2⁻⁵⁰⁰ or P ≥ 2⁵⁰¹.
 const (
 	flushExp32 = -60
 	flushExp64 = -500

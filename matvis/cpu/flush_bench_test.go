@@ -3,6 +3,7 @@ package cpu
 import (
 	"context"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
@@ -18,11 +19,12 @@ import (
 // hemisphere, seen by dev's 14 m Gaussian at 100 MHz, σ = 0.129 rad: the
 // 39 % of sources beyond za = 67° are over 1e-18 down the beam, 7e-33 at
 // the horizon), in fp32 and fp64, with and without the flush (flush.go).
-// Each iteration runs the four cases once, interleaved, so a shared
-// machine's noise falls on all alike; the metrics are median ms per
-// integration (whole, its Gram and its τ/Z stages) and the medians over
-// iterations of same-iteration ratios. Run it under different
-// OPENBLAS_CORETYPE values to see the kernels' subnormal handling.
+// Each iteration runs the four cases once, interleaved (forwards and
+// backwards in turn), so a shared machine's noise falls on all alike; the
+// metrics are median ms per integration (whole, its Gram and its τ/Z
+// stages) and the medians over iterations of same-iteration ratios. Run it
+// under different OPENBLAS_CORETYPE values to see the kernels' subnormal
+// handling.
 func BenchmarkDeepSidelobeSky(b *testing.B) {
 	c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true})
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
@@ -69,7 +71,7 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 		total[i], gram[i], tauz[i] = nil, nil, nil
 	}
 	for b.Loop() {
-		for i := range cases {
+		for _, i := range total.order() {
 			run(i)
 		}
 	}
@@ -87,10 +89,53 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 	b.Logf("%s", cblas.Describe(h))
 }
 
-// interleaved (as in package cblas's benchmarks) holds the per-iteration times of benchmark cases run one
-// after another in every iteration; medians and same-iteration ratios
-// resist the bursts of a shared machine better than totals.
+// BenchmarkBuildZFlush is the flush's cost: buildZ (beams, τ, Z; fp32, the
+// deep-sidelobe dev shape of BenchmarkDeepSidelobeSky) with and without the
+// scaling and flushing, interleaved; the metrics are the median ms of each
+// and the median same-iteration ratio.
+func BenchmarkBuildZFlush(b *testing.B) {
+	c := deepSidelobeConfig(rand.New(rand.NewPCG(8, 3)), 64, 20_000, 1, matvis.Options{Polarized: true, Precision: 1})
+	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	clear(c.BeamIdx)
+	ins := []zInputs{
+		newZInputs(b, c, &Backend{herk: cblas.Gonum{}, workers: runtime.GOMAXPROCS(0), noFlush: true}),
+		newZInputs(b, c, &Backend{herk: cblas.Gonum{}, workers: runtime.GOMAXPROCS(0)}),
+	}
+	t := make(interleaved, len(ins))
+	for _, in := range ins {
+		in.build(b) // warm-up: buffers
+	}
+	for b.Loop() {
+		for _, i := range t.order() {
+			t0 := time.Now()
+			ins[i].build(b)
+			t.add(i, time.Since(t0))
+		}
+	}
+	b.ReportMetric(t.medianMs(0), "ms_noflush")
+	b.ReportMetric(t.medianMs(1), "ms_flush")
+	b.ReportMetric(t.ratio(1, 0), "x_flush/noflush")
+}
+
+// interleaved (as in package cblas's benchmarks) holds the per-iteration
+// times of benchmark cases run one after another in every iteration;
+// medians and same-iteration ratios resist the bursts of a shared machine
+// better than totals.
 type interleaved [][]time.Duration
+
+// order is the order in which to run the cases in the next iteration:
+// forwards and backwards in turn, since whichever case ran second in an
+// iteration was measured up to 30 % slower on the shared machine.
+func (s interleaved) order() []int {
+	o := make([]int, len(s))
+	for i := range o {
+		o[i] = i
+	}
+	if len(s[0])%2 == 1 {
+		slices.Reverse(o)
+	}
+	return o
+}
 
 // add records case i's time in the current iteration.
 func (s interleaved) add(i int, d time.Duration) { s[i] = append(s[i], d) }

@@ -35,9 +35,17 @@ func deepSidelobeConfig(rng *rand.Rand, nant, nsrc, nfreq int, o matvis.Options)
 	return c
 }
 
-// chunkZ builds the Z of one chunk holding every source visible at time 0
-// and frequency 0, as Run would.
-func chunkZ(t *testing.T, c matvis.Config, b *Backend) zmat {
+// zInputs are what buildZ takes for one chunk holding every source
+// visible at time 0, at frequency 0.
+type zInputs struct {
+	r    *run
+	vis  []int
+	v    [3][]float64
+	resp []beam.Response
+}
+
+// newZInputs prepares buildZ's inputs as Run would.
+func newZInputs(t testing.TB, c matvis.Config, b *Backend) zInputs {
 	t.Helper()
 	sim, err := matvis.New(c)
 	if err != nil {
@@ -52,28 +60,38 @@ func chunkZ(t *testing.T, c matvis.Config, b *Backend) zmat {
 	for _, bi := range sim.BeamOf {
 		r.used[bi] = true
 	}
-	resp := make([]beam.Response, len(sim.Beams))
+	in := zInputs{r: r, resp: make([]beam.Response, len(sim.Beams))}
 	for i, bm := range sim.Beams {
-		if resp[i], err = bm.At(sim.Freqs[0], sim.Mode); err != nil {
+		if in.resp[i], err = bm.At(sim.Freqs[0], sim.Mode); err != nil {
 			t.Fatal(err)
 		}
 	}
-	v, err := r.enu(0)
-	if err != nil {
+	if in.v, err = r.enu(0); err != nil {
 		t.Fatal(err)
 	}
-	var vis []int
-	for s, u := range v[2] {
+	for s, u := range in.v[2] {
 		if u > 0 {
-			vis = append(vis, s)
+			in.vis = append(in.vis, s)
 		}
 	}
+	return in
+}
+
+// build runs buildZ.
+func (in zInputs) build(t testing.TB) zmat {
 	var st matvis.StageTimes
-	z, err := r.buildZ(context.Background(), 0, vis, v, resp, &st)
+	z, err := in.r.buildZ(context.Background(), 0, in.vis, in.v, in.resp, &st)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return z
+}
+
+// chunkZ builds the Z of one chunk holding every source visible at time 0
+// and frequency 0, as Run would.
+func chunkZ(t *testing.T, c matvis.Config, b *Backend) zmat {
+	t.Helper()
+	return newZInputs(t, c, b).build(t)
 }
 
 // partRange returns the smallest and largest nonzero |part| of z's

@@ -173,7 +173,7 @@ func TestTelescopeConfigKeys(t *testing.T) {
 				t.Errorf("%+v", tl)
 			}
 		}},
-		{"numeric name", beams + "telescope_location: '[1, 2, 3]'\ntelescope_name: 128\n", func(t *testing.T, c *Config) {
+		{"numeric name", beams + "telescope_location: '[1, 2, 3,]'\ntelescope_name: 128\n", func(t *testing.T, c *Config) {
 			if tl := c.Telescope; tl.LatDeg != 1 || tl.AltM != 3 || tl.Name != "128" {
 				t.Errorf("%+v", tl)
 			}

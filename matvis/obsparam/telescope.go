@@ -224,6 +224,7 @@ func parseLocation(tc *yfile, n *yaml.Node) (lat, lon, alt float64, err error) {
 		if len(s) >= 2 && (s[0] == '(' && s[len(s)-1] == ')' || s[0] == '[' && s[len(s)-1] == ']') {
 			s = s[1 : len(s)-1]
 		}
+		s = strings.TrimSuffix(strings.TrimSpace(s), ",") // Python allows "(a, b, c,)"
 		for _, part := range strings.Split(s, ",") {
 			v, perr := strconv.ParseFloat(strings.TrimSpace(part), 64)
 			if perr != nil || math.IsNaN(v) || math.IsInf(v, 0) {

@@ -3,6 +3,8 @@ package skymodel
 import (
 	"fmt"
 	"math"
+	"runtime"
+	"sync"
 )
 
 // fullTolerance is pyradiosky's freq_tol (1 Hz); at_frequencies matches a
@@ -20,8 +22,9 @@ func (s *Sky) StokesIAt(freqHz float64, dst []float64) error {
 }
 
 // StokesAt writes Stokes parameter stokes (I, Q, U or V = 0..3), in Jy, of
-// every component at freqHz into dst, which must have Len() elements. It
-// allocates nothing for flat, spectral-index and full skies.
+// every component at freqHz into dst, which must have Len() elements.
+// Spectral-index skies of 2^17 components or more are evaluated on several
+// goroutines.
 func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 	if stokes < 0 || stokes > 3 {
 		return fmt.Errorf("skymodel: Stokes index %d out of range 0..3", stokes)
@@ -33,6 +36,10 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 		return fmt.Errorf("skymodel: frequency %g Hz: %w (must be positive and finite)", freqHz, ErrNoFrequency)
 	}
 	src := s.c.Stokes[stokes]
+	if s.zero[stokes] {
+		clear(dst)
+		return nil
+	}
 	switch s.c.Spectral {
 	case Flat:
 		copy(dst, src)
@@ -58,13 +65,38 @@ func (s *Sky) StokesAt(freqHz float64, stokes int, dst []float64) error {
 	return nil
 }
 
-// powerLaw evaluates S_ref·(f/f_ref)^α as S_ref·exp(α·(ln f − ln f_ref)).
+// powerLaw evaluates S_ref·(f/f_ref)^α as S_ref·exp(α·(ln f − ln f_ref)),
+// split over GOMAXPROCS goroutines for large skies.
 func (s *Sky) powerLaw(f float64, src, dst []float64) {
 	lnf := math.Log(f)
-	idx, lnRef := s.c.Index[:len(dst)], s.lnRef[:len(dst)]
-	for i := range dst {
-		dst[i] = src[i] * math.Exp(idx[i]*(lnf-lnRef[i]))
+	parallelRange(len(dst), func(lo, hi int) {
+		idx, lnRef, out := s.c.Index[lo:hi], s.lnRef[lo:hi], dst[lo:hi]
+		in := src[lo:hi]
+		for i := range out {
+			out[i] = in[i] * math.Exp(idx[i]*(lnf-lnRef[i]))
+		}
+	})
+}
+
+// parallelRange calls fn on contiguous pieces of [0, n): one piece below
+// 2^16 elements, else about one per GOMAXPROCS.
+func parallelRange(n int, fn func(lo, hi int)) {
+	const minPiece = 1 << 16
+	workers := min(runtime.GOMAXPROCS(0), n/minPiece)
+	if workers <= 1 {
+		fn(0, n)
+		return
 	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*n/workers, (w+1)*n/workers
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 // fullIndex returns the tabulated frequency matching f under pyradiosky's

@@ -79,7 +79,7 @@ func (s *Sky) SelectNonNaN(mode string) (*Sky, error) {
 		nanRows := 0
 		for k := range rows {
 			for p := range 4 {
-				if math.IsNaN(s.c.Stokes[p][k*s.n+i]) {
+				if s.c.Stokes[p] != nil && math.IsNaN(s.c.Stokes[p][k*s.n+i]) {
 					nanRows++
 					break
 				}
@@ -132,6 +132,9 @@ func (s *Sky) subset(keep []int, rows int) Components {
 	}
 	m := len(keep)
 	for p := range 4 {
+		if s.c.Stokes[p] == nil {
+			continue // zero
+		}
 		out := make([]float64, rows*m)
 		for k := range rows {
 			row := s.c.Stokes[p][k*s.n:]

@@ -73,6 +73,7 @@ type Sky struct {
 	c         Components
 	n         int
 	polarized bool
+	zero      [4]bool   // Stokes p is zero for every component
 	lnRef     []float64 // SpectralIndex: ln f_ref per component
 	interp    Interp
 	subband   *subbandModel
@@ -89,9 +90,15 @@ func New(c Components) (*Sky, error) {
 		return nil, err
 	}
 	s := &Sky{c: c, n: n}
+	for p := range 4 {
+		s.zero[p] = allZero(s.c.Stokes[p])
+	}
 	for p := 1; p < 4; p++ {
-		if s.c.Stokes[p] == nil {
-			s.c.Stokes[p] = make([]float64, len(s.c.Stokes[0]))
+		if s.zero[p] {
+			// Most catalogs are Stokes I only: three arrays of zeros
+			// would cost 24 MB per million components.
+			s.c.Stokes[p] = nil
+			continue
 		}
 		for _, v := range s.c.Stokes[p] {
 			if v != 0 && !math.IsNaN(v) {
@@ -189,6 +196,15 @@ func checkPositive(what string, v []float64, n int) error {
 		}
 	}
 	return nil
+}
+
+func allZero(v []float64) bool {
+	for _, x := range v {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func finite(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }

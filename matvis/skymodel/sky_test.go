@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
 
 func relClose(a, b, tol float64) bool {
@@ -307,7 +309,7 @@ func TestKelvinPerChannel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	omega := pixelArea(16)
+	omega := healpix.PixelArea(16)
 	s, err := build("map.skyh5", Components{RA: []float64{1}, Dec: []float64{0.5}, Spectral: Flat, Stokes: [4][]float64{{300}}}, u, omega)
 	if err != nil {
 		t.Fatal(err)
@@ -351,5 +353,23 @@ func TestSelectNonNaN(t *testing.T) {
 	}
 	if _, err := s.SelectNonNaN("some"); err == nil {
 		t.Error("bad mode accepted")
+	}
+}
+
+// TestSpectralIndexLarge covers the multi-goroutine path of the power law.
+func TestSpectralIndexLarge(t *testing.T) {
+	s := spectralIndexSky(300_001)
+	buf := make([]float64, s.Len())
+	if err := s.StokesIAt(173e6, buf); err != nil {
+		t.Fatal(err)
+	}
+	for i := range buf {
+		want := s.c.Stokes[0][i] * math.Pow(173e6/s.c.RefFreq[i], s.c.Index[i])
+		if !relClose(buf[i], want, 1e-13) {
+			t.Fatalf("component %d: %g, want %g", i, buf[i], want)
+		}
+	}
+	if err := s.StokesAt(173e6, Q, buf); err != nil || !allZero(buf) {
+		t.Errorf("unpolarized Q: %v", err)
 	}
 }

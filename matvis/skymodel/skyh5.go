@@ -25,10 +25,10 @@ import (
 // HEALPix pixels become point components at their centres with flux =
 // brightness × 4π/(12·nside²) (pyradiosky's healpix_to_point); brightness
 // temperatures are converted to Jy with JyPerKSr in pyuvsim's order (see
-// Sky.InKelvin). FK5
-// J2000 and galactic positions are rotated to ICRS. A subband file without
-// freq_edge_array whose frequencies are not evenly spaced (within 1 Hz)
-// is read as full, as pyradiosky does.
+// Sky.InKelvin). FK5 J2000 and galactic positions are rotated to ICRS. A
+// subband file without freq_edge_array whose frequencies are not evenly
+// spaced (within 1 Hz) is read as full, as pyradiosky does. Corrupt files
+// give errors; see guardHDF5 for the limits of that promise.
 func ReadSkyH5File(path string) (sky *Sky, err error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -123,7 +123,7 @@ func (h *h5file) readSky() (*Sky, error) {
 		if err != nil {
 			return nil, err
 		}
-		omega = pixelArea(nside)
+		omega = healpix.PixelArea(nside)
 	} else if err := h.readPoints(hd, &c); err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func newSubbandModel(freqs []float64, st *[4][]float64, n int) (*subbandModel, e
 		for k := range freqs {
 			mask[k] = 1
 			for p := range 4 {
-				if math.IsNaN(st[p][k*n+i]) {
+				if st[p] != nil && math.IsNaN(st[p][k*n+i]) {
 					mask[k], bad = 0, true
 				}
 			}
@@ -165,6 +165,9 @@ func sortSubbands(freqs []float64, st *[4][]float64, n int) error {
 	}
 	copy(freqs, f2)
 	for p := range 4 {
+		if st[p] == nil {
+			continue // zero
+		}
 		s2 := make([]float64, len(st[p]))
 		for k, o := range order {
 			copy(s2[k*n:(k+1)*n], st[p][o*n:(o+1)*n])

@@ -40,7 +40,8 @@ func ReadTextFile(path string) (*Sky, error) {
 // which must be exactly, case-insensitively and in order,
 //
 //	source_id, <lon>_<frame>, <lat>_<frame>, then one of
-//	Flux [, Flux_error], Frequency [, Spectral_Index]  (flat or spectral_index)
+//	Flux… [, Flux_error], Frequency [, Spectral_Index] (flat or spectral_index;
+//	                                                    any flux name "Flux…")
 //	Flux_<f>_<unit>Hz [, Flux_error_<f>_<unit>Hz] ...  (one: flat, several: full)
 //	Flux [, Flux_error]                                 (flat)
 //
@@ -63,6 +64,7 @@ func readTextBytes(data []byte, name string) (*Sky, error) {
 	if len(data) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Err: errors.New("empty file: no header line")}
 	}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a UTF-8 byte-order mark
 	header, body, _ := bytes.Cut(data, []byte{'\n'})
 	hs := strings.TrimRight(string(header), "\r")
 	lay, err := parseTextHeader(hs)
@@ -175,23 +177,7 @@ func (lay *textLayout) fluxLayout(orig, rest []string) error {
 		step = 2
 	}
 	if slicesContains(rest, "frequency") {
-		want := []string{"flux"}
-		if hasErr {
-			want = append(want, "flux_error")
-		}
-		want = append(want, "frequency")
-		lay.spectral = Flat
-		if len(rest) == len(want)+1 && rest[len(rest)-1] == "spectral_index" {
-			want = append(want, "spectral_index")
-			lay.spectral = SpectralIndex
-			lay.indexCol = 3 + len(want) - 1
-		}
-		if !equalStrings(rest, want) {
-			return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
-		}
-		lay.fluxCols = []int{3}
-		lay.refCol = 3 + step
-		return nil
+		return lay.refFreqLayout(rest, hasErr)
 	}
 	if len(rest)%step != 0 {
 		return errors.New("every flux column needs its error column")
@@ -208,6 +194,41 @@ func (lay *textLayout) fluxLayout(orig, rest []string) error {
 	return lay.fluxFrequencies(orig, step)
 }
 
+// refFreqLayout handles a header with a Frequency column: exactly one flux
+// column (any name starting with "Flux"), then Flux_error if any errors,
+// Frequency, and optionally Spectral_Index.
+func (lay *textLayout) refFreqLayout(rest []string, hasErr bool) error {
+	var flux []string
+	for _, c := range rest {
+		if strings.HasPrefix(c, "flux") && !strings.Contains(c, "error") {
+			flux = append(flux, c)
+		}
+	}
+	if len(flux) != 1 {
+		return fmt.Errorf("with a Frequency column exactly one flux column is allowed, found %d", len(flux))
+	}
+	want := []string{flux[0]}
+	if hasErr {
+		want = append(want, "flux_error")
+	}
+	want = append(want, "frequency")
+	lay.spectral = Flat
+	if slicesContains(rest, "spectral_index") {
+		want = append(want, "spectral_index")
+		lay.spectral = SpectralIndex
+		lay.indexCol = 3 + len(want) - 1
+	}
+	if !equalStrings(rest, want) {
+		return fmt.Errorf("with a Frequency column the flux columns must be exactly %q", want)
+	}
+	lay.fluxCols = []int{3}
+	lay.refCol = 3 + len(want) - 1
+	if lay.indexCol >= 0 {
+		lay.refCol--
+	}
+	return nil
+}
+
 func (lay *textLayout) fluxFrequencies(orig []string, step int) error {
 	lay.spectral = Flat
 	if len(lay.fluxCols) == 1 && strings.EqualFold(orig[0], "flux") {
@@ -220,7 +241,7 @@ func (lay *textLayout) fluxFrequencies(orig []string, step int) error {
 	for _, c := range lay.fluxCols {
 		f, err := freqFromName(orig[c-3])
 		if err != nil {
-			return fmt.Errorf("several flux columns, but %w", err)
+			return fmt.Errorf("flux columns must be a single \"Flux\" or carry their frequencies: %w", err)
 		}
 		if prev, dup := seen[f]; dup {
 			return fmt.Errorf("columns %q and %q have the same frequency %g Hz", prev, orig[c-3], f)
@@ -343,8 +364,32 @@ func (t *textRows) parseChunk(ch []byte, name string, line int, lay textLayout) 
 
 // joinRows concatenates the chunks' rows.
 func joinRows(parts []textRows, nflux int) textRows {
-	var all textRows
-	all.flux = make([][]float64, nflux)
+	switch len(parts) {
+	case 0:
+		return textRows{flux: make([][]float64, nflux)}
+	case 1:
+		return parts[0]
+	}
+	rows, nameBytes := 0, 0
+	for _, p := range parts {
+		rows += len(p.nameEnd)
+		nameBytes += len(p.nameBuf)
+	}
+	grow := func(want bool) []float64 {
+		if !want {
+			return nil
+		}
+		return make([]float64, 0, rows)
+	}
+	all := textRows{
+		nameBuf: make([]byte, 0, nameBytes), nameEnd: make([]int, 0, rows),
+		lon: grow(true), lat: grow(true),
+		ref: grow(parts[0].ref != nil), index: grow(parts[0].index != nil),
+		flux: make([][]float64, nflux),
+	}
+	for k := range all.flux {
+		all.flux[k] = grow(true)
+	}
 	for _, p := range parts {
 		off := len(all.nameBuf)
 		all.nameBuf = append(all.nameBuf, p.nameBuf...)

@@ -83,6 +83,10 @@ func TestReadTextForms(t *testing.T) {
 			want{Full, 1, 150e6, 2, []float64{100e6, 150e6}}},
 		{"single named frequency", "source_id ra_icrs [deg] dec_icrs [deg] Flux_150_MHz [Jy]\nA 10 -30 7\n",
 			want{Flat, 1, 1e8, 7, []float64{150e6}}},
+		{"byte-order mark and CRLF", "\ufeffsource_id\tra_icrs [deg]\tdec_icrs [deg]\tFlux [Jy]\r\nA 10 -30 2.5\r\n",
+			want{Flat, 1, 1e8, 2.5, nil}},
+		{"named flux with frequency", "Source_ID RA_ICRS Dec_ICRS Flux_Density_I_Jy Frequency\nsrc1 10 -30 0.5 1e6\n",
+			want{Flat, 1, 1e8, 0.5, nil}},
 		{"comments and blank lines", "source_id ra_icrs [deg] dec_icrs [deg] Flux [Jy]\n# a comment\n\nA 10 -30 2 # trailing\r\nB 370 -30 3",
 			want{Flat, 2, 1e8, 2, nil}},
 	}

@@ -2,7 +2,6 @@ package skymodel
 
 import (
 	"fmt"
-	"math"
 	"strings"
 )
 
@@ -106,9 +105,4 @@ func (u fluxUnit) toJy(c *Components, omega float64) error {
 		}
 	}
 	return nil
-}
-
-// pixelArea returns the solid angle of one HEALPix pixel, 4π/(12·nside²).
-func pixelArea(nside int) float64 {
-	return 4 * math.Pi / (12 * float64(nside) * float64(nside))
 }

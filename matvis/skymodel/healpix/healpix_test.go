@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"strings"
 	"testing"
 )
@@ -86,5 +87,44 @@ func TestPix2AngLargestNside(t *testing.T) {
 	th2, _, _ := Pix2Ang(ns, 8*int64(ns)*int64(ns), true)
 	if math.Abs(th2-(math.Pi-want)) > 1e-12 {
 		t.Errorf("south-pole nested pixel theta %g, want %g", th2, math.Pi-want)
+	}
+}
+
+// TestPix2AngHealpyLive asks the installed healpy (when /usr/bin/python3
+// has it) about fresh random pixels, up to nside 2^20.
+func TestPix2AngHealpyLive(t *testing.T) {
+	const script = `
+import healpy as hp, numpy as np
+rng = np.random.default_rng()
+for nside in [1, 4, 64, 8192, 2**17, 2**20]:
+    pix = rng.integers(0, 12 * nside * nside, 40)
+    for nest in (0, 1):
+        th, ph = hp.pix2ang(nside, pix, nest=bool(nest))
+        for p, a, b in zip(pix, th, ph):
+            print(nside, nest, p, repr(float(a)), repr(float(b)))
+`
+	out, err := exec.Command("/usr/bin/python3", "-c", script).Output()
+	if err != nil {
+		t.Skipf("healpy not available: %v", err)
+	}
+	n := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		var nside, nest int
+		var ipix int64
+		var th, ph float64
+		if _, err := fmt.Sscan(line, &nside, &nest, &ipix, &th, &ph); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		gth, gph, err := Pix2Ang(nside, ipix, nest == 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(gth-th) > 1e-12 || math.Abs(math.Remainder(gph-ph, 2*math.Pi)) > 1e-12 {
+			t.Errorf("nside %d nest %d pix %d: (%.17g, %.17g), healpy (%.17g, %.17g)", nside, nest, ipix, gth, gph, th, ph)
+		}
+		n++
+	}
+	if n != 6*2*40 {
+		t.Errorf("compared %d pixels", n)
 	}
 }
