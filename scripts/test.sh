@@ -45,7 +45,7 @@ fuzz_targets=(
   "./matvis/obsparam/ FuzzTelescopeConfig" "./matvis/obsparam/ FuzzAxis"
   "./matvis/skymodel/ FuzzReadText" "./matvis/skymodel/ FuzzReadVOTable"
   "./matvis/skymodel/ FuzzReadStokesTSV" "./matvis/skymodel/ FuzzReadSkyH5"
-  "./uvh5/ FuzzReadUVH5"
+  "./uvh5/ FuzzReadUVH5" "./matvis/part/ FuzzReadPart"
 )
 for ft in "${fuzz_targets[@]}"; do
   set -- $ft

@@ -173,12 +173,13 @@ func encode(w io.Writer, res *matvis.Result) (int64, error) {
 	return total, nil
 }
 
-// File is an open part: its metadata, and its data still on disk.
+// File is an open part: its metadata, and its data still in the file.
 type File struct {
 	Path string
 	Meta Meta
-	f    *os.File
-	off  int64 // where the data start
+	r    io.ReaderAt
+	c    io.Closer // nil for Read
+	off  int64     // where the data start
 }
 
 // Open reads a part's metadata and checks that the file is as long as it
@@ -188,50 +189,62 @@ func Open(path string) (*File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("part: %w", err)
 	}
-	p, err := open(path, f)
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("part: %w", err)
+	}
+	p, err := Read(f, st.Size(), path)
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
+	p.c = f
 	return p, nil
 }
 
-func open(path string, f *os.File) (*File, error) {
+// Read is Open for a part of size bytes read through r; name names it in
+// errors.
+func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	bad := func(format string, a ...any) error {
-		return fmt.Errorf("part %s: "+format, append([]any{path}, a...)...)
+		return fmt.Errorf("part %s: "+format, append([]any{name}, a...)...)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		return nil, bad("%w", err)
-	}
-	br := bufio.NewReader(f)
+	br := bufio.NewReader(io.NewSectionReader(r, 0, size))
 	head := make([]byte, len(Magic)+8)
 	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(Magic)]) != Magic {
 		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
 	}
 	n := binary.LittleEndian.Uint64(head[len(Magic):])
-	if n > maxMeta || int64(n) > st.Size()-int64(len(head)) {
-		return nil, bad("metadata of %d bytes in a file of %d: truncated or damaged", n, st.Size())
+	if n > maxMeta || int64(n) > size-int64(len(head)) {
+		return nil, bad("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
 	}
 	js := make([]byte, n)
 	if _, err := io.ReadFull(br, js); err != nil {
 		return nil, bad("reading metadata: %w", err)
 	}
-	p := &File{Path: path, f: f, off: int64(len(head)) + int64(n)}
+	p := &File{Path: name, r: r, off: int64(len(head)) + int64(n)}
 	if err := json.Unmarshal(js, &p.Meta); err != nil {
 		return nil, bad("metadata: %w", err)
 	}
 	if err := p.Meta.Check(); err != nil {
 		return nil, bad("%w", err)
 	}
-	if got := st.Size() - p.off; got != p.Meta.DataBytes {
+	if got := size - p.off; got != p.Meta.DataBytes {
 		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", got, p.Meta.DataBytes)
 	}
 	return p, nil
 }
 
-// Close closes the file.
-func (p *File) Close() error { return p.f.Close() }
+// Close closes the file (nothing for Read's).
+func (p *File) Close() error {
+	if p.c == nil {
+		return nil
+	}
+	return p.c.Close()
+}
+
+// data is a reader of the data section.
+func (p *File) data() io.Reader { return io.NewSectionReader(p.r, p.off, p.Meta.DataBytes) }
 
 // ErrChecksum says a part's data do not match the hash in its metadata.
 var ErrChecksum = errors.New("data do not match their SHA-256")
@@ -246,7 +259,7 @@ func (p *File) Data() (*matvis.Result, error) {
 	}
 	n := int(m.DataBytes / m.ElemBytes())
 	h := sha256.New()
-	r := bufio.NewReaderSize(io.TeeReader(io.NewSectionReader(p.f, p.off, m.DataBytes), h), 1<<20)
+	r := bufio.NewReaderSize(io.TeeReader(p.data(), h), 1<<20)
 	var err error
 	if m.Precision == 1 {
 		res.Vis64 = make([]complex64, n)
@@ -282,12 +295,20 @@ func Verify(path string) (*Meta, error) {
 		return nil, err
 	}
 	defer p.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, io.NewSectionReader(p.f, p.off, p.Meta.DataBytes)); err != nil {
-		return nil, fmt.Errorf("part %s: %w", path, err)
-	}
-	if hex.EncodeToString(h.Sum(nil)) != p.Meta.DataSHA256 {
-		return nil, fmt.Errorf("part %s: %w", path, ErrChecksum)
+	if err := p.Verify(); err != nil {
+		return nil, err
 	}
 	return &p.Meta, nil
+}
+
+// Verify checks the part's data against their hash.
+func (p *File) Verify() error {
+	h := sha256.New()
+	if _, err := io.Copy(h, p.data()); err != nil {
+		return fmt.Errorf("part %s: %w", p.Path, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != p.Meta.DataSHA256 {
+		return fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
+	}
+	return nil
 }

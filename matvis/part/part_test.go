@@ -57,7 +57,7 @@ func blockOf(full *matvis.Result, b matvis.Block) *matvis.Result {
 }
 
 // writeParts writes the n parts of full into dir with config hash h.
-func writeParts(t *testing.T, dir string, full *matvis.Result, n int, h string) []string {
+func writeParts(t testing.TB, dir string, full *matvis.Result, n int, h string) []string {
 	t.Helper()
 	nf, nt := full.Shape[0], full.Shape[1]
 	blocks, err := shard.Split(nf, nt, n)
