@@ -95,7 +95,28 @@ func (s *Set) check() error {
 			return fmt.Errorf("%s: shard %d/%d holds %v, the split gives %v", p.Path, p.Meta.Shard, first.N, p.Meta.Block, blocks[p.Meta.Shard])
 		}
 	}
+	if err := first.checkLayout(); err != nil {
+		return fmt.Errorf("%s: %w", s.Parts[0].Path, err)
+	}
 	s.notes()
+	return nil
+}
+
+// checkLayout checks that a UVH5 part's layout describes its grid and
+// shape (a merge indexes the one by the other).
+func (m *Meta) checkLayout() error {
+	l := m.UVH5
+	if m.Output != OutputUVH5 {
+		return nil
+	}
+	switch {
+	case len(l.Freqs) != m.NFreq || len(l.Times) != m.NTime:
+		return fmt.Errorf("layout of %d freqs × %d times for a grid of %d × %d", len(l.Freqs), len(l.Times), m.NFreq, m.NTime)
+	case len(l.Baselines) != m.Shape[2]:
+		return fmt.Errorf("layout of %d baselines for %d pairs", len(l.Baselines), m.Shape[2])
+	case l.Polarized != (len(m.Shape) == 5) || l.Precision != m.Precision:
+		return fmt.Errorf("layout (polarized %v, precision %d) for shape %v of precision %d", l.Polarized, l.Precision, m.Shape, m.Precision)
+	}
 	return nil
 }
 

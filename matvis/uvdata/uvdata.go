@@ -85,6 +85,12 @@ func (l *Layout) Header() (*uvh5.Header, error) {
 	if l.EOP != nil && len(l.EOP) != nt {
 		return nil, fmt.Errorf("uvdata: layout: %d EOP entries for %d times", len(l.EOP), nt)
 	}
+	if l.IntegrationTime != nil && len(l.IntegrationTime) != nt {
+		return nil, fmt.Errorf("uvdata: layout: %d integration times for %d times", len(l.IntegrationTime), nt)
+	}
+	if l.ChannelWidth != nil && len(l.ChannelWidth) != len(l.Freqs) {
+		return nil, fmt.Errorf("uvdata: layout: %d channel widths for %d channels", len(l.ChannelWidth), len(l.Freqs))
+	}
 	for k, b := range l.Baselines {
 		if b[0] < 0 || b[0] >= len(l.AntNums) || b[1] < 0 || b[1] >= len(l.AntNums) {
 			return nil, fmt.Errorf("uvdata: layout: baselines[%d] = %v: antenna index out of range [0, %d)", k, b, len(l.AntNums))
