@@ -17,7 +17,7 @@ targets=(
   "./matvis/obsparam/ FuzzTelescopeConfig" "./matvis/obsparam/ FuzzAxis"
   "./matvis/skymodel/ FuzzReadText" "./matvis/skymodel/ FuzzReadVOTable"
   "./matvis/skymodel/ FuzzReadStokesTSV" "./matvis/skymodel/ FuzzReadSkyH5"
-  "./uvh5/ FuzzReadUVH5"
+  "./uvh5/ FuzzReadUVH5" "./matvis/part/ FuzzReadPart"
 )
 failed=0
 echo "| target | executions | seconds | result |"

@@ -39,6 +39,12 @@ else
 fi
 echo "== fuzz every parser briefly (the long runs: scripts/fuzz-long.sh, bench/RESULTS.md)"
 FUZZTIME=${FUZZTIME:-6s} scripts/fuzz-long.sh
+echo "== a real single-node Slurm cluster: shard, submit, merge (scripts/slurm-e2e.sh)"
+if [ "$(id -u)" = 0 ]; then
+  scripts/slurm-e2e.sh
+else
+  echo "SKIP: the Slurm end-to-end test starts munged, slurmctld and slurmd, which needs root"
+fi
 if [ -x scripts/test-notebooks.sh ]; then
   echo "== notebooks"
   scripts/test-notebooks.sh

@@ -1,7 +1,10 @@
 // Command gomatvis simulates radio-interferometer visibilities as HERA's
 // matvis does, on the CPU or a CUDA GPU.
 //
-//	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]
+//	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--devices all|0,1] [--gpu-fused auto|on|off] [--topo TOPO.npy]
+//	gomatvis simulate CONFIG --shard I/N -o PART.gmvpart [--format uvh5|npy]
+//	gomatvis merge PART.gmvpart… -o OUT.uvh5|OUT.npy
+//	gomatvis slurm CONFIG --tasks N -o OUT --workdir DIR [--submit]
 //	gomatvis topo SPEC.json -o TOPO.npy [--coord-method M]
 //	gomatvis example -o SPEC.json
 //	gomatvis version
@@ -26,7 +29,9 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"simulate", "simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]: run a simulation (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5 [--backend cpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--topo TOPO.npy] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"merge", "merge PART.gmvpart… -o OUT.uvh5|OUT.npy: join the parts of a sharded run (simulate --shard I/N), checking that they come from one configuration and that none is missing or doubled", runMerge},
+		{"slurm", "slurm CONFIG --tasks N -o OUT --workdir DIR [--backend B] [--gpus-per-task G] [--partition P] [--time T] [--mem M] [--submit]: write (and submit) a Slurm array of shards and the merge that waits for it", runSlurm},
 		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method M]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
 		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend B --scaling] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},

@@ -30,9 +30,12 @@ type outputMeta struct {
 	MatProd     string    `json:"matprod"`
 	Chunks      int       `json:"nchunks"`
 	WallS       float64   `json:"wall_s"`
-	Created     string    `json:"created_utc"`
-	Units       string    `json:"units"`
-	Convention  string    `json:"convention"`
+	// Shards is the shard count of a merged sharded run (wall_s is then
+	// 0: each shard's time is in its own log).
+	Shards     int    `json:"shards,omitempty"`
+	Created    string `json:"created_utc"`
+	Units      string `json:"units"`
+	Convention string `json:"convention"`
 }
 
 // metaPath is the sidecar of an output: OUT.npy → OUT.meta.json.

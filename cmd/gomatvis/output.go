@@ -23,6 +23,23 @@ func simulateFormats() []outputFormat {
 	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}, {".uvh5", "UVH5, as pyuvdata reads it"}}
 }
 
+// partExt is the extension of a shard's part file.
+const partExt = ".gmvpart"
+
+// partFormats is the output of simulate --shard.
+func partFormats() []outputFormat {
+	return []outputFormat{{partExt, "a part of a sharded run, for gomatvis merge"}}
+}
+
+// formatNames lists formats as "OUT.npy or OUT.uvh5".
+func formatNames(formats []outputFormat) string {
+	var names []string
+	for _, f := range formats {
+		names = append(names, "OUT"+f.ext)
+	}
+	return strings.Join(names, " or ")
+}
+
 // npyFormat is the only output of topo.
 func npyFormat() []outputFormat {
 	return []outputFormat{{".npy", "NumPy array"}}

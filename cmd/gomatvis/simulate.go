@@ -33,13 +33,23 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
-	in, err := parseSimulateCommand(fs, args, out, topo, eopPath)
+	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
+	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
+	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
+	in, err := parseSimulateCommand(fs, args, out, shardFlag, topo, eopPath)
 	if err != nil {
 		return err
 	}
 	fusedMode, err := gpu.ParseFusedMode(*fused)
 	if err != nil {
 		return fmt.Errorf("--gpu-fused: %w", err)
+	}
+	if *shardFlag != "" {
+		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
+			fused: fusedMode, topo: *topo, coord: *coord, eop: *eopPath, quiet: *quiet}, stdout, stderr)
+	}
+	if *format != "" {
+		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
 	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, warn: warnTo(stderr)}
 	if *topo != "" {
@@ -51,20 +61,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if m := sim.Options.MaxMemory; m > 0 {
-		// The budget bounds garbage too: without it the Go collector lets
-		// the heap grow to twice what is live before it collects.
-		debug.SetMemoryLimit(m)
-	}
-	be, note, err := backends.OpenWith(*backend, gpu.Options{Fused: fusedMode})
+	setMemoryLimit(sim)
+	be, err := openBackend(*backend, *devices, fusedMode, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	if note != "" {
-		fmt.Fprintln(stderr, note)
-	}
-	blas := cpuBLAS(be.Name(), stderr)
+	blas := cpuBLAS(strings.SplitN(be.Name(), "×", 2)[0], stderr)
 	bar := newProgressBar(stderr, *quiet)
 	sim.Options.Progress = bar.update
 	t0 := time.Now()
@@ -101,6 +104,29 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// setMemoryLimit hands the run's memory budget (max_memory_bytes), when
+// set, to the Go collector as its soft limit: the budget bounds garbage
+// too, and without it the collector lets the heap grow to twice what is
+// live before it collects.
+func setMemoryLimit(sim *matvis.Simulation) {
+	if m := sim.Options.MaxMemory; m > 0 {
+		debug.SetMemoryLimit(m)
+	}
+}
+
+// openBackend opens the backend (over several devices with devices set)
+// and prints why auto chose the CPU.
+func openBackend(backend, devices string, fused gpu.FusedMode, stderr io.Writer) (matvis.Backend, error) {
+	be, note, err := backends.OpenDevices(backend, devices, gpu.Options{Fused: fused})
+	if err != nil {
+		return nil, err
+	}
+	if note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	return be, nil
+}
+
 // isUVH5 says whether an output path asks for UVH5.
 func isUVH5(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvh5") }
 
@@ -123,7 +149,7 @@ func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, res *matv
 // spec, "example" or an obsparam YAML), settles the output (-o, or the
 // obsparam's filing section) and checks before any work that it can be
 // written and is none of the inputs (nor the files named by inputFlags).
-func parseSimulateCommand(fs *flag.FlagSet, args []string, out *string, inputFlags ...*string) (*simInput, error) {
+func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag *string, inputFlags ...*string) (*simInput, error) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -135,13 +161,16 @@ func parseSimulateCommand(fs *flag.FlagSet, args []string, out *string, inputFla
 	if err != nil {
 		return nil, err
 	}
-	if *out == "" {
+	formats := simulateFormats()
+	if *shardFlag != "" {
+		formats = partFormats()
+	} else if *out == "" {
 		*out = in.defaultOutput()
 	}
 	if *out == "" {
-		return nil, fmt.Errorf("%w: -o OUT.npy or OUT.uvh5 is required", errUsage)
+		return nil, fmt.Errorf("%w: -o %s is required", errUsage, formatNames(formats))
 	}
-	if err := checkOutputName(*out, simulateFormats()); err != nil {
+	if err := checkOutputName(*out, formats); err != nil {
 		return nil, err
 	}
 	inputs := in.files()

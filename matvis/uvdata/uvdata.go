@@ -18,6 +18,41 @@ import (
 // Header builds the UVH5 header of sim's output as obs describes it. obs
 // must have made sim through UseConventions.
 func Header(sim *matvis.Simulation, obs *matvis.Observation) (*uvh5.Header, error) {
+	l, err := NewLayout(sim, obs)
+	if err != nil {
+		return nil, err
+	}
+	return l.Header()
+}
+
+// Layout is everything a UVH5 file's header is made of, in plain values
+// that encode to JSON: what a part of a sharded run carries so that the
+// merge can write the file's header without the configuration.
+type Layout struct {
+	TelescopeName string       `json:"telescope_name"`
+	Site          astro.Site   `json:"site"`
+	AntNames      []string     `json:"ant_names"`
+	AntNums       []int        `json:"ant_nums"`
+	ENU           [][3]float64 `json:"enu_m"`
+	// Baselines are (ant1, ant2) antenna indices in file order; the
+	// simulation's pair k is baseline k.
+	Baselines       [][2]int    `json:"baselines"`
+	Pols            []int       `json:"pols"`
+	EOP             []astro.EOP `json:"eop,omitempty"`
+	IntegrationTime []float64   `json:"integration_time_s,omitempty"`
+	ChannelWidth    []float64   `json:"channel_width_hz,omitempty"`
+	History         string      `json:"history"`
+	Freqs           []float64   `json:"freqs_hz"`
+	Times           []float64   `json:"times_jd"`
+	Precision       int         `json:"precision"`
+	// Polarized says the simulation's output has (2, 2) feed axes, where
+	// matvis.PolIndex finds each polarization.
+	Polarized bool `json:"polarized"`
+}
+
+// NewLayout is the Layout of sim's output as obs describes it. obs must
+// have made sim through UseConventions.
+func NewLayout(sim *matvis.Simulation, obs *matvis.Observation) (*Layout, error) {
 	if !obs.PyuvsimConventions() {
 		return nil, errors.New("uvdata: the simulation was not made with Observation.UseConventions; its pairs are not the file's baselines")
 	}
@@ -31,39 +66,69 @@ func Header(sim *matvis.Simulation, obs *matvis.Observation) (*uvh5.Header, erro
 	if len(sim.Pairs) != nbl {
 		return nil, fmt.Errorf("uvdata: the simulation has %d pairs for %d baselines", len(sim.Pairs), nbl)
 	}
+	return &Layout{
+		TelescopeName: obs.TelescopeName, Site: obs.Site,
+		AntNames: obs.AntNames, AntNums: obs.AntNums, ENU: obs.ENU,
+		Baselines: obs.Baselines, Pols: obs.Pols, EOP: obs.EOP,
+		IntegrationTime: obs.IntegrationTime, ChannelWidth: obs.ChannelWidth,
+		History: obs.History, Freqs: sim.Freqs, Times: sim.Times,
+		Precision: sim.Options.Precision, Polarized: sim.Options.Polarized,
+	}, nil
+}
+
+// Header builds the UVH5 header the layout describes.
+func (l *Layout) Header() (*uvh5.Header, error) {
+	nt := len(l.Times)
+	if len(l.ENU) != len(l.AntNums) || len(l.AntNames) != len(l.AntNums) {
+		return nil, fmt.Errorf("uvdata: layout: %d antenna names, %d numbers, %d positions", len(l.AntNames), len(l.AntNums), len(l.ENU))
+	}
+	if l.EOP != nil && len(l.EOP) != nt {
+		return nil, fmt.Errorf("uvdata: layout: %d EOP entries for %d times", len(l.EOP), nt)
+	}
+	if l.IntegrationTime != nil && len(l.IntegrationTime) != nt {
+		return nil, fmt.Errorf("uvdata: layout: %d integration times for %d times", len(l.IntegrationTime), nt)
+	}
+	if l.ChannelWidth != nil && len(l.ChannelWidth) != len(l.Freqs) {
+		return nil, fmt.Errorf("uvdata: layout: %d channel widths for %d channels", len(l.ChannelWidth), len(l.Freqs))
+	}
+	for k, b := range l.Baselines {
+		if b[0] < 0 || b[0] >= len(l.AntNums) || b[1] < 0 || b[1] >= len(l.AntNums) {
+			return nil, fmt.Errorf("uvdata: layout: baselines[%d] = %v: antenna index out of range [0, %d)", k, b, len(l.AntNums))
+		}
+	}
 	trueFalse := [2]bool{true, false}
 	h := &uvh5.Header{
-		TelescopeName: obs.TelescopeName, Instrument: obs.TelescopeName,
-		Latitude: obs.Site.LatDeg, Longitude: obs.Site.LonDeg, Altitude: obs.Site.HeightM,
-		AntennaNames: obs.AntNames,
-		Freqs:        sim.Freqs, ChannelWidth: channelWidths(sim.Freqs, obs.ChannelWidth),
-		VisUnits: "Jy", History: obs.History,
+		TelescopeName: l.TelescopeName, Instrument: l.TelescopeName,
+		Latitude: l.Site.LatDeg, Longitude: l.Site.LonDeg, Altitude: l.Site.HeightM,
+		AntennaNames: l.AntNames,
+		Freqs:        l.Freqs, ChannelWidth: channelWidths(l.Freqs, l.ChannelWidth),
+		VisUnits: "Jy", History: l.History,
 		XOrientation: "east", BltOrder: "time, baseline",
 		BltsAreRectangular: &trueFalse[0], TimeAxisFasterThanBls: &trueFalse[1],
-		SinglePrecision: sim.Options.Precision == 1,
+		SinglePrecision: l.Precision == 1,
 	}
-	for a, n := range obs.AntNums {
+	for a, n := range l.AntNums {
 		h.AntennaNumbers = append(h.AntennaNumbers, int64(n))
-		h.AntennaPositions = append(h.AntennaPositions, astro.ENUToECEF(obs.Site, obs.ENU[a]))
+		h.AntennaPositions = append(h.AntennaPositions, astro.ENUToECEF(l.Site, l.ENU[a]))
 	}
-	for _, p := range obs.Pols {
+	for _, p := range l.Pols {
 		h.Pols = append(h.Pols, int64(p))
 	}
-	intTime := integrationTimes(sim.Times, obs.IntegrationTime)
-	for ti, jd := range sim.Times {
+	intTime := integrationTimes(l.Times, l.IntegrationTime)
+	for ti, jd := range l.Times {
 		var eop astro.EOP
-		if obs.EOP != nil {
-			eop = obs.EOP[ti]
+		if l.EOP != nil {
+			eop = l.EOP[ti]
 		}
-		lst, err := astro.ApparentLST(jd, obs.Site.LonDeg*math.Pi/180, eop)
+		lst, err := astro.ApparentLST(jd, l.Site.LonDeg*math.Pi/180, eop)
 		if err != nil {
 			return nil, fmt.Errorf("uvdata: lst_array at times[%d]: %w", ti, err)
 		}
-		for _, b := range obs.Baselines {
+		for _, b := range l.Baselines {
 			a1, a2 := b[0], b[1]
-			h.Ant1 = append(h.Ant1, int64(obs.AntNums[a1]))
-			h.Ant2 = append(h.Ant2, int64(obs.AntNums[a2]))
-			x1, x2 := obs.ENU[a1], obs.ENU[a2]
+			h.Ant1 = append(h.Ant1, int64(l.AntNums[a1]))
+			h.Ant2 = append(h.Ant2, int64(l.AntNums[a2]))
+			x1, x2 := l.ENU[a1], l.ENU[a2]
 			h.UVW = append(h.UVW, [3]float64{x2[0] - x1[0], x2[1] - x1[1], x2[2] - x1[2]})
 			h.Times = append(h.Times, jd)
 			h.LSTs = append(h.LSTs, lst)

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+)
+
+// hashInputs are the simulate options, beside the input, that change the
+// visibilities of a sharded run and so go into its config hash. The
+// backend (and --devices, --gpu-fused) do not: every backend computes the
+// same visibilities to its validated accuracy, and the parts record
+// which one made them, so the merge can say when they differ.
+type hashInputs struct {
+	format      string // uvh5 or npy: the conventions of the output
+	coordMethod string
+	eopPath     string
+	topoPath    string
+}
+
+// configHash is the SHA-256 (hex) of a canonical form of the run's
+// configuration: for a spec its JSON re-encoded (key order, spacing and
+// number spelling do not matter) with the bytes of the files it names
+// (beamfits beams, layout, catalog); for an obsparam the bytes of the
+// obsparam, telescope configuration, layout, catalog and beam files; then
+// the options of hashInputs (an --eop or --topo file by its bytes). Each
+// piece is length-prefixed, so no two configurations share a stream.
+func configHash(in *simInput, o hashInputs) (string, error) {
+	h := sha256.New()
+	put := func(b []byte) {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(b)))
+		h.Write(n[:])
+		h.Write(b)
+	}
+	put([]byte("gomatvis-config/1"))
+	files := in.files()
+	if in.spec != nil {
+		js, err := json.Marshal(in.spec)
+		if err != nil {
+			return "", fmt.Errorf("config hash: encoding the spec: %w", err)
+		}
+		put([]byte("spec"))
+		put(js)
+		files = specDataFiles(in)
+	} else {
+		put([]byte("obsparam"))
+	}
+	for _, f := range files {
+		if err := putFile(h, put, f); err != nil {
+			return "", err
+		}
+	}
+	put([]byte("format=" + o.format))
+	put([]byte("coord_method=" + o.coordMethod))
+	for _, f := range []string{o.eopPath, o.topoPath} {
+		if f == "" {
+			put(nil)
+			continue
+		}
+		if err := putFile(h, put, f); err != nil {
+			return "", err
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// specDataFiles are the files a spec names (not the spec itself, which is
+// hashed by its content): beamfits beams, the layout and the catalog.
+func specDataFiles(in *simInput) []string {
+	var files []string
+	if in.path != "example" {
+		files = specInputs(in.path, in.spec)[1:]
+	} else {
+		files = specInputs(in.path, in.spec)
+	}
+	named := []string{in.spec.LayoutCSV}
+	if c := in.spec.Sources.Catalog; c != nil {
+		named = append(named, c.Path)
+	}
+	for _, p := range named {
+		if p == "" {
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(in.spec.Dir, p)
+		}
+		files = append(files, p)
+	}
+	return files
+}
+
+// putFile hashes a file's bytes, streamed, length-prefixed.
+func putFile(h hash.Hash, put func([]byte), path string) error {
+	if path == "" {
+		put(nil)
+		return nil
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config hash: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("config hash: %w", err)
+	}
+	var n [8]byte
+	binary.LittleEndian.PutUint64(n[:], uint64(st.Size()))
+	h.Write(n[:])
+	if _, err := io.Copy(h, f); err != nil {
+		return fmt.Errorf("config hash: %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis/part"
+	"github.com/gomatvis/gomatvis/matvis/shard"
+)
+
+// slurmJob is what the slurm command writes into its two scripts.
+type slurmJob struct {
+	exe, config, out, workdir string
+	tasks, gpusPerTask        int
+	backend, format           string
+	partition, time, mem      string
+	cpusPerTask               int
+	simFlags                  []string // extra simulate flags (--eop, --coord-method, --topo)
+}
+
+// runSlurm writes DIR/array.sbatch and DIR/merge.sbatch and, with
+// --submit, submits them, the merge after the whole array succeeded.
+func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("slurm", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	j := slurmJob{}
+	fs.IntVar(&j.tasks, "tasks", 0, "number of array tasks (shards), 1 to nfreq × ntimes")
+	out := fs.String("o", "", "merged output OUT.uvh5 or OUT.npy")
+	workdir := fs.String("workdir", "", "directory for the scripts, the parts and the logs (on storage the compute nodes share)")
+	fs.StringVar(&j.backend, "backend", "auto", "simulate's --backend on the compute nodes")
+	fs.IntVar(&j.gpusPerTask, "gpus-per-task", -1, "GPUs per array task (default 1, 0 for --backend cpu); more than 1 runs the task with --devices all")
+	fs.StringVar(&j.partition, "partition", "", "Slurm partition")
+	fs.StringVar(&j.time, "time", "", "Slurm time limit per task, e.g. 04:00:00")
+	fs.StringVar(&j.mem, "mem", "", "Slurm memory per task, e.g. 64G")
+	fs.IntVar(&j.cpusPerTask, "cpus-per-task", 0, "Slurm CPUs per task (0: Slurm's default)")
+	submit := fs.Bool("submit", false, "submit both scripts with sbatch (the merge with --dependency=afterok on the array) and print the job ids")
+	eop := fs.String("eop", "", "simulate's --eop")
+	coord := fs.String("coord-method", "", "simulate's --coord-method")
+	topo := fs.String("topo", "", "simulate's --topo")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := j.settle(pos, *out, *workdir, map[string]string{"--eop": *eop, "--coord-method": *coord, "--topo": *topo}); err != nil {
+		return err
+	}
+	if err := j.write(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "wrote %s and %s: %d shards of %s → %s\n", j.arrayScript(), j.mergeScript(), j.tasks, j.config, j.out)
+	if !*submit {
+		fmt.Fprintf(stdout, "submit with: id=$(sbatch --parsable %s) && sbatch --dependency=afterok:${id%%%%;*} %s\n", j.arrayScript(), j.mergeScript())
+		return nil
+	}
+	return j.submit(ctx, stdout)
+}
+
+// settle checks the flags and the configuration and makes every path absolute.
+func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]string) error {
+	if len(pos) != 1 {
+		return fmt.Errorf("%w: want one SPEC.json or OBSPARAM.yaml, got %d arguments", errUsage, len(pos))
+	}
+	if out == "" || workdir == "" {
+		return fmt.Errorf("%w: -o OUT and --workdir DIR are required", errUsage)
+	}
+	if err := checkOutputName(out, simulateFormats()); err != nil {
+		return err
+	}
+	j.format = part.OutputNpy
+	if isUVH5(out) {
+		j.format = part.OutputUVH5
+	}
+	if j.gpusPerTask < 0 {
+		j.gpusPerTask = 1
+		if j.backend == "cpu" {
+			j.gpusPerTask = 0
+		}
+	}
+	in, err := loadInput(pos[0])
+	if err != nil {
+		return err
+	}
+	nf, nt := inputGrid(in)
+	if _, err := shard.Split(nf, nt, j.tasks); err != nil {
+		return fmt.Errorf("%w: --tasks %d: %w", errUsage, j.tasks, err)
+	}
+	if j.exe, err = os.Executable(); err == nil {
+		j.exe, err = filepath.EvalSymlinks(j.exe)
+	}
+	if err != nil {
+		return fmt.Errorf("finding this program's path for the scripts: %w", err)
+	}
+	j.config, j.out, j.workdir = pos[0], out, workdir
+	for _, p := range []*string{&j.config, &j.out, &j.workdir} {
+		if *p == "example" {
+			continue
+		}
+		if *p, err = filepath.Abs(*p); err != nil {
+			return err
+		}
+	}
+	for _, k := range []string{"--coord-method", "--eop", "--topo"} {
+		v := extra[k]
+		if v == "" {
+			continue
+		}
+		if k != "--coord-method" {
+			if v, err = filepath.Abs(v); err != nil {
+				return err
+			}
+		}
+		j.simFlags = append(j.simFlags, k, v)
+	}
+	return nil
+}
+
+// inputGrid is the configuration's channel and time counts.
+func inputGrid(in *simInput) (nfreq, ntime int) {
+	if in.cfg != nil {
+		return len(in.cfg.Freqs), len(in.cfg.TimesJD)
+	}
+	return len(in.spec.FreqsHz), len(in.spec.TimesJD)
+}
+
+func (j *slurmJob) arrayScript() string { return filepath.Join(j.workdir, "array.sbatch") }
+func (j *slurmJob) mergeScript() string { return filepath.Join(j.workdir, "merge.sbatch") }
+func (j *slurmJob) logDir() string      { return filepath.Join(j.workdir, "logs") }
+
+// write creates the work directory and both scripts.
+func (j *slurmJob) write() error {
+	if err := os.MkdirAll(j.logDir(), 0o755); err != nil {
+		return fmt.Errorf("--workdir: %w", err)
+	}
+	if err := atomicfile.WriteBytes(j.arrayScript(), []byte(j.arrayText())); err != nil {
+		return err
+	}
+	return atomicfile.WriteBytes(j.mergeScript(), []byte(j.mergeText()))
+}
+
+// header is the #SBATCH lines both scripts share.
+func (j *slurmJob) header(name, log string) []string {
+	h := []string{"#!/bin/bash", "#SBATCH --job-name=" + name, "#SBATCH --output=" + log}
+	for _, o := range [][2]string{{"partition", j.partition}, {"time", j.time}, {"mem", j.mem}} {
+		if o[1] != "" {
+			h = append(h, fmt.Sprintf("#SBATCH --%s=%s", o[0], o[1]))
+		}
+	}
+	return h
+}
+
+// arrayText is DIR/array.sbatch: task i computes shard i of N.
+func (j *slurmJob) arrayText() string {
+	lines := j.header("gomatvis-shards", filepath.Join(j.logDir(), "shard-%a.out"))
+	lines = append(lines, fmt.Sprintf("#SBATCH --array=0-%d", j.tasks-1), "#SBATCH --ntasks=1")
+	if j.cpusPerTask > 0 {
+		lines = append(lines, fmt.Sprintf("#SBATCH --cpus-per-task=%d", j.cpusPerTask))
+	}
+	if j.gpusPerTask > 0 {
+		lines = append(lines, fmt.Sprintf("#SBATCH --gpus-per-task=%d", j.gpusPerTask))
+	}
+	args := []string{shellQuote(j.exe), "simulate", shellQuote(j.config),
+		fmt.Sprintf(`--shard "$SLURM_ARRAY_TASK_ID/%d"`, j.tasks),
+		"-o", shellQuote(filepath.Join(j.workdir, "part-")) + `"$(printf %05d "$SLURM_ARRAY_TASK_ID")"` + partExt,
+		"--format", j.format, "--backend", shellQuote(j.backend), "-q"}
+	if j.gpusPerTask > 1 {
+		args = append(args, "--devices", "all")
+	}
+	for _, f := range j.simFlags {
+		args = append(args, shellQuote(f))
+	}
+	lines = append(lines,
+		"# Written by gomatvis slurm. A task whose part is complete does nothing,",
+		"# so the array can be resubmitted as it is after a failure.",
+		"set -euo pipefail",
+		"exec "+strings.Join(args, " "))
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// mergeText is DIR/merge.sbatch: the merge of every part into OUT.
+func (j *slurmJob) mergeText() string {
+	lines := j.header("gomatvis-merge", filepath.Join(j.logDir(), "merge.out"))
+	lines = append(lines, "#SBATCH --ntasks=1",
+		"# Written by gomatvis slurm; submit with --dependency=afterok:<array job id>.",
+		"# The merge checks that the parts are one configuration's, none missing or doubled.",
+		"set -euo pipefail",
+		"exec "+shellQuote(j.exe)+" merge "+shellQuote(filepath.Join(j.workdir, "part-"))+"*"+partExt+" -o "+shellQuote(j.out))
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// shellQuote quotes s for bash (single quotes; embedded ones escaped).
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ',' || r == ':' || r == '=' || r == '+' ||
+			(r >= '0' && r <= '9') || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// submit submits the array, then the merge depending on it, and prints
+// both job ids.
+func (j *slurmJob) submit(ctx context.Context, stdout io.Writer) error {
+	sbatch, err := exec.LookPath("sbatch")
+	if err != nil {
+		return fmt.Errorf("--submit: %w", err)
+	}
+	id, err := runSbatch(ctx, sbatch, j.arrayScript())
+	if err != nil {
+		return err
+	}
+	mid, err := runSbatch(ctx, sbatch, "--dependency=afterok:"+id, j.mergeScript())
+	if err != nil {
+		return fmt.Errorf("array job %s submitted, but the merge was not: %w", id, err)
+	}
+	fmt.Fprintf(stdout, "array job %s (%d tasks), merge job %s (after the array succeeds) → %s\n", id, j.tasks, mid, j.out)
+	return nil
+}
+
+// runSbatch runs sbatch --parsable with args and returns the job id.
+func runSbatch(ctx context.Context, sbatch string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, sbatch, append([]string{"--parsable"}, args...)...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("sbatch %s: %w: %s", strings.Join(args, " "), err, strings.TrimSpace(errb.String()))
+	}
+	id, _, _ := strings.Cut(strings.TrimSpace(string(out)), ";")
+	if id == "" {
+		return "", fmt.Errorf("sbatch %s printed no job id", strings.Join(args, " "))
+	}
+	return id, nil
+}

@@ -1,0 +1,41 @@
+package part
+
+import (
+	"bytes"
+	"os"
+	"testing"
+)
+
+// FuzzReadPart: any bytes given as a part are refused with an error or
+// read consistently, never a panic or an allocation beyond the file.
+func FuzzReadPart(f *testing.F) {
+	dir := f.TempDir()
+	full := grid(2, 3, 2)
+	for i, p := range writeParts(f, dir, full, 2, hashA) {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		if i == 0 {
+			f.Add(b[:len(b)/2])
+		}
+	}
+	f.Add([]byte(Magic + "\x02\x00\x00\x00\x00\x00\x00\x00{}"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		file, err := Read(bytes.NewReader(data), int64(len(data)), "fuzz")
+		if err != nil {
+			return
+		}
+		res, err := file.Data()
+		if err != nil {
+			return
+		}
+		if int64(len(res.Vis64)*8+len(res.Vis128)*16) != file.Meta.DataBytes || len(res.Done) != file.Meta.Block.Size() {
+			t.Fatalf("data of %d+%d values for %d bytes, block %v", len(res.Vis64), len(res.Vis128), file.Meta.DataBytes, file.Meta.Block)
+		}
+		if err := file.Verify(); err != nil {
+			t.Fatalf("Data read the part but Verify refuses it: %v", err)
+		}
+	})
+}

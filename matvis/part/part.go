@@ -1,0 +1,314 @@
+// Package part reads and writes the part files of a sharded run: one
+// shard's block of the (frequency, time) grid with everything the merge
+// needs to place it and to write the final file, so that merging reads
+// nothing but the parts.
+//
+// A part file is
+//
+//	"GOMATVIS-PART/1\n"      16 bytes of magic
+//	uint64, little endian     n, the length of the metadata
+//	n bytes                   Meta as JSON
+//	the block's visibilities  little-endian complex64 or complex128 in
+//	                          matvis.Result order (freq, time, pair[, p, q])
+//
+// Meta holds the SHA-256 and length of the data, so a truncated or
+// damaged part is told from a complete one (Verify) without trusting its
+// size alone.
+package part
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
+)
+
+// Magic opens every part file.
+const Magic = "GOMATVIS-PART/1\n"
+
+// maxMeta bounds the metadata a reader accepts (a layout of 10⁵
+// baselines and 10⁴ times is a few MB).
+const maxMeta = 1 << 30
+
+// Output formats a part is made for: they differ in conventions
+// (UVH5's pyuvsim baselines, npy's matvis pairs).
+const (
+	OutputUVH5 = "uvh5"
+	OutputNpy  = "npy"
+)
+
+// Meta describes a part.
+type Meta struct {
+	// ConfigHash is the SHA-256 of the run's configuration (hex): every
+	// part of one run carries the same.
+	ConfigHash string `json:"config_sha256"`
+	// Shard is I of N.
+	Shard int `json:"shard"`
+	N     int `json:"nshards"`
+	// NFreq and NTime are the whole run's grid; Block is this part's.
+	NFreq int          `json:"nfreq"`
+	NTime int          `json:"ntimes"`
+	Block matvis.Block `json:"block"`
+	// Shape is the block's visibilities' shape: (nfreq, ntimes, npairs) or
+	// (nfreq, ntimes, npairs, 2, 2).
+	Shape     []int `json:"shape"`
+	Precision int   `json:"precision"`
+	// Output is OutputUVH5 or OutputNpy.
+	Output string `json:"output"`
+	// Backend, MatProd and NChunks say how the part was computed.
+	Backend string `json:"backend"`
+	MatProd string `json:"matprod"`
+	NChunks int    `json:"nchunks"`
+	// DataBytes and DataSHA256 are the length and hash of the data.
+	DataBytes  int64  `json:"data_bytes"`
+	DataSHA256 string `json:"data_sha256"`
+	// UVH5 is the whole file's layout (Output uvh5).
+	UVH5 *uvdata.Layout `json:"uvh5,omitempty"`
+	// NpyMeta is the whole run's OUT.meta.json (Output npy).
+	NpyMeta json.RawMessage `json:"npy_meta,omitempty"`
+}
+
+// ElemBytes is the size of one visibility.
+func (m *Meta) ElemBytes() int64 { return int64(8 * m.Precision) }
+
+// Check validates the metadata's own consistency.
+func (m *Meta) Check() error {
+	bad := func(f string, a ...any) error { return fmt.Errorf("part metadata: "+f, a...) }
+	switch {
+	case len(m.ConfigHash) != 64:
+		return bad("config_sha256 %q: want 64 hex digits", m.ConfigHash)
+	case m.N < 1 || m.Shard < 0 || m.Shard >= m.N:
+		return bad("shard %d of %d", m.Shard, m.N)
+	case m.Precision != 1 && m.Precision != 2:
+		return bad("precision %d", m.Precision)
+	case m.Output != OutputUVH5 && m.Output != OutputNpy:
+		return bad("output %q: want uvh5 or npy", m.Output)
+	case m.Output == OutputUVH5 && m.UVH5 == nil:
+		return bad("output uvh5 without a layout")
+	case m.Block.F0 < 0 || m.Block.F1 > m.NFreq || m.Block.T0 < 0 || m.Block.T1 > m.NTime || m.Block.Size() <= 0:
+		return bad("block %v outside the grid of %d freqs × %d times", m.Block, m.NFreq, m.NTime)
+	case len(m.Shape) != 3 && len(m.Shape) != 5:
+		return bad("shape %v", m.Shape)
+	case m.Shape[0] != m.Block.NFreq() || m.Shape[1] != m.Block.NTime():
+		return bad("shape %v for block %v", m.Shape, m.Block)
+	}
+	n := int64(1)
+	for _, d := range m.Shape {
+		if d <= 0 || n > math.MaxInt64/int64(d)/16 {
+			return bad("shape %v", m.Shape)
+		}
+		n *= int64(d)
+	}
+	if m.DataBytes != n*m.ElemBytes() {
+		return bad("data_bytes %d for shape %v of precision %d (want %d)", m.DataBytes, m.Shape, m.Precision, n*m.ElemBytes())
+	}
+	return nil
+}
+
+// Write writes res, the result of the block meta.Block, to path
+// atomically; it fills in meta's shape, precision, data size and hash.
+func Write(path string, meta Meta, res *matvis.Result) error {
+	if !res.Complete() {
+		return fmt.Errorf("part %s: the result is incomplete", path)
+	}
+	h := sha256.New()
+	nbytes, err := encode(h, res)
+	if err != nil {
+		return fmt.Errorf("part %s: %w", path, err)
+	}
+	meta.Shape, meta.Precision = res.Shape, res.Precision
+	meta.DataBytes, meta.DataSHA256 = nbytes, hex.EncodeToString(h.Sum(nil))
+	if err := meta.Check(); err != nil {
+		return fmt.Errorf("part %s: %w", path, err)
+	}
+	js, err := json.Marshal(meta)
+	if err != nil {
+		return fmt.Errorf("part %s: %w", path, err)
+	}
+	return atomicfile.Write(path, func(w io.Writer) error {
+		var n [8]byte
+		binary.LittleEndian.PutUint64(n[:], uint64(len(js)))
+		for _, b := range [][]byte{[]byte(Magic), n[:], js} {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+		_, err := encode(w, res)
+		return err
+	})
+}
+
+// encodeStep is how many visibilities encode converts at a time.
+const encodeStep = 1 << 16
+
+// encode writes res's visibilities little-endian to w, a piece at a time
+// (no copy of the whole array), and returns the bytes written.
+func encode(w io.Writer, res *matvis.Result) (int64, error) {
+	var total int64
+	if res.Precision == 1 {
+		for i := 0; i < len(res.Vis64); i += encodeStep {
+			if err := binary.Write(w, binary.LittleEndian, res.Vis64[i:min(i+encodeStep, len(res.Vis64))]); err != nil {
+				return total, err
+			}
+			total += int64(min(encodeStep, len(res.Vis64)-i)) * 8
+		}
+		return total, nil
+	}
+	for i := 0; i < len(res.Vis128); i += encodeStep {
+		if err := binary.Write(w, binary.LittleEndian, res.Vis128[i:min(i+encodeStep, len(res.Vis128))]); err != nil {
+			return total, err
+		}
+		total += int64(min(encodeStep, len(res.Vis128)-i)) * 16
+	}
+	return total, nil
+}
+
+// File is an open part: its metadata, and its data still in the file.
+type File struct {
+	Path string
+	Meta Meta
+	r    io.ReaderAt
+	c    io.Closer // nil for Read
+	off  int64     // where the data start
+}
+
+// Open reads a part's metadata and checks that the file is as long as it
+// says; Data reads (and checks) the visibilities.
+func Open(path string) (*File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("part: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("part: %w", err)
+	}
+	p, err := Read(f, st.Size(), path)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	p.c = f
+	return p, nil
+}
+
+// Read is Open for a part of size bytes read through r; name names it in
+// errors.
+func Read(r io.ReaderAt, size int64, name string) (*File, error) {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("part %s: "+format, append([]any{name}, a...)...)
+	}
+	br := bufio.NewReader(io.NewSectionReader(r, 0, size))
+	head := make([]byte, len(Magic)+8)
+	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(Magic)]) != Magic {
+		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
+	}
+	n := binary.LittleEndian.Uint64(head[len(Magic):])
+	if n > maxMeta || int64(n) > size-int64(len(head)) {
+		return nil, bad("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	}
+	js := make([]byte, n)
+	if _, err := io.ReadFull(br, js); err != nil {
+		return nil, bad("reading metadata: %w", err)
+	}
+	p := &File{Path: name, r: r, off: int64(len(head)) + int64(n)}
+	if err := json.Unmarshal(js, &p.Meta); err != nil {
+		return nil, bad("metadata: %w", err)
+	}
+	if err := p.Meta.Check(); err != nil {
+		return nil, bad("%w", err)
+	}
+	if got := size - p.off; got != p.Meta.DataBytes {
+		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", got, p.Meta.DataBytes)
+	}
+	return p, nil
+}
+
+// Close closes the file (nothing for Read's).
+func (p *File) Close() error {
+	if p.c == nil {
+		return nil
+	}
+	return p.c.Close()
+}
+
+// data is a reader of the data section.
+func (p *File) data() io.Reader { return io.NewSectionReader(p.r, p.off, p.Meta.DataBytes) }
+
+// ErrChecksum says a part's data do not match the hash in its metadata.
+var ErrChecksum = errors.New("data do not match their SHA-256")
+
+// Data reads the visibilities as a Result of the block (all integrations
+// done), a piece at a time (no second copy), and checks their hash.
+func (p *File) Data() (*matvis.Result, error) {
+	m := &p.Meta
+	res := &matvis.Result{Shape: m.Shape, Precision: m.Precision, Done: make([]bool, m.Block.Size())}
+	for i := range res.Done {
+		res.Done[i] = true
+	}
+	n := int(m.DataBytes / m.ElemBytes())
+	h := sha256.New()
+	r := bufio.NewReaderSize(io.TeeReader(p.data(), h), 1<<20)
+	var err error
+	if m.Precision == 1 {
+		res.Vis64 = make([]complex64, n)
+		err = decode(r, res.Vis64)
+	} else {
+		res.Vis128 = make([]complex128, n)
+		err = decode(r, res.Vis128)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != m.DataSHA256 {
+		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
+	}
+	return res, nil
+}
+
+// decode reads little-endian values into dst, encodeStep at a time.
+func decode[T complex64 | complex128](r io.Reader, dst []T) error {
+	for i := 0; i < len(dst); i += encodeStep {
+		if err := binary.Read(r, binary.LittleEndian, dst[i:min(i+encodeStep, len(dst))]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Verify checks that path is a complete, undamaged part (its data match
+// their hash) and returns its metadata.
+func Verify(path string) (*Meta, error) {
+	p, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	if err := p.Verify(); err != nil {
+		return nil, err
+	}
+	return &p.Meta, nil
+}
+
+// Verify checks the part's data against their hash.
+func (p *File) Verify() error {
+	h := sha256.New()
+	if _, err := io.Copy(h, p.data()); err != nil {
+		return fmt.Errorf("part %s: %w", p.Path, err)
+	}
+	if hex.EncodeToString(h.Sum(nil)) != p.Meta.DataSHA256 {
+		return fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
+	}
+	return nil
+}

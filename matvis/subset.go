@@ -1,0 +1,185 @@
+package matvis
+
+import (
+	"fmt"
+
+	"github.com/gomatvis/gomatvis/matvis/astro"
+)
+
+// Block is a rectangle of a simulation's (frequency, time) grid: channels
+// [F0, F1) and times [T0, T1).
+type Block struct {
+	F0, F1 int
+	T0, T1 int
+}
+
+// NFreq is the block's channel count.
+func (b Block) NFreq() int { return b.F1 - b.F0 }
+
+// NTime is the block's time count.
+func (b Block) NTime() int { return b.T1 - b.T0 }
+
+// Size is the block's number of integrations.
+func (b Block) Size() int { return b.NFreq() * b.NTime() }
+
+// String is "freqs [F0, F1) × times [T0, T1)".
+func (b Block) String() string {
+	return fmt.Sprintf("freqs [%d, %d) × times [%d, %d)", b.F0, b.F1, b.T0, b.T1)
+}
+
+// within checks that b is a non-empty block of an nfreq × ntime grid.
+func (b Block) within(nfreq, ntime int) error {
+	if b.F0 < 0 || b.F1 > nfreq || b.F0 >= b.F1 || b.T0 < 0 || b.T1 > ntime || b.T0 >= b.T1 {
+		return fmt.Errorf("matvis: block %v: not a non-empty block of %d freqs × %d times", b, nfreq, ntime)
+	}
+	return nil
+}
+
+// Subset returns the simulation of block b of s: the same sky, array,
+// beams and options over channels [F0, F1) and times [T0, T1). Its
+// coordinates are s's, re-indexed (time i of the subset is time T0+i of
+// s), so every integration gets exactly the inputs it gets in s. The chunk
+// plan is the backend's for the subset, which may differ from the full
+// run's when memory is short (the chunks then sum the sources in another
+// order: equal to rounding, not bit for bit); MinChunks pins it.
+func (s *Simulation) Subset(b Block) (*Simulation, error) {
+	if err := b.within(s.NFreq(), s.NTime()); err != nil {
+		return nil, err
+	}
+	c := s.Config
+	c.Freqs = s.Freqs[b.F0:b.F1:b.F1]
+	if len(s.Times) != 0 {
+		c.Times = s.Times[b.T0:b.T1:b.T1]
+	}
+	if b.T0 != 0 || b.T1 != s.NTime() {
+		c.Coords = window(s.Coords, b.T0, b.NTime())
+	}
+	if s.Flux != nil && (b.F0 != 0 || b.F1 != s.NFreq()) {
+		c.Flux = subFlux(s.Flux, s.NFreq(), b.F0, b.F1)
+	}
+	c.Options.AntPairs = s.Pairs
+	return New(c)
+}
+
+// subFlux is the columns [f0, f1) of a source-major nsrc × nfreq table.
+func subFlux(flux []float64, nfreq, f0, f1 int) []float64 {
+	nsrc := len(flux) / nfreq
+	nf := f1 - f0
+	out := make([]float64, nsrc*nf)
+	for src := range nsrc {
+		copy(out[src*nf:(src+1)*nf], flux[src*nfreq+f0:src*nfreq+f1])
+	}
+	return out
+}
+
+// window is times [t0, t0+nt) of c. It keeps the ERFA method's
+// astro.MatrixRotation and astro.BCRSRotation (time indices shifted), so
+// a GPU backend keeps doing the rotation and the BCRS step on the device
+// for a block as it does for the whole run.
+func window(c Coordinates, t0, nt int) Coordinates {
+	w := timeWindow{c: c, t0: t0, nt: nt}
+	switch r := c.(type) {
+	case astro.BCRSRotation:
+		return bcrsWindow{matrixWindow{w, r}, r}
+	case astro.MatrixRotation:
+		return matrixWindow{w, r}
+	}
+	return w
+}
+
+// timeWindow is times [t0, t0+nt) of a Coordinates.
+type timeWindow struct {
+	c      Coordinates
+	t0, nt int
+}
+
+func (w timeWindow) NSources() int { return w.c.NSources() }
+func (w timeWindow) NTimes() int   { return w.nt }
+func (w timeWindow) ENU(ti int, east, north, up []float64) error {
+	if ti < 0 || ti >= w.nt {
+		return fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, w.nt)
+	}
+	return w.c.ENU(w.t0+ti, east, north, up)
+}
+
+// PutBlock copies sub, the result of s.Subset(b), into r, the result of s,
+// marking its finished integrations done. Shapes must agree.
+func (r *Result) PutBlock(b Block, sub *Result) error {
+	if err := b.within(r.Shape[0], r.Shape[1]); err != nil {
+		return err
+	}
+	if sub.Precision != r.Precision || len(sub.Shape) != len(r.Shape) || sub.Shape[0] != b.NFreq() || sub.Shape[1] != b.NTime() {
+		return fmt.Errorf("matvis: block %v: result of shape %v (precision %d) does not fit a block of %v (precision %d)", b, sub.Shape, sub.Precision, r.Shape, r.Precision)
+	}
+	inner := 1
+	for i, d := range r.Shape[2:] {
+		if sub.Shape[2+i] != d {
+			return fmt.Errorf("matvis: block %v: result of shape %v does not fit %v", b, sub.Shape, r.Shape)
+		}
+		inner *= d
+	}
+	for f := range b.NFreq() {
+		for t := range b.NTime() {
+			if !sub.Done[f*b.NTime()+t] {
+				continue
+			}
+			src := (f*b.NTime() + t) * inner
+			dst := ((b.F0+f)*r.Shape[1] + b.T0 + t) * inner
+			if r.Precision == 1 {
+				copy(r.Vis64[dst:dst+inner], sub.Vis64[src:src+inner])
+			} else {
+				copy(r.Vis128[dst:dst+inner], sub.Vis128[src:src+inner])
+			}
+			r.Done[(b.F0+f)*r.Shape[1]+b.T0+t] = true
+		}
+	}
+	return nil
+}
+
+// index maps a window time index to the underlying one.
+func (w timeWindow) index(ti int) (int, error) {
+	if ti < 0 || ti >= w.nt {
+		return 0, fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, w.nt)
+	}
+	return w.t0 + ti, nil
+}
+
+// matrixWindow is a timeWindow of an astro.MatrixRotation.
+type matrixWindow struct {
+	timeWindow
+	r astro.MatrixRotation
+}
+
+func (w matrixWindow) Matrix(ti int) ([9]float64, error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return [9]float64{}, err
+	}
+	return w.r.Matrix(i)
+}
+
+func (w matrixWindow) CachedVectors(ti int) (x, y, z []float64, err error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return w.r.CachedVectors(i)
+}
+
+// bcrsWindow is a timeWindow of an astro.BCRSRotation. BCRSParams.Anchor
+// stays a time index of the whole run: it only tells which times share
+// their BCRS step.
+type bcrsWindow struct {
+	matrixWindow
+	b astro.BCRSRotation
+}
+
+func (w bcrsWindow) ECI() (x, y, z []float64) { return w.b.ECI() }
+
+func (w bcrsWindow) BCRSParams(ti int) (astro.BCRSParams, error) {
+	i, err := w.index(ti)
+	if err != nil {
+		return astro.BCRSParams{}, err
+	}
+	return w.b.BCRSParams(i)
+}

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Checks and times the multi-GPU path on a machine with ≥ 2 GPUs, from
+# binaries built elsewhere (the machine needs no Go toolchain):
+#   CGO_ENABLED=0 go test -c -o .devbin/matvis_backends.test ./matvis/backends
+#   CGO_ENABLED=0 go build -o .devbin/gomatvis ./cmd/gomatvis
+# Usage (repo root): [DEVICES=all] [BACKEND=gpu] [NSRC=20000 NANT=128 NFREQ=16 NTIME=32] scripts/multigpu-run.sh
+# 1. TestMultiGPU (multi-GPU result vs GPU 0 alone);
+# 2. a generated spec run on one GPU, on DEVICES (--devices), and as 3
+#    shards merged: wall times, and cmp of the outputs with the one-GPU run.
+# Logs and outputs go to $OUT (or ./out). BACKEND=cpu DEVICES=0,1 runs the
+# same steps on CPU backends (a check of the script itself).
+set -uo pipefail
+cd "$(dirname "$0")/.."
+OUT=${OUT:-out}
+DEVICES=${DEVICES:-all}
+BACKEND=${BACKEND:-gpu}
+mkdir -p "$OUT"
+bin=.devbin/gomatvis
+rc=0
+
+echo "== TestMultiGPU"
+if [ -x .devbin/matvis_backends.test ]; then
+  .devbin/matvis_backends.test -test.run 'TestMultiGPU|TestOpenDevices' -test.v 2>&1 | tee "$OUT/multigpu-test.log" | grep -E '^(---|===|ok|FAIL|PASS)|devices|max \|Δ\||SKIP'
+  grep -q -- '--- FAIL' "$OUT/multigpu-test.log" && rc=1
+else
+  echo "missing .devbin/matvis_backends.test"; rc=1
+fi
+
+echo "== spec: ${NSRC:=20000} sources, ${NANT:=128} antennas, ${NFREQ:=16} freqs × ${NTIME:=32} times"
+spec="$OUT/multigpu-spec.json"
+python3 - "$spec" "$NSRC" "$NANT" "$NFREQ" "$NTIME" <<'PY'
+import json, math, random, sys
+path, nsrc, nant, nf, nt = sys.argv[1], *map(int, sys.argv[2:])
+r = random.Random(1)
+side = math.ceil(math.sqrt(nant))
+spec = {
+  "name": "multigpu", "telescope": {"lat_deg": -30.72, "lon_deg": 21.43, "height_m": 1073.0},
+  "antennas_enu_m": [[14.6 * (a % side), 12.6 * (a // side), 0.0] for a in range(nant)],
+  "freqs_hz": [100e6 + 1e6 * f for f in range(nf)],
+  "times_jd": [2459845.0 + t * 10.7 / 86400 for t in range(nt)],
+  "sources": {"ra_rad": [r.uniform(0, 2 * math.pi) for _ in range(nsrc)],
+              "dec_rad": [r.uniform(-1.2, 0.2) for _ in range(nsrc)],
+              "flux_jy": [[r.uniform(0.1, 10)] * nf for _ in range(nsrc)]},
+  "beams": [{"type": "gaussian", "sigma_rad": 0.2}], "beam_idx": None, "antpairs": None,
+  "polarized": False, "precision": 1, "coord_method": "CoordinateRotationERFA",
+}
+json.dump(spec, open(path, "w"))
+PY
+
+timed() { # name args...: runs gomatvis, prints its wall time
+  local name=$1; shift
+  local log="$OUT/multigpu-${name//[^A-Za-z0-9_-]/_}.log"
+  local t0=$(date +%s.%N)
+  "$bin" "$@" >"$log" 2>&1 || { echo "$name: FAILED (see $log)"; tail -5 "$log"; rc=1; return; }
+  printf '%-28s %8.2f s\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)"
+}
+timed one "simulate" "$spec" -o "$OUT/mg-one.npy" --backend "$BACKEND" -q
+timed "devices $DEVICES" "simulate" "$spec" -o "$OUT/mg-multi.npy" --backend "$BACKEND" --devices "$DEVICES" -q
+grep -h 'backend' "$OUT"/multigpu-one.log "$OUT"/multigpu-devices_*.log | cut -c1-300
+for i in 0 1 2; do
+  timed "shard $i/3" simulate "$spec" --shard "$i/3" -o "$OUT/mg-part-$i.gmvpart" --backend "$BACKEND" -q
+done
+timed merge merge "$OUT"/mg-part-{0,1,2}.gmvpart -o "$OUT/mg-merged.npy"
+for f in mg-multi.npy mg-merged.npy; do
+  if cmp -s "$OUT/mg-one.npy" "$OUT/$f"; then echo "$f: identical to the one-device run"; else echo "$f: DIFFERS from the one-device run (bits; see docs/scale.md on strategies and chunk plans)"; fi
+done
+exit $rc
