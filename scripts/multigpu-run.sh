@@ -50,10 +50,13 @@ PY
 timed() { # name args...: runs gomatvis, prints its wall time
   local name=$1; shift
   local log="$OUT/multigpu-${name//[^A-Za-z0-9_-]/_}.log"
-  local t0=$(date +%s.%N)
+  local t0=$EPOCHREALTIME
   "$bin" "$@" >"$log" 2>&1 || { echo "$name: FAILED (see $log)"; tail -5 "$log"; rc=1; return; }
-  printf '%-28s %8.2f s\n' "$name" "$(echo "$(date +%s.%N) - $t0" | bc)"
+  printf '%-28s %8.2f s\n' "$name" "$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')"
 }
+# The first run measures the Gram strategies and compiles the kernels
+# (both cached on disk): a warm-up, so the timed runs compare like with like.
+timed warm-up "simulate" "$spec" -o "$OUT/mg-warm.npy" --backend "$BACKEND" --devices "$DEVICES" -q
 timed one "simulate" "$spec" -o "$OUT/mg-one.npy" --backend "$BACKEND" -q
 timed "devices $DEVICES" "simulate" "$spec" -o "$OUT/mg-multi.npy" --backend "$BACKEND" --devices "$DEVICES" -q
 grep -h 'backend' "$OUT"/multigpu-one.log "$OUT"/multigpu-devices_*.log | cut -c1-300
