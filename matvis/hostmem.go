@@ -81,6 +81,8 @@ func add(xs ...int64) int64 {
 // hostShape is what the host-memory check needs to know of a run.
 type hostShape struct {
 	nant, nsrc, nfreq, ntime, nfeed, precision int
+	// outTimes is how many times of the output are held at once.
+	outTimes int
 	npairs                                     int64
 	nbeamUsed, minChunks                       int
 	pairsAcc                                   bool
@@ -106,7 +108,7 @@ func (h hostShape) terms() []MemoryTerm {
 	nch := max(h.minChunks, min(h.nsrc, maxAutoChunks))
 	k := int64((h.nsrc + nch - 1) / nch)
 	return []MemoryTerm{
-		{"output", mul(int64(h.nfreq), int64(h.ntime), h.npairs, nf, nf, csize), false},
+		{"output", mul(int64(h.nfreq), int64(h.outputTimes()), h.npairs, nf, nf, csize), false},
 		{"pair_list", mul(h.npairs, 16), false},
 		{"accumulator", acc, false},
 		{"enu_cache", mul(ntopo, 3, int64(h.nsrc), 8), false},
@@ -114,6 +116,14 @@ func (h hostShape) terms() []MemoryTerm {
 		{"chunk_beams", mul(int64(h.nbeamUsed+1), nf, nf, k, 16), true},
 		{"chunk_angles", mul(k, 32), true},
 	}
+}
+
+// outputTimes is how many times of the output are held at once.
+func (h hostShape) outputTimes() int {
+	if h.outTimes > 0 && h.outTimes < h.ntime {
+		return h.outTimes
+	}
+	return h.ntime
 }
 
 // hostBudget is the host memory a run may use: MaxMemory when set, capped
@@ -177,6 +187,31 @@ func (s *Simulation) OutputBytes() int64 {
 	return mul(int64(s.NFreq()), int64(s.NTime()), int64(len(s.Pairs)), int64(s.NFeed()), int64(s.NFeed()), int64(8*s.Options.Precision))
 }
 
+// TimesPerBlock is how many times of s's output fit in host memory at
+// once beside the rest of the run (its Options.OutputTimes at least, as
+// New checked that many; all of them when they fit or the budget is
+// unknown): the block length for a caller that streams the output.
+func (s *Simulation) TimesPerBlock() int {
+	h := s.hostShape()
+	fits := func(n int) bool {
+		h.outTimes = n
+		return checkHost(h.terms(), s.Options.MaxMemory, s.Options.MemoryBuffer) == nil
+	}
+	lo, hi := max(1, min(s.Options.OutputTimes, s.NTime())), s.NTime()
+	if fits(hi) {
+		return hi
+	}
+	for lo+1 < hi { // fits(lo), !fits(hi)
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
 // CheckHostMemory checks that the host memory New checked, and extra (a
 // backend's own host buffers), fit in the budget: a backend calls it
 // before allocating its result, since the memory available at New may
@@ -195,7 +230,7 @@ func (s *Simulation) hostShape() hostShape {
 	}
 	return hostShape{
 		nant: s.NAnt(), nsrc: s.NSrc(), nfreq: s.NFreq(), ntime: s.NTime(), nfeed: s.NFeed(),
-		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used),
+		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used), outTimes: s.Options.OutputTimes,
 		minChunks: s.Options.MinChunks, pairsAcc: s.Options.MatProd == MatProdPairs,
 	}
 }

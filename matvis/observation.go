@@ -163,8 +163,9 @@ func (o *Observation) NeedsPolarized() bool {
 
 // UseConventions rewrites c so that its output holds o's baselines in
 // pyuvsim's convention (see Observation): antenna positions negated, the
-// pairs (ant2, ant1) of o.Baselines in order, and a polarized run when the
-// polarizations need both feeds (else the feed of the one asked for).
+// pairs (ant2, ant1) of o.Baselines in order, a polarized run when the
+// polarizations need both feeds (else the feed of the one asked for), and
+// an output streamed by blocks of times (Options.OutputTimes).
 // PolIndex then finds each polarization in the output.
 func (o *Observation) UseConventions(c *Config) {
 	o.ENU = append([][3]float64(nil), c.Antennas...)
@@ -178,6 +179,8 @@ func (o *Observation) UseConventions(c *Config) {
 		c.Options.AntPairs[k] = [2]int{b[1], b[0]}
 	}
 	o.pyuvsim = true
+	// UVH5 is written one block of times at a time (uvdata.Writer).
+	c.Options.OutputTimes = 1
 	c.Options.Polarized = o.NeedsPolarized()
 	if !c.Options.Polarized {
 		c.Options.Feed = 0

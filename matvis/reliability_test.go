@@ -206,3 +206,53 @@ func TestCgroupAvailable(t *testing.T) {
 		t.Logf("no available memory here: %v", err)
 	}
 }
+
+// TestTimesPerBlock: a simulation whose output is streamed by time
+// blocks (Options.OutputTimes) is built when the whole output would not
+// fit, and TimesPerBlock gives the longest block that does.
+func TestTimesPerBlock(t *testing.T) {
+	const nt, nsrc = 400, 2
+	topo := make([]float64, nt*3*nsrc)
+	for ti := range nt {
+		topo[ti*3*nsrc+2*nsrc], topo[ti*3*nsrc+2*nsrc+1] = 1, 1 // both at zenith
+	}
+	crd, err := NewPrecomputed(nt, nsrc, topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := validConfig()
+	c.Coords = crd
+	c.Antennas = make([][3]float64, 40)
+	for a := range c.Antennas {
+		c.Antennas[a] = [3]float64{float64(a), 0, 0}
+	}
+	c.Options = Options{OutputTimes: 1, MemoryBuffer: 0.5}
+	free, err := New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var others, perTime int64
+	for _, term := range free.HostBytes() {
+		if term.Name == "output" {
+			perTime = term.Bytes
+		} else {
+			others += term.Bytes
+		}
+	}
+	for _, k := range []int{1, 7, 123, nt} {
+		c.Options.MaxMemory = 2 * (others + int64(k)*perTime + perTime/2) // MemoryBuffer 0.5
+		sim, err := New(c)
+		if err != nil {
+			t.Fatalf("k=%d: %v", k, err)
+		}
+		if got := sim.TimesPerBlock(); got != k {
+			t.Errorf("budget for %d times: TimesPerBlock = %d", k, got)
+		}
+		whole := c
+		whole.Options.OutputTimes = 0
+		_, err = New(whole)
+		if k < nt && !errors.Is(err, ErrTooLarge) {
+			t.Errorf("budget for %d of %d times, whole output: New says %v, want ErrTooLarge", k, nt, err)
+		}
+	}
+}

@@ -47,6 +47,12 @@ type Options struct {
 	MaxMemory int64
 	// MinChunks is the least number of source chunks (default 1).
 	MinChunks int
+	// OutputTimes, when positive, says the caller never holds more than
+	// this many times of the output at once: it runs the simulation in
+	// time blocks (Subset) and writes each before the next, as a UVH5
+	// output is written. New then sizes the output for one such block;
+	// TimesPerBlock says how many times fit. 0: the whole output at once.
+	OutputTimes int
 	// SourceBuffer is the fraction of a chunk's sources that the per-chunk
 	// buffers hold (matvis's source_buffer, default 1: the horizon cut is
 	// not assumed to remove any).

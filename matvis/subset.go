@@ -58,6 +58,7 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 		c.Flux = subFlux(s.Flux, s.NFreq(), b.F0, b.F1)
 	}
 	c.Options.AntPairs = s.Pairs
+	c.Options.OutputTimes = 0 // a block's result is held whole
 	return New(c)
 }
 

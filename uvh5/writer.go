@@ -269,7 +269,13 @@ func (w *Writer) missing() string {
 // Close checks that every row was written, finalises the HDF5 metadata,
 // syncs and renames the file to its path. On error the temporary file is
 // removed and nothing is left at path.
-func (w *Writer) Close() error {
+func (w *Writer) Close() error { return w.CloseAs(w.path) }
+
+// CloseAs is Close renaming the file to dest instead of its path (in the
+// same directory, so the rename is atomic): a cancelled run keeps the rows
+// it finished, flagged rows for the rest, as OUT.partial.uvh5 without
+// touching OUT.uvh5.
+func (w *Writer) CloseAs(dest string) error {
 	if w.done {
 		return fmt.Errorf("uvh5: %s: %w", w.path, ErrFinished)
 	}
@@ -289,11 +295,11 @@ func (w *Writer) Close() error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(w.tmp, w.path)
+		err = os.Rename(w.tmp, dest)
 	}
 	if err != nil {
 		os.Remove(w.tmp)
-		return fmt.Errorf("uvh5: %s: finishing: %w", w.path, err)
+		return fmt.Errorf("uvh5: %s: finishing: %w", dest, err)
 	}
 	return nil
 }

@@ -47,7 +47,8 @@ func npyFormat() []outputFormat {
 
 // partialPath is where a cancelled run's finished integrations go.
 func partialPath(out string) string {
-	return strings.TrimSuffix(out, filepath.Ext(out)) + ".partial.npy"
+	ext := filepath.Ext(out)
+	return strings.TrimSuffix(out, ext) + ".partial" + ext
 }
 
 // outputFiles are the files a run writing -o out may create or replace.

@@ -99,7 +99,7 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	if err != nil {
 		return fmt.Errorf("--shard %v: %w", sp, err)
 	}
-	setMemoryLimit(sim)
+	defer setMemoryLimit(sim)()
 	meta := part.Meta{ConfigHash: hash, Shard: sp.I, N: sp.N, NFreq: sim.NFreq(), NTime: sim.NTime(), Block: block, Output: j.format}
 	if obs != nil {
 		if meta.UVH5, err = uvdata.NewLayout(sim, obs); err != nil {

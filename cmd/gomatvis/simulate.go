@@ -61,7 +61,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	setMemoryLimit(sim)
+	defer setMemoryLimit(sim)()
 	be, err := openBackend(*backend, *devices, fusedMode, stderr)
 	if err != nil {
 		return err
@@ -71,28 +71,26 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	bar := newProgressBar(stderr, *quiet)
 	sim.Options.Progress = bar.update
 	t0 := time.Now()
-	res, runErr := be.Run(ctx, sim)
-	bar.finish()
-	if runErr != nil {
-		if res != nil && errors.Is(runErr, context.Canceled) {
-			return savePartial(*out, res, runErr, stderr)
-		}
-		return runErr
-	}
-	wall := time.Since(t0)
+	var res *matvis.Result
 	if obs != nil {
-		err = writeOutputs(*out, true, stderr, func() error { return uvdata.Write(*out, sim, obs, res) })
+		res, err = runUVH5(ctx, be, sim, obs, *out, bar, stderr)
 	} else {
-		err = writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, *coord, *topo), wall, stderr)
+		res, err = runNpy(ctx, be, sim, *out, bar, stderr)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", *out, err)
+		return err
+	}
+	wall := time.Since(t0)
+	if obs == nil {
+		if err := writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, *coord, *topo), wall, stderr); err != nil {
+			return fmt.Errorf("writing %s: %w", *out, err)
+		}
 	}
 	nint := sim.NFreq() * sim.NTime()
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s per integration, %.3g s in all → %s %v\n",
 		in.name(), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
 		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
-		wall.Seconds()/float64(nint), wall.Seconds(), *out, res.Shape)
+		wall.Seconds()/float64(nint), wall.Seconds(), *out, sim.OutputShape())
 	if blas != "" {
 		fmt.Fprintln(stdout, blas)
 	}
@@ -104,14 +102,96 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
+// runNpy runs sim whole; a cancelled run saves its finished integrations
+// to OUT.partial.npy.
+func runNpy(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, out string, bar *progressBar, stderr io.Writer) (*matvis.Result, error) {
+	sim.Options.Progress = bar.update
+	res, err := be.Run(ctx, sim)
+	bar.finish()
+	if err != nil && res != nil && errors.Is(err, context.Canceled) {
+		return nil, savePartial(out, res, err, stderr)
+	}
+	return res, err
+}
+
+// runUVH5 runs sim in blocks of as many times as fit in memory at once
+// (all of them, usually) and streams each block into the UVH5 file as it
+// finishes, so an output larger than memory is never held whole. A
+// cancelled run keeps its finished times in OUT.partial.uvh5, the others
+// flagged. It returns the last block's result.
+func runUVH5(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, obs *matvis.Observation, out string, bar *progressBar, stderr io.Writer) (*matvis.Result, error) {
+	defer bar.finish()
+	w, err := uvdata.Create(out, sim, obs)
+	if err != nil {
+		return nil, fmt.Errorf("writing %s: %w", out, err)
+	}
+	nt, nf := sim.NTime(), sim.NFreq()
+	per := sim.TimesPerBlock()
+	if per < nt {
+		fmt.Fprintf(stderr, "the output (%.3g GB) does not fit in memory at once: %d blocks of up to %d times, each written as it finishes\n",
+			float64(sim.OutputBytes())/1e9, (nt+per-1)/per, per)
+	}
+	var res *matvis.Result
+	for t0 := 0; t0 < nt; t0 += per {
+		sub, err := sim.Subset(matvis.Block{F0: 0, F1: nf, T0: t0, T1: min(t0+per, nt)})
+		if err != nil {
+			w.Abort()
+			return nil, err
+		}
+		done := t0 * nf
+		sub.Options.Progress = func(p matvis.Progress) { bar.update(matvis.Progress{Done: done + p.Done, Total: nt * nf}) }
+		r, runErr := be.Run(ctx, sub)
+		if runErr != nil && r != nil && errors.Is(runErr, context.Canceled) {
+			return nil, savePartialUVH5(w, out, t0, nt, r, runErr, stderr)
+		}
+		if runErr == nil {
+			runErr = w.WriteTimes(t0, r)
+		}
+		if runErr != nil {
+			w.Abort()
+			return nil, runErr
+		}
+		res = r
+	}
+	if err := writeOutputs(out, true, stderr, w.Close); err != nil {
+		return nil, fmt.Errorf("writing %s: %w", out, err)
+	}
+	return res, nil
+}
+
+// savePartialUVH5 finishes a cancelled UVH5 run as OUT.partial.uvh5: the
+// times finished so far (earlier blocks, and the times of the cancelled
+// block whose every channel finished), the others flagged.
+func savePartialUVH5(w *uvdata.Writer, out string, t0, ntimes int, res *matvis.Result, runErr error, stderr io.Writer) error {
+	if _, err := w.WriteFinishedTimes(t0, res); err != nil {
+		w.Abort()
+		return fmt.Errorf("%w (and saving the finished times failed: %w)", runErr, err)
+	}
+	n := w.TimesWritten()
+	if n == 0 {
+		w.Abort()
+		return runErr
+	}
+	p := partialPath(out)
+	if err := writeOutputs(out, false, stderr, func() error { return w.ClosePartial(p) }); err != nil {
+		return fmt.Errorf("%w (and saving the finished times failed: %w)", runErr, err)
+	}
+	fmt.Fprintf(stderr, "cancelled: %d of %d times finished, saved to %s (the others flagged)\n", n, ntimes, p)
+	return runErr
+}
+
 // setMemoryLimit hands the run's memory budget (max_memory_bytes), when
 // set, to the Go collector as its soft limit: the budget bounds garbage
 // too, and without it the collector lets the heap grow to twice what is
-// live before it collects.
-func setMemoryLimit(sim *matvis.Simulation) {
-	if m := sim.Options.MaxMemory; m > 0 {
-		debug.SetMemoryLimit(m)
+// live before it collects. The returned function restores the limit
+// before (the CLI's commands also run inside tests and notebooks).
+func setMemoryLimit(sim *matvis.Simulation) (restore func()) {
+	m := sim.Options.MaxMemory
+	if m <= 0 {
+		return func() {}
 	}
+	prev := debug.SetMemoryLimit(m)
+	return func() { debug.SetMemoryLimit(prev) }
 }
 
 // openBackend opens the backend (over several devices with devices set)

@@ -178,28 +178,131 @@ func spacing(x []float64, scale float64) []float64 {
 // res (the visibilities are never copied whole). It refuses an
 // incomplete result.
 func Write(path string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result) error {
-	if !res.Complete() {
-		return errors.New("uvdata: the result is incomplete; refusing to write UVH5 with missing integrations")
-	}
-	h, err := Header(sim, obs)
+	w, err := Create(path, sim, obs)
 	if err != nil {
 		return err
 	}
-	w, err := uvh5.Create(path, h)
-	if err != nil {
+	if err := w.WriteTimes(0, res); err != nil {
+		w.Abort()
 		return err
-	}
-	nbl, nf, np := len(obs.Baselines), sim.NFreq(), len(obs.Pols)
-	block := make([]complex128, nbl*nf*np)
-	for ti := range sim.NTime() {
-		fillTime(block, sim, obs, res, ti)
-		if err := w.WriteBlock(ti*nbl, block, nil, nil); err != nil {
-			w.Abort()
-			return err
-		}
 	}
 	return w.Close()
 }
+
+// Writer streams a simulation's output into a UVH5 file by blocks of
+// times: each block's result (a Simulation.Subset over those times) is
+// written as it comes and can then be dropped, so an output larger than
+// memory never is held whole.
+type Writer struct {
+	w          *uvh5.Writer
+	sim        *matvis.Simulation
+	obs        *matvis.Observation
+	nbl, nf    int
+	block      []complex128
+	timesDone  []bool
+	blockFlags []bool
+	blockNsamp []float32
+}
+
+// Create writes the header of sim's output to a temporary file beside path
+// and allocates its data; nothing appears at path before Close.
+func Create(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Writer, error) {
+	h, err := Header(sim, obs)
+	if err != nil {
+		return nil, err
+	}
+	w, err := uvh5.Create(path, h)
+	if err != nil {
+		return nil, err
+	}
+	nbl, nf := len(obs.Baselines), sim.NFreq()
+	return &Writer{w: w, sim: sim, obs: obs, nbl: nbl, nf: nf,
+		block: make([]complex128, nbl*nf*len(obs.Pols)), timesDone: make([]bool, sim.NTime())}, nil
+}
+
+// WriteTimes writes res, the result of the times [t0, t0 + res's times)
+// of the simulation (all its channels, as Subset makes it). It refuses an
+// incomplete result.
+func (w *Writer) WriteTimes(t0 int, res *matvis.Result) error {
+	if !res.Complete() {
+		return errors.New("uvdata: the result is incomplete; refusing to write UVH5 with missing integrations")
+	}
+	_, err := w.WriteFinishedTimes(t0, res)
+	return err
+}
+
+// WriteFinishedTimes writes the times of res (as WriteTimes) whose every
+// channel finished — all of them for a complete result, those before the
+// cancellation for a cancelled one — and returns how many it wrote.
+func (w *Writer) WriteFinishedTimes(t0 int, res *matvis.Result) (int, error) {
+	if len(res.Shape) < 3 || res.Shape[0] != w.nf || res.Shape[2] != w.nbl || t0 < 0 || t0+res.Shape[1] > len(w.timesDone) {
+		return 0, fmt.Errorf("uvdata: a result of shape %v at time %d does not fit the file's %d channels × %d times × %d baselines", res.Shape, t0, w.nf, len(w.timesDone), w.nbl)
+	}
+	nt, n := res.Shape[1], 0
+	for ti := range nt {
+		if !timeFinished(res, ti, nt) {
+			continue
+		}
+		fillTime(w.block, w.sim, w.obs, res, ti)
+		if err := w.w.WriteBlock((t0+ti)*w.nbl, w.block, nil, nil); err != nil {
+			return n, err
+		}
+		w.timesDone[t0+ti] = true
+		n++
+	}
+	return n, nil
+}
+
+// timeFinished says whether every channel of time ti of res finished.
+func timeFinished(res *matvis.Result, ti, nt int) bool {
+	for fi := range res.Shape[0] {
+		if !res.Done[fi*nt+ti] {
+			return false
+		}
+	}
+	return true
+}
+
+// Close finishes the file at its path; every time must have been written.
+func (w *Writer) Close() error { return w.w.Close() }
+
+// ClosePartial finishes the file at dest with the times never written
+// flagged (visibilities 0, flags set, nsamples 0), as pyuvdata marks
+// missing data: a cancelled run keeps what it finished, readable.
+func (w *Writer) ClosePartial(dest string) error {
+	if w.blockFlags == nil {
+		w.blockFlags = make([]bool, len(w.block))
+		for i := range w.blockFlags {
+			w.blockFlags[i] = true
+		}
+		w.blockNsamp = make([]float32, len(w.block))
+	}
+	clear(w.block)
+	for ti, done := range w.timesDone {
+		if done {
+			continue
+		}
+		if err := w.w.WriteBlock(ti*w.nbl, w.block, w.blockFlags, w.blockNsamp); err != nil {
+			w.w.Abort()
+			return err
+		}
+	}
+	return w.w.CloseAs(dest)
+}
+
+// TimesWritten is how many times have been written.
+func (w *Writer) TimesWritten() int {
+	n := 0
+	for _, d := range w.timesDone {
+		if d {
+			n++
+		}
+	}
+	return n
+}
+
+// Abort discards the file.
+func (w *Writer) Abort() error { return w.w.Abort() }
 
 // fillTime lays time ti of res out as UVH5 rows (baseline, freq, pol).
 func fillTime(block []complex128, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, ti int) {
