@@ -170,10 +170,6 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	if b.c == nil {
 		return nil, errors.New("gpu: backend is closed")
 	}
-	if sim.SkyPolarized() {
-		// Refused rather than simulated as Stokes I, which FluxAt would give.
-		return nil, errors.New("gpu: the sky has Stokes Q, U or V: full-Stokes skies run on the CPU backend only (docs/stokes.md)")
-	}
 	r, err := newRun(ctx, b, sim)
 	if err != nil {
 		return nil, err
