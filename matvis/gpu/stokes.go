@@ -80,7 +80,18 @@ func (r *run) queueFactors(ti, sl int) error {
 	h := cuda.HostSlice[float64](r.hW[sl])
 	pos, neg := h[:r.nsrc*stokesWords], h[r.nsrc*stokesWords:]
 	r.neg[sl] = factorSky(r.stoke, cosX, sinX, r.sim.Options.Rotation, pos, neg)
-	return cuda.Upload(r.c, r.dW[sl], h, r.s)
+	// Asynchronous from the pinned buffer, as the ENU upload (cuda.Upload
+	// would wait for the stream, and so for the previous time's chunks);
+	// the negative half only when some factor is negative (a physical sky
+	// has none: half the bytes).
+	n := int64(len(pos)) * 8
+	if r.neg[sl] {
+		n *= 2
+	}
+	if err := r.c.CopyHtoD(r.dW[sl], r.hW[sl].Ptr(), n, r.s); err != nil {
+		return fmt.Errorf("gpu: upload the Stokes factors of time %d: %w", ti, err)
+	}
+	return nil
 }
 
 // factorSky writes each source's factors W of positive and of negative
