@@ -226,7 +226,7 @@ func (c MemoryConfig) HostRequired() []MemoryTerm {
 	}
 	return hostShape{
 		nant: n.NAnt, nsrc: n.NSrc, nfreq: n.NFreq, ntime: n.NTime, nfeed: n.NFeed, precision: n.Precision,
-		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks,
+		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks, stokes: n.Stokes,
 	}.terms()
 }
 

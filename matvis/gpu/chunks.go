@@ -64,7 +64,7 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		second = func(int) error { return r.launchReduce() }
 	}
 	var p0 int
-	if r.on {
+	if r.polSky {
 		// The negative factors' Z and Gram come in the second stage.
 		first = func(n, p0 int) error { return r.launchStokesZ(fi, sl, n, p0, false) }
 		second = func(n int) error { return r.stokesChunk(fi, sl, n, p0) }

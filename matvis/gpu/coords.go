@@ -100,7 +100,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	// factors are uploaded per integration.
 	slot := r.slot(sl)
 	nfreq := int32(1)
-	if r.on {
+	if r.polSky {
 		nfreq = -1
 		if err := r.queueFactors(ti, sl); err != nil {
 			return err
@@ -139,7 +139,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 // full-Stokes sky's Stokes parameters on the host (queueFactors uploads
 // their factors per integration).
 func (r *run) channelSky(fi int) error {
-	if r.on {
+	if r.polSky {
 		return r.loadStokes(fi)
 	}
 	return r.uploadFlux(fi)

@@ -165,7 +165,7 @@ func (r *run) allocate() error {
 	if !r.fusedCand {
 		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
 	}
-	if r.on {
+	if r.polSky {
 		for i := range r.dW {
 			reqs = append(reqs, req{&r.dW[i], matvis.TermStokes, 2 * ns * stokesWords * 8})
 		}
@@ -199,7 +199,7 @@ func (r *run) allocate() error {
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
 		return fmt.Errorf("gpu: visible-count buffer: %w", err)
 	}
-	if r.on {
+	if r.polSky {
 		for i := range r.hW {
 			if r.hW[i], err = r.c.AllocHost(2 * ns * stokesWords * 8); err != nil {
 				return fmt.Errorf("gpu: Stokes factor buffer: %w", err)

@@ -175,7 +175,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if r.sub <= 0 {
 		r.sub = DefaultSubChunks
 	}
-	if r.on = sim.SkyPolarized(); r.on {
+	if r.polSky = sim.SkyPolarized(); r.polSky {
 		// A full-Stokes sky runs the single-stream path: two Z and Gram
 		// launches per chunk (stokes.go), no sub-chunk pipeline.
 		r.sub = 1

@@ -22,13 +22,14 @@ import (
 // (dW: positive then negative, nsrc·8 doubles each) and whether any
 // source has a negative eigenvalue.
 type stokesState struct {
-	on    bool
-	stoke [4][]float64
-	basis [][2][]float64
-	cache bool
-	dW    [2]cuda.DevicePtr
-	hW    [2]*cuda.HostBuffer
-	neg   [2]bool
+	// polSky: the sky has Q, U or V (Simulation.SkyPolarized).
+	polSky bool
+	stoke  [4][]float64
+	basis  [][2][]float64
+	cache  bool
+	dW     [2]cuda.DevicePtr
+	hW     [2]*cuda.HostBuffer
+	neg    [2]bool
 }
 
 // stokesWords is the doubles of one source's factors of one sign: W[ax,k]
