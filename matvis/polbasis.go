@@ -18,7 +18,7 @@ const DefaultBasisStep = 1e-4
 // positions themselves (precession, nutation, aberration, polar motion),
 // and φ̂ = ŝ × θ̂. The chain's rotations map the sphere conformally and its
 // aberration nearly so: more than 15° from the Sun the image of râ from an
-// RA difference is ŝ × θ̂ to 2e-6 rad (TestFDBasisConformal), well below
+// RA difference is ŝ × θ̂ to 3e-6 rad (TestFDBasisConformal), well below
 // pyradiosky's own basis approximation (4.8e-5). So one neighbour pair
 // does instead of two, without the loss of precision near the poles,
 // where an RA difference vanishes (cos dec). Near the Sun, light

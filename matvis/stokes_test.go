@@ -255,8 +255,8 @@ func (b fixedBasis) Basis(ti int, c, s []float64) error {
 
 // TestFDBasisConformal: the image of râ, from a difference in RA of the
 // astropy-equivalent chain, is ŝ × θ̂ (which FDBasis uses instead) to
-// 3e-6 rad more than 15° from the Sun (measured 0.5–2e-6: aberration's
-// second-order shear). Nearer, solar light deflection shears the mapping
+// 1e-5 rad more than 15° from the Sun (measured 0.5–2.7e-6: the tail of
+// the solar light deflection's shear, and aberration's second order). Nearer, solar light deflection shears the mapping
 // (∝ 1/angle²): measured 4e-6 to 3e-5 between 3° and 15° (bar 1e-3),
 // up to 4.3e-4 within a degree or two (no bar). The Sun of JD 2459845.0 is at RA 173.6°,
 // Dec +2.5° (close enough to draw the line).
@@ -311,7 +311,7 @@ func TestFDBasisConformal(t *testing.T) {
 		}
 	}
 	t.Logf("|ŝ×θ̂ − râ image| ≤ %.3g more than 15° from the Sun, %.3g from 3° to 15°", worst, nearSun)
-	if !(worst <= 3e-6) || !(nearSun <= 1e-3) {
+	if !(worst <= 1e-5) || !(nearSun <= 1e-3) {
 		t.Errorf("the RA image differs from ŝ × θ̂ by %.3g (far from the Sun), %.3g (near)", worst, nearSun)
 	}
 }
