@@ -69,9 +69,9 @@ func (p *polState) basisAt(ti int) error {
 }
 
 // factor forms the local coherency of every visible source of the chunk
-// (vis order) and its factors W, signs; it returns amplitudes bounding
-// each source's |Σ_ax A[f,ax]·W[ax,k]| / max|component of A| for the
-// scaling: 2·√max|λ|.
+// (vis order) and stores its factors W and signs. It writes into amp the
+// amplitude scaleZ reads, 2·√max|λ|: with peakZ's |Re b| + |Im b| per beam
+// component it bounds |Σ_ax A[f,ax]·W[ax,k]| (|W[ax,k]| ≤ √|λ_k|, two axes).
 func (r *run) factor(vis []int, amp []float64) {
 	p := r.pol
 	k := len(vis)
