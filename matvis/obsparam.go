@@ -101,7 +101,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		quiet := *o
 		quiet.Warn = nil
 		mk := func(ra, dec []float64) (Coordinates, error) { return obsAstro(cfg, &quiet, ra, dec) }
-		if c.PolBasis, err = NewFDBasis(mk, sky.RA(), sky.Dec(), 0); err != nil {
+		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, sky.RA(), sky.Dec()); err != nil {
 			return nil, nil, fmt.Errorf("matvis: %s: %w", cfg.Sources.Catalog, err)
 		}
 	}

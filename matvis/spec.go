@@ -150,7 +150,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 			return specCoordinates(s, ra, dec, method, bcrsEvery, nil)
 		}
 		var err error
-		if c.PolBasis, err = NewFDBasis(mk, c.RA, c.Dec, 0); err != nil {
+		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, c.RA, c.Dec); err != nil {
 			return Config{}, err
 		}
 	}

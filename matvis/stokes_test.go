@@ -315,3 +315,98 @@ func TestFDBasisConformal(t *testing.T) {
 		t.Errorf("the RA image differs from ŝ × θ̂ by %.3g (far from the Sun), %.3g (near)", worst, nearSun)
 	}
 }
+
+// TestRigidBasis: pyradiosky's rigid-rotation basis equals the exact one
+// above the horizon of a rigid sky (1e-9) and differs from it by at most 1e-4 rad with the
+// astropy-equivalent chain (aberration is not a rigid rotation); its
+// helpers: the polar factor is orthogonal and keeps an orthogonal matrix,
+// the aligning rotation takes r1 onto r2.
+func TestRigidBasis(t *testing.T) {
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	var ra, dec []float64
+	for range 300 {
+		ra = append(ra, 2*math.Pi*rng.Float64())
+		dec = append(dec, math.Asin(2*rng.Float64()-1)*0.99)
+	}
+	lst := []float64{0.4, 2.2}
+	rigidMk := func(ra, dec []float64) (Coordinates, error) { return rigid{-0.5361, lst, ra, dec}, nil }
+	astroMk := func(ra, dec []float64) (Coordinates, error) {
+		return astro.New(astro.Config{Method: astro.MethodAstropy, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: []float64{2459845.0, 2459845.3}}, ra, dec)
+	}
+	for _, c := range []struct {
+		name string
+		mk   func(ra, dec []float64) (Coordinates, error)
+		tol  float64
+	}{{"rigid sky", rigidMk, 1e-9}, {"astropy chain", astroMk, 1e-4}} {
+		rb, err := NewRigidBasis(c.mk, ra, dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fb, err := NewFDBasis(c.mk, ra, dec, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(ra)
+		c1, s1, c2, s2 := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
+		var worst float64
+		for ti := range rb.NTimes() {
+			if err := rb.Basis(ti, c1, s1); err != nil {
+				t.Fatal(err)
+			}
+			if err := fb.Basis(ti, c2, s2); err != nil {
+				t.Fatal(err)
+			}
+			crd, _ := c.mk(ra, dec)
+			e, nn, up := make([]float64, n), make([]float64, n), make([]float64, n)
+			if err := crd.ENU(ti, e, nn, up); err != nil {
+				t.Fatal(err)
+			}
+			for s := range n {
+				if up[s] > 0 {
+					worst = max(worst, math.Abs(math.Remainder(math.Atan2(s1[s], c1[s])-math.Atan2(s2[s], c2[s]), 2*math.Pi)))
+				}
+			}
+		}
+		t.Logf("%s: rigid vs exact basis angle: max %.3g rad", c.name, worst)
+		if !(worst <= c.tol) {
+			t.Errorf("%s: rigid and exact basis angles differ by %.3g rad, over %g", c.name, worst, c.tol)
+		}
+	}
+
+	var a m3
+	for i := range 3 {
+		for j := range 3 {
+			a[i][j] = rng.NormFloat64()
+		}
+		a[i][i] += 5
+	}
+	u := polarFactor(a)
+	uu := mul3(u, m3{{u[0][0], u[1][0], u[2][0]}, {u[0][1], u[1][1], u[2][1]}, {u[0][2], u[1][2], u[2][2]}})
+	for i := range 3 {
+		for j := range 3 {
+			want := 0.0
+			if i == j {
+				want = 1
+			}
+			if math.Abs(uu[i][j]-want) > 1e-13 {
+				t.Fatalf("polar factor not orthogonal: U·Uᵀ = %v", uu)
+			}
+		}
+	}
+	if again := polarFactor(u); again != u {
+		for i := range 3 {
+			for j := range 3 {
+				if math.Abs(again[i][j]-u[i][j]) > 1e-15 {
+					t.Fatalf("the polar factor of an orthogonal matrix moved it: %v → %v", u, again)
+				}
+			}
+		}
+	}
+	x, y, z := rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()
+	l := math.Sqrt(x*x + y*y + z*z)
+	r1 := [3]float64{x / l, y / l, z / l}
+	r2 := [3]float64{0.6, 0, 0.8}
+	if got := apply3(alignRotation(r1, r2), r1); math.Abs(got[0]-r2[0])+math.Abs(got[1]-r2[1])+math.Abs(got[2]-r2[2]) > 1e-14 {
+		t.Errorf("alignRotation takes r1 to %v, want %v", got, r2)
+	}
+}
