@@ -30,6 +30,9 @@ type Backend struct {
 	// noFlush turns off Z's scaling and flushing (flush.go): tests
 	// compare with the unflushed products.
 	noFlush bool
+	// poisonZ fills a polarized sky's Z buffers with NaN before they are
+	// written (tests: an entry left unwritten then shows in the result).
+	poisonZ bool
 }
 
 // New returns a CPU backend using the best available herk and all cores.

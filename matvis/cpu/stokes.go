@@ -145,6 +145,9 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 		} else {
 			zz.c128 = grow(zz.c128, nant*nf*ld)
 		}
+		if r.b.poisonZ {
+			zz.poison()
+		}
 	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	mul := complex(sc.mul, 0)
@@ -183,6 +186,17 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 		return zmat{}, err
 	}
 	return *z, nil
+}
+
+// poison fills z with NaN (Backend.poisonZ).
+func (z *zmat) poison() {
+	nan := math.NaN()
+	for i := range z.c64 {
+		z.c64[i] = complex64(complex(nan, nan))
+	}
+	for i := range z.c128 {
+		z.c128[i] = complex(nan, nan)
+	}
 }
 
 // set writes entry i of z, flushed (flush.go) and rounded to its precision.
