@@ -53,8 +53,15 @@ __device__ __forceinline__ void beam_analytic(int k, double par, double az, doub
     g = x == 0 ? 1.0 : 2 * j1(x) / x;
   }
   if (diag) {
+    // pyuvsim's J[feed, c] = diag(g, g) over c = (za, az): feed x sees
+    // the za axis (vec 1), feed y the az axis (vec 0), as beam.DiagonalJones;
+    // unpolarized, the one component is the signed g.
     creal v = cmake<real>((real)g, 0), zero = cmake<real>(0, 0);
-    out[0] = v, out[1] = zero, out[2] = zero, out[3] = v;
+    if (polarized) {
+      out[0] = zero, out[1] = v, out[2] = v, out[3] = zero;
+    } else {
+      out[0] = v;
+    }
   } else if (polarized) {
     creal v = cmake<real>((real)(g / 1.4142135623730951), 0);
     out[0] = v, out[1] = v, out[2] = v, out[3] = v;

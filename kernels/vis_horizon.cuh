@@ -173,7 +173,9 @@ extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, co
 }
 
 // Stable scatter of the visible sources: their index, ENU vector and
-// amplitude sqrt(0.5 I) (flux of this frequency, stride nfreq).
+// amplitude sqrt(0.5 I) (flux of this frequency, stride nfreq). With
+// nfreq < 0 (a full-Stokes sky, whose amplitudes are the per-source
+// factors beam_tau_z_stokes reads) amp holds the source's index instead.
 extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
                                            const double* m, const int* blockOffset, const double* flux, int nfreq, int fi,
                                            real* ce, real* cn, real* cu, double* amp) {
@@ -194,6 +196,6 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
   if (vis) {
     int pos = blockOffset[blockIdx.x] + before + __popc(ballot & ((1u << lane) - 1u));
     ce[pos] = e, cn[pos] = n, cu[pos] = u;
-    amp[pos] = sqrt(0.5 * flux[s * nfreq + fi]);
+    amp[pos] = nfreq < 0 ? (double)s : sqrt(0.5 * flux[s * nfreq + fi]);
   }
 }

@@ -86,6 +86,8 @@ type hostShape struct {
 	npairs                                     int64
 	nbeamUsed, minChunks                       int
 	pairsAcc                                   bool
+	// stokes: a polarized sky (docs/stokes.md).
+	stokes bool
 }
 
 // hostTerms are the host allocations of a run that chunking cannot make
@@ -107,7 +109,7 @@ func (h hostShape) terms() []MemoryTerm {
 	}
 	nch := max(h.minChunks, min(h.nsrc, maxAutoChunks))
 	k := int64((h.nsrc + nch - 1) / nch)
-	return []MemoryTerm{
+	terms := []MemoryTerm{
 		{"output", mul(int64(h.nfreq), int64(h.outputTimes()), h.npairs, nf, nf, csize), false},
 		{"pair_list", mul(h.npairs, 16), false},
 		{"accumulator", acc, false},
@@ -116,6 +118,18 @@ func (h hostShape) terms() []MemoryTerm {
 		{"chunk_beams", mul(int64(h.nbeamUsed+1), nf, nf, k, 16), true},
 		{"chunk_angles", mul(k, 32), true},
 	}
+	if h.stokes {
+		// The Stokes of a channel, the basis angles of the cached times,
+		// each chunk's factors (4 complex, 2 signs) and the subtracted Z of
+		// negative eigenvalues, as large as Z.
+		terms = append(terms,
+			MemoryTerm{"stokes", mul(4, int64(h.nsrc), 8), false},
+			MemoryTerm{"pol_basis_cache", mul(ntopo, 2, int64(h.nsrc), 8), false},
+			MemoryTerm{"chunk_coherency", mul(k, 80), true},
+			MemoryTerm{"chunk_z_negative", mul(m, nf, k, csize), true},
+		)
+	}
+	return terms
 }
 
 // outputTimes is how many times of the output are held at once.
@@ -232,6 +246,7 @@ func (s *Simulation) hostShape() hostShape {
 		nant: s.NAnt(), nsrc: s.NSrc(), nfreq: s.NFreq(), ntime: s.NTime(), nfeed: s.NFeed(),
 		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used), outTimes: s.Options.OutputTimes,
 		minChunks: s.Options.MinChunks, pairsAcc: s.Options.MatProd == MatProdPairs,
+		stokes: s.SkyPolarized(),
 	}
 }
 
@@ -246,7 +261,7 @@ func (c MemoryConfig) HostRequired() []MemoryTerm {
 	}
 	return hostShape{
 		nant: n.NAnt, nsrc: n.NSrc, nfreq: n.NFreq, ntime: n.NTime, nfeed: n.NFeed, precision: n.Precision,
-		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks,
+		npairs: npairs, nbeamUsed: n.NBeamUsed, minChunks: n.MinChunks, stokes: n.Stokes,
 	}.terms()
 }
 

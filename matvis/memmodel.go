@@ -42,6 +42,9 @@ type MemoryConfig struct {
 	// PairsAccumulator says the CPU accumulates nfeed² values per
 	// baseline (MatProdPairs) instead of the (nfeed·nant)² Gram matrix.
 	PairsAccumulator bool
+	// Stokes says the sky has Q, U or V (docs/stokes.md): the model adds
+	// TermStokes.
+	Stokes bool
 	// VisibleFraction is the fraction of a chunk's sources above the
 	// horizon, which the CPU backend's buffers are sized by (0: 0.5, a
 	// uniform sky's).
@@ -63,6 +66,9 @@ const (
 	TermBeamInterp = "beam_interp" // interpolated beams, nbeam·nfeed·nax·chunk complex
 	TermZ          = "zmat"        // Z, chunk·nfeed·nant·nax complex
 	TermVis        = "vis"         // one (nfeed·nant)² accumulator per chunk
+	// TermStokes is a full-Stokes sky's per-source factors of both signs,
+	// for two integrations in flight (the GPU's): 2·2·8 doubles a source.
+	TermStokes = "stokes_factors"
 )
 
 // normalized fills in the defaults that New would, and the HostTerms
@@ -117,6 +123,7 @@ func (s *Simulation) MemoryConfig() MemoryConfig {
 		MinChunks: s.Options.MinChunks,
 		NFreq:     s.NFreq(), NTime: s.NTime(), NPairs: len(s.Pairs), NBeamUsed: len(used),
 		PairsAccumulator: s.Options.MatProd == MatProdPairs,
+		Stokes:           s.SkyPolarized(),
 	}
 }
 
@@ -139,7 +146,7 @@ func (c MemoryConfig) Terms(nchunks int) ([]MemoryTerm, int) {
 	nax := nfeed
 	nchunk := c.BufferSources(nchunks)
 	nc := int64(nchunk)
-	return []MemoryTerm{
+	terms := []MemoryTerm{
 		{TermAntPos, nant * 3 * rsize, false},
 		{TermFlux, nsrc * rsize, false},
 		{TermBeamGrid, c.BeamGridPixels * nfeed * nax * csize, false},
@@ -152,7 +159,11 @@ func (c MemoryConfig) Terms(nchunks int) ([]MemoryTerm, int) {
 		{TermBeamInterp, nbeam * nfeed * nax * nc * csize, true},
 		{TermZ, nc * nfeed * nant * nax * csize, true},
 		{TermVis, int64(nchunks) * nfeed * nant * nfeed * nant * csize, false},
-	}, nchunk
+	}
+	if c.Stokes {
+		terms = append(terms, MemoryTerm{TermStokes, 2 * 2 * 8 * 8 * nsrc, false})
+	}
+	return terms, nchunk
 }
 
 // Total is the sum of terms' bytes.

@@ -29,6 +29,11 @@ type ObsOptions struct {
 	// baselines (i = ant1, j = ant2), as an npy output holds it; otherwise
 	// the Simulation gives pyuvsim's V(ant1, ant2) (Observation.UseConventions).
 	MatvisConventions bool
+	// Rotation is how a polarized sky's coherency is turned into the
+	// beams' basis: empty or RotationPyradiosky reproduces pyuvsim
+	// (Rᵀ·C·R); RotationIAU is the one derived from the IAU convention
+	// (docs/stokes.md).
+	Rotation CoherencyRotation
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -62,9 +67,6 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	if err != nil {
 		return nil, nil, err
 	}
-	if sky.Polarized() {
-		return nil, nil, fmt.Errorf("matvis: %s: the sky has Stokes Q, U or V; polarized skies are not simulated yet (only Stokes I)", cfg.Sources.Catalog)
-	}
 	tel := cfg.Telescope
 	c := Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
 	for _, a := range tel.Antennas {
@@ -83,6 +85,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	}
 	c.BeamIdx = tel.BeamIndex()
 	c.Options.Precision = prec
+	c.Options.Rotation = o.Rotation
 	obs, err := newObsObservation(cfg, o.EOP)
 	if err != nil {
 		return nil, nil, err
@@ -92,6 +95,15 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	}
 	if c.Coords, err = obsCoords(cfg, sky, o); err != nil {
 		return nil, nil, err
+	}
+	if sky.Polarized() {
+		// The neighbours' warnings repeat the positions' own.
+		quiet := *o
+		quiet.Warn = nil
+		mk := func(ra, dec []float64) (Coordinates, error) { return obsAstro(cfg, &quiet, ra, dec) }
+		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, sky.RA(), sky.Dec()); err != nil {
+			return nil, nil, fmt.Errorf("matvis: %s: %w", cfg.Sources.Catalog, err)
+		}
 	}
 	if o.MatvisConventions {
 		obs.ENU = append([][3]float64(nil), c.Antennas...)
@@ -156,6 +168,11 @@ func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (Coordina
 	if o.Topo != nil {
 		return o.Topo, nil
 	}
+	return obsAstro(cfg, o, sky.RA(), sky.Dec())
+}
+
+// obsAstro is the configuration's astrometry of sources at ra, dec.
+func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (Coordinates, error) {
 	method := o.CoordMethod
 	if method == "" {
 		method = string(astro.MethodAstropy)
@@ -167,7 +184,7 @@ func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (Coordina
 		TimesJD: cfg.TimesJD,
 		EOP:     o.EOP,
 		Warn:    o.Warn,
-	}, sky.RA(), sky.Dec())
+	}, ra, dec)
 	if err != nil {
 		return nil, fmt.Errorf("matvis: coordinates (%s): %w", method, err)
 	}

@@ -45,6 +45,10 @@ type Options struct {
 	// accumulator, ENU cache) against it, capped by the available memory,
 	// and the CPU's chunk plan gets what the output leaves of it.
 	MaxMemory int64
+	// Rotation is how a polarized sky's coherency is turned into the
+	// beams' local basis (empty: RotationPyradiosky, as pyuvsim). It is
+	// unused for a Stokes-I sky.
+	Rotation CoherencyRotation
 	// MinChunks is the least number of source chunks (default 1).
 	MinChunks int
 	// OutputTimes, when positive, says the caller never holds more than
@@ -82,8 +86,13 @@ type Config struct {
 	// Leave it nil when Sky is set.
 	Flux []float64
 	// Sky, when set instead of Flux, gives the fluxes channel by channel
-	// (a catalog's spectral model); Simulation.FluxAt reads either.
+	// (a catalog's spectral model); Simulation.FluxAt reads either. A
+	// PolarizedSpectrum whose Polarized is true makes a full-Stokes run,
+	// which needs Options.Polarized and PolBasis (docs/stokes.md).
 	Sky Spectrum
+	// PolBasis orients each source's polarization basis at each time
+	// (FDBasis); needed only for a polarized sky, ignored otherwise.
+	PolBasis PolBasis
 	// Beams are the unique beams; BeamIdx maps antenna → beam (nil: one
 	// beam for all, or one per antenna when len(Beams) == len(Antennas)).
 	Beams   []beam.Beam
@@ -236,6 +245,9 @@ func New(c Config) (*Simulation, error) {
 		npairs = int64(len(o.AntPairs))
 	}
 	s.Mode = beam.Mode{Polarized: o.Polarized, Feed: o.Feed}
+	if err := s.checkStokes(); err != nil {
+		return nil, bad("%w", err)
+	}
 	// Sized before anything of nant² is allocated: the pair list itself
 	// may be what does not fit.
 	h := s.hostShape()
@@ -256,6 +268,29 @@ func New(c Config) (*Simulation, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkStokes checks what a polarized sky needs: both feeds (pyuvsim,
+// too, refuses a polarized sky with unpolarized beams), a PolBasis of the
+// sky's sizes and a known rotation.
+func (s *Simulation) checkStokes() error {
+	o := &s.Options
+	orDefault(&o.Rotation, RotationPyradiosky)
+	if o.Rotation != RotationPyradiosky && o.Rotation != RotationIAU {
+		return fmt.Errorf("rotation = %q: must be %q or %q", o.Rotation, RotationPyradiosky, RotationIAU)
+	}
+	if !s.SkyPolarized() {
+		return nil
+	}
+	switch {
+	case !o.Polarized:
+		return fmt.Errorf("sky: the sources have Stokes Q, U or V, which an unpolarized run (one feed's power beam) cannot see: set polarized (both feeds, E-field beams)")
+	case s.PolBasis == nil:
+		return fmt.Errorf("pol_basis: a polarized sky needs each source's polarization basis (matvis.FDBasis)")
+	case s.PolBasis.NSources() != s.NSrc() || s.PolBasis.NTimes() != s.NTime():
+		return fmt.Errorf("pol_basis: %d sources × %d times, the sky has %d × %d", s.PolBasis.NSources(), s.PolBasis.NTimes(), s.NSrc(), s.NTime())
+	}
+	return nil
 }
 
 // allPairs returns a copy of antPairs, or all nant² ordered pairs,

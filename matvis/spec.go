@@ -16,6 +16,10 @@ type SpecOptions struct {
 	Topo Coordinates
 	// CoordMethod, when set, overrides the spec's coord_method.
 	CoordMethod string
+	// Rotation is how a polarized sky's coherency is turned into the
+	// beams' basis (empty: RotationPyradiosky, pyuvsim's; RotationIAU:
+	// derived from the IAU convention, docs/stokes.md).
+	Rotation CoherencyRotation
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -131,17 +135,29 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		c.Options.MatProd = MatProd(so.MatProd)
 		bcrsEvery = so.UpdateBCRSEveryS
 	}
+	c.Options.Rotation = o.Rotation
+	method := s.CoordMethod
+	if o.CoordMethod != "" {
+		method = o.CoordMethod
+	}
+	if method == "" || method == simspec.CoordPrecomputed && o.Topo != nil {
+		// Precomputed vectors come with no astrometry of their own: a
+		// polarized sky's basis is then astropy's.
+		method = simspec.CoordAstropy
+	}
+	if ps, ok := c.Sky.(PolarizedSpectrum); ok && ps.Polarized() {
+		mk := func(ra, dec []float64) (Coordinates, error) {
+			return specCoordinates(s, ra, dec, method, bcrsEvery, nil)
+		}
+		var err error
+		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, c.RA, c.Dec); err != nil {
+			return Config{}, err
+		}
+	}
 	switch {
 	case o.Topo != nil:
 		c.Coords = o.Topo
 	default:
-		method := s.CoordMethod
-		if o.CoordMethod != "" {
-			method = o.CoordMethod
-		}
-		if method == "" {
-			method = simspec.CoordAstropy
-		}
 		if method == simspec.CoordPrecomputed {
 			return Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
 		}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis/obsparam"
@@ -19,13 +20,19 @@ func specPath(s *simspec.Spec, p string) string {
 	return filepath.Join(s.Dir, p)
 }
 
-// specSources sets c's sources: the spec's inline arrays (a flux table),
-// or its catalog read and selected (a Spectrum evaluated per channel).
+// specSources sets c's sources: the spec's inline arrays (a flux table,
+// or a Stokes table when Q, U or V rows are given), or its catalog read
+// and selected (a Spectrum evaluated per channel).
 func specSources(s *simspec.Spec, c *Config) error {
 	if s.Sources.Catalog == nil {
-		c.RA, c.Dec = s.Sources.RARad, s.Sources.DecRad
+		src := s.Sources
+		c.RA, c.Dec = src.RARad, src.DecRad
+		if t := newStokesTable(s.FreqsHz, src); t != nil {
+			c.Sky = t
+			return nil
+		}
 		c.Flux = make([]float64, 0, s.NSrc()*len(s.FreqsHz))
-		for _, row := range s.Sources.FluxJy {
+		for _, row := range src.FluxJy {
 			c.Flux = append(c.Flux, row...)
 		}
 		return nil
@@ -34,12 +41,59 @@ func specSources(s *simspec.Spec, c *Config) error {
 	if err != nil {
 		return err
 	}
-	if sky.Polarized() {
-		return fmt.Errorf("matvis: sources.catalog %s: the sky has Stokes Q, U or V; polarized skies are not simulated yet (only Stokes I)", s.Sources.Catalog.Path)
-	}
 	c.RA, c.Dec, c.Sky = sky.RA(), sky.Dec(), sky
 	return nil
 }
+
+// stokesTable is a spec's inline full-Stokes sky: rows[k][source][channel]
+// for I, Q, U, V at the spec's frequencies.
+type stokesTable struct {
+	freqs []float64
+	rows  [4][][]float64
+	pol   bool
+}
+
+// newStokesTable returns the spec's inline sky as a Stokes table when it
+// gives any non-zero Q, U or V, else nil (a Stokes-I table, today's path).
+func newStokesTable(freqs []float64, src simspec.Sources) *stokesTable {
+	t := &stokesTable{freqs: freqs, rows: [4][][]float64{src.FluxJy, src.StokesQJy, src.StokesUJy, src.StokesVJy}}
+	for _, rows := range t.rows[1:] {
+		for _, row := range rows {
+			for _, v := range row {
+				t.pol = t.pol || v != 0
+			}
+		}
+	}
+	if !t.pol {
+		return nil
+	}
+	return t
+}
+
+// StokesAt writes Stokes k at the spec frequency freqHz (exactly one of
+// them: the table has no spectral model between its channels).
+func (t *stokesTable) StokesAt(freqHz float64, k int, dst []float64) error {
+	fi := slices.Index(t.freqs, freqHz)
+	if fi < 0 {
+		return fmt.Errorf("matvis: the inline Stokes table has no channel at %g Hz", freqHz)
+	}
+	rows := t.rows[k]
+	for s := range dst {
+		dst[s] = 0
+		if rows != nil { // an absent Q, U or V is zero
+			dst[s] = rows[s][fi]
+		}
+	}
+	return nil
+}
+
+// StokesIAt writes Stokes I at freqHz.
+func (t *stokesTable) StokesIAt(freqHz float64, dst []float64) error {
+	return t.StokesAt(freqHz, 0, dst)
+}
+
+// Polarized reports whether any Q, U or V is non-zero.
+func (t *stokesTable) Polarized() bool { return t.pol }
 
 // specCatalog reads the spec's catalog and applies its selection.
 func specCatalog(s *simspec.Spec) (*skymodel.Sky, error) {

@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/gomatvis/gomatvis/matvis"
 )
 
 // hashInputs are the simulate options, beside the input, that change the
@@ -20,8 +22,10 @@ import (
 type hashInputs struct {
 	format      string // uvh5 or npy: the conventions of the output
 	coordMethod string
-	eopPath     string
-	topoPath    string
+	// rotation is --stokes-rotation ("" and the default hash alike).
+	rotation matvis.CoherencyRotation
+	eopPath  string
+	topoPath string
 }
 
 // configHash is the SHA-256 (hex) of a canonical form of the run's
@@ -59,6 +63,9 @@ func configHash(in *simInput, o hashInputs) (string, error) {
 	}
 	put([]byte("format=" + o.format))
 	put([]byte("coord_method=" + o.coordMethod))
+	if o.rotation != "" && o.rotation != matvis.RotationPyradiosky {
+		put([]byte("stokes_rotation=" + string(o.rotation)))
+	}
 	for _, f := range []string{o.eopPath, o.topoPath} {
 		if f == "" {
 			put(nil)

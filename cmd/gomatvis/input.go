@@ -86,7 +86,9 @@ type buildOptions struct {
 	topo        matvis.Coordinates
 	coordMethod string
 	eopPath     string
-	warn        func(string)
+	// rotation is a polarized sky's coherency rotation (--stokes-rotation).
+	rotation matvis.CoherencyRotation
+	warn     func(string)
 }
 
 // build makes the Simulation, and for UVH5 output the Observation that
@@ -101,7 +103,7 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 	}
 	if in.cfg != nil {
 		return matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
-			EOP: eop, Topo: o.topo, CoordMethod: o.coordMethod, MatvisConventions: !o.uvh5, Warn: o.warn,
+			EOP: eop, Topo: o.topo, CoordMethod: o.coordMethod, MatvisConventions: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
 		})
 	}
 	if eop != nil {
@@ -110,7 +112,7 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 			in.spec.EOP[i] = simspec.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec}
 		}
 	}
-	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Warn: o.warn}
+	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Warn: o.warn}
 	if o.uvh5 {
 		return matvis.FromSpecObservation(in.spec, so)
 	}

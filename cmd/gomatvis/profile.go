@@ -26,6 +26,7 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 	prec := fs.Int("precision", 0, "1 (fp32) or 2 (fp64)")
 	pol := fs.Bool("polarized", true, "polarized run")
 	gridded := fs.Bool("gridded", true, "beams sampled on a 360×181 az/za grid (false: analytic Gaussian)")
+	stokes := fs.Bool("stokes", false, "a full-Stokes sky (Q, U, V on every source; docs/stokes.md)")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
 	coords := fs.String("coords", "erfa", "erfa (matvis's ERFA method) or precomputed (random ENU vectors)")
 	seed := fs.Uint64("seed", 42, "random seed")
@@ -55,6 +56,8 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 				c.Polarized = *pol
 			case "gridded":
 				c.Gridded = *gridded
+			case "stokes":
+				c.Stokes = *stokes
 			case "seed":
 				c.Seed = *seed
 			case "max-memory":

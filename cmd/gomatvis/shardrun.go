@@ -24,6 +24,7 @@ type shardJob struct {
 	backend, devices   string
 	fused              gpu.FusedMode
 	topo, coord, eop   string
+	rotation           matvis.CoherencyRotation
 	quiet              bool
 }
 
@@ -44,7 +45,7 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 	if j.format != part.OutputUVH5 && j.format != part.OutputNpy {
 		return fmt.Errorf("%w: --format %q: want uvh5 or npy", errUsage, j.format)
 	}
-	hash, err := configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, eopPath: j.eop, topoPath: j.topo})
+	hash, err := configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, eopPath: j.eop, topoPath: j.topo})
 	if err != nil {
 		return err
 	}
@@ -80,7 +81,7 @@ func partComplete(path, hash string, sp shard.Spec, format string) (done bool, w
 // computeShard builds the simulation, runs the shard's block and writes
 // the part.
 func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
-	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation, warn: warnTo(stderr)}
 	var err error
 	if j.topo != "" {
 		if bo.topo, err = readTopo(j.topo); err != nil {

@@ -31,6 +31,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := fs.String("coord-method", "", "override the spec's coord_method")
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
+	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: pyradiosky (the default, pyuvsim's Rᵀ·C·R) or iau (derived from the IAU convention; docs/stokes.md)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
@@ -46,12 +47,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
-			fused: fusedMode, topo: *topo, coord: *coord, eop: *eopPath, quiet: *quiet}, stdout, stderr)
+			fused: fusedMode, topo: *topo, coord: *coord, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation), quiet: *quiet}, stdout, stderr)
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
-	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation), warn: warnTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
 			return err

@@ -106,10 +106,16 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 // Close unloads the helper kernels (the cuBLAS handle stays the caller's).
 func (g *Gram) Close() error { return g.mod.Unload() }
 
-// Accumulate queues C = alpha·Zᴴ·Z + beta·C with strategy st (beta 1
+// Accumulate queues C = Zᴴ·Z + beta·C with strategy st (beta 1
 // accumulates over chunks). For LowerOnly strategies only the lower
 // triangle of C is updated; call Mirror once after the last chunk.
 func (g *Gram) Accumulate(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, beta float64) error {
+	return g.AccumulateScaled(st, z, ldz, m, k, c, 1, beta)
+}
+
+// AccumulateScaled queues C = alpha·Zᴴ·Z + beta·C: alpha −1 subtracts a
+// Gram product (a full-Stokes sky's negative eigenvalues).
+func (g *Gram) AccumulateScaled(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alpha, beta float64) error {
 	if m <= 0 || k < 0 || ldz < k || ldz < 1 {
 		return fmt.Errorf("gram: bad shape m=%d k=%d ldz=%d", m, k, ldz)
 	}
@@ -119,21 +125,21 @@ func (g *Gram) Accumulate(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.D
 	var err error
 	switch {
 	case st == Cherk:
-		err = g.b.Cherk(cuda.Lower, cuda.OpC, m, k, 1, z, ldz, float32(beta), c, m)
+		err = g.b.Cherk(cuda.Lower, cuda.OpC, m, k, float32(alpha), z, ldz, float32(beta), c, m)
 	case st == Zherk:
-		err = g.b.Zherk(cuda.Lower, cuda.OpC, m, k, 1, z, ldz, beta, c, m)
+		err = g.b.Zherk(cuda.Lower, cuda.OpC, m, k, alpha, z, ldz, beta, c, m)
 	case st == Cgemm:
-		err = g.b.Cgemm(cuda.OpC, cuda.OpN, m, m, k, 1, z, ldz, z, ldz, complex64(complex(beta, 0)), c, m)
+		err = g.b.Cgemm(cuda.OpC, cuda.OpN, m, m, k, complex64(complex(alpha, 0)), z, ldz, z, ldz, complex64(complex(beta, 0)), c, m)
 	case st == Cgemm3m:
-		err = g.b.Cgemm3m(cuda.OpC, cuda.OpN, m, m, k, 1, z, ldz, z, ldz, complex64(complex(beta, 0)), c, m)
+		err = g.b.Cgemm3m(cuda.OpC, cuda.OpN, m, m, k, complex64(complex(alpha, 0)), z, ldz, z, ldz, complex64(complex(beta, 0)), c, m)
 	case st == Zgemm:
-		err = g.b.Zgemm(cuda.OpC, cuda.OpN, m, m, k, 1, z, ldz, z, ldz, complex(beta, 0), c, m)
+		err = g.b.Zgemm(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m)
 	case st == TF32:
-		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, 1, z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FFastTF32)
+		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FFastTF32)
 	case st == BF16x9:
-		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, 1, z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FEmuBF16x9)
+		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FEmuBF16x9)
 	case st.blocks() > 0:
-		err = g.triangle(st, z, ldz, m, k, c, beta)
+		err = g.triangle(st, z, ldz, m, k, c, alpha, beta)
 	default:
 		return fmt.Errorf("gram: unknown strategy %q", st)
 	}
@@ -146,7 +152,7 @@ func (g *Gram) Accumulate(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.D
 // triangle does the blocked lower triangle: nb row blocks of about m/nb
 // rows (multiples of 32 for aligned tiles), block i computing
 // C[r0:r1, 0:r1] = Z[:, r0:r1]ᴴ · Z[:, 0:r1] in one gemm.
-func (g *Gram) triangle(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, beta float64) error {
+func (g *Gram) triangle(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alpha, beta float64) error {
 	nb := st.blocks()
 	esize := int64(8)
 	if st.Double() {
@@ -163,9 +169,9 @@ func (g *Gram) triangle(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.Dev
 		cc := c.Offset(int64(r0) * esize)
 		var err error
 		if st.Double() {
-			err = g.b.Zgemm(cuda.OpC, cuda.OpN, rows, r1, k, 1, a, ldz, z, ldz, complex(beta, 0), cc, m)
+			err = g.b.Zgemm(cuda.OpC, cuda.OpN, rows, r1, k, complex(alpha, 0), a, ldz, z, ldz, complex(beta, 0), cc, m)
 		} else {
-			err = g.b.Cgemm(cuda.OpC, cuda.OpN, rows, r1, k, 1, a, ldz, z, ldz, complex64(complex(beta, 0)), cc, m)
+			err = g.b.Cgemm(cuda.OpC, cuda.OpN, rows, r1, k, complex64(complex(alpha, 0)), a, ldz, z, ldz, complex64(complex(beta, 0)), cc, m)
 		}
 		if err != nil {
 			return err

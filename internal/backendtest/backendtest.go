@@ -29,6 +29,11 @@ func Run(t *testing.T, be matvis.Backend) {
 	t.Run("CancelKeepsFinishedWork", func(t *testing.T) { CancelKeepsFinishedWork(t, be) })
 	t.Run("CancelBeforeStart", func(t *testing.T) { CancelBeforeStart(t, be) })
 	t.Run("NonFiniteOutput", func(t *testing.T) { NonFiniteOutput(t, be) })
+	t.Run("StokesPlainLoop", func(t *testing.T) { StokesPlainLoop(t, be) })
+	t.Run("StokesZenith", func(t *testing.T) { StokesZenith(t, be) })
+	t.Run("StokesFirstPrinciples", func(t *testing.T) { StokesFirstPrinciples(t, be) })
+	t.Run("StokesPositionAngle", func(t *testing.T) { StokesPositionAngle(t, be) })
+	t.Run("StokesIUnchanged", func(t *testing.T) { StokesIUnchanged(t, be) })
 }
 
 // Tolerance is the bar on max|ΔV|/max|V| of a backend against the

@@ -12,7 +12,9 @@ import (
 // Plain computes every visibility of sim by a direct sum of the
 // visibility equation (docs/matvis-conventions.md §1), in float64, without
 // matrices, chunks or sorting: the obviously-right twin of every fast
-// path. The result is in matvis.Result's flat order.
+// path. A polarized sky (matvis.Simulation.SkyPolarized) is summed as the
+// 2×2 product J_j·C·J_iᴴ of each source's local coherency. The result is in
+// matvis.Result's flat order.
 func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 	t.Helper()
 	nsrc, nf, nt := sim.NSrc(), sim.NFeed(), sim.NTime()
@@ -20,13 +22,34 @@ func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 	e, n, u := make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc)
 	az, za := make([]float64, nsrc), make([]float64, nsrc)
 	flux := make([]float64, nsrc)
+	pol := sim.SkyPolarized()
+	var stokes [4][]float64
+	for k := range stokes {
+		stokes[k] = make([]float64, nsrc)
+	}
+	cosX, sinX := make([]float64, nsrc), make([]float64, nsrc)
+	coh := make([]matvis.Coherency, nsrc)
 	for fi, freq := range sim.Freqs {
-		if err := sim.FluxAt(fi, flux); err != nil {
+		var err error
+		if pol {
+			err = sim.StokesAt(fi, stokes)
+		} else {
+			err = sim.FluxAt(fi, flux)
+		}
+		if err != nil {
 			t.Fatal(err)
 		}
 		for ti := range nt {
 			if err := sim.Coords.ENU(ti, e, n, u); err != nil {
 				t.Fatal(err)
+			}
+			if pol {
+				if err := sim.PolBasis.Basis(ti, cosX, sinX); err != nil {
+					t.Fatal(err)
+				}
+				for s := range nsrc {
+					coh[s] = matvis.LocalCoherency(stokes[0][s], stokes[1][s], stokes[2][s], stokes[3][s], cosX[s], sinX[s], sim.Options.Rotation)
+				}
 			}
 			for s := range nsrc {
 				az[s], za[s] = matvis.AzZa(e[s], n[s])
@@ -60,6 +83,17 @@ func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 								continue
 							}
 							pi, pj := phase[i][s], phase[j][s]
+							if pol {
+								// V = Σ_s J_j[p]·C_s·J_i[q]ᴴ·P_j·conj(P_i).
+								for ax := range nf {
+									for bx := range nf {
+										zj := rj[(p*nf+ax)*nsrc+s] * pj
+										zi := ri[(q*nf+bx)*nsrc+s] * pi
+										v += zj * coh[s][ax][bx] * cmplx.Conj(zi)
+									}
+								}
+								continue
+							}
 							for ax := range nf {
 								zi := ri[(q*nf+ax)*nsrc+s] * pi
 								zj := rj[(p*nf+ax)*nsrc+s] * pj

@@ -55,8 +55,13 @@ func (r diagonalResponse) Eval(az, za []float64, out []complex128) {
 		}
 		return
 	}
+	// pyuvsim's Jones J[feed, c] is diag(g, g) over c = (za, az), and
+	// J[feed, c] = E[vec 1−c, feed]: feed x sees the za axis (vec 1) and y
+	// the az axis (vec 0). It matters only for a polarized sky (the
+	// pyuvsim-fullstokes-airy reference tells the two apart); an
+	// unpolarized one gives the same sums either way.
 	for s, z := range za {
 		g := complex(r.amp(z), 0)
-		out[s], out[n+s], out[2*n+s], out[3*n+s] = g, 0, 0, g
+		out[s], out[n+s], out[2*n+s], out[3*n+s] = 0, g, g, 0
 	}
 }

@@ -5,7 +5,8 @@ import (
 	"testing"
 )
 
-// TestDiagonalJones: each feed sees only its own axis, with the power of
+// TestDiagonalJones: each feed sees only its own axis (pyuvsim's: x the za
+// axis, vec 1; y the az axis, vec 0), with the power of
 // the wrapped beam (Σ_k |E_fk|² = P as for matvis's convention) and the
 // sign of the amplitude kept (an Airy sidelobe is negative).
 func TestDiagonalJones(t *testing.T) {
@@ -36,8 +37,8 @@ func TestDiagonalJones(t *testing.T) {
 			if math.Abs(math.Abs(g)-real(r[s])) > 1e-15 || imag(u[s]) != 0 {
 				t.Errorf("%v za=%g: unpolarized %v, |g| should be matvis's %v", b, za[s], u[s], r[s])
 			}
-			if p[s] != complex(g, 0) || p[3*n+s] != complex(g, 0) || p[n+s] != 0 || p[2*n+s] != 0 {
-				t.Errorf("%v za=%g: Jones [%v %v; %v %v], want diag(%g, %g)", b, za[s], p[s], p[n+s], p[2*n+s], p[3*n+s], g, g)
+			if p[n+s] != complex(g, 0) || p[2*n+s] != complex(g, 0) || p[s] != 0 || p[3*n+s] != 0 {
+				t.Errorf("%v za=%g: E[feed, vec] = [%v %v; %v %v], want [0 %g; %g 0] (J = diag over (za, az))", b, za[s], p[s], p[n+s], p[2*n+s], p[3*n+s], g, g)
 			}
 		}
 	}

@@ -30,6 +30,9 @@ type Backend struct {
 	// noFlush turns off Z's scaling and flushing (flush.go): tests
 	// compare with the unflushed products.
 	noFlush bool
+	// poisonZ fills a polarized sky's Z buffers with NaN before they are
+	// written (tests: an entry left unwritten then shows in the result).
+	poisonZ bool
 }
 
 // New returns a CPU backend using the best available herk and all cores.
@@ -103,6 +106,8 @@ type run struct {
 	buf chunkBufs
 	// flux is every source's Stokes-I flux at the current channel.
 	flux []float64
+	// pol is a polarized sky's state (stokes.go); nil for Stokes I.
+	pol *polState
 }
 
 // chunkBufs are the work arrays of buildZ, grown as needed and reused by
@@ -123,6 +128,8 @@ type chunkBufs struct {
 	// gather holds the sources' amplitudes and ENU vectors in vis order.
 	gather []float64
 	z      zmat
+	// zneg is a polarized sky's subtracted Z (stokes.go).
+	zneg *zmat
 }
 
 // grow returns s resliced to n elements, reallocated when too short.
@@ -140,8 +147,11 @@ func (r *run) loop(ctx context.Context) error {
 	total := sim.NFreq() * nt
 	done := 0
 	r.flux = make([]float64, r.nsrc)
+	if sim.SkyPolarized() {
+		r.pol = newPolState(sim, r.cacheTopo)
+	}
 	for fi, freq := range sim.Freqs {
-		if err := sim.FluxAt(fi, r.flux); err != nil {
+		if err := r.channelSky(fi); err != nil {
 			return fmt.Errorf("cpu: %w", err)
 		}
 		resp := make([]beam.Response, len(sim.Beams))
@@ -205,7 +215,13 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 	if err != nil {
 		return err
 	}
-	// The ENU vectors are per integration; they are timed with chunk 0.
+	if r.pol != nil {
+		if err := r.pol.basisAt(ti); err != nil {
+			return fmt.Errorf("cpu: %w", err)
+		}
+	}
+	// The ENU vectors (and a polarized sky's basis angles) are per
+	// integration; they are timed with chunk 0.
 	enuTime := time.Since(t0)
 	acc := r.acc
 	acc.reset()
@@ -261,8 +277,13 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 const herkBlockWork = 1 << 30
 
 // accumulate adds a chunk's Z (cols columns) to the accumulator in blocks
-// of columns, checking ctx between blocks.
+// of columns, checking ctx between blocks, and subtracts z.neg's Gram.
 func (r *run) accumulate(ctx context.Context, z zmat, cols int) error {
+	if z.neg != nil {
+		if err := r.accumulate(ctx, *z.neg, cols); err != nil {
+			return err
+		}
+	}
 	blk := max(1, r.b.blockWork/max(1, r.acc.workPerColumn()))
 	for c0 := 0; c0 < cols; c0 += blk {
 		if err := ctx.Err(); err != nil {
@@ -280,6 +301,9 @@ type zmat struct {
 	c64  []complex64
 	// alpha undoes Z's scaling (flush.go): the chunk's Gram is alpha·Z·Zᴴ.
 	alpha float64
+	// neg, when set, is a polarized sky's second Z, of the coherencies'
+	// negative eigenvalues: its Gram is subtracted (its alpha is −alpha).
+	neg *zmat
 }
 
 // parallel runs fn over [0, n) split into contiguous blocks, one per worker.
@@ -290,9 +314,7 @@ func (r *run) parallel(n int, fn func(lo, hi int)) {
 // buildZ makes Z of the visible sources vis of one chunk. Its workers stop
 // early when ctx is cancelled, and it returns ctx's error.
 func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, resp []beam.Response, st *matvis.StageTimes) (zmat, error) {
-	sim := r.sim
 	k := len(vis)
-	nf := r.nf
 	t := time.Now()
 	az := grow(r.buf.az, k)
 	za := grow(r.buf.za, k)
@@ -312,7 +334,19 @@ func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, res
 	}
 	st[matvis.StageBeam] += time.Since(t)
 
-	t = time.Now()
+	if r.sim.SkyPolarized() {
+		return r.fillZStokes(ctx, fi, vis, v, beams, st)
+	}
+	return r.fillZ(ctx, fi, vis, v, beams, st)
+}
+
+// fillZ writes Z of a Stokes-I sky: Z[(a,f),(ax,s)] = A[f,ax]·√(I/2)·P_a(s),
+// stored conjugated.
+func (r *run) fillZ(ctx context.Context, fi int, vis []int, v [3][]float64, beams [][]complex128, st *matvis.StageTimes) (zmat, error) {
+	sim := r.sim
+	k := len(vis)
+	nf := r.nf
+	t := time.Now()
 	nant := sim.NAnt()
 	ld := nf * k
 	// Every element of z is written below.

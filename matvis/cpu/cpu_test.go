@@ -137,3 +137,13 @@ func TestGriddedFastPathAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestStokesPoisonedZ runs the full-Stokes plain-loop comparison with Z
+// buffers filled with NaN before each chunk writes them: every entry of
+// both Gram operands (zero columns of the other sign included) must be
+// written, or the comparison sees NaN.
+func TestStokesPoisonedZ(t *testing.T) {
+	be := New()
+	be.poisonZ = true
+	backendtest.StokesPlainLoop(t, be)
+}

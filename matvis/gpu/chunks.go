@@ -63,11 +63,17 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		first = func(n, p0 int) error { return r.launchFused(fi, sl, n, p0) }
 		second = func(int) error { return r.launchReduce() }
 	}
+	var p0 int
+	if r.polSky {
+		// The negative factors' Z and Gram come in the second stage.
+		first = func(n, p0 int) error { return r.launchStokesZ(fi, sl, n, p0, false) }
+		second = func(n int) error { return r.stokesChunk(fi, sl, n, p0) }
+	}
 	for ci := 0; ci < count; ci++ {
 		if err := r.ctx.Err(); err != nil {
 			return err
 		}
-		p0 := ci * size
+		p0 = ci * size
 		n := min(size, nvis-p0)
 		if err := c.Record(ev.chunk[ci][0], r.s); err != nil {
 			return err

@@ -95,9 +95,18 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
 		return err
 	}
-	// The device holds one channel's fluxes (uploadFlux): channel 0 of 1.
+	// The device holds one channel's fluxes (uploadFlux): channel 0 of 1;
+	// a full-Stokes sky's slot holds the source indices (nfreq −1) and its
+	// factors are uploaded per integration.
 	slot := r.slot(sl)
-	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkOff, r.dFlux, 1, 0, slot); err != nil {
+	nfreq := int32(1)
+	if r.polSky {
+		nfreq = -1
+		if err := r.queueFactors(ti, sl); err != nil {
+			return err
+		}
+	}
+	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkOff, r.dFlux, nfreq, 0, slot); err != nil {
 		return err
 	}
 	if r.order {
@@ -124,6 +133,16 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		return err
 	}
 	return c.Record(ev.c1, r.s)
+}
+
+// channelSky loads channel fi's sky: the fluxes on the device, or a
+// full-Stokes sky's Stokes parameters on the host (queueFactors uploads
+// their factors per integration).
+func (r *run) channelSky(fi int) error {
+	if r.polSky {
+		return r.loadStokes(fi)
+	}
+	return r.uploadFlux(fi)
 }
 
 // uploadFlux evaluates the sky at channel fi and uploads its fluxes: one

@@ -165,6 +165,11 @@ func (r *run) allocate() error {
 	if !r.fusedCand {
 		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
 	}
+	if r.polSky {
+		for i := range r.dW {
+			reqs = append(reqs, req{&r.dW[i], matvis.TermStokes, 2 * ns * stokesWords * 8})
+		}
+	}
 	for _, q := range reqs {
 		if *q.p, err = r.alloc(q.term, q.n); err != nil {
 			return err
@@ -193,6 +198,13 @@ func (r *run) allocate() error {
 	}
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
 		return fmt.Errorf("gpu: visible-count buffer: %w", err)
+	}
+	if r.polSky {
+		for i := range r.hW {
+			if r.hW[i], err = r.c.AllocHost(2 * ns * stokesWords * 8); err != nil {
+				return fmt.Errorf("gpu: Stokes factor buffer: %w", err)
+			}
+		}
 	}
 	if r.hMat, err = r.c.AllocHost(2 * parBytes); err != nil {
 		return fmt.Errorf("gpu: coordinate parameter buffer: %w", err)

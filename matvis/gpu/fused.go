@@ -24,6 +24,8 @@ const termFootprints = "gpu_fused_footprints"
 func (r *run) fusedEligibility() error {
 	why := ""
 	switch {
+	case r.polSky:
+		why = "a full-Stokes sky (its Z comes from per-source factors: the separate Z kernel, stokes.go)"
 	case !r.p1:
 		why = fmt.Sprintf("precision %d (the fused kernel accumulates in float32: precision 1 only)", r.sim.Options.Precision)
 	case r.M > MaxFusedRows:

@@ -17,6 +17,8 @@ type visKernels struct {
 	enuAll, horizonCount, scanBlocks, horizonScatter cuda.Function
 	keyCount, keyScatter                             cuda.Function
 	beamTauZ, visOut                                 cuda.Function
+	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go).
+	beamTauZStokes cuda.Function
 	// The fused path's kernels: present when the module was compiled with
 	// FG_MT (gramFoot only with FG_STACKED).
 	gramFused, gramReduce, gramFoot cuda.Function
@@ -31,7 +33,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 		name string
 	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
 		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
-		{&k.enuAll, "enu_all"}}
+		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"}}
 	if fused {
 		fns = append(fns, struct {
 			p    *cuda.Function
@@ -129,6 +131,15 @@ func (k *visKernels) makeZ(s cuda.Stream, a zArgs, apb int32, ldz int64, z cuda.
 	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
 	return k.beamTauZ.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp,
 		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, ldz, z)
+}
+
+// makeZStokes writes a full-Stokes sky's Z (beam_tau_z_stokes) with the
+// factors w of one sign; the slot's amp holds the sources' indices.
+func (k *visKernels) makeZStokes(s cuda.Stream, a zArgs, w cuda.DevicePtr, apb int32, ldz int64, z cuda.DevicePtr) error {
+	groups := (a.nant + apb - 1) / apb
+	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
+	return k.beamTauZStokes.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp, w,
+		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.omega, ldz, z)
 }
 
 // extract writes the requested pairs' visibilities from the accumulator

@@ -42,6 +42,7 @@ type run struct {
 	coordState
 	chunkState
 	fusedState
+	stokesState
 	timingState
 	// devMem holds the run's device buffers and their accounting.
 	devMem
@@ -174,6 +175,11 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if r.sub <= 0 {
 		r.sub = DefaultSubChunks
 	}
+	if r.polSky = sim.SkyPolarized(); r.polSky {
+		// A full-Stokes sky runs the single-stream path: two Z and Gram
+		// launches per chunk (stokes.go), no sub-chunk pipeline.
+		r.sub = 1
+	}
 	if r.sub > 1 && r.tune.streamPriority == 2 {
 		r.s, err = r.c.NewStreamPriority(true)
 	} else {
@@ -258,7 +264,7 @@ func (r *run) close() {
 	}
 	r.freeBeamTables()
 	r.freeAll()
-	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hMat} {
+	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hMat, r.hW[0], r.hW[1]} {
 		_ = r.c.FreeHost(h)
 	}
 	if r.mod != nil {
@@ -296,7 +302,7 @@ func (r *run) run() (*matvis.Result, error) {
 		return r.res, err
 	}
 	for fi := 0; fi < sim.NFreq(); fi++ {
-		if err := r.uploadFlux(fi); err != nil {
+		if err := r.channelSky(fi); err != nil {
 			return fail(err)
 		}
 		if err := r.prepareBeams(fi); err != nil {

@@ -34,6 +34,11 @@ type Config struct {
 	Precision int  `json:"precision"`
 	Polarized bool `json:"polarized"`
 	Gridded   bool `json:"gridded"`
+	// Stokes gives the sources Q, U and V (20 % linear, 5 % circular
+	// polarization, flat spectra): a full-Stokes run (docs/stokes.md),
+	// with pyradiosky's basis from the ERFA coordinates, or random basis
+	// angles with precomputed ones. Needs Polarized.
+	Stokes bool `json:"stokes,omitempty"`
 	// NAz, NZa are the gridded beams' samples (0: 360 × 181).
 	NAz int `json:"naz"`
 	NZa int `json:"nza"`
@@ -117,7 +122,7 @@ func (c Config) MemoryTerms() []matvis.MemoryTerm {
 		nf = 2
 	}
 	mc := matvis.MemoryConfig{NAnt: c.NAnt, NBeam: c.nbeam(), NSrc: c.NSrc, NFeed: nf, Precision: c.Precision,
-		MinChunks: max(c.NChunks, 1), NFreq: c.NFreq, NTime: c.NTimes}
+		MinChunks: max(c.NChunks, 1), NFreq: c.NFreq, NTime: c.NTimes, Stokes: c.Stokes}
 	return append([]matvis.MemoryTerm{
 		{Name: "profile_sources", Bytes: nsrc * int64(2+c.NFreq) * 8},
 		{Name: "profile_enu", Bytes: nt * 3 * nsrc * 8},
@@ -233,6 +238,11 @@ func Build(c Config) (*matvis.Simulation, error) {
 	mc.Options = matvis.Options{
 		Precision: c.Precision, Polarized: c.Polarized, MinChunks: max(c.NChunks, 1), MaxMemory: c.MaxMemory,
 	}
+	if c.Stokes {
+		if err := c.stokesSky(&mc, rng); err != nil {
+			return nil, err
+		}
+	}
 	sim, err := matvis.New(mc)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
@@ -265,4 +275,64 @@ func (c Config) beams(freqs []float64) ([]beam.Beam, error) {
 		out[i] = b
 	}
 	return out, nil
+}
+
+// flatStokes is a synthetic full-Stokes sky with flat spectra.
+type flatStokes struct{ s [4][]float64 }
+
+func (f flatStokes) StokesAt(_ float64, k int, dst []float64) error {
+	copy(dst, f.s[k])
+	return nil
+}
+func (f flatStokes) StokesIAt(freq float64, dst []float64) error { return f.StokesAt(freq, 0, dst) }
+func (f flatStokes) Polarized() bool                             { return true }
+
+// randomBasis is a PolBasis of random angles (precomputed coordinates
+// have no astrometry to take a basis from; the cost is what is profiled).
+type randomBasis struct {
+	nt int
+	x  []float64
+}
+
+func (b randomBasis) NSources() int { return len(b.x) }
+func (b randomBasis) NTimes() int   { return b.nt }
+func (b randomBasis) Basis(ti int, c, s []float64) error {
+	for i, x := range b.x {
+		s[i], c[i] = math.Sincos(x + float64(ti))
+	}
+	return nil
+}
+
+// stokesSky replaces mc's fluxes (first channel) by a full-Stokes sky and
+// sets its basis.
+func (c Config) stokesSky(mc *matvis.Config, rng *rand.Rand) error {
+	if !c.Polarized {
+		return fmt.Errorf("profile: stokes needs a polarized run")
+	}
+	var sky flatStokes
+	for k := range sky.s {
+		sky.s[k] = make([]float64, c.NSrc)
+	}
+	for s := range c.NSrc {
+		i := mc.Flux[s*c.NFreq]
+		chi := math.Pi * rng.Float64()
+		sky.s[0][s], sky.s[1][s], sky.s[2][s], sky.s[3][s] = i, 0.2*i*math.Cos(2*chi), 0.2*i*math.Sin(2*chi), 0.05*i
+	}
+	mc.Flux, mc.Sky = nil, sky
+	if c.Coords != "erfa" {
+		b := randomBasis{nt: c.NTimes, x: make([]float64, c.NSrc)}
+		for i := range b.x {
+			b.x[i] = 2 * math.Pi * rng.Float64()
+		}
+		mc.PolBasis = b
+		return nil
+	}
+	mk := func(ra, dec []float64) (matvis.Coordinates, error) {
+		return astro.New(astro.Config{Method: astro.MethodERFA, Site: HERA(), TimesJD: mc.Times}, ra, dec)
+	}
+	var err error
+	if mc.PolBasis, err = matvis.NewPolBasis("", mk, mc.RA, mc.Dec); err != nil {
+		return fmt.Errorf("profile: %w", err)
+	}
+	return nil
 }

@@ -282,3 +282,23 @@ func TestCommittedSummaries(t *testing.T) {
 		}
 	}
 }
+
+// TestStokesProfile: a full-Stokes profile runs (ERFA coordinates with
+// pyradiosky's basis, and precomputed ones with random angles), warm-up
+// included, and its config says so.
+func TestStokesProfile(t *testing.T) {
+	for _, crd := range []string{"erfa", "precomputed"} {
+		c, err := Preset("custom")
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.NAnt, c.NBeam, c.NSrc, c.NTimes, c.Stokes, c.Coords = 6, 6, 2000, 2, true, crd
+		rep, err := Run(context.Background(), c, Options{Backend: cpu.NewWith(cblas.Best(), 2)})
+		if err != nil {
+			t.Fatalf("%s: %v", crd, err)
+		}
+		if !rep.Sim.SkyPolarized() || !rep.Config.Stokes {
+			t.Errorf("%s: the run's sky is not full-Stokes", crd)
+		}
+	}
+}

@@ -204,8 +204,10 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 		w.Times = nil
 		w.Freqs = sim.Freqs[:1]
 		w.Flux = nil // only the first channel: rebuild source-major fluxes
-		for s := range sim.NSrc() {
-			w.Flux = append(w.Flux, sim.Flux[s*sim.NFreq()])
+		if sim.Sky == nil {
+			for s := range sim.NSrc() {
+				w.Flux = append(w.Flux, sim.Flux[s*sim.NFreq()])
+			}
 		}
 		w.Options.Progress = nil
 		t := time.Now()

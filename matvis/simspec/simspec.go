@@ -70,6 +70,12 @@ type Sources struct {
 	RARad  []float64   `json:"ra_rad"`
 	DecRad []float64   `json:"dec_rad"`
 	FluxJy [][]float64 `json:"flux_jy"`
+	// StokesQJy, StokesUJy and StokesVJy, when given, are Stokes Q, U and
+	// V laid out as FluxJy (a full-Stokes sky, docs/stokes.md; a
+	// polarized run is then needed).
+	StokesQJy [][]float64 `json:"stokes_q_jy,omitempty"`
+	StokesUJy [][]float64 `json:"stokes_u_jy,omitempty"`
+	StokesVJy [][]float64 `json:"stokes_v_jy,omitempty"`
 	// Catalog, instead of the three arrays, names a sky catalog whose
 	// spectral model is evaluated per channel.
 	Catalog *Catalog `json:"catalog,omitempty"`
@@ -397,7 +403,7 @@ func (s *Spec) Validate() error {
 	src := s.Sources
 	nsrc := len(src.RARad)
 	switch c := src.Catalog; {
-	case c != nil && (nsrc > 0 || len(src.DecRad) > 0 || len(src.FluxJy) > 0):
+	case c != nil && (nsrc > 0 || len(src.DecRad) > 0 || len(src.FluxJy) > 0 || src.StokesQJy != nil || src.StokesUJy != nil || src.StokesVJy != nil):
 		bad("sources.catalog", c.Path, "give either a catalog or ra_rad, dec_rad and flux_jy, not both")
 	case c != nil:
 		validateCatalog(c, bad, finite)
@@ -442,6 +448,9 @@ func (s *Spec) Validate() error {
 				bad(fk, v, "Stokes-I flux must not be negative (matvis would produce NaN)")
 			}
 		}
+	}
+	for k, rows := range [][][]float64{src.StokesQJy, src.StokesUJy, src.StokesVJy} {
+		validateStokesRows("sources.stokes_"+"quv"[k:k+1]+"_jy", rows, nsrc, nfreq, bad, finite)
 	}
 	if len(s.Beams) == 0 {
 		bad("beams", s.Beams, "need at least one beam")
@@ -559,4 +568,26 @@ func (s *Spec) Validate() error {
 		return &ValidationError{errs}
 	}
 	return nil
+}
+
+// validateStokesRows checks optional Stokes Q, U or V rows: none, or one
+// finite value per source and frequency.
+func validateStokesRows(field string, rows [][]float64, nsrc, nfreq int, bad func(string, any, string, ...any), finite func(string, float64) bool) {
+	if rows == nil {
+		return
+	}
+	if len(rows) != nsrc {
+		bad(field, fmt.Sprintf("%d rows", len(rows)), "want one row per source (%d), like flux_jy", nsrc)
+		return
+	}
+	for i, row := range rows {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		if len(row) != nfreq {
+			bad(f, fmt.Sprintf("%d values", len(row)), "want one value per frequency (%d)", nfreq)
+			continue
+		}
+		for k, v := range row {
+			finite(fmt.Sprintf("%s[%d]", f, k), v)
+		}
+	}
 }

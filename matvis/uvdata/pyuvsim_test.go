@@ -19,8 +19,14 @@ import (
 // with the folder's Earth-orientation values and writes it as UVH5.
 func simulateObsParam(t *testing.T, dir string, precision int) (*matvis.Simulation, *uvh5.File) {
 	t.Helper()
+	return simulateObsParamRot(t, dir, precision, "")
+}
+
+// simulateObsParamRot is simulateObsParam with a polarized sky's rotation.
+func simulateObsParamRot(t *testing.T, dir string, precision int, rot matvis.CoherencyRotation) (*matvis.Simulation, *uvh5.File) {
+	t.Helper()
 	obsPath := filepath.Join(dir, "obsparam.yaml")
-	o := &matvis.ObsOptions{Precision: precision}
+	o := &matvis.ObsOptions{Precision: precision, Rotation: rot}
 	sim, obs, err := matvis.FromObsParam(obsPath, o)
 	if err != nil {
 		t.Fatal(err)

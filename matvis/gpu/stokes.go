@@ -1,0 +1,171 @@
+// The full-Stokes sky (docs/stokes.md): the host factors each source's
+// local coherency per channel and time into W (positive and negative
+// eigenvalues apart), uploads both per integration slot, and the chunk
+// stage runs beam_tau_z_stokes and the Gram product once per sign, the
+// negative one subtracted. Stokes-I skies never come here.
+
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/matvis"
+)
+
+// stokesState is a full-Stokes run's: the channel's Stokes parameters,
+// the basis angles of each time (cached for all times when the ENU
+// vectors would be), and per integration slot the factors on the device
+// (dW: positive then negative, nsrc·8 doubles each) and whether any
+// source has a negative eigenvalue.
+type stokesState struct {
+	// polSky: the sky has Q, U or V (Simulation.SkyPolarized).
+	polSky bool
+	stoke  [4][]float64
+	basis  [][2][]float64
+	cache  bool
+	dW     [2]cuda.DevicePtr
+	hW     [2]*cuda.HostBuffer
+	neg    [2]bool
+}
+
+// stokesWords is the doubles of one source's factors of one sign: W[ax,k]
+// complex, index 2·(ax·2 + k) (beam_tau_z_stokes's layout).
+const stokesWords = 8
+
+// loadStokes evaluates the sky's four Stokes parameters at channel fi.
+func (r *run) loadStokes(fi int) error {
+	if r.stoke[0] == nil {
+		for k := range r.stoke {
+			r.stoke[k] = make([]float64, r.nsrc)
+		}
+		r.basis = make([][2][]float64, r.sim.NTime())
+		r.cache = matvis.CacheAllENU(r.sim.NTime(), r.nsrc)
+	}
+	if err := r.sim.StokesAt(fi, r.stoke); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+// basisAt returns the basis angles of time ti (cached or computed).
+func (r *run) basisAt(ti int) (cosX, sinX []float64, err error) {
+	if b := r.basis[ti]; b[0] != nil {
+		return b[0], b[1], nil
+	}
+	cosX, sinX = make([]float64, r.nsrc), make([]float64, r.nsrc)
+	if err := r.sim.PolBasis.Basis(ti, cosX, sinX); err != nil {
+		return nil, nil, fmt.Errorf("gpu: polarization basis at time %d: %w", ti, err)
+	}
+	if r.cache {
+		r.basis[ti] = [2][]float64{cosX, sinX}
+	}
+	return cosX, sinX, nil
+}
+
+// queueFactors factors every source's coherency at the loaded channel and
+// time ti into the pinned buffer of slot sl and queues its upload, inside
+// queueCoords (between the slot's events c0 and c1). Both buffers are free
+// without a wait: the device buffer dW[sl] is last read by the chunks of
+// the slot's previous integration, queued earlier on the same stream; the
+// host buffer's previous upload came before that integration's c1, which
+// the run loop has waited for (SyncEvent) before queueing this one.
+func (r *run) queueFactors(ti, sl int) error {
+	cosX, sinX, err := r.basisAt(ti)
+	if err != nil {
+		return err
+	}
+	h := cuda.HostSlice[float64](r.hW[sl])
+	pos, neg := h[:r.nsrc*stokesWords], h[r.nsrc*stokesWords:]
+	r.neg[sl] = factorSky(r.stoke, cosX, sinX, r.sim.Options.Rotation, pos, neg)
+	// Asynchronous from the pinned buffer, as the ENU upload (cuda.Upload
+	// would wait for the stream, and so for the previous time's chunks);
+	// the negative half only when some factor is negative (a physical sky
+	// has none: half the bytes).
+	n := int64(len(pos)) * 8
+	if r.neg[sl] {
+		n *= 2
+	}
+	if err := r.c.CopyHtoD(r.dW[sl], r.hW[sl].Ptr(), n, r.s); err != nil {
+		return fmt.Errorf("gpu: upload the Stokes factors of time %d: %w", ti, err)
+	}
+	return nil
+}
+
+// factorSky writes each source's factors W of positive and of negative
+// sign (zero columns for the other sign), on all cores, and reports
+// whether any is negative.
+func factorSky(st [4][]float64, cosX, sinX []float64, rot matvis.CoherencyRotation, pos, neg []float64) bool {
+	n := len(cosX)
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
+	negs := make([]bool, workers)
+	per := (n + workers - 1) / workers
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			negs[w] = factorRange(st, cosX, sinX, rot, pos, neg, min(w*per, n), min((w+1)*per, n))
+		}()
+	}
+	wg.Wait()
+	return slices.Contains(negs, true)
+}
+
+// factorRange is factorSky over sources lo..hi−1.
+func factorRange(st [4][]float64, cosX, sinX []float64, rot matvis.CoherencyRotation, pos, neg []float64, lo, hi int) bool {
+	anyNeg := false
+	for s := lo; s < hi; s++ {
+		c := matvis.LocalCoherency(st[0][s], st[1][s], st[2][s], st[3][s], cosX[s], sinX[s], rot)
+		w, sign := c.Factor()
+		p, n := pos[s*stokesWords:(s+1)*stokesWords], neg[s*stokesWords:(s+1)*stokesWords]
+		clear(p)
+		clear(n)
+		for ax := range 2 {
+			for k := range 2 {
+				dst := p
+				if sign[k] < 0 {
+					dst, anyNeg = n, true
+				}
+				i := 2 * (ax*2 + k)
+				dst[i], dst[i+1] = real(w[ax][k]), imag(w[ax][k])
+			}
+		}
+	}
+	return anyNeg
+}
+
+// launchStokesZ queues beam_tau_z_stokes for sources [p0, p0+n) of slot sl
+// with the factors of one sign (negative: the second half of dW[sl]).
+func (r *run) launchStokesZ(fi, sl, n, p0 int, negative bool) error {
+	w := r.dW[sl]
+	if negative {
+		w = w.Offset(int64(r.nsrc) * stokesWords * 8)
+	}
+	apb := max(r.tune.antennasPerBlock, 1)
+	return r.k.makeZStokes(r.s, r.zArgs(fi, sl, n, p0, r.dCoef), w, int32(apb), int64(r.nf)*int64(n), r.dZ)
+}
+
+// stokesChunk is a full-Stokes chunk's Gram stage: the positive factors'
+// Z (already made by launchStokesZ) added, and, when some source of the
+// integration has a negative eigenvalue, the negative factors' Z made
+// into the same buffer and its Gram subtracted.
+func (r *run) stokesChunk(fi, sl, n, p0 int) error {
+	ldz := r.nf * n
+	if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	if !r.neg[sl] {
+		return nil
+	}
+	if err := r.launchStokesZ(fi, sl, n, p0, true); err != nil {
+		return err
+	}
+	if err := r.g.AccumulateScaled(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, -1, 1); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
