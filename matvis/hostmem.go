@@ -82,10 +82,10 @@ func add(xs ...int64) int64 {
 type hostShape struct {
 	nant, nsrc, nfreq, ntime, nfeed, precision int
 	// outTimes is how many times of the output are held at once.
-	outTimes int
-	npairs                                     int64
-	nbeamUsed, minChunks                       int
-	pairsAcc                                   bool
+	outTimes             int
+	npairs               int64
+	nbeamUsed, minChunks int
+	pairsAcc             bool
 	// stokes: a polarized sky (docs/stokes.md).
 	stokes bool
 }
