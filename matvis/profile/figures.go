@@ -325,7 +325,7 @@ func WriteDir(rep *Report, dir string) error {
 	}
 	rep.Figures = rep.Figures[:0]
 	for i, f := range figs {
-		paths, err := plots.Save(f.Plot, dir, names[i])
+		paths, err := plots.Save(f, dir, names[i])
 		if err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}
