@@ -19,12 +19,14 @@ import (
 	"image/color"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/text"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
@@ -132,14 +134,39 @@ type Placement struct {
 	W, H vg.Length
 }
 
+// captionStyle is the caption's text style.
+func (f *Figure) captionStyle() text.Style {
+	sty := f.Plot.Legend.TextStyle
+	sty.Font = fontCaption
+	sty.XAlign, sty.YAlign = draw.XLeft, draw.YBottom
+	return sty
+}
+
+// captionLines wraps the caption's paragraphs to the figure's width.
+func (f *Figure) captionLines() []string {
+	sty := f.captionStyle()
+	var out []string
+	for _, para := range f.Caption {
+		line := ""
+		for _, w := range strings.Fields(para) {
+			try := strings.TrimSpace(line + " " + w)
+			if line != "" && sty.Width(try) > Width-vg.Points(8) {
+				out = append(out, line)
+				try = w
+			}
+			line = try
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
 // captionHeight is the height of the caption lines.
 func (f *Figure) captionHeight() vg.Length {
 	if len(f.Caption) == 0 {
 		return 0
 	}
-	sty := f.Plot.Legend.TextStyle
-	sty.Font = fontCaption
-	return vg.Length(len(f.Caption))*sty.Rectangle("Ag").Max.Y*1.25 + vg.Points(6)
+	return vg.Length(len(f.captionLines()))*f.captionStyle().Rectangle("Ag").Max.Y*1.25 + vg.Points(6)
 }
 
 // colorBarWidth is the strip a colour bar takes.
@@ -211,10 +238,9 @@ func (f *Figure) draw(c draw.Canvas, pl Placement) {
 		}}
 		f.ColorBar.Draw(strip)
 	}
-	sty := lg.TextStyle
-	sty.Font = fontCaption
+	sty := f.captionStyle()
 	lh := sty.Rectangle("Ag").Max.Y * 1.25
-	for i, line := range f.Caption {
+	for i, line := range f.captionLines() {
 		y := capH - vg.Points(3) - vg.Length(i+1)*lh
 		c.FillText(sty, vg.Point{X: vg.Points(4), Y: y + sty.FontExtents().Descent}, line)
 	}

@@ -108,11 +108,10 @@ func StageBreakdown(d StageData) (*Figure, error) {
 }
 
 // stageColors fixes a palette index per known stage name, so a stage has
-// one colour in every figure (fused stages take the colour of their
-// costliest part).
+// one colour in every figure (fused stages have their own).
 var stageColors = map[string]int{
 	"coords": 0, "beam": 1, "tau_z": 2, "matprod": 3, "transfer": 4,
-	"beam+tau_z (fused)": 2, "beam+tau_z+matprod (fused)": 3,
+	"beam+tau_z (fused)": 5, "beam+tau_z+matprod (fused)": 7, "other (untimed)": 12,
 }
 
 // StageColor is a stage's colour: fixed for the pipeline's stages (by
@@ -127,5 +126,5 @@ func StageColor(name string, i int) color.Color {
 			return Color(k)
 		}
 	}
-	return Color(5 + i) // after the five pipeline stages
+	return Color(8 + i) // after the pipeline's stages
 }
