@@ -73,7 +73,7 @@ func Comparison(d CompareData) (*Figure, error) {
 	// Room above the tallest bar for two lines of text.
 	f.Plot.Y.Max = maxOf(totals) * scale * 1.3
 	// Room left and right of the outer bars for their labels.
-	f.Plot.X.Min, f.Plot.X.Max = -0.7, float64(len(d.Bars))-0.3
+	f.Plot.X.Min, f.Plot.X.Max = -0.5, float64(len(d.Bars))-0.5
 	f.Plot.X.Label.Text = ""
 	f.Caption = d.Caption
 	return f, nil

@@ -8,7 +8,6 @@ import (
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // memoryCurve is a prodslice-like memory model: a flat beam floor, terms
@@ -134,7 +133,7 @@ func TestOverlapDetected(t *testing.T) {
 	if pl.Outside || !pl.Top || !pl.Left {
 		t.Errorf("diagonal: placement %+v, want top left", pl)
 	}
-	dc := f.Plot.DataCanvas(mainCanvas(f))
+	dc := f.Plot.DataCanvas(f.mainCanvas())
 	w, h := legendSize(&f.Plot.Legend, f.entries)
 	for _, k := range []corner{{true, false}, {false, true}} {
 		if cov := f.overlaps(dc, legendRect(dc, w, h, k)); len(cov) == 0 {
@@ -155,11 +154,6 @@ func TestOverlapDetected(t *testing.T) {
 	}
 }
 
-func mainCanvas(f *Figure) (c draw.Canvas) {
-	c.Rectangle.Max = vg.Point{X: Width, Y: Height + f.captionHeight()}
-	c.Rectangle.Min.Y = f.captionHeight()
-	return c
-}
 
 func TestTicks(t *testing.T) {
 	for _, tc := range []struct {

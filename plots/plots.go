@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 
@@ -169,21 +170,32 @@ func (f *Figure) captionHeight() vg.Length {
 	return vg.Length(len(f.captionLines()))*f.captionStyle().Rectangle("Ag").Max.Y*1.25 + vg.Points(6)
 }
 
+// rightMargin keeps bars and glyphs at the right end of the data area
+// off the canvas' edge.
+const rightMargin = vg.Length(8)
+
 // colorBarWidth is the strip a colour bar takes.
 const colorBarWidth = 2.4 * vg.Centimeter
+
+// mainCanvas is where the plot itself is drawn (no vg.Canvas: for
+// geometry only): above the caption, left of the right margin.
+func (f *Figure) mainCanvas() draw.Canvas {
+	capH := f.captionHeight()
+	return draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: capH}, Max: vg.Point{X: Width - rightMargin, Y: Height + capH}}}
+}
 
 // LegendPlacement works out where the legend goes: the first corner of the
 // data area (top right, top left, bottom right, bottom left) where its box
 // meets no series, or else outside, right of the axes, widening the
 // canvas.
 func (f *Figure) LegendPlacement() Placement {
+	defer f.blankLogYLabel()()
 	capH := f.captionHeight()
 	pl := Placement{W: Width, H: Height + capH}
 	if f.ColorBar != nil {
 		pl.W += colorBarWidth
 	}
-	main := draw.Canvas{Rectangle: vg.Rectangle{Min: vg.Point{Y: capH}, Max: vg.Point{X: Width, Y: Height + capH}}}
-	dc := f.Plot.DataCanvas(main)
+	dc := f.Plot.DataCanvas(f.mainCanvas())
 	pl.Data = dc.Rectangle
 	if len(f.entries) == 0 {
 		return pl
@@ -225,8 +237,17 @@ func (f *Figure) draw(c draw.Canvas, pl Placement) {
 		defer func() { f.Plot.Legend = lg }()
 	}
 	capH := f.captionHeight()
-	main := draw.Crop(c, 0, Width-pl.W, capH, 0)
+	main := draw.Crop(c, 0, Width-rightMargin-pl.W, capH, 0)
+	label := f.Plot.Y.Label
+	restore := f.blankLogYLabel()
 	f.Plot.Draw(main)
+	restore()
+	if _, log := f.Plot.Y.Scale.(plot.LogScale); log && label.Text != "" {
+		sty := label.TextStyle
+		sty.Rotation += math.Pi / 2
+		x := main.Min.X + label.TextStyle.Height(label.Text) - label.TextStyle.FontExtents().Descent
+		c.FillText(sty, vg.Point{X: x, Y: (pl.Data.Min.Y + pl.Data.Max.Y) / 2}, label.Text)
+	}
 	if len(f.entries) > 0 {
 		lg.Top, lg.Left, lg.XOffs, lg.YOffs = true, true, 0, 0
 		lg.Draw(draw.Canvas{Canvas: c.Canvas, Rectangle: pl.Rect})
@@ -244,6 +265,20 @@ func (f *Figure) draw(c draw.Canvas, pl Placement) {
 		y := capH - vg.Points(3) - vg.Length(i+1)*lh
 		c.FillText(sty, vg.Point{X: vg.Points(4), Y: y + sty.FontExtents().Descent}, line)
 	}
+}
+
+// blankLogYLabel replaces a log y axis' label by a space, which takes the
+// same room, until the returned function restores it: gonum pads the data
+// area for the label as if it were centred at the arithmetic middle of the
+// axis' range, near the top of a log axis, which leaves an empty band
+// under the title. draw writes the label itself.
+func (f *Figure) blankLogYLabel() (restore func()) {
+	if _, log := f.Plot.Y.Scale.(plot.LogScale); !log || f.Plot.Y.Label.Text == "" {
+		return func() {}
+	}
+	text := f.Plot.Y.Label.Text
+	f.Plot.Y.Label.Text = " "
+	return func() { f.Plot.Y.Label.Text = text }
 }
 
 // Drawable is what the render helpers accept: a *Figure (drawn with its

@@ -85,7 +85,7 @@ func Roofline(d RooflineData) (*Figure, error) {
 	if math.IsInf(ymin, 1) {
 		ymin, ymax = 1e6, 1e12
 	}
-	ymin, ymax = ymin/10, decadeAbove(ymax*1.5)
+	ymin, ymax = ymin/10, decadeAbove(ymax*1.2)
 	for _, b := range d.Bandwidth {
 		if !(b.Value > 0) {
 			continue

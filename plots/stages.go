@@ -100,9 +100,11 @@ func StageBreakdown(d StageData) (*Figure, error) {
 	for _, h := range base {
 		tallest = max(tallest, h)
 	}
+	// Headroom for the legend in a top corner (it goes outside when the
+	// bars still reach it).
 	p.Y.Min = 0
 	if tallest > 0 {
-		p.Y.Max = tallest * 1.12
+		p.Y.Max = tallest * (1.1 + 0.07*float64(len(d.Stages)))
 	}
 	return f, nil
 }
