@@ -154,7 +154,6 @@ func TestOverlapDetected(t *testing.T) {
 	}
 }
 
-
 func TestTicks(t *testing.T) {
 	for _, tc := range []struct {
 		lo, hi  float64
