@@ -2,7 +2,7 @@
 // matvis does, on the CPU or a CUDA GPU.
 //
 //	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]
-//	gomatvis topo SPEC.json -o TOPO.npy [--coord-method M]
+//	gomatvis topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]
 //	gomatvis example -o SPEC.json
 //	gomatvis version
 package main
@@ -27,11 +27,11 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"simulate", "simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--gpu-fused auto|on|off] [--topo TOPO.npy]: run a simulation (SPEC \"example\" uses the embedded example)", runSimulate},
-		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method M]: write the ENU vectors of every source and time", runTopo},
+		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
-		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend B --scaling] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},
+		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend cpu|gpu|auto --coord-method erfa|precomputed --scaling --roofline] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},
 		{"roofline", "roofline [--from DIR/summary.json | profile flags] -o DIR: measure the machine's ceilings and place each stage on a roofline", runRoofline},
-		{"version", "version: print the version", runVersion},
+		{"version", "version (or --version): print the version", runVersion},
 	}
 }
 
@@ -82,10 +82,13 @@ func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop f
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	usage := func() {
-		fmt.Fprintln(stderr, "usage: gomatvis COMMAND [flags]")
+		fmt.Fprintln(stderr, "usage: gomatvis COMMAND [flags]   (gomatvis COMMAND --help: its flags; gomatvis --version)")
 		for _, c := range cmds {
 			fmt.Fprintf(stderr, "  gomatvis %s\n", c.usage)
 		}
+	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args[0] = "version"
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage()
@@ -102,6 +105,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, flag.ErrHelp):
 				return 0
+			case errors.As(err, new(badFlagError)):
+				fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
+				return 2
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "gomatvis %s: %v\nusage: gomatvis %s\n", c.name, err, c.usage)
 				return 2
@@ -120,11 +126,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // parseFlags parses args with interleaved positional arguments (Go's flag
 // package stops at the first one) and returns the positionals.
+// It also gives fs the command's usage text for --help and reads the
+// boolean spellings of normalizeBoolArgs.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	setUsage(fs)
+	args = normalizeBoolArgs(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, badFlagError{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

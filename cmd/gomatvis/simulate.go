@@ -29,7 +29,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json) or OUT.uvh5 (pyuvdata's UVH5); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
-	coord := fs.String("coord-method", "", "override the spec's coord_method")
+	coord := &coordFlag{}
+	fs.Var(coord, "coord-method", coordHelp+"; overrides the spec's coord_method")
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
@@ -41,7 +42,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return fmt.Errorf("--gpu-fused: %w", err)
 	}
-	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, warn: warnTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
 			return err
@@ -80,7 +81,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if obs != nil {
 		err = writeOutputs(*out, true, stderr, func() error { return uvdata.Write(*out, sim, obs, res) })
 	} else {
-		err = writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, *coord, *topo), wall, stderr)
+		err = writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, coord.method, *topo), wall, stderr)
 	}
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
