@@ -55,6 +55,11 @@ func figureCases(t *testing.T) map[string]*Figure {
 	add(Scaling(ScalingData{Title: "scaling", Vary: "nsrc", Runs: map[string][]ScalingPoint{"cpu": run}}))
 	ants := []ScalingPoint{{20000, 16, 0.001}, {20000, 32, 0.004}, {20000, 64, 0.015}, {20000, 128, 0.07}}
 	add(Scaling(ScalingData{Title: "scaling nant", Vary: "nant", Runs: map[string][]ScalingPoint{"cpu": ants, "gpu": ants[:2]}}))
+	add(Lines(LinesData{Title: "beam cuts", XLabel: "zenith angle (degrees)", YLabel: "power (dB)", YMin: -60, YMax: 0, Series: []LineSeries{
+		{"east", []float64{0, 10, 20, 45, 90}, []float64{0, -3, -12, -30, -60}, false},
+		{"north", []float64{0, 10, 20, 45, 90}, []float64{0, -3.5, -14, -35, -60}, true}}}))
+	add(Lines(LinesData{Title: "chunks", XLabel: "memory budget (GB)", YLabel: "chunks", LogX: true, Series: []LineSeries{
+		{"source_buffer = 1", []float64{4, 16, 64, 256}, []float64{120, 30, 8, 2}, false}}}))
 	x, vis := sweep()
 	add(VisLines(vis, Amplitude))
 	add(VisLines(vis, Phase))
@@ -252,4 +257,15 @@ func byTitle(t *testing.T, title string) *Figure {
 	}
 	t.Fatalf("no figure %q", title)
 	return nil
+}
+
+func TestLinesErrors(t *testing.T) {
+	for _, d := range []LinesData{
+		{Series: []LineSeries{{"a", []float64{1, 2}, []float64{1}, false}}},
+		{LogX: true, Series: []LineSeries{{"a", []float64{0, 1}, []float64{1, 2}, false}}},
+	} {
+		if _, err := Lines(d); err == nil {
+			t.Errorf("%+v accepted", d)
+		}
+	}
 }
