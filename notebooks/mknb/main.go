@@ -22,7 +22,9 @@
 // and each cell's main part (after GoNB's `%%`) as a function that main
 // calls in order. GoNB's shell and special commands are dropped, and
 // gonbui's display calls go to notebooks/gonbshim, which writes files
-// into $NOTEBOOK_OUT. scripts/notebooks-gpu.sh builds and runs them.
+// into $NOTEBOOK_OUT; a code cell whose first line is "// mknb:
+// interactive" (widgets, which need a browser) is left out.
+// scripts/notebooks-gpu.sh builds and runs them.
 package main
 
 import (

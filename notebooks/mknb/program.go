@@ -35,6 +35,15 @@ type decl struct {
 	key, text string
 }
 
+// interactiveMark, as a code cell's first line, leaves the cell out of
+// the programs: it needs a browser (GoNB widgets).
+const interactiveMark = "// mknb: interactive"
+
+// interactive reports whether a code cell is marked interactive.
+func interactive(src string) bool {
+	return strings.HasPrefix(strings.TrimSpace(src), interactiveMark)
+}
+
 // codeCells returns the source of each code cell of a notebook.
 func codeCells(nb *notebook) []string {
 	var out []string
@@ -236,6 +245,9 @@ func mainSource(n int) []byte {
 func writeProgram(dir, name string, nb *notebook) error {
 	p := &program{imports: map[string]string{}}
 	for i, c := range codeCells(nb) {
+		if interactive(c) {
+			continue
+		}
 		if err := p.add(c); err != nil {
 			return fmt.Errorf("%s: code cell %d: %w", name, i+1, err)
 		}

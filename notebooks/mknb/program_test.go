@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -50,5 +52,23 @@ func TestProgramSource(t *testing.T) {
 	}
 	if got := pkgName("math/rand/v2"); got != "rand" {
 		t.Errorf("pkgName = %q", got)
+	}
+}
+
+func TestInteractiveCellsLeftOut(t *testing.T) {
+	nb, err := parse("//// code\nfunc a() {}\n//// code\n" + interactiveMark + "\nimport \"github.com/janpfeifer/gonb/gonbui/widgets\"\n%%\nwidgets.Slider(0, 1, 0)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := writeProgram(dir, "nb", nb); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "nb", "cells.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "widgets") || !strings.Contains(string(b), "func a()") {
+		t.Errorf("cells.go:\n%s", b)
 	}
 }
