@@ -3,6 +3,7 @@ package plots
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -120,23 +121,54 @@ func Roofline(d RooflineData) (*Figure, error) {
 		p.Add(noPad{sc})
 		f.pointShape("stages", pts.XYs, sc.GlyphStyle.Radius)
 		f.note("stages", "scatter", len(pts.XYs))
-		lb, err := plotter.NewLabels(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plots: roofline labels: %w", err)
-		}
-		lb.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(2)}
-		for i := range lb.TextStyle {
-			lb.TextStyle[i].Font = fontTick
-		}
-		p.Add(noPad{lb})
-		f.addShape(shape{series: "stage labels", kind: labels, xy: pts.XYs, labels: pts.Labels, offset: lb.Offset, style: lb.TextStyle[0]})
-		f.note("stage labels", "labels", len(pts.Labels))
 	}
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min, p.Y.Max = math.Max(decadeBelow(ymin), 1), ymax
 	p.Add(plotter.NewGrid())
 	f.Caption = aboveRoof(d)
+	if err := f.placeLabels(pts); err != nil {
+		return nil, err
+	}
 	return f, nil
+}
+
+// placeLabels writes each point's label beside it: right and above, or
+// where that would overlap an earlier label, below, then left. The axes'
+// ranges and the caption must be final (they fix where points land).
+func (f *Figure) placeLabels(pts plotter.XYLabels) error {
+	restore := f.blankLogYLabel() // as when drawn
+	dc := f.Plot.DataCanvas(f.mainCanvas())
+	restore()
+	tx, ty := f.Plot.Transforms(&dc)
+	var taken []vg.Rectangle
+	for i, q := range pts.XYs {
+		one := plotter.XYLabels{XYs: plotter.XYs{q}, Labels: []string{pts.Labels[i]}}
+		lb, err := plotter.NewLabels(one)
+		if err != nil {
+			return fmt.Errorf("plots: roofline labels: %w", err)
+		}
+		sty := lb.TextStyle[0]
+		sty.Font = fontTick
+		lb.TextStyle[0] = sty
+		w := sty.Width(pts.Labels[i])
+		at := vg.Point{X: tx(q.X), Y: ty(q.Y)}
+		var box vg.Rectangle
+		for _, off := range []vg.Point{{X: 6, Y: 2}, {X: 6, Y: -13}, {X: -8 - w, Y: 2}, {X: -8 - w, Y: -13}} {
+			lb.Offset = off
+			r := sty.Rectangle(pts.Labels[i])
+			box = vg.Rectangle{Min: at.Add(off).Add(r.Min), Max: at.Add(off).Add(r.Max)}
+			if !slices.ContainsFunc(taken, func(t vg.Rectangle) bool { return rectsMeet(t, box) }) {
+				break
+			}
+		}
+		taken = append(taken, box)
+		f.Plot.Add(noPad{lb})
+		f.addShape(shape{series: "stage labels", kind: labels, xy: one.XYs, labels: one.Labels, offset: lb.Offset, style: sty})
+	}
+	if len(pts.XYs) > 0 {
+		f.note("stage labels", "labels", len(pts.Labels))
+	}
+	return nil
 }
 
 // aboveRoof is the caption for points above every measured compute roof:
