@@ -112,7 +112,7 @@ func StageBreakdown(d StageData) (*Figure, error) {
 // stageColors fixes a palette index per known stage name, so a stage has
 // one colour in every figure (fused stages have their own).
 var stageColors = map[string]int{
-	"coords": 0, "beam": 1, "tau_z": 2, "matprod": 3, "transfer": 4,
+	"coords": 0, "beam": 1, "tau_z": 2, "matprod": 3, "transfer": 6,
 	"beam+tau_z (fused)": 5, "beam+tau_z+matprod (fused)": 7, "other (untimed)": 12,
 }
 
