@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -61,5 +62,30 @@ func TestConfigName(t *testing.T) {
 	}
 	if !strings.HasPrefix(plural(1, "chunk"), "1 chunk") || plural(30, "chunk") != "30 chunks" {
 		t.Error("plural")
+	}
+}
+
+// TestCommittedFiguresLegends draws every figure of the committed
+// summaries (the docs figures) and fails when a legend covers data.
+func TestCommittedFiguresLegends(t *testing.T) {
+	files, _ := filepath.Glob("../../bench/profiles/*.json")
+	if len(files) == 0 {
+		t.Skip("no bench/profiles/*.json here")
+	}
+	for _, path := range files {
+		rep, err := ReadJSON(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		Rederive(rep)
+		figs, names, err := Figures(rep)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for i, f := range figs {
+			if pl := f.LegendPlacement(); len(pl.Covers) > 0 {
+				t.Errorf("%s %s: legend covers %v", filepath.Base(path), names[i], pl.Covers)
+			}
+		}
 	}
 }
