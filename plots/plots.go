@@ -243,10 +243,7 @@ func (f *Figure) draw(c draw.Canvas, pl Placement) {
 	f.Plot.Draw(main)
 	restore()
 	if _, log := f.Plot.Y.Scale.(plot.LogScale); log && label.Text != "" {
-		sty := label.TextStyle
-		sty.Rotation += math.Pi / 2
-		x := main.Min.X + label.TextStyle.Height(label.Text) - label.TextStyle.FontExtents().Descent
-		c.FillText(sty, vg.Point{X: x, Y: (pl.Data.Min.Y + pl.Data.Max.Y) / 2}, label.Text)
+		drawYLabel(c, label.Text, label.TextStyle, main.Min.X, (pl.Data.Min.Y+pl.Data.Max.Y)/2)
 	}
 	if len(f.entries) > 0 {
 		lg.Top, lg.Left, lg.XOffs, lg.YOffs = true, true, 0, 0
@@ -259,6 +256,20 @@ func (f *Figure) draw(c draw.Canvas, pl Placement) {
 		}}
 		f.ColorBar.Draw(strip)
 	}
+	f.drawCaption(c, capH)
+}
+
+// drawYLabel writes a y axis' label rotated, as gonum does, at the left
+// edge x, centred on y.
+func drawYLabel(c draw.Canvas, label string, sty text.Style, x, y vg.Length) {
+	x += sty.Height(label) - sty.FontExtents().Descent
+	sty.Rotation += math.Pi / 2
+	c.FillText(sty, vg.Point{X: x, Y: y}, label)
+}
+
+// drawCaption writes the caption's lines in the strip of height capH at
+// the bottom of c.
+func (f *Figure) drawCaption(c draw.Canvas, capH vg.Length) {
 	sty := f.captionStyle()
 	lh := sty.Rectangle("Ag").Max.Y * 1.25
 	for i, line := range f.captionLines() {
