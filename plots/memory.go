@@ -146,7 +146,8 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		}
 		ln.FillColor, ln.Color = col, col
 		lines = append(lines, ln)
-		p.Legend.Add(b.name, ln)
+		f.legend(b.name, ln)
+		f.addShape(shape{series: b.name, kind: area, xy: xy})
 		f.note(b.name, "area", len(xy))
 	}
 	// The highest cumulative band is drawn first so each lower one paints
@@ -184,7 +185,8 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		ln.Width = vg.Points(2)
 		label := orDefault(d.LimitLabel, "memory available")
 		p.Add(ln)
-		p.Legend.Add(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
+		f.legend(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
+		f.lineShape(label, lim)
 		f.note(label, "line", 2)
 		// Markers where the total crosses the limit, interpolated linearly
 		// in (log sources per chunk, bytes) between the two points.
@@ -195,19 +197,21 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 			}
 			l0, l1 := math.Log(d.Points[i-1].SourcesPerChunk), math.Log(d.Points[i].SourcesPerChunk)
 			x := math.Exp(l0 + (l1-l0)*(d.Limit-totals[i-1])/(totals[i]-totals[i-1]))
-			mk, err := plotter.NewLine(plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}})
+			mxy := plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}}
+			mk, err := plotter.NewLine(mxy)
 			if err != nil {
 				return nil, fmt.Errorf("plots: memory marker: %w", err)
 			}
 			mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
 			mk.Width = vg.Points(1.5)
 			p.Add(mk)
-			word := "chunks stop fitting above"
+			word := "fits up to"
 			if b != (d.Points[i].SourcesPerChunk < d.Points[i-1].SourcesPerChunk) {
-				word = "chunks stop fitting below"
+				word = "fits down to"
 			}
-			name := fmt.Sprintf("%s %.3g sources", word, x)
-			p.Legend.Add(name, mk)
+			name := fmt.Sprintf("%s %s sources per chunk", word, formatTick(math.Round(x), 0))
+			f.legend(name, mk)
+			f.lineShape(name, mxy)
 			f.note(name, "marker", 2)
 		}
 		if top > 3*d.Limit {
@@ -232,20 +236,18 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		p.Add(sc)
 		for i, m := range d.Measured {
 			lg := &plotter.Scatter{GlyphStyle: sc.GlyphStyleFunc(i)}
-			p.Legend.Add(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), lg)
+			f.legend(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), lg)
 		}
+		f.pointShape("measured", xy, vg.Points(5))
 		f.note("measured", "scatter", len(xy))
 	}
-	// The legend sits top left in headroom above the stack: totals rise
-	// towards both ends, so no corner is free of data.
-	p.Legend.Top, p.Legend.Left = true, true
 	if !clipped {
+		// A little headroom; the legend finds its own place when drawn.
 		shown := math.Max(top, d.Limit) / gb
 		if d.Limit > limitOffScale*top {
 			shown = top / gb
 		}
-		entries := len(bands) + len(d.Measured) + f.Count("marker") + f.Count("line")
-		p.Y.Max = shown * (1.1 + 0.075*float64(entries))
+		p.Y.Max = shown * 1.08
 	}
 	p.Add(plotter.NewGrid())
 	return f, nil

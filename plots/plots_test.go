@@ -25,11 +25,11 @@ func checkFigure(t *testing.T, f *Figure, title, xlabel, ylabel string, series m
 			t.Errorf("%d %q series, want %d (%+v)", got, kind, n, f.Series)
 		}
 	}
-	png, err := PNG(f.Plot)
+	png, err := PNG(f)
 	if err != nil || !bytes.HasPrefix(png, []byte("\x89PNG")) {
 		t.Fatalf("PNG: %v (%d bytes)", err, len(png))
 	}
-	svg, err := SVG(f.Plot)
+	svg, err := SVG(f)
 	if err != nil || !strings.Contains(svg, "<svg") {
 		t.Fatalf("SVG: %v", err)
 	}
@@ -38,9 +38,12 @@ func checkFigure(t *testing.T, f *Figure, title, xlabel, ylabel string, series m
 			t.Errorf("SVG lacks the axis label %q", l)
 		}
 	}
+	if pl := f.LegendPlacement(); len(pl.Covers) > 0 {
+		t.Errorf("legend box %v covers %v", pl.Rect, pl.Covers)
+	}
 	if dir := os.Getenv("PLOTS_OUT"); dir != "" { // for a look by eye
 		name := strings.NewReplacer(" ", "_", "/", "_").Replace(t.Name())
-		if _, err := Save(f.Plot, dir, name); err != nil {
+		if _, err := Save(f, dir, name); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -167,7 +170,7 @@ func TestSave(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	paths, err := Save(f.Plot, dir, "fig")
+	paths, err := Save(f, dir, "fig")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,6 @@ func Scaling(d ScalingData) (*Figure, error) {
 	p := f.Plot
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks(), logTicks()
-	p.Legend.Top, p.Legend.Left = true, true
 	names := make([]string, 0, len(d.Runs))
 	for n := range d.Runs {
 		names = append(names, n)
@@ -91,7 +90,9 @@ func Scaling(d ScalingData) (*Figure, error) {
 		}
 		ln.Color, sc.Color = Color(ri), Color(ri)
 		p.Add(ln, sc)
-		p.Legend.Add(name+" measured", ln, sc)
+		f.legend(name+" measured", ln, sc)
+		f.lineShape(name+" measured", meas)
+		f.pointShape(name+" measured", meas, sc.GlyphStyle.Radius)
 		f.note(name+" measured", "scatter", len(meas))
 		ml, err := plotter.NewLine(model)
 		if err != nil {
@@ -101,7 +102,8 @@ func Scaling(d ScalingData) (*Figure, error) {
 		ml.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
 		p.Add(ml)
 		lbl := fmt.Sprintf("%s model %.3g s·N_src·N_ant²", name, c)
-		p.Legend.Add(lbl, ml)
+		f.legend(lbl, ml)
+		f.lineShape(lbl, model)
 		f.note(lbl, "line", len(model))
 	}
 	if f.Count("") == 0 {

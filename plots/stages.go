@@ -2,6 +2,8 @@ package plots
 
 import (
 	"fmt"
+	"image/color"
+	"strings"
 
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -59,6 +61,7 @@ func StageBreakdown(d StageData) (*Figure, error) {
 	}
 	w := vg.Points(max(4, min(40, 360/float64(len(names)))))
 	var below *plotter.BarChart
+	base := make([]float64, len(names))
 	for si, st := range d.Stages {
 		vals := make(plotter.Values, 0, len(names))
 		for _, r := range d.Runs {
@@ -70,42 +73,60 @@ func StageBreakdown(d StageData) (*Figure, error) {
 		if err != nil {
 			return nil, fmt.Errorf("plots: stage %s: %w", st, err)
 		}
-		bc.Color = Color(si)
+		bc.Color = StageColor(st, si)
 		bc.LineStyle.Width = 0
 		if below != nil {
 			bc.StackOn(below)
 		}
 		below = bc
 		p.Add(bc)
-		p.Legend.Add(st, bc)
+		f.legend(st, bc)
+		sh := shape{series: st, kind: bars, halfW: w / 2}
+		for i, v := range vals {
+			sh.xy = append(sh.xy, plotter.XY{X: float64(i), Y: base[i] + v})
+			sh.y0 = append(sh.y0, base[i])
+			base[i] += v
+		}
+		f.addShape(sh)
 		f.note(st, "bars", len(vals))
 	}
-	p.Legend.Top = true
 	p.NominalX(names...)
+	p.X.Tick.Label.Font = fontTick
 	if len(names) > 8 {
 		p.X.Tick.Label.Rotation = 0.8
 		p.X.Tick.Label.XAlign = -1
 	}
-	// Headroom above the tallest bar keeps the legend off the bars.
 	tallest := 0.0
-	for i := range names {
-		h := 0.0
-		k := 0
-		for _, r := range d.Runs {
-			for _, b := range r.Bars {
-				if k == i {
-					for _, v := range b.Seconds {
-						h += v * scale
-					}
-				}
-				k++
-			}
-		}
+	for _, h := range base {
 		tallest = max(tallest, h)
 	}
+	// Headroom for the legend in a top corner (it goes outside when the
+	// bars still reach it).
 	p.Y.Min = 0
 	if tallest > 0 {
-		p.Y.Max = tallest * (1.15 + 0.07*float64(len(d.Stages)))
+		p.Y.Max = tallest * (1.1 + 0.07*float64(len(d.Stages)))
 	}
 	return f, nil
+}
+
+// stageColors fixes a palette index per known stage name, so a stage has
+// one colour in every figure (fused stages have their own).
+var stageColors = map[string]int{
+	"coords": 0, "beam": 1, "tau_z": 2, "matprod": 3, "transfer": 6,
+	"beam+tau_z (fused)": 5, "beam+tau_z+matprod (fused)": 7, "other (untimed)": 12,
+}
+
+// StageColor is a stage's colour: fixed for the pipeline's stages (by
+// name; the text after a " (" is ignored when the full name is unknown),
+// the palette's i-th colour after them for others.
+func StageColor(name string, i int) color.Color {
+	if k, ok := stageColors[name]; ok {
+		return Color(k)
+	}
+	if head, _, ok := strings.Cut(name, " ("); ok {
+		if k, ok := stageColors[head]; ok {
+			return Color(k)
+		}
+	}
+	return Color(8 + i) // after the pipeline's stages
 }

@@ -35,6 +35,8 @@ echo "setup took $((SECONDS - t0)) s"
 bin=${GOMATVIS_TOOLS_BIN:-$(go env GOPATH)/bin}
 export PATH="$bin:$(go env GOROOT)/bin:$PATH"
 export GOMATVIS_REPO="$repo"
+# No browser here: cells with GoNB widgets (sliders) skip their interaction.
+export GOMATVIS_HEADLESS=1
 
 out=${NOTEBOOKS_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gomatvis-notebooks.XXXXXX")}
 mkdir -p "$out"

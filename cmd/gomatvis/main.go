@@ -1,11 +1,11 @@
 // Command gomatvis simulates radio-interferometer visibilities as HERA's
 // matvis does, on the CPU or a CUDA GPU.
 //
-//	gomatvis simulate SPEC.json -o OUT.npy [--backend cpu|gpu|auto] [--devices all|0,1] [--gpu-fused auto|on|off] [--topo TOPO.npy]
+//	gomatvis simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5 [--backend cpu|gpu|auto] [--devices all|0,1] [--gpu-fused auto|on|off] [--topo TOPO.npy] [--eop FILE]
 //	gomatvis simulate CONFIG --shard I/N -o PART.gmvpart [--format uvh5|npy]
 //	gomatvis merge PART.gmvpart… -o OUT.uvh5|OUT.npy
 //	gomatvis slurm CONFIG --tasks N -o OUT --workdir DIR [--submit]
-//	gomatvis topo SPEC.json -o TOPO.npy [--coord-method M]
+//	gomatvis topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]
 //	gomatvis example -o SPEC.json
 //	gomatvis version
 package main
@@ -29,14 +29,14 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5 [--backend cpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--topo TOPO.npy] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5 [--backend cpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"merge", "merge PART.gmvpart… -o OUT.uvh5|OUT.npy: join the parts of a sharded run (simulate --shard I/N), checking that they come from one configuration and that none is missing or doubled", runMerge},
 		{"slurm", "slurm CONFIG --tasks N -o OUT --workdir DIR [--backend B] [--gpus-per-task G] [--partition P] [--time T] [--mem M] [--submit]: write (and submit) a Slurm array of shards and the merge that waits for it", runSlurm},
-		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method M]: write the ENU vectors of every source and time", runTopo},
+		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
-		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend B --scaling] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},
+		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend cpu|gpu|auto --coord-method erfa|precomputed --scaling --roofline] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},
 		{"roofline", "roofline [--from DIR/summary.json | profile flags] -o DIR: measure the machine's ceilings and place each stage on a roofline", runRoofline},
-		{"version", "version: print the version", runVersion},
+		{"version", "version (or --version): print the version", runVersion},
 	}
 }
 
@@ -87,10 +87,13 @@ func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop f
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
 	usage := func() {
-		fmt.Fprintln(stderr, "usage: gomatvis COMMAND [flags]")
+		fmt.Fprintln(stderr, "usage: gomatvis COMMAND [flags]   (gomatvis COMMAND --help: its flags; gomatvis --version)")
 		for _, c := range cmds {
 			fmt.Fprintf(stderr, "  gomatvis %s\n", c.usage)
 		}
+	}
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		args[0] = "version"
 	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage()
@@ -107,6 +110,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				return 0
 			case errors.Is(err, flag.ErrHelp):
 				return 0
+			case errors.As(err, new(badFlagError)):
+				fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
+				return 2
 			case errors.Is(err, errUsage):
 				fmt.Fprintf(stderr, "gomatvis %s: %v\nusage: gomatvis %s\n", c.name, err, c.usage)
 				return 2
@@ -125,11 +131,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // parseFlags parses args with interleaved positional arguments (Go's flag
 // package stops at the first one) and returns the positionals.
+// It also gives fs the command's usage text for --help and reads the
+// boolean spellings of normalizeBoolArgs.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	setUsage(fs)
+	args = normalizeBoolArgs(fs, args)
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, badFlagError{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/profile"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
 // profileFlags registers the synthetic-run flags shared by profile and
@@ -28,7 +29,9 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 	gridded := fs.Bool("gridded", true, "beams sampled on a 360×181 az/za grid (false: analytic Gaussian)")
 	stokes := fs.Bool("stokes", false, "a full-Stokes sky (Q, U, V on every source; docs/stokes.md)")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
-	coords := fs.String("coords", "erfa", "erfa (matvis's ERFA method) or precomputed (random ENU vectors)")
+	coords := &coordFlag{method: simspec.CoordERFA}
+	fs.Var(coords, "coord-method", "coordinate `method`: erfa (matvis's ERFA, as its profiler) or precomputed (random ENU vectors: no astrometry cost); CoordinateRotationERFA also accepted")
+	fs.Var(coords, "coords", "the same as --coord-method (its older `name`)")
 	seed := fs.Uint64("seed", 42, "random seed")
 	maxMem := fs.Int64("max-memory", 0, "memory budget in bytes (0: the backend's default)")
 	return func() (profile.Config, error) {
@@ -64,7 +67,15 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 				c.MaxMemory = *maxMem
 			}
 		})
-		c.Backend, c.Coords = *backend, *coords
+		c.Backend = *backend
+		switch coords.method {
+		case simspec.CoordERFA:
+			c.Coords = "erfa"
+		case simspec.CoordPrecomputed:
+			c.Coords = "precomputed"
+		default:
+			return c, fmt.Errorf("%w: coord method %q: a profile runs erfa or precomputed", errUsage, coords.method)
+		}
 		// A smaller antenna count than the preset's beams keeps one beam
 		// per antenna.
 		if c.NBeam > c.NAnt {
@@ -85,8 +96,8 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	config := profileFlags(fs)
 	out := fs.String("o", "", "output directory (required)")
-	noRoof := fs.Bool("no-roofline", false, "skip measuring the machine's ceilings")
-	scaling := fs.Bool("scaling", true, "add N_src and N_ant sweeps (6 short runs at ¼, ½ and 1 of the size) and their figures")
+	roof := fs.Bool("roofline", true, "measure the machine's ceilings and place each stage on a roofline (--no-roofline: skip)")
+	scaling := fs.Bool("scaling", true, "add N_src and N_ant sweeps (6 short runs at ¼, ½ and 1 of the size) and their figures (--no-scaling: skip)")
 	gogc := fs.Int("gogc", 0, "GOGC during the measured run (e.g. 10: peak heap close to the live peak; 0: unchanged)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -103,7 +114,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	rep, err := profile.Run(ctx, cfg, profile.Options{
-		Roofline: !*noRoof, Scaling: *scaling, GCPercent: *gogc,
+		Roofline: *roof, Scaling: *scaling, GCPercent: *gogc,
 		Command: "gomatvis profile " + strings.Join(args, " "),
 		Log:     func(s string) { fmt.Fprintln(stderr, s) },
 	})

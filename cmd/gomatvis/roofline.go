@@ -89,7 +89,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if _, err := plots.Save(f.Plot, *out, "roofline"); err != nil {
+	if _, err := plots.Save(f, *out, "roofline"); err != nil {
 		return err
 	}
 	if err := profile.WriteJSON(rep, filepath.Join(*out, "roofline.json")); err != nil {

@@ -29,7 +29,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json) or OUT.uvh5 (pyuvdata's UVH5); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
-	coord := fs.String("coord-method", "", "override the spec's coord_method")
+	coord := &coordFlag{}
+	fs.Var(coord, "coord-method", coordHelp+"; overrides the spec's coord_method")
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
 	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: pyradiosky (the default, pyuvsim's Rᵀ·C·R) or iau (derived from the IAU convention; docs/stokes.md)")
 	quiet := fs.Bool("q", false, "no progress bar")
@@ -47,12 +48,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
-			fused: fusedMode, topo: *topo, coord: *coord, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation), quiet: *quiet}, stdout, stderr)
+			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation), quiet: *quiet}, stdout, stderr)
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
-	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: *coord, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation), warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation), warn: warnTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
 			return err
@@ -70,7 +71,6 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer be.Close()
 	blas := cpuBLAS(strings.SplitN(be.Name(), "×", 2)[0], stderr)
 	bar := newProgressBar(stderr, *quiet)
-	sim.Options.Progress = bar.update
 	t0 := time.Now()
 	var res *matvis.Result
 	if obs != nil {
@@ -83,7 +83,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	wall := time.Since(t0)
 	if obs == nil {
-		if err := writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, *coord, *topo), wall, stderr); err != nil {
+		if err := writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, coord.method, *topo), wall, stderr); err != nil {
 			return fmt.Errorf("writing %s: %w", *out, err)
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -20,15 +19,17 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("topo", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output .npy file (required)")
-	coord := fs.String("coord-method", "", "override the spec's coord_method ("+simspec.CoordAstropy+" or "+simspec.CoordERFA+")")
-	every := fs.Float64("update-bcrs-every", math.NaN(), "seconds between BCRS-step updates ("+simspec.CoordERFA+" only; default: the spec's options.update_bcrs_every_s, else 0)")
+	coord := &coordFlag{}
+	fs.Var(coord, "coord-method", "coordinate `method`: erfa or astropy (CoordinateRotationERFA, CoordinateRotationAstropy also accepted); overrides the spec's coord_method")
+	every := &optionalFloat{}
+	fs.Var(every, "update-bcrs-every", "`seconds` between BCRS-step updates (erfa only; default: the spec's options.update_bcrs_every_s, else 0)")
 	spec, err := parseSpecCommand(fs, args, out, "TOPO.npy", npyFormat())
 	if err != nil {
 		return err
 	}
 	method := spec.CoordMethod
-	if *coord != "" {
-		method = *coord
+	if coord.method != "" {
+		method = coord.method
 	}
 	switch method {
 	case "":
@@ -41,8 +42,8 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if spec.Options != nil {
 		bcrs = spec.Options.UpdateBCRSEveryS
 	}
-	if !math.IsNaN(*every) {
-		bcrs = *every
+	if every.set {
+		bcrs = every.v
 	}
 	if method != simspec.CoordERFA {
 		bcrs = 0

@@ -79,6 +79,36 @@ func Preset(name string) (Config, error) {
 	return c, nil
 }
 
+// Name is the configuration's name for titles: the preset's name, with
+// the counts that differ from the preset's listed (a dev run with
+// --nsrc 20000 is "dev, nsrc 20000", not "dev").
+func (c Config) Name() string {
+	base, err := Preset(c.Preset)
+	if err != nil {
+		return c.Preset
+	}
+	name := c.Preset
+	for _, f := range []struct {
+		key       string
+		got, want int
+	}{
+		{"nant", c.NAnt, base.NAnt}, {"nbeam", c.NBeam, base.NBeam}, {"nsrc", c.NSrc, base.NSrc},
+		{"ntimes", c.NTimes, base.NTimes}, {"nfreq", c.NFreq, base.NFreq}, {"nchunks", c.NChunks, base.NChunks},
+		{"precision", c.Precision, base.Precision},
+	} {
+		if f.got != f.want {
+			name += fmt.Sprintf(", %s %d", f.key, f.got)
+		}
+	}
+	if c.Polarized != base.Polarized {
+		name += fmt.Sprintf(", polarized %v", c.Polarized)
+	}
+	if c.Coords != base.Coords {
+		name += ", coords " + c.Coords
+	}
+	return name
+}
+
 // Validate checks the configuration.
 func (c Config) Validate() error {
 	switch {

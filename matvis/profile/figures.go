@@ -26,18 +26,15 @@ func stageOrder(rep *Report) []string {
 	return out
 }
 
-// StageFigure is the per-integration stage breakdown of one or more
-// reports, side by side (named by their backends, or by names when given).
-func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, error) {
-	if len(reps) == 0 {
-		return nil, fmt.Errorf("profile: stage figure: no reports")
-	}
-	stages := stageOrder(reps[0])
-	// A fused beam + τ/Z kernel is one stage: the beam stage's time (the
-	// gap before the kernel) is drawn inside it, under one label.
-	labels := slices.Clone(stages)
-	fused := reps[0].BeamInTauZ
-	if fused {
+// stageColumns are the stages a report's figures draw (stages, the
+// report's names) and their labels: a fused beam + τ/Z kernel is one stage
+// (the beam stage's time, the gap before the kernel, is drawn inside it),
+// and a Gram product fused with Z production holds beam and τ/Z (their own
+// times are the launch gap and 0).
+func stageColumns(rep *Report) (stages, labels []string) {
+	stages = stageOrder(rep)
+	labels = slices.Clone(stages)
+	if rep.BeamInTauZ {
 		stages = slices.DeleteFunc(stages, func(s string) bool { return s == "beam" })
 		labels = labels[:0]
 		for _, s := range stages {
@@ -47,9 +44,7 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 			labels = append(labels, s)
 		}
 	}
-	// A Gram product fused with Z production: beam and τ/Z are inside the
-	// matprod stage (their own times are the launch gap and 0).
-	if reps[0].GramFused {
+	if rep.GramFused {
 		var st, lb []string
 		for i, s := range stages {
 			switch s {
@@ -64,6 +59,30 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 		}
 		stages, labels = st, lb
 	}
+	return stages, labels
+}
+
+// integrationSeconds is one integration's time in each of stages (the
+// beam stage's added to a fused τ/Z's).
+func integrationSeconds(rep *Report, in IntegrationSample, stages []string) []float64 {
+	var out []float64
+	for _, s := range stages {
+		v := in.Stages[s]
+		if rep.BeamInTauZ && s == "tau_z" {
+			v += in.Stages["beam"]
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// StageFigure is the per-integration stage breakdown of one or more
+// reports, side by side (named by their backends, or by names when given).
+func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, error) {
+	if len(reps) == 0 {
+		return nil, fmt.Errorf("profile: stage figure: no reports")
+	}
+	stages, labels := stageColumns(reps[0])
 	d := plots.StageData{Title: title, Stages: labels, Unit: "ms"}
 	for ri, r := range reps {
 		run := plots.StageRun{Name: r.Backend}
@@ -71,16 +90,9 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 			run.Name = names[ri]
 		}
 		for _, in := range r.PerIntegration {
-			b := plots.StageBar{Label: fmt.Sprintf("t%d", in.Time)}
+			b := plots.StageBar{Label: fmt.Sprintf("t%d", in.Time), Seconds: integrationSeconds(r, in, stages)}
 			if r.Sim != nil && r.Sim.NFreq() > 1 {
 				b.Label = fmt.Sprintf("f%d t%d", in.Freq, in.Time)
-			}
-			for _, s := range stages {
-				v := in.Stages[s]
-				if fused && s == "tau_z" {
-					v += in.Stages["beam"]
-				}
-				b.Seconds = append(b.Seconds, v)
 			}
 			run.Bars = append(run.Bars, b)
 		}
@@ -94,8 +106,8 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 func MemoryFigure(rep *Report) (*plots.Figure, error) {
 	m := rep.Memory
 	d := plots.MemoryData{
-		Title: fmt.Sprintf("memory model: %d ants, %d beams, %d sources (plan: %d chunks of %d)",
-			rep.Config.NAnt, rep.Config.nbeam(), rep.Config.NSrc, m.Plan.NChunks, m.Plan.SourcesPerChunk),
+		Title: fmt.Sprintf("memory model: %d antennas, %d beams, %d sources (plan: %s of %d)",
+			rep.Config.NAnt, rep.Config.nbeam(), rep.Config.NSrc, plural(m.Plan.NChunks, "chunk"), m.Plan.SourcesPerChunk),
 		Limit: float64(m.Plan.Budget), Floor: matvis.TermBeamGrid,
 	}
 	d.LimitLabel = "host memory available"
@@ -131,7 +143,8 @@ func RooflineFigure(rep *Report) (*plots.Figure, error) {
 	if rl == nil {
 		return nil, fmt.Errorf("profile: no roofline in this report")
 	}
-	d := plots.RooflineData{Title: fmt.Sprintf("roofline: %s (%s)", rl.Ceilings.Device, rep.Backend)}
+	d := plots.RooflineData{Title: fmt.Sprintf("roofline: %s (%s, %s)", rl.Ceilings.Device, rep.Backend, rep.Config.Name()),
+		AboveRoof: aboveRoofReason(rep)}
 	for _, c := range rl.Ceilings.Bandwidth {
 		d.Bandwidth = append(d.Bandwidth, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
 	}
@@ -142,6 +155,27 @@ func RooflineFigure(rep *Report) (*plots.Figure, error) {
 		d.Points = append(d.Points, plots.RooflinePoint{Label: p.Stage, Intensity: p.Intensity, Perf: p.FLOPRate})
 	}
 	return plots.Roofline(d)
+}
+
+// aboveRoofReason says why a stage can sit above the measured compute
+// roof: the roof is the Gram product alone, one library call timed apart
+// from the run, and only the datasheet's roof is a hard limit.
+func aboveRoofReason(rep *Report) string {
+	if rep.Backend != "gpu" {
+		return "The roof is the BLAS herk alone at the chunk's shape (best of a few runs), timed apart from the run; " +
+			"the stage is timed inside the run, so the two can differ by the machine's state."
+	}
+	return "Why: the measured roof is the run's Gram strategy in cuBLAS alone at one chunk's shape, timed apart from the run on random Z; " +
+		"the stage is timed by the run's own CUDA events, so clocks and timing separate the two. Only the datasheet's " +
+		"tensor-core roof (dashed) is a hard limit, and every stage is under it."
+}
+
+// plural is "1 chunk", "30 chunks".
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }
 
 // ScalingFigures draws the sweeps against N_src and N_ant.
@@ -278,9 +312,9 @@ func Figures(rep *Report) ([]*plots.Figure, []string, error) {
 		figs, names = append(figs, f), append(names, name)
 		return nil
 	}
-	title := fmt.Sprintf("time per integration by stage (%s, %s)", rep.Backend, rep.Config.Preset)
+	title := fmt.Sprintf("time per integration by stage (%s, %s)", rep.Backend, rep.Config.Name())
 	if rep.Backend == "gpu" {
-		title = fmt.Sprintf("GPU time per integration by stage (CUDA events; %s, %s)", rep.Machine.GPU, rep.Config.Preset)
+		title = fmt.Sprintf("GPU time per integration by stage (CUDA events; %s, %s)", rep.Machine.GPU, rep.Config.Name())
 	}
 	f, err := StageFigure(title, []*Report{rep}, nil)
 	if err := add(f, "stages", err); err != nil {
@@ -325,7 +359,7 @@ func WriteDir(rep *Report, dir string) error {
 	}
 	rep.Figures = rep.Figures[:0]
 	for i, f := range figs {
-		paths, err := plots.Save(f.Plot, dir, names[i])
+		paths, err := plots.Save(f, dir, names[i])
 		if err != nil {
 			return fmt.Errorf("profile: %w", err)
 		}

@@ -15,6 +15,16 @@
 //
 //	go run ./notebooks/mknb          # rewrite notebooks/*.ipynb
 //	go run ./notebooks/mknb -check   # fail if any .ipynb is out of date
+//	go run ./notebooks/mknb -go DIR  # also write each notebook as a Go program
+//
+// With -go, each notebook NAME also becomes a plain Go program in DIR/NAME
+// (cells.go and main.go, package main): every code cell's declarations,
+// and each cell's main part (after GoNB's `%%`) as a function that main
+// calls in order. GoNB's shell and special commands are dropped, and
+// gonbui's display calls go to notebooks/gonbshim, which writes files
+// into $NOTEBOOK_OUT; a code cell whose first line is "// mknb:
+// interactive" (widgets, which need a browser) is left out.
+// scripts/notebooks-gpu.sh builds and runs them.
 package main
 
 import (
@@ -40,6 +50,7 @@ type notebook struct {
 func main() {
 	check := flag.Bool("check", false, "do not write; exit 1 if a notebook differs from its source")
 	dir := flag.String("dir", "notebooks", "the notebooks directory (sources in DIR/src)")
+	goDir := flag.String("go", "", "also write each notebook as a Go program in `DIR`/NAME")
 	flag.Parse()
 	srcs, err := filepath.Glob(filepath.Join(*dir, "src", "*.txt"))
 	if err != nil || len(srcs) == 0 {
@@ -58,7 +69,14 @@ func main() {
 			fmt.Fprintf(os.Stderr, "mknb: %s: %v\n", src, err)
 			os.Exit(1)
 		}
-		out := filepath.Join(*dir, strings.TrimSuffix(filepath.Base(src), ".txt")+".ipynb")
+		name := strings.TrimSuffix(filepath.Base(src), ".txt")
+		if *goDir != "" {
+			if err := writeProgram(*goDir, name, nb); err != nil {
+				fmt.Fprintln(os.Stderr, "mknb:", err)
+				os.Exit(1)
+			}
+		}
+		out := filepath.Join(*dir, name+".ipynb")
 		data, err := render(nb)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "mknb:", err)

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestSplitCell(t *testing.T) {
+	for _, tc := range []struct {
+		src, decls, body string
+		hasBody          bool
+	}{
+		{"func a() {}", "func a() {}", "", false},
+		{"import \"fmt\"\n%%\nfmt.Println(1)", "import \"fmt\"", "fmt.Println(1)", true},
+		{"!*rm -f go.work && \\\n  go work init .\n%goworkfix", "", "", false},
+		{"var x = 1\n%% --flag\nx++", "var x = 1", "x++", true},
+	} {
+		d, b, has := splitCell(tc.src)
+		if strings.TrimSpace(d) != tc.decls || strings.TrimSpace(b) != tc.body || has != tc.hasBody {
+			t.Errorf("splitCell(%q) = %q, %q, %v; want %q, %q, %v", tc.src, d, b, has, tc.decls, tc.body, tc.hasBody)
+		}
+	}
+}
+
+func TestProgramSource(t *testing.T) {
+	p := &program{imports: map[string]string{}}
+	cells := []string{
+		"import (\n\t\"fmt\"\n\t\"os\"\n\t\"github.com/janpfeifer/gonb/gonbui\"\n)\n\n// f is first.\nfunc f() int { return 1 }",
+		"// f is redefined, as GoNB allows.\nfunc f() int { return 2 }\n%%\nfmt.Println(f())\ngonbui.DisplayHTML(\"x\")",
+	}
+	for _, c := range cells {
+		if err := p.add(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src, err := p.source("test")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	s := string(src)
+	for _, want := range []string{`gonbui "` + shimPath + `"`, "return 2", "func cell01()", `"fmt"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("program lacks %q:\n%s", want, s)
+		}
+	}
+	for _, bad := range []string{"return 1", `"os"`, gonbPath} {
+		if strings.Contains(s, bad) {
+			t.Errorf("program holds %q:\n%s", bad, s)
+		}
+	}
+	if got := pkgName("math/rand/v2"); got != "rand" {
+		t.Errorf("pkgName = %q", got)
+	}
+}
+
+func TestInteractiveCellsLeftOut(t *testing.T) {
+	nb, err := parse("//// code\nfunc a() {}\n//// code\n" + interactiveMark + "\nimport \"github.com/janpfeifer/gonb/gonbui/widgets\"\n%%\nwidgets.Slider(0, 1, 0)\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := writeProgram(dir, "nb", nb); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "nb", "cells.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "widgets") || !strings.Contains(string(b), "func a()") {
+		t.Errorf("cells.go:\n%s", b)
+	}
+}
