@@ -11,11 +11,14 @@ import (
 // the file itself, before github.com/scigolib/hdf5 v0.14.0 allocates them:
 // that library trusts some size fields and a corrupt value makes the Go
 // runtime abort with "out of memory", which recover cannot catch. It checks
-// the headers of local heaps ("HEAP", version 0) and global heap
-// collections ("GCOL", version 1), whose length field follows the 4-byte
-// signature, version and 3 reserved zero bytes (HDF5 File Format
-// Specification v3, sections III.D and III.E), using the size of lengths
-// of a superblock at offset 0. Other structures are left to the library;
+// the headers of local heaps ("HEAP") and global heap collections
+// ("GCOL"), whose length field follows the 4-byte signature, the version
+// byte and 3 reserved bytes (HDF5 File Format Specification v3, sections
+// III.D and III.E), using the size of lengths of a superblock at offset 0.
+// The library checks only the signature, so neither are the version and
+// reserved bytes here (a fuzzed file with them altered allocated 2.7 GB):
+// a "HEAP" or "GCOL" anywhere declaring more than the file holds is
+// refused. Other structures are left to the library;
 // the dataset readers check declared dataset sizes themselves.
 func guardHDF5(r io.ReaderAt, size int64) error {
 	head := make([]byte, 16)
@@ -49,9 +52,13 @@ type heapGuard struct {
 }
 
 var heapGuards = []heapGuard{
-	{"HEAP\x00\x00\x00\x00", "local heap"},
-	{"GCOL\x01\x00\x00\x00", "global heap collection"},
+	{"HEAP", "local heap"},
+	{"GCOL", "global heap collection"},
 }
+
+// heapLengthOffset is where a heap header's length field starts: after
+// the signature, the version byte and 3 reserved bytes.
+const heapLengthOffset = 8
 
 // check scans chunk (starting at file offset base; signatures must start
 // before limit) for g's headers and compares their lengths with size.
@@ -61,14 +68,15 @@ func (g heapGuard) check(chunk []byte, limit int, base int64, ls int, size int64
 		if i < 0 || off+i >= limit {
 			return nil
 		}
-		p := off + i + len(g.sig)
-		off = p
+		start := off + i
+		off = start + len(g.sig)
+		p := start + heapLengthOffset
 		if p+ls > len(chunk) {
 			return nil
 		}
 		if v := readLength(chunk[p:p+ls], ls); v > uint64(size) {
 			return fmt.Errorf("malformed HDF5 file: %s at byte %d declares %d bytes in a %d-byte file",
-				g.what, base+int64(p-len(g.sig)), v, size)
+				g.what, base+int64(start), v, size)
 		}
 	}
 }

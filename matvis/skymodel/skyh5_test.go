@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -145,4 +146,22 @@ func FuzzReadSkyH5(f *testing.F) {
 			checkSky(t, s)
 		}
 	})
+}
+
+// TestSkyH5HeapWithAlteredReserved: a fuzzed file whose local heap header
+// has altered version/reserved bytes and a huge length made the HDF5
+// library allocate 2.7 GB before failing; the guard must refuse it by
+// its size first (testdata/skyh5/heap_reserved_altered.skyh5, found by
+// FuzzReadSkyH5).
+func TestSkyH5HeapWithAlteredReserved(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadSkyH5File(filepath.Join("testdata", "skyh5", "heap_reserved_altered.skyh5"))
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "heap") {
+		t.Fatalf("error %v, want one naming the heap's declared size", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 64<<20 {
+		t.Errorf("reading it allocated %d MB", got>>20)
+	}
 }
