@@ -154,7 +154,7 @@ func (r *run) allocate() error {
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
 	}
 	if r.order {
-		nt := int64(r.nblkSort) * int64(max(r.tune.sortBands, r.tune.sortAzBins)) * 4
+		nt := int64(r.nblkSort) * int64(max(sortBands, sortAzBins)) * 4
 		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}

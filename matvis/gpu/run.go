@@ -23,7 +23,6 @@ type run struct {
 	tune tuning
 
 	s    cuda.Stream
-	s2   cuda.Stream // fused kernel's stream when sub > 1
 	blas *cuda.Blas
 	g    *gram.Gram
 	st   gram.Strategy
@@ -35,7 +34,6 @@ type run struct {
 	nant, nsrc, nf, M   int
 	npairs, nbeam       int
 	bufSrc, nchunk      int
-	sub, zCap           int // sub-chunks per chunk; sources per Z buffer (sub > 1)
 
 	inputs
 	beamState
@@ -84,8 +82,7 @@ type coordState struct {
 	hENU                [2]*cuda.HostBuffer
 	hCount, hMat        *cuda.HostBuffer
 	// order sorts the visible sources by (zenith band, azimuth bin) for
-	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
-	// off)
+	// the gridded beams' gathers (any gridded beam)
 	order                                                    bool
 	nblkSort                                                 int
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
@@ -121,9 +118,6 @@ type timingState struct {
 	ev     [2]slotEvents
 	events []cuda.Event
 	coordT [2][2]time.Duration // per slot: upload, compaction
-	// fusedRaw is, per chunk with sub-chunks, the fused kernels' summed
-	// time (ms).
-	fusedRaw []float64
 }
 
 // newRun sets a run up: streams, cuBLAS, the memory plan, the Gram
@@ -168,30 +162,13 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		if _, err := asGridBeam(i, bm); err != nil {
 			return nil, err
 		}
-		r.order = r.tune.sortSources
+		r.order = true
 	}
 
-	r.sub = r.opt.SubChunks
-	if r.sub <= 0 {
-		r.sub = DefaultSubChunks
-	}
-	if r.polSky = sim.SkyPolarized(); r.polSky {
-		// A full-Stokes sky runs the single-stream path: two Z and Gram
-		// launches per chunk (stokes.go), no sub-chunk pipeline.
-		r.sub = 1
-	}
-	if r.sub > 1 && r.tune.streamPriority == 2 {
-		r.s, err = r.c.NewStreamPriority(true)
-	} else {
-		r.s, err = r.c.NewStream()
-	}
-	if err != nil {
+	// A full-Stokes sky makes two Z and Gram launches per chunk (stokes.go).
+	r.polSky = sim.SkyPolarized()
+	if r.s, err = r.c.NewStream(); err != nil {
 		return nil, fmt.Errorf("gpu: main stream: %w", err)
-	}
-	if r.sub > 1 {
-		if r.s2, err = r.c.NewStreamPriority(r.tune.streamPriority == 1); err != nil {
-			return nil, fmt.Errorf("gpu: fused-kernel stream: %w", err)
-		}
 	}
 	if r.blas, err = r.c.NewBlas(r.s); err != nil {
 		return nil, fmt.Errorf("gpu: cuBLAS handle: %w", err)
@@ -227,10 +204,6 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.fusedEligibility(); err != nil {
 		return nil, err
 	}
-	if r.sub > 1 {
-		r.zCap = (r.bufSrc + 1) / 2
-		r.res.Stats.MatProdImpl += fmt.Sprintf("; overlapped with the fused kernel in up to %d sub-chunks per chunk (two streams)", r.sub)
-	}
 	if err = r.compile(); err != nil {
 		return nil, err
 	}
@@ -254,10 +227,6 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
-	}
-	if r.s2 != 0 {
-		_ = r.c.SyncStream(r.s2)
-		_ = r.c.DestroyStream(r.s2)
 	}
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
@@ -294,9 +263,6 @@ func (r *run) run() (*matvis.Result, error) {
 	counts := cuda.HostSlice[int32](r.hCount)
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
-		if r.s2 != 0 {
-			_ = r.c.SyncStream(r.s2)
-		}
 		r.res.Stats.Device = r.deviceMemory()
 		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 		return r.res, err
