@@ -116,7 +116,7 @@ func (r *run) setupFused() error {
 	return nil
 }
 
-// productsName says how gram_fused multiplies (for Stats.MatProdImpl).
+// productsName says how gram_fused multiplies (GramImpl.Products).
 func (r *run) productsName() string {
 	if r.tune.fusedF16 {
 		return "tensor-core products of FP16-split operands, float32 sums"
@@ -139,14 +139,16 @@ func (r *run) partBytes() int64 {
 // path's buffer (the partial triangles or Z). With Options.Fused auto both
 // are timed on the run's own first chunk (frequency 0, time 0: its beams,
 // visible sources and chunk size), in scratch buffers (measureFused); the
-// faster is kept and both times go into Stats.MatProdImpl.
+// faster is kept and both times go into Stats.MatProdImpl.Why or
+// NotFused.
 func (r *run) chooseFused() (err error) {
 	if !r.fusedCand {
 		return nil
 	}
+	g := &r.res.Stats.MatProdImpl
 	if r.opt.Fused == FusedOn {
 		r.fused = true
-		r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (forced; %s, %d block partials summed in float64)", r.productsName(), r.fgBlocks)
+		g.Why = "forced"
 	} else {
 		fusedMs, sepMs, n, err := r.measureFused()
 		if err != nil {
@@ -158,22 +160,23 @@ func (r *run) chooseFused() (err error) {
 			cmp = "no visible source at the first time to measure on"
 		}
 		if r.fused {
-			r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (%s, %d block partials summed in float64; %s)", r.productsName(), r.fgBlocks, cmp)
+			g.Why = cmp
 		} else {
-			r.res.Stats.MatProdImpl += "; fused beam+τ+Z+Gram kernel not used: " + cmp
+			g.NotFused = "not used: " + cmp
 		}
+	}
+	if r.fused {
+		*g = matvis.GramImpl{Strategy: matvis.FusedKernelName, Why: g.Why, Fused: true, Products: r.productsName(), Blocks: r.fgBlocks, Stacked: r.stacked}
 	}
 	r.fusedChosen = true
 	switch {
 	case r.fused && r.stacked:
 		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
-		r.res.Stats.MatProdImpl += "; beams stacked by grid node, one warp per source"
 	case !r.fused:
 		r.freeDev(&r.dCoefS)
 	}
 	if r.fused {
 		r.res.Stats.ZBytes = 8
-		r.res.Stats.GramFused = true
 		if r.stacked {
 			if r.dFoot, err = r.alloc(termFootprints, int64(r.bufSrc)*fusedFootBytes); err != nil {
 				return err

@@ -30,7 +30,7 @@
 // default, TF32 splits as the alternative —, block partials added in
 // float64); Options.Fused chooses it,
 // by default by timing both paths on the run's first chunk (fused.go). Its
-// time is the matprod stage and Stats.GramFused is set.
+// time is the matprod stage and Stats.MatProdImpl.Fused is set.
 package gpu
 
 import (

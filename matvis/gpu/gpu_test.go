@@ -344,8 +344,8 @@ func TestBenchCanonical(t *testing.T) {
 		}
 		preset, _, _ := strings.Cut(cf.name, "-")
 		vsGram := ""
-		if !res.Stats.GramFused {
-			cublasGram[preset], cublasImpl[preset] = mp, res.Stats.MatProdImpl
+		if !res.Stats.MatProdImpl.Fused {
+			cublasGram[preset], cublasImpl[preset] = mp, res.Stats.MatProdImpl.String()
 		} else if gp, ok := cublasGram[preset]; ok {
 			// The fused kernel contains the product: its chunk total is
 			// compared with the cuBLAS product alone at the same shape,

@@ -215,7 +215,7 @@ func (r *run) compile() error {
 				return err
 			}
 			r.fusedCand, r.stacked = false, false
-			r.res.Stats.MatProdImpl += fmt.Sprintf("; fused beam+τ+Z+Gram kernel not available on this device (%v)", err)
+			r.res.Stats.MatProdImpl.NotFused = fmt.Sprintf("not available on this device (%v)", err)
 		}
 	}
 	return nil

@@ -217,7 +217,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseFused(); err != nil {
 		return nil, err
 	}
-	r.res.Stats.MatProdImpl = matProdImpl(sim, r.res.Stats.MatProdImpl)
+	describeMatProd(sim, &r.res.Stats.MatProdImpl)
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil

@@ -50,7 +50,7 @@ type Report struct {
 	// and the figures and the roofline show the two as one stage.
 	BeamInTauZ bool `json:"beam_in_tau_z,omitempty"`
 	// GramFused says the Gram product ran in the kernel that makes Z
-	// (Stats.GramFused): the matprod stage holds beam, τ and Z too.
+	// (Stats.MatProdImpl.Fused): the matprod stage holds beam, τ and Z too.
 	GramFused bool               `json:"gram_fused,omitempty"`
 	Notes     []string           `json:"notes"`
 	Timing    Timing             `json:"timing"`
@@ -233,9 +233,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	}
 	rep.Timing.Run = time.Since(t).Seconds()
 	rep.Result = res
-	rep.MatProd = res.Stats.MatProdImpl
+	rep.MatProd = res.Stats.MatProdImpl.String()
 	rep.BeamInTauZ = res.Stats.BeamInTauZ
-	rep.GramFused = res.Stats.GramFused
+	rep.GramFused = res.Stats.MatProdImpl.Fused
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
@@ -408,7 +408,7 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	if res.Stats.BeamInTauZ {
 		work = FuseBeamTauZ(work, ws)
 	}
-	if res.Stats.GramFused {
+	if res.Stats.MatProdImpl.Fused {
 		work = FuseGram(work, ws)
 	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}
