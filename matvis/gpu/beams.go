@@ -53,13 +53,17 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 	case beam.ShortDipole, *beam.ShortDipole:
 		return kindDipole, 0, true, nil
 	case beam.Gaussian:
-		return gaussPar(v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindGaussian, par, true, err
 	case *beam.Gaussian:
-		return gaussPar(*v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindGaussian, par, true, err
 	case beam.Airy:
-		return airyPar(v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindAiry, par, true, err
 	case *beam.Airy:
-		return airyPar(*v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindAiry, par, true, err
 	case beam.DiagonalJones:
 		if err := v.Validate(); err != nil {
 			return 0, 0, true, err
@@ -68,24 +72,6 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 		return kind + kindDiagonal, par, ok, err
 	}
 	return kindNone, 0, false, nil
-}
-
-func gaussPar(g beam.Gaussian, f float64) (int32, float64, bool, error) {
-	if err := g.Validate(); err != nil {
-		return 0, 0, true, err
-	}
-	s := g.Sigma(f)
-	if !(s > 0) {
-		return 0, 0, true, fmt.Errorf("beam %v at %g Hz: sigma %g is not positive", g, f, s)
-	}
-	return kindGaussian, 1 / (2 * s * s), true, nil
-}
-
-func airyPar(a beam.Airy, f float64) (int32, float64, bool, error) {
-	if !(a.DiameterM > 0) || math.IsInf(a.DiameterM, 0) {
-		return 0, 0, true, fmt.Errorf("beam %v: diameter must be positive and finite", a)
-	}
-	return kindAiry, a.DiameterM / 2 * 2 * math.Pi * f / beam.SpeedOfLight, true, nil
 }
 
 // beamTables are one frequency's beam descriptors for the fused
