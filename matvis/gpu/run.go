@@ -134,70 +134,18 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 			made.close()
 		}
 	}()
-	// The host result and the two pinned output slots, before any is made.
-	slots := 2 * int64(len(sim.Pairs)) * int64(sim.NFeed()*sim.NFeed()) * int64(8*sim.Options.Precision)
-	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
+	if err = r.newResult(); err != nil {
+		return nil, err
 	}
-	r.res = matvis.NewResult(sim)
-	r.res.Stats.Backend = "gpu"
-	r.res.Stats.BeamInTauZ = true
-	r.p1 = sim.Options.Precision == 1
-	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
-	r.M = r.nf * r.nant
-	r.npairs = len(sim.Pairs)
-	r.nbeam = len(sim.Beams)
-	r.nblk = (r.nsrc + threadsCoords - 1) / threadsCoords
-	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
-	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
-		r.rot = rot
+	if err = r.shape(); err != nil {
+		return nil, err
 	}
-	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
-		r.bcrs = br
+	if err = r.openHandles(); err != nil {
+		return nil, err
 	}
-	for i, bm := range sim.Beams {
-		if _, _, analytic, _ := analyticKind(bm, sim.Freqs[0]); analytic {
-			continue
-		}
-		if _, err := asGridBeam(i, bm); err != nil {
-			return nil, err
-		}
-		r.order = true
+	if err = r.planMemory(); err != nil {
+		return nil, err
 	}
-
-	// A full-Stokes sky makes two Z and Gram launches per chunk (stokes.go).
-	r.polSky = sim.SkyPolarized()
-	if r.s, err = r.c.NewStream(); err != nil {
-		return nil, fmt.Errorf("gpu: main stream: %w", err)
-	}
-	if r.blas, err = r.c.NewBlas(r.s); err != nil {
-		return nil, fmt.Errorf("gpu: cuBLAS handle: %w", err)
-	}
-	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
-		return nil, fmt.Errorf("gpu: cuBLAS math mode: %w", err)
-	}
-	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
-	}
-
-	// Memory plan against the device's free memory.
-	budget := sim.Options.MaxMemory
-	if budget == 0 {
-		free, _, err := r.c.MemInfo()
-		if err != nil {
-			return nil, fmt.Errorf("gpu: free device memory for the plan: %w", err)
-		}
-		budget = free
-	}
-	plan := sim.PlanMemory(budget)
-	r.res.Plan = plan
-	r.nchunk = max(plan.NChunks, 1)
-	r.bufSrc = plan.BufferSources
-	if plan.SourcesPerChunk <= 1000 || r.bufSrc < 1 {
-		r.bufSrc = plan.SourcesPerChunk
-	}
-	r.bufSrc = max(r.bufSrc, 1)
-
 	if err = r.chooseStrategy(); err != nil {
 		return nil, err
 	}
@@ -221,6 +169,91 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil
+}
+
+// newResult checks that the host holds the result and the two pinned
+// output slots, before any is made, and makes the result.
+func (r *run) newResult() error {
+	sim := r.sim
+	slots := 2 * int64(len(sim.Pairs)) * int64(sim.NFeed()*sim.NFeed()) * int64(8*sim.Options.Precision)
+	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	r.res = matvis.NewResult(sim)
+	r.res.Stats.Backend = "gpu"
+	r.res.Stats.BeamInTauZ = true
+	return nil
+}
+
+// shape takes the run's sizes, its coordinate method, whether the sky is
+// full-Stokes (two Z and Gram launches per chunk, stokes.go) and whether
+// the visible sources are ordered for gridded beams' gathers; a beam that
+// is neither analytic nor gridded is an error.
+func (r *run) shape() error {
+	sim := r.sim
+	r.p1 = sim.Options.Precision == 1
+	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
+	r.M = r.nf * r.nant
+	r.npairs = len(sim.Pairs)
+	r.nbeam = len(sim.Beams)
+	r.nblk = (r.nsrc + threadsCoords - 1) / threadsCoords
+	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
+	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
+		r.rot = rot
+	}
+	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
+		r.bcrs = br
+	}
+	r.polSky = sim.SkyPolarized()
+	for i, bm := range sim.Beams {
+		if _, _, analytic, _ := analyticKind(bm, sim.Freqs[0]); analytic {
+			continue
+		}
+		if _, err := asGridBeam(i, bm); err != nil {
+			return err
+		}
+		r.order = true
+	}
+	return nil
+}
+
+// openHandles makes the run's stream, cuBLAS handle and Gram product.
+func (r *run) openHandles() (err error) {
+	if r.s, err = r.c.NewStream(); err != nil {
+		return fmt.Errorf("gpu: main stream: %w", err)
+	}
+	if r.blas, err = r.c.NewBlas(r.s); err != nil {
+		return fmt.Errorf("gpu: cuBLAS handle: %w", err)
+	}
+	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
+		return fmt.Errorf("gpu: cuBLAS math mode: %w", err)
+	}
+	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+// planMemory plans the chunks against Options.MaxMemory or, by default,
+// the device's free memory, and sizes the source buffers.
+func (r *run) planMemory() error {
+	budget := r.sim.Options.MaxMemory
+	if budget == 0 {
+		free, _, err := r.c.MemInfo()
+		if err != nil {
+			return fmt.Errorf("gpu: free device memory for the plan: %w", err)
+		}
+		budget = free
+	}
+	plan := r.sim.PlanMemory(budget)
+	r.res.Plan = plan
+	r.nchunk = max(plan.NChunks, 1)
+	r.bufSrc = plan.BufferSources
+	if plan.SourcesPerChunk <= 1000 || r.bufSrc < 1 {
+		r.bufSrc = plan.SourcesPerChunk
+	}
+	r.bufSrc = max(r.bufSrc, 1)
+	return nil
 }
 
 // close waits for the run's streams and releases everything it made.
