@@ -99,9 +99,24 @@ type geomKey struct {
 // buildBeamTables builds the descriptors and the packed planes of every beam
 // at freqHz. Gridded beams are prepared concurrently.
 func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTables, error) {
-	nb := len(sim.Beams)
+	t := &beamTables{desc: make([]uint64, 4*len(sim.Beams))}
+	resp, err := t.prepare(sim, freqHz)
+	if err != nil {
+		return nil, err
+	}
 	nc := sim.Mode.Components()
-	t := &beamTables{desc: make([]uint64, 4*nb)}
+	offs, err := t.layout(sim, resp, nc)
+	if err != nil || t.ncoef == 0 {
+		return t, err
+	}
+	t.pack(resp, offs, nc, p1)
+	return t, nil
+}
+
+// prepare writes the analytic beams' descriptors and prepares the gridded
+// beams at freqHz, concurrently (nil responses for the analytic ones).
+func (t *beamTables) prepare(sim *matvis.Simulation, freqHz float64) ([]*beam.GriddedResponse, error) {
+	nb := len(sim.Beams)
 	resp := make([]*beam.GriddedResponse, nb)
 	errs := make([]error, nb)
 	var wg sync.WaitGroup
@@ -137,8 +152,15 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return resp, nil
+}
+
+// layout writes the gridded beams' descriptors and one GeomDesc per
+// distinct grid geometry, and returns each beam's offset into the packed
+// planes (complex values; t.ncoef is their total).
+func (t *beamTables) layout(sim *matvis.Simulation, resp []*beam.GriddedResponse, nc int) ([]int64, error) {
 	geoms := map[geomKey]int{}
-	offs := make([]int64, nb)
+	offs := make([]int64, len(resp))
 	for b, r := range resp {
 		if r == nil {
 			continue
@@ -168,16 +190,21 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 		t.desc[4*b+1] = uint64(uint32(none)) | uint64(uint32(gi))<<32
 		t.ncoef += (int64(g.NZa*g.NAz*nc) + 3) / 4 * 4
 	}
-	if t.ncoef == 0 {
-		return t, nil
-	}
+	return offs, nil
+}
+
+// pack packs the gridded beams' planes at offs in the run's real type,
+// beams concurrently; each notes its largest value, the largest of which
+// is t.maxAbs.
+func (t *beamTables) pack(resp []*beam.GriddedResponse, offs []int64, nc int, p1 bool) {
 	if p1 {
 		t.coef32 = make([]float32, 2*t.ncoef)
 	} else {
 		t.coef64 = make([]float64, 2*t.ncoef)
 	}
-	// Pack the planes, beams concurrently; each notes its largest value.
-	maxes := make([]float64, nb)
+	maxes := make([]float64, len(resp))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for b, r := range resp {
 		if r == nil {
 			continue
@@ -201,7 +228,6 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	for _, m := range maxes {
 		t.maxAbs = max(t.maxAbs, m)
 	}
-	return t, nil
 }
 
 // stack returns the gridded beams' planes (precision 1, polarized, one
