@@ -120,7 +120,7 @@ type timingState struct {
 	coordT [2][2]time.Duration // per slot: upload, compaction
 }
 
-// newRun sets a run up: streams, cuBLAS, the memory plan, the Gram
+// newRun sets a run up: its stream, cuBLAS, the memory plan, the Gram
 // strategy and path, the compiled kernels and the buffers. A failed
 // set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -256,7 +256,7 @@ func (r *run) planMemory() error {
 	return nil
 }
 
-// close waits for the run's streams and releases everything it made.
+// close waits for the run's stream and releases everything it made.
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
