@@ -167,31 +167,6 @@ func (c *Context) NewStream() (Stream, error) {
 	return Stream(s), err
 }
 
-// NewStreamPriority creates a non-blocking stream whose blocks the
-// scheduler prefers over those of lower-priority streams when SMs free up;
-// high selects the context's greatest priority, otherwise its least (the
-// default).
-func (c *Context) NewStreamPriority(high bool) (Stream, error) {
-	var least, greatest int32
-	if err := c.call("cuCtxGetStreamPriorityRange", func() int32 { return c.drv.cuCtxGetStreamPrioRange(&least, &greatest) }); err != nil {
-		return 0, err
-	}
-	p := least
-	if high {
-		p = greatest
-	}
-	var s uintptr
-	err := c.call("cuStreamCreateWithPriority", func() int32 { return c.drv.cuStreamCreatePrio(&s, 1 /* NON_BLOCKING */, p) })
-	return Stream(s), err
-}
-
-// WaitEvent makes the work queued on s after this call wait until e (its
-// latest record at the time of the call) has completed, without blocking
-// the host.
-func (c *Context) WaitEvent(s Stream, e Event) error {
-	return c.call("cuStreamWaitEvent", func() int32 { return c.drv.cuStreamWaitEvent(uintptr(s), uintptr(e), 0) })
-}
-
 // DestroyStream destroys a stream made by NewStream.
 func (c *Context) DestroyStream(s Stream) error {
 	return c.call("cuStreamDestroy", func() int32 { return c.drv.cuStreamDestroy(uintptr(s)) })

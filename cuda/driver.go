@@ -21,9 +21,6 @@ type driverAPI struct {
 	cuStreamCreate             func(s *uintptr, flags uint32) int32
 	cuStreamDestroy            func(s uintptr) int32
 	cuStreamSynchronize        func(s uintptr) int32
-	cuStreamWaitEvent          func(s, e uintptr, flags uint32) int32
-	cuStreamCreatePrio         func(s *uintptr, flags uint32, prio int32) int32
-	cuCtxGetStreamPrioRange    func(least, greatest *int32) int32
 	cuEventCreate              func(e *uintptr, flags uint32) int32
 	cuEventDestroy             func(e uintptr) int32
 	cuEventRecord              func(e, s uintptr) int32
@@ -68,9 +65,6 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuStreamCreate, "cuStreamCreate")
 	b.fn(&d.cuStreamDestroy, "cuStreamDestroy_v2", "cuStreamDestroy")
 	b.fn(&d.cuStreamSynchronize, "cuStreamSynchronize")
-	b.fn(&d.cuStreamWaitEvent, "cuStreamWaitEvent")
-	b.fn(&d.cuStreamCreatePrio, "cuStreamCreateWithPriority")
-	b.fn(&d.cuCtxGetStreamPrioRange, "cuCtxGetStreamPriorityRange")
 	b.fn(&d.cuEventCreate, "cuEventCreate")
 	b.fn(&d.cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy")
 	b.fn(&d.cuEventRecord, "cuEventRecord")

@@ -1,7 +1,16 @@
 // Package kernels holds the CUDA C++ sources of gomatvis's GPU kernels,
 // embedded in the binary and compiled at run time by NVRTC (package cuda).
-// Every kernel exists in float and double: each is written once as a
-// template and given two extern "C" entry points, NAME_f32 and NAME_f64.
+//
+// Three programs: gram.cu, the Gram product's helpers (herm_mirror_f32/_f64
+// entry points of one template, and the complex64→complex128 upcast);
+// selftest.cu, a saxpy/daxpy pair the cuda package's tests launch; and
+// vis.cu, the simulation's pipeline (coordinates and horizon compaction,
+// the source ordering, beam_tau_z, the fused beam+τ+Z+Gram kernel,
+// vis_out), split into headers by stage (vis_*.cuh). vis.cu is compiled
+// once per run for its real type (-DR_T=float or double, with Z_T, ACC_T
+// and OUT_T): its kernels have one entry point each, under their own
+// names, and the constants it shares with the Go code come as -D macros
+// (matvis/gpu's sharedDefines).
 package kernels
 
 import (

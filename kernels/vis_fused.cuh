@@ -160,7 +160,6 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
   const int a0 = ag * apg, a1 = min(a0 + apg, nant);
   const int s = slice * FG_TS + sl;
   const int nf = polarized ? 2 : 1;
-#ifndef FG_SKIP_Z  // (timing experiments only: products of stale values)
   if (s < n) {
     const long long q = p0 + s;
     const double e = (double)ce[q], nn = (double)cn[q], u = (double)cu[q];
@@ -185,7 +184,6 @@ __device__ __forceinline__ void fused_produce(float2* zb, int slice, int ptid, i
   for (int a = a0; a < a1; a++)
     for (int f = 0; f < nf; f++)
       for (int k = 0; k < nf; k++) zb[(k * FG_TS + sl) * FG_MP + a * nf + f] = make_float2(0.f, 0.f);
-#endif
 }
 
 #ifdef FG_STACKED
@@ -235,9 +233,6 @@ extern "C" __global__ void gram_foot(int n, int p0, const real* ce, const real* 
 __device__ __forceinline__ void fused_produce_stacked(float2* zb, float4* bvw, const FusedFoot* __restrict__ foot,
     int slice, int pw, int lane, int n, int p0, const real* ce, const real* cn, const real* cu, const double* amp,
     int nant, const double* antpos, const int* beamOf, const float2* __restrict__ coef, double omega) {
-#ifdef FG_SKIP_Z  // (timing experiments only: products of stale values)
-  return;
-#endif
   const float4* c4 = reinterpret_cast<const float4*>(coef);
   for (int sl = pw; sl < FG_TS; sl += FG_NP) {
     const int s = slice * FG_TS + sl;
@@ -356,7 +351,6 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
   for (int i = 0; i < niter; i++) {
     const int b = i % FG_NBUF;
     bar_sync(1 + b);
-#ifndef FG_SKIP_FMA  // (timing experiments only: Z made, no products)
     const float2* zb = zs + b * FG_BUF;
     for (int t = w; t < FG_NTILE; t += FG_NC) {
       int ti, tj;
@@ -454,7 +448,6 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
                              v.w + acc[mi][ni][h][3]);
           }
     }
-#endif
     if (i + FG_NBUF < niter) bar_arrive(1 + FG_NBUF + b);
   }
 

@@ -1,40 +1,5 @@
 package matvis
 
-import "context"
-
-// Ceiling is one measured or published limit of a machine: a bandwidth in
-// bytes/s or a compute rate in FLOP/s.
-type Ceiling struct {
-	Name     string  `json:"name"`
-	Value    float64 `json:"value"`
-	Unit     string  `json:"unit"` // "B/s" or "FLOP/s"
-	Measured bool    `json:"measured"`
-	Note     string  `json:"note,omitempty"`
-}
-
-// Ceilings are a device's roofs.
-type Ceilings struct {
-	Device    string    `json:"device"`
-	Bandwidth []Ceiling `json:"bandwidth"`
-	Compute   []Ceiling `json:"compute"`
-}
-
-// GramShape is the Gram product of one chunk: C (M×M) = Z·Zᴴ with Z M×K.
-type GramShape struct {
-	M         int `json:"m"`
-	K         int `json:"k"`
-	Precision int `json:"precision"`
-}
-
-// CeilingMeter measures a device's ceilings, the Gram product at the run's
-// exact shape among them. The CPU's is matvis/profile's CPUMeter; the GPU
-// backend (matvis/gpu) implements it through cuBLAS with CUDA events. It
-// is declared here, not in matvis/profile, so that backends can implement
-// it without importing the profiler (which imports the backends).
-type CeilingMeter interface {
-	MeasureCeilings(ctx context.Context, shape GramShape) (Ceilings, error)
-}
-
 // DeviceInfo is implemented by backends that run on an accelerator, so a
 // profile can name it and read its memory.
 type DeviceInfo interface {

@@ -5,6 +5,62 @@ import (
 	"math"
 )
 
+// GridPixelser is implemented by beams stored on a grid; GridPixels is the
+// number of (za, az) samples of the raw grid, the beam's share of the
+// "raw beam-grid" memory term.
+type GridPixelser interface {
+	GridPixels() int
+}
+
+// MemoryTerm is one named contribution to a run's memory.
+type MemoryTerm struct {
+	Name  string `json:"name"`
+	Bytes int64  `json:"bytes"`
+	// PerChunk terms scale with the sources per chunk; the others do not.
+	PerChunk bool `json:"per_chunk"`
+}
+
+// MemoryPlan is the memory model's answer for one configuration and budget:
+// every term, the number of source chunks and the sources per chunk.
+type MemoryPlan struct {
+	Budget          int64        `json:"budget_bytes"`
+	NChunks         int          `json:"nchunks"`
+	SourcesPerChunk int          `json:"sources_per_chunk"`
+	BufferSources   int          `json:"buffer_sources"`
+	Terms           []MemoryTerm `json:"terms"`
+	Total           int64        `json:"total_bytes"`
+	// Fits is false when even the largest chunk count tried exceeds the budget.
+	Fits bool `json:"fits"`
+}
+
+// Term returns the bytes of the named term (0 if absent).
+func (p MemoryPlan) Term(name string) int64 {
+	for _, t := range p.Terms {
+		if t.Name == name {
+			return t.Bytes
+		}
+	}
+	return 0
+}
+
+// maxAutoChunks is matvis's upper bound when growing the chunk count.
+const maxAutoChunks = 100
+
+// MemoryTerms evaluates matvis's GPU memory model (matvis _utils.py; see
+// matvis-conventions §8) for nchunks chunks: bytes per term, and the
+// per-chunk buffer size in sources. It is MemoryConfig().Terms.
+func (s *Simulation) MemoryTerms(nchunks int) ([]MemoryTerm, int) {
+	return s.MemoryConfig().Terms(nchunks)
+}
+
+// PlanMemory chooses the number of source chunks as matvis does: the
+// smallest count from 1 to 100 whose modelled total is below
+// MemoryBuffer × budget, then at least MinChunks and at most nsrc. It is
+// MemoryConfig().Plan.
+func (s *Simulation) PlanMemory(budget int64) MemoryPlan {
+	return s.MemoryConfig().Plan(budget)
+}
+
 // MemoryConfig is everything the memory model needs to know about a run,
 // as plain numbers: it can be filled in for a configuration far larger than
 // this machine could build (the prodslice prediction), or taken from a

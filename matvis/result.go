@@ -58,8 +58,8 @@ type ChunkSample struct {
 // Stats are a run's measurements.
 type Stats struct {
 	Backend string
-	// MatProdImpl names the Gram-product implementation used.
-	MatProdImpl string
+	// MatProdImpl describes the Gram-product implementation used.
+	MatProdImpl GramImpl
 	// Setup is the time before the first integration (beam preparation,
 	// coordinate caches, device set-up).
 	Setup time.Duration
@@ -78,10 +78,6 @@ type Stats struct {
 	// reads it (0: 8·precision, complex of the run's precision); a
 	// complex128 strategy on precision-1 data makes it 16.
 	ZBytes int
-	// GramFused says the Gram product ran inside the kernel that makes Z
-	// (the GPU's fused beam+τ+Z+Gram kernel): Z never went through device
-	// memory, and the matprod stage holds beam, τ and Z too.
-	GramFused bool
 	// Device is the device memory the run used (nil on the CPU).
 	Device *DeviceMemory
 }

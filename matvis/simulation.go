@@ -143,106 +143,19 @@ func (s *Simulation) OutputShape() []int {
 // and the offending value.
 func New(c Config) (*Simulation, error) {
 	bad := func(format string, a ...any) error { return fmt.Errorf("matvis: "+format, a...) }
-	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
-	if nant == 0 {
-		return nil, bad("antennas: need at least one antenna")
-	}
-	if nfreq == 0 {
-		return nil, bad("freqs: need at least one frequency")
-	}
-	if err := checkRanges(&c); err != nil {
+	if err := checkConfig(&c); err != nil {
 		return nil, bad("%w", err)
 	}
-	if nsrc == 0 {
-		return nil, bad("sources: need at least one source")
-	}
-	if len(c.Dec) != nsrc {
-		return nil, bad("dec: %d values for %d sources", len(c.Dec), nsrc)
-	}
-	switch {
-	case c.Sky != nil && c.Flux != nil:
-		return nil, bad("flux and sky are both set: give one")
-	case c.Sky == nil && len(c.Flux) != nsrc*nfreq:
-		return nil, bad("flux: %d values, want nsrc·nfreq = %d·%d", len(c.Flux), nsrc, nfreq)
-	}
-	for i, v := range c.Flux {
-		if !finite(v) || v < 0 {
-			return nil, bad("flux[source %d, freq %d] = %v: must be finite and not negative", i/nfreq, i%nfreq, v)
-		}
-	}
-	if c.Coords == nil {
-		return nil, bad("coords: no coordinate provider")
-	}
-	if c.Coords.NSources() != nsrc {
-		return nil, bad("coords: %d sources, the sky has %d", c.Coords.NSources(), nsrc)
-	}
-	if c.Coords.NTimes() <= 0 {
-		return nil, bad("coords: no times")
-	}
-	if len(c.Times) != 0 && len(c.Times) != c.Coords.NTimes() {
-		return nil, bad("times: %d values, coordinates have %d times", len(c.Times), c.Coords.NTimes())
-	}
-	nbeam := len(c.Beams)
-	if nbeam == 0 {
-		return nil, bad("beams: need at least one beam")
-	}
-	for i, b := range c.Beams {
-		if b == nil {
-			return nil, bad("beams[%d] is nil", i)
-		}
-	}
+	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
 	s := &Simulation{Config: c}
-	switch {
-	case c.BeamIdx != nil:
-		if len(c.BeamIdx) != nant {
-			return nil, bad("beam_idx: %d entries for %d antennas", len(c.BeamIdx), nant)
-		}
-		for i, b := range c.BeamIdx {
-			if b < 0 || b >= nbeam {
-				return nil, bad("beam_idx[%d] = %d: out of range [0, %d)", i, b, nbeam)
-			}
-		}
-		s.BeamOf = append([]int(nil), c.BeamIdx...)
-	case nbeam == 1:
-		s.BeamOf = make([]int, nant)
-	case nbeam == nant:
-		s.BeamOf = make([]int, nant)
-		for i := range s.BeamOf {
-			s.BeamOf[i] = i
-		}
-	default:
-		return nil, bad("beam_idx: null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
+	var err error
+	if s.BeamOf, err = beamOf(c); err != nil {
+		return nil, bad("%w", err)
 	}
 	o := &s.Options
-	orDefault(&o.Precision, defaultPrecision)
-	orDefault(&o.MinChunks, defaultMinChunks)
-	orDefault(&o.SourceBuffer, defaultSourceBuffer)
-	orDefault(&o.MemoryBuffer, defaultMemoryBuffer)
-	if err := checkChunking(o.Precision, o.MinChunks, o.SourceBuffer, o.MemoryBuffer); err != nil {
+	autoMatProd, npairs, err := settleOptions(o, nant)
+	if err != nil {
 		return nil, bad("%w", err)
-	}
-	if o.Feed != beam.FeedX && o.Feed != beam.FeedY {
-		return nil, bad("feed = %d: must be x or y", o.Feed)
-	}
-	autoMatProd := o.MatProd == ""
-	orDefault(&o.MatProd, MatProdHerk)
-	if o.MatProd != MatProdHerk && o.MatProd != MatProdPairs {
-		return nil, bad("matprod = %q: must be herk or pairs", o.MatProd)
-	}
-	if o.MaxMemory < 0 {
-		return nil, bad("max_memory = %d: must not be negative", o.MaxMemory)
-	}
-	npairs := int64(nant) * int64(nant)
-	if o.AntPairs != nil {
-		if len(o.AntPairs) == 0 {
-			return nil, bad("antpairs: empty; use nil for all pairs")
-		}
-		for k, p := range o.AntPairs {
-			if p[0] < 0 || p[0] >= nant || p[1] < 0 || p[1] >= nant {
-				return nil, bad("antpairs[%d] = %v: antenna out of range [0, %d)", k, p, nant)
-			}
-		}
-		npairs = int64(len(o.AntPairs))
 	}
 	s.Mode = beam.Mode{Polarized: o.Polarized, Feed: o.Feed}
 	if err := s.checkStokes(); err != nil {
@@ -268,6 +181,125 @@ func New(c Config) (*Simulation, error) {
 		}
 	}
 	return s, nil
+}
+
+// checkConfig checks the configuration's antennas, frequencies, sky,
+// coordinates and beams (ranges through checkRanges).
+func checkConfig(c *Config) error {
+	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
+	if nant == 0 {
+		return fmt.Errorf("antennas: need at least one antenna")
+	}
+	if nfreq == 0 {
+		return fmt.Errorf("freqs: need at least one frequency")
+	}
+	if err := checkRanges(c); err != nil {
+		return err
+	}
+	if nsrc == 0 {
+		return fmt.Errorf("sources: need at least one source")
+	}
+	if len(c.Dec) != nsrc {
+		return fmt.Errorf("dec: %d values for %d sources", len(c.Dec), nsrc)
+	}
+	switch {
+	case c.Sky != nil && c.Flux != nil:
+		return fmt.Errorf("flux and sky are both set: give one")
+	case c.Sky == nil && len(c.Flux) != nsrc*nfreq:
+		return fmt.Errorf("flux: %d values, want nsrc·nfreq = %d·%d", len(c.Flux), nsrc, nfreq)
+	}
+	for i, v := range c.Flux {
+		if !finite(v) || v < 0 {
+			return fmt.Errorf("flux[source %d, freq %d] = %v: must be finite and not negative", i/nfreq, i%nfreq, v)
+		}
+	}
+	if c.Coords == nil {
+		return fmt.Errorf("coords: no coordinate provider")
+	}
+	if c.Coords.NSources() != nsrc {
+		return fmt.Errorf("coords: %d sources, the sky has %d", c.Coords.NSources(), nsrc)
+	}
+	if c.Coords.NTimes() <= 0 {
+		return fmt.Errorf("coords: no times")
+	}
+	if len(c.Times) != 0 && len(c.Times) != c.Coords.NTimes() {
+		return fmt.Errorf("times: %d values, coordinates have %d times", len(c.Times), c.Coords.NTimes())
+	}
+	nbeam := len(c.Beams)
+	if nbeam == 0 {
+		return fmt.Errorf("beams: need at least one beam")
+	}
+	for i, b := range c.Beams {
+		if b == nil {
+			return fmt.Errorf("beams[%d] is nil", i)
+		}
+	}
+	return nil
+}
+
+// beamOf is each antenna's beam: c.BeamIdx, the one beam, or one beam per
+// antenna.
+func beamOf(c Config) ([]int, error) {
+	nant, nbeam := len(c.Antennas), len(c.Beams)
+	switch {
+	case c.BeamIdx != nil:
+		if len(c.BeamIdx) != nant {
+			return nil, fmt.Errorf("beam_idx: %d entries for %d antennas", len(c.BeamIdx), nant)
+		}
+		for i, b := range c.BeamIdx {
+			if b < 0 || b >= nbeam {
+				return nil, fmt.Errorf("beam_idx[%d] = %d: out of range [0, %d)", i, b, nbeam)
+			}
+		}
+		return append([]int(nil), c.BeamIdx...), nil
+	case nbeam == 1:
+		return make([]int, nant), nil
+	case nbeam == nant:
+		of := make([]int, nant)
+		for i := range of {
+			of[i] = i
+		}
+		return of, nil
+	default:
+		return nil, fmt.Errorf("beam_idx: null needs one beam or one per antenna; got %d beams for %d antennas", nbeam, nant)
+	}
+}
+
+// settleOptions fills in o's defaults and checks it for nant antennas;
+// autoMatProd says the matrix product was left to choose, npairs is the
+// number of baselines asked for.
+func settleOptions(o *Options, nant int) (autoMatProd bool, npairs int64, err error) {
+	orDefault(&o.Precision, defaultPrecision)
+	orDefault(&o.MinChunks, defaultMinChunks)
+	orDefault(&o.SourceBuffer, defaultSourceBuffer)
+	orDefault(&o.MemoryBuffer, defaultMemoryBuffer)
+	if err := checkChunking(o.Precision, o.MinChunks, o.SourceBuffer, o.MemoryBuffer); err != nil {
+		return false, 0, err
+	}
+	if o.Feed != beam.FeedX && o.Feed != beam.FeedY {
+		return false, 0, fmt.Errorf("feed = %d: must be x or y", o.Feed)
+	}
+	autoMatProd = o.MatProd == ""
+	orDefault(&o.MatProd, MatProdHerk)
+	if o.MatProd != MatProdHerk && o.MatProd != MatProdPairs {
+		return false, 0, fmt.Errorf("matprod = %q: must be herk or pairs", o.MatProd)
+	}
+	if o.MaxMemory < 0 {
+		return false, 0, fmt.Errorf("max_memory = %d: must not be negative", o.MaxMemory)
+	}
+	npairs = int64(nant) * int64(nant)
+	if o.AntPairs != nil {
+		if len(o.AntPairs) == 0 {
+			return false, 0, fmt.Errorf("antpairs: empty; use nil for all pairs")
+		}
+		for k, p := range o.AntPairs {
+			if p[0] < 0 || p[0] >= nant || p[1] < 0 || p[1] >= nant {
+				return false, 0, fmt.Errorf("antpairs[%d] = %v: antenna out of range [0, %d)", k, p, nant)
+			}
+		}
+		npairs = int64(len(o.AntPairs))
+	}
+	return autoMatProd, npairs, nil
 }
 
 // checkStokes checks what a polarized sky needs: both feeds (pyuvsim,

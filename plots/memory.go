@@ -76,55 +76,113 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	}
 	p.X.Scale = plot.LogScale{}
 	p.X.Tick.Marker = logTicks()
-	names := make([]string, len(d.Points[0].Terms))
+	names, totals, maxByTerm, err := memoryTotals(d)
+	if err != nil {
+		return nil, err
+	}
+	top := 0.0
+	for _, t := range totals {
+		top = math.Max(top, t)
+	}
+	bands := memoryBands(d, names, maxByTerm, top)
+	if err := f.drawBands(d, names, bands); err != nil {
+		return nil, err
+	}
+	p.X.Min, p.X.Max = memoryXRange(d)
+	p.Y.Min = 0
+	clipped := false
+	if d.Limit > limitOffScale*top {
+		// A limit far above every total would flatten the stack to the
+		// axis (a GPU's free memory against a model of a few GB); say
+		// where it is instead of drawing it.
+		p.Title.Text += fmt.Sprintf("\n(%s: %.3g GB, off the scale: every chunk size fits)", orDefault(d.LimitLabel, "memory available"), d.Limit/gb)
+	} else if d.Limit > 0 {
+		if clipped, err = f.drawLimit(d, totals, top); err != nil {
+			return nil, err
+		}
+	}
+	if len(d.Measured) > 0 {
+		if err := f.drawMeasured(d); err != nil {
+			return nil, err
+		}
+	}
+	if !clipped {
+		// A little headroom; the legend finds its own place when drawn.
+		shown := math.Max(top, d.Limit) / gb
+		if d.Limit > limitOffScale*top {
+			shown = top / gb
+		}
+		p.Y.Max = shown * 1.08
+	}
+	p.Add(plotter.NewGrid())
+	return f, nil
+}
+
+// gb is a gigabyte, the memory figures' unit.
+const gb = 1e9
+
+// memoryTotals checks d's points (the same terms in each, positive chunk
+// sizes) and returns the term names, each point's total and each term's
+// largest value.
+func memoryTotals(d MemoryData) (names []string, totals, maxByTerm []float64, err error) {
+	names = make([]string, len(d.Points[0].Terms))
 	for i, t := range d.Points[0].Terms {
 		names[i] = t.Name
 	}
-	totals := make([]float64, len(d.Points))
-	maxByTerm := make([]float64, len(names))
+	totals = make([]float64, len(d.Points))
+	maxByTerm = make([]float64, len(names))
 	for i, pt := range d.Points {
 		if len(pt.Terms) != len(names) {
-			return nil, fmt.Errorf("plots: memory point %d has %d terms, point 0 has %d", i, len(pt.Terms), len(names))
+			return nil, nil, nil, fmt.Errorf("plots: memory point %d has %d terms, point 0 has %d", i, len(pt.Terms), len(names))
 		}
 		if !(pt.SourcesPerChunk > 0) {
-			return nil, fmt.Errorf("plots: memory point %d: sources per chunk %v must be positive", i, pt.SourcesPerChunk)
+			return nil, nil, nil, fmt.Errorf("plots: memory point %d: sources per chunk %v must be positive", i, pt.SourcesPerChunk)
 		}
 		for k, t := range pt.Terms {
 			totals[i] += t.Bytes
 			maxByTerm[k] = math.Max(maxByTerm[k], t.Bytes)
 		}
 	}
-	top := 0.0
-	for _, t := range totals {
-		top = math.Max(top, t)
-	}
+	return names, totals, maxByTerm, nil
+}
+
+// memoryBand is one stacked band of the memory figure: a name and the
+// terms it adds up.
+type memoryBand struct {
+	name string
+	idx  []int
+}
+
+// memoryBands orders the bands: the floor first, then the rest in their
+// given order; terms below d.MinShare (default 0.5 %) of the top total
+// merge into "other".
+func memoryBands(d MemoryData, names []string, maxByTerm []float64, top float64) []memoryBand {
 	share := d.MinShare
 	if share == 0 {
 		share = 0.005
 	}
-	// Bands: floor first, then the rest in their given order; small terms
-	// merge into "other".
-	type band struct {
-		name string
-		idx  []int
-	}
-	var bands []band
-	var other band
+	var bands []memoryBand
+	var other memoryBand
 	for k, n := range names {
 		switch {
 		case n == d.Floor:
-			bands = append([]band{{n + " (raw beam grids)", []int{k}}}, bands...)
+			bands = append([]memoryBand{{n + " (raw beam grids)", []int{k}}}, bands...)
 		case maxByTerm[k] < share*top:
 			other.idx = append(other.idx, k)
 		default:
-			bands = append(bands, band{n, []int{k}})
+			bands = append(bands, memoryBand{n, []int{k}})
 		}
 	}
 	if len(other.idx) > 0 {
 		other.name = fmt.Sprintf("other (%d small terms)", len(other.idx))
 		bands = append(bands, other)
 	}
-	const gb = 1e9
+	return bands
+}
+
+// drawBands draws the bands as cumulative filled areas.
+func (f *Figure) drawBands(d MemoryData, names []string, bands []memoryBand) error {
+	p := f.Plot
 	cum := make([]float64, len(d.Points))
 	var lines []*plotter.Line
 	for bi, b := range bands {
@@ -137,7 +195,7 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 		}
 		ln, err := plotter.NewLine(xy)
 		if err != nil {
-			return nil, fmt.Errorf("plots: memory band %s: %w", b.name, err)
+			return fmt.Errorf("plots: memory band %s: %w", b.name, err)
 		}
 		col := Color(bi)
 		if bi == 0 && len(b.idx) == 1 && names[b.idx[0]] == d.Floor {
@@ -155,12 +213,17 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 	for i := len(lines) - 1; i >= 0; i-- {
 		p.Add(lines[i])
 	}
-	xmin, xmax := d.Points[0].SourcesPerChunk, d.Points[0].SourcesPerChunk
+	return nil
+}
+
+// memoryXRange spans the points, widened so that a measured point at the
+// curve's edge stays inside the axes.
+func memoryXRange(d MemoryData) (xmin, xmax float64) {
+	xmin, xmax = d.Points[0].SourcesPerChunk, d.Points[0].SourcesPerChunk
 	for _, pt := range d.Points {
 		xmin, xmax = math.Min(xmin, pt.SourcesPerChunk), math.Max(xmax, pt.SourcesPerChunk)
 	}
 	for _, m := range d.Measured {
-		// A measured point at the edge of the curve stays inside the axes.
 		if m.SourcesPerChunk >= xmax/1.1 {
 			xmax = math.Max(xmax, m.SourcesPerChunk*1.15)
 		}
@@ -168,87 +231,80 @@ func MemoryVsChunk(d MemoryData) (*Figure, error) {
 			xmin = math.Min(xmin, m.SourcesPerChunk/1.15)
 		}
 	}
-	p.X.Min, p.X.Max = xmin, xmax
-	p.Y.Min = 0
-	clipped := false
-	if d.Limit > limitOffScale*top {
-		// A limit far above every total would flatten the stack to the
-		// axis (a GPU's free memory against a model of a few GB); say
-		// where it is instead of drawing it.
-		p.Title.Text += fmt.Sprintf("\n(%s: %.3g GB, off the scale: every chunk size fits)", orDefault(d.LimitLabel, "memory available"), d.Limit/gb)
-	} else if d.Limit > 0 {
-		lim := plotter.XYs{{X: xmin, Y: d.Limit / gb}, {X: xmax, Y: d.Limit / gb}}
-		ln, err := plotter.NewLine(lim)
+	return xmin, xmax
+}
+
+// drawLimit draws the memory limit across the x range and markers where
+// the total crosses it; clipped says the y axis stops at 3× the limit.
+func (f *Figure) drawLimit(d MemoryData, totals []float64, top float64) (clipped bool, err error) {
+	p := f.Plot
+	xmin, xmax := p.X.Min, p.X.Max
+	lim := plotter.XYs{{X: xmin, Y: d.Limit / gb}, {X: xmax, Y: d.Limit / gb}}
+	ln, err := plotter.NewLine(lim)
+	if err != nil {
+		return false, fmt.Errorf("plots: memory limit: %w", err)
+	}
+	ln.Width = vg.Points(2)
+	label := orDefault(d.LimitLabel, "memory available")
+	p.Add(ln)
+	f.legend(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
+	f.lineShape(label, lim)
+	f.note(label, "line", 2)
+	// Markers where the total crosses the limit, interpolated linearly
+	// in (log sources per chunk, bytes) between the two points.
+	for i := 1; i < len(d.Points); i++ {
+		a, b := totals[i-1] < d.Limit, totals[i] < d.Limit
+		if a == b {
+			continue
+		}
+		l0, l1 := math.Log(d.Points[i-1].SourcesPerChunk), math.Log(d.Points[i].SourcesPerChunk)
+		x := math.Exp(l0 + (l1-l0)*(d.Limit-totals[i-1])/(totals[i]-totals[i-1]))
+		mxy := plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}}
+		mk, err := plotter.NewLine(mxy)
 		if err != nil {
-			return nil, fmt.Errorf("plots: memory limit: %w", err)
+			return false, fmt.Errorf("plots: memory marker: %w", err)
 		}
-		ln.Width = vg.Points(2)
-		label := orDefault(d.LimitLabel, "memory available")
-		p.Add(ln)
-		f.legend(fmt.Sprintf("%s (%.3g GB)", label, d.Limit/gb), ln)
-		f.lineShape(label, lim)
-		f.note(label, "line", 2)
-		// Markers where the total crosses the limit, interpolated linearly
-		// in (log sources per chunk, bytes) between the two points.
-		for i := 1; i < len(d.Points); i++ {
-			a, b := totals[i-1] < d.Limit, totals[i] < d.Limit
-			if a == b {
-				continue
-			}
-			l0, l1 := math.Log(d.Points[i-1].SourcesPerChunk), math.Log(d.Points[i].SourcesPerChunk)
-			x := math.Exp(l0 + (l1-l0)*(d.Limit-totals[i-1])/(totals[i]-totals[i-1]))
-			mxy := plotter.XYs{{X: x, Y: 0}, {X: x, Y: 3 * d.Limit / gb}}
-			mk, err := plotter.NewLine(mxy)
-			if err != nil {
-				return nil, fmt.Errorf("plots: memory marker: %w", err)
-			}
-			mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-			mk.Width = vg.Points(1.5)
-			p.Add(mk)
-			word := "fits up to"
-			if b != (d.Points[i].SourcesPerChunk < d.Points[i-1].SourcesPerChunk) {
-				word = "fits down to"
-			}
-			name := fmt.Sprintf("%s %s sources per chunk", word, formatTick(math.Round(x), 0))
-			f.legend(name, mk)
-			f.lineShape(name, mxy)
-			f.note(name, "marker", 2)
+		mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		mk.Width = vg.Points(1.5)
+		p.Add(mk)
+		word := "fits up to"
+		if b != (d.Points[i].SourcesPerChunk < d.Points[i-1].SourcesPerChunk) {
+			word = "fits down to"
 		}
-		if top > 3*d.Limit {
-			p.Y.Max = 3 * d.Limit / gb
-			clipped = true
-		}
+		name := fmt.Sprintf("%s %s sources per chunk", word, formatTick(math.Round(x), 0))
+		f.legend(name, mk)
+		f.lineShape(name, mxy)
+		f.note(name, "marker", 2)
 	}
-	if len(d.Measured) > 0 {
-		var xy plotter.XYs
-		for _, m := range d.Measured {
-			xy = append(xy, plotter.XY{X: m.SourcesPerChunk, Y: m.Bytes / gb})
-		}
-		sc, err := plotter.NewScatter(xy)
-		if err != nil {
-			return nil, fmt.Errorf("plots: measured memory: %w", err)
-		}
-		// Each measurement its own glyph (cross, ring, triangle, …): two
-		// measurements at one chunk size would otherwise hide each other.
-		sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
-			return draw.GlyphStyle{Shape: measuredGlyphs[i%len(measuredGlyphs)], Radius: vg.Points(5), Color: color.Black}
-		}
-		p.Add(sc)
-		for i, m := range d.Measured {
-			lg := &plotter.Scatter{GlyphStyle: sc.GlyphStyleFunc(i)}
-			f.legend(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), lg)
-		}
-		f.pointShape("measured", xy, vg.Points(5))
-		f.note("measured", "scatter", len(xy))
+	if top > 3*d.Limit {
+		p.Y.Max = 3 * d.Limit / gb
+		clipped = true
 	}
-	if !clipped {
-		// A little headroom; the legend finds its own place when drawn.
-		shown := math.Max(top, d.Limit) / gb
-		if d.Limit > limitOffScale*top {
-			shown = top / gb
-		}
-		p.Y.Max = shown * 1.08
+	return clipped, nil
+}
+
+// drawMeasured marks the measured totals, each with its own glyph.
+func (f *Figure) drawMeasured(d MemoryData) error {
+	p := f.Plot
+	var xy plotter.XYs
+	for _, m := range d.Measured {
+		xy = append(xy, plotter.XY{X: m.SourcesPerChunk, Y: m.Bytes / gb})
 	}
-	p.Add(plotter.NewGrid())
-	return f, nil
+	sc, err := plotter.NewScatter(xy)
+	if err != nil {
+		return fmt.Errorf("plots: measured memory: %w", err)
+	}
+	// Each measurement its own glyph (cross, ring, triangle, …): two
+	// measurements at one chunk size would otherwise hide each other.
+	sc.GlyphStyleFunc = func(i int) draw.GlyphStyle {
+		return draw.GlyphStyle{Shape: measuredGlyphs[i%len(measuredGlyphs)], Radius: vg.Points(5), Color: color.Black}
+	}
+	p.Add(sc)
+	for i, m := range d.Measured {
+		lg := &plotter.Scatter{GlyphStyle: sc.GlyphStyleFunc(i)}
+		f.legend(fmt.Sprintf("%s %.3g GB", m.Label, m.Bytes/gb), lg)
+	}
+	f.pointShape("measured", xy, vg.Points(5))
+	f.note("measured", "scatter", len(xy))
+	return nil
 }

@@ -2,18 +2,12 @@
 # Runs the GPU tests and benchmarks on a machine with a GPU, from the
 # binaries scripts/gpu-build.sh made, and prints a short table last.
 # Full logs go to $OUT (or ./out) as gpu-*.log. Usage (repo root):
-#   [GEMM=0] [AB=1] [FUSED=1] [APB=n,...] [MAXREG=n,...] [SUB=n,...] [PRIO=1,2] scripts/gpu-device-run.sh [quick]
-# quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark;
-# AB=1 also times dev and prodslice without the source ordering; APB=4,16
-# also times them with those antennas per block of the fused kernel;
-# MAXREG=64,80 with vis.cu compiled under those register limits; SUB=2,4,8
-# with those sub-chunk counts (Options.SubChunks: fused kernel and Gram
-# product overlapped on two streams); PRIO=1,2 with sub-chunks (S=4) and
-# the fused (1) or the Gram (2) stream at high priority; FUSED=1 dev with
-# the fused Gram kernel on float32 FMAs (not tensor cores) and with a
-# 2-block-per-SM grid; FUSEDPARTS=1 its Z production and its products
-# alone (timing only). The benchmarks run
-# first (their own log, gpu-bench.log), then the tests.
+#   [GEMM=0] scripts/gpu-device-run.sh [quick]
+# quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark.
+# The benchmarks (TestBenchCanonical: dev with the cuBLAS product, dev and
+# prodslice with the defaults; TestPrecisionGateDev) run first, in their
+# own log, gpu-bench.log, with the timing report in gpu-bench.md; then the
+# tests.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}
@@ -56,13 +50,6 @@ fi
 if [ -x .devbin/matvis_gpu.test ]; then
 	echo "== matvis/gpu tests"
 	bench=(-gpu-bench -gpu-bench-out "$OUT/gpu-bench.md")
-	[ "${AB:-0}" = 1 ] && bench+=(-gpu-bench-nosort)
-	[ -n "${APB:-}" ] && bench+=(-gpu-bench-apb "$APB")
-	[ -n "${MAXREG:-}" ] && bench+=(-gpu-bench-maxreg "$MAXREG")
-	[ -n "${SUB:-}" ] && bench+=(-gpu-bench-sub "$SUB")
-	[ -n "${PRIO:-}" ] && bench+=(-gpu-bench-prio "$PRIO")
-	[ "${FUSED:-0}" = 1 ] && bench+=(-gpu-bench-fused)
-	[ "${FUSEDPARTS:-0}" = 1 ] && bench+=(-gpu-bench-fused-parts)
 	if [ "${1:-}" != quick ]; then
 		run bench .devbin/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m -test.run 'BenchCanonical|PrecisionGate' "${bench[@]}"
 		grep -E 'precision gate|GPU time|Error|error|panic' "$OUT/gpu-bench.log" | head -30

@@ -21,6 +21,7 @@ bad=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 echo "== go vet"
 CGO_ENABLED=0 go vet ./...
+echo "== go.mod and go.sum tidy"; go mod tidy -diff
 echo "== build (static, no cgo)"
 CGO_ENABLED=0 go build ./...
 echo "== go test"

@@ -59,7 +59,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, res *matvis.Result, back
 		Precision:   sim.Options.Precision,
 		Coordinates: coords,
 		Backend:     backend,
-		MatProd:     res.Stats.MatProdImpl,
+		MatProd:     res.Stats.MatProdImpl.String(),
 		Chunks:      res.Plan.NChunks,
 		WallS:       wall.Seconds(),
 		Created:     time.Now().UTC().Format(time.RFC3339),

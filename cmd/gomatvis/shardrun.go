@@ -121,7 +121,7 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 		return fmt.Errorf("shard %v (%v): %w", sp, block, err)
 	}
 	wall := time.Since(t0)
-	meta.Backend, meta.MatProd, meta.NChunks = be.Name(), res.Stats.MatProdImpl, res.Plan.NChunks
+	meta.Backend, meta.MatProd, meta.NChunks = be.Name(), res.Stats.MatProdImpl.String(), res.Plan.NChunks
 	if obs == nil {
 		whole := &matvis.Result{Shape: sim.OutputShape(), Precision: res.Precision, Plan: res.Plan, Stats: res.Stats}
 		if meta.NpyMeta, err = shardMetaJSON(j, sim, whole, be.Name(), sp.N); err != nil {

@@ -61,7 +61,7 @@ func SkySpectrum(t *testing.T, be matvis.Backend) {
 func checkSameVis(t *testing.T, table, spec *matvis.Result) {
 	t.Helper()
 	want, got := Vis(table), Vis(spec)
-	if table.Stats.GramFused != spec.Stats.GramFused {
+	if table.Stats.MatProdImpl.Fused != spec.Stats.MatProdImpl.Fused {
 		if e := RelErr(got, want); !(e <= Tolerance(table.Precision)) {
 			t.Fatalf("spectrum vs table (different Gram paths): max|ΔV|/max|V| = %g", e)
 		}

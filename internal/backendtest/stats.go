@@ -30,7 +30,7 @@ func checkStats(t *testing.T, be matvis.Backend, sim *matvis.Simulation, res *ma
 	if st.Backend != be.Name() {
 		t.Errorf("Stats.Backend %q, backend %q", st.Backend, be.Name())
 	}
-	if st.MatProdImpl == "" {
+	if st.MatProdImpl.IsZero() {
 		t.Error("Stats.MatProdImpl is empty")
 	}
 	if len(st.Integrations) != nint {

@@ -113,49 +113,10 @@ type base struct {
 }
 
 func newBase(cfg Config, ra, dec []float64) (*base, error) {
+	if err := checkBaseConfig(cfg, ra, dec); err != nil {
+		return nil, err
+	}
 	s := cfg.Site
-	if !finite(s.LatDeg) || math.Abs(s.LatDeg) > 90 {
-		return nil, fmt.Errorf("astro: site lat_deg = %v: must be finite and within [-90, 90]", s.LatDeg)
-	}
-	if !finite(s.LonDeg) {
-		return nil, fmt.Errorf("astro: site lon_deg = %v: not finite", s.LonDeg)
-	}
-	if !finite(s.HeightM) {
-		return nil, fmt.Errorf("astro: site height_m = %v: not finite", s.HeightM)
-	}
-	if len(ra) != len(dec) {
-		return nil, fmt.Errorf("astro: len(ra_rad) = %d but len(dec_rad) = %d", len(ra), len(dec))
-	}
-	for i, r := range ra {
-		if !finite(r) {
-			return nil, fmt.Errorf("astro: ra_rad[%d] = %v: not finite", i, r)
-		}
-	}
-	for i, d := range dec {
-		if !finite(d) {
-			return nil, fmt.Errorf("astro: dec_rad[%d] = %v: not finite", i, d)
-		}
-		if math.Abs(d) > math.Pi/2 {
-			return nil, fmt.Errorf("astro: dec_rad[%d] = %v: |dec| > π/2", i, d)
-		}
-	}
-	if len(cfg.TimesJD) == 0 {
-		return nil, fmt.Errorf("astro: times_jd is empty")
-	}
-	if cfg.EOP != nil && len(cfg.EOP) != len(cfg.TimesJD) {
-		return nil, fmt.Errorf("astro: len(eop) = %d but len(times_jd) = %d", len(cfg.EOP), len(cfg.TimesJD))
-	}
-	for i, e := range cfg.EOP {
-		if !finite(e.UT1MinusUTCSec) || math.Abs(e.UT1MinusUTCSec) > 1 {
-			return nil, fmt.Errorf("astro: eop[%d].ut1_utc_s = %v: must be finite with |UT1-UTC| <= 1 s", i, e.UT1MinusUTCSec)
-		}
-		if !finite(e.XpArcsec) || math.Abs(e.XpArcsec) > 10 {
-			return nil, fmt.Errorf("astro: eop[%d].xp_arcsec = %v: must be finite with |xp| <= 10\"", i, e.XpArcsec)
-		}
-		if !finite(e.YpArcsec) || math.Abs(e.YpArcsec) > 10 {
-			return nil, fmt.Errorf("astro: eop[%d].yp_arcsec = %v: must be finite with |yp| <= 10\"", i, e.YpArcsec)
-		}
-	}
 	warn := cfg.Warn
 	if warn == nil {
 		warn = func(string) {}
@@ -171,35 +132,8 @@ func newBase(cfg Config, ra, dec []float64) (*base, error) {
 	} else {
 		copy(b.eop, cfg.EOP)
 	}
-	b.epochs = make([]epoch, len(cfg.TimesJD))
-	nStale, nOld := 0, 0
-	for i, t := range cfg.TimesJD {
-		if !finite(t) {
-			return nil, fmt.Errorf("astro: times_jd[%d] = %v: not finite", i, t)
-		}
-		if t < MinJD {
-			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, ErrBeforeUTC)
-		}
-		if t > MaxJD {
-			return nil, fmt.Errorf("astro: times_jd[%d] = %v: after year 3000 (JD %v), outside the models' range", i, t, MaxJD)
-		}
-		ep, err := newEpoch(t, b.eop[i].UT1MinusUTCSec)
-		if err != nil {
-			return nil, fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, err)
-		}
-		if ep.stale {
-			nStale++
-		}
-		if y := ((ep.tt1 - dj00) + ep.tt2) / djy; math.Abs(y) > 100 {
-			nOld++
-		}
-		b.epochs[i] = ep
-	}
-	if nStale > 0 {
-		warn(fmt.Sprintf("astro: %d of %d times are after the leap-second table's expiry (JD %.1f): using TAI-UTC = %g s", nStale, len(cfg.TimesJD), LeapTableExpiresJD, leapTable[len(leapTable)-1].dat))
-	}
-	if nOld > 0 {
-		warn(fmt.Sprintf("astro: %d of %d times are outside 1900-2100, where the EPV00 Earth ephemeris degrades", nOld, len(cfg.TimesJD)))
+	if err := b.makeEpochs(cfg.TimesJD, warn); err != nil {
+		return nil, err
 	}
 	n := len(ra)
 	b.px, b.py, b.pz = make([]float64, n), make([]float64, n), make([]float64, n)
@@ -213,6 +147,92 @@ func newBase(cfg Config, ra, dec []float64) (*base, error) {
 	b.once = make([]sync.Once, len(cfg.TimesJD))
 	b.astroms = make([]astrom, len(cfg.TimesJD))
 	return b, nil
+}
+
+// checkBaseConfig checks the site, the source positions, the times' count
+// and the Earth-orientation parameters.
+func checkBaseConfig(cfg Config, ra, dec []float64) error {
+	s := cfg.Site
+	if !finite(s.LatDeg) || math.Abs(s.LatDeg) > 90 {
+		return fmt.Errorf("astro: site lat_deg = %v: must be finite and within [-90, 90]", s.LatDeg)
+	}
+	if !finite(s.LonDeg) {
+		return fmt.Errorf("astro: site lon_deg = %v: not finite", s.LonDeg)
+	}
+	if !finite(s.HeightM) {
+		return fmt.Errorf("astro: site height_m = %v: not finite", s.HeightM)
+	}
+	if len(ra) != len(dec) {
+		return fmt.Errorf("astro: len(ra_rad) = %d but len(dec_rad) = %d", len(ra), len(dec))
+	}
+	for i, r := range ra {
+		if !finite(r) {
+			return fmt.Errorf("astro: ra_rad[%d] = %v: not finite", i, r)
+		}
+	}
+	for i, d := range dec {
+		if !finite(d) {
+			return fmt.Errorf("astro: dec_rad[%d] = %v: not finite", i, d)
+		}
+		if math.Abs(d) > math.Pi/2 {
+			return fmt.Errorf("astro: dec_rad[%d] = %v: |dec| > π/2", i, d)
+		}
+	}
+	if len(cfg.TimesJD) == 0 {
+		return fmt.Errorf("astro: times_jd is empty")
+	}
+	if cfg.EOP != nil && len(cfg.EOP) != len(cfg.TimesJD) {
+		return fmt.Errorf("astro: len(eop) = %d but len(times_jd) = %d", len(cfg.EOP), len(cfg.TimesJD))
+	}
+	for i, e := range cfg.EOP {
+		if !finite(e.UT1MinusUTCSec) || math.Abs(e.UT1MinusUTCSec) > 1 {
+			return fmt.Errorf("astro: eop[%d].ut1_utc_s = %v: must be finite with |UT1-UTC| <= 1 s", i, e.UT1MinusUTCSec)
+		}
+		if !finite(e.XpArcsec) || math.Abs(e.XpArcsec) > 10 {
+			return fmt.Errorf("astro: eop[%d].xp_arcsec = %v: must be finite with |xp| <= 10\"", i, e.XpArcsec)
+		}
+		if !finite(e.YpArcsec) || math.Abs(e.YpArcsec) > 10 {
+			return fmt.Errorf("astro: eop[%d].yp_arcsec = %v: must be finite with |yp| <= 10\"", i, e.YpArcsec)
+		}
+	}
+	return nil
+}
+
+// makeEpochs checks each time and makes its epoch (with b.eop's UT1-UTC),
+// warning once about times past the leap-second table or outside the
+// ephemeris' good range.
+func (b *base) makeEpochs(timesJD []float64, warn func(string)) error {
+	b.epochs = make([]epoch, len(timesJD))
+	nStale, nOld := 0, 0
+	for i, t := range timesJD {
+		if !finite(t) {
+			return fmt.Errorf("astro: times_jd[%d] = %v: not finite", i, t)
+		}
+		if t < MinJD {
+			return fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, ErrBeforeUTC)
+		}
+		if t > MaxJD {
+			return fmt.Errorf("astro: times_jd[%d] = %v: after year 3000 (JD %v), outside the models' range", i, t, MaxJD)
+		}
+		ep, err := newEpoch(t, b.eop[i].UT1MinusUTCSec)
+		if err != nil {
+			return fmt.Errorf("astro: times_jd[%d] = %v: %w", i, t, err)
+		}
+		if ep.stale {
+			nStale++
+		}
+		if y := ((ep.tt1 - dj00) + ep.tt2) / djy; math.Abs(y) > 100 {
+			nOld++
+		}
+		b.epochs[i] = ep
+	}
+	if nStale > 0 {
+		warn(fmt.Sprintf("astro: %d of %d times are after the leap-second table's expiry (JD %.1f): using TAI-UTC = %g s", nStale, len(timesJD), LeapTableExpiresJD, leapTable[len(leapTable)-1].dat))
+	}
+	if nOld > 0 {
+		warn(fmt.Sprintf("astro: %d of %d times are outside 1900-2100, where the EPV00 Earth ephemeris degrades", nOld, len(timesJD)))
+	}
+	return nil
 }
 
 func (b *base) NSources() int { return len(b.px) }

@@ -68,6 +68,30 @@ func (g Gaussian) Sigma(freqHz float64) float64 {
 	return g.SigmaRad
 }
 
+// Param is the Gaussian's k = 1/(2σ²) at freqHz, its amplitude being
+// exp(−k·za²): the one derivation the CPU (At) and the GPU's analytic beam
+// descriptors use.
+func (g Gaussian) Param(freqHz float64) (float64, error) {
+	if err := g.Validate(); err != nil {
+		return 0, err
+	}
+	sigma := g.Sigma(freqHz)
+	if !(sigma > 0) {
+		return 0, fmt.Errorf("beam: %v at %g Hz: sigma %g is not positive (beam wider than the sky)", g, freqHz, sigma)
+	}
+	return 1 / (2 * sigma * sigma), nil
+}
+
+// Param is the Airy beam's k = (D/2)·2πν/c at freqHz, its amplitude being
+// 2·J1(x)/x with x = k·sin(za): the one derivation the CPU (At) and the
+// GPU's analytic beam descriptors use.
+func (a Airy) Param(freqHz float64) (float64, error) {
+	if !(a.DiameterM > 0) || math.IsInf(a.DiameterM, 0) {
+		return 0, fmt.Errorf("beam: airy: diameter_m = %g: must be positive and finite", a.DiameterM)
+	}
+	return a.DiameterM / 2 * 2 * math.Pi * freqHz / SpeedOfLight, nil
+}
+
 // powerResponse is a beam whose E-field components all equal sqrt(P/2),
 // so that the unpolarized value is sqrt(P) and Σ_k |E_k|² = P per feed.
 type powerResponse struct {
@@ -101,20 +125,19 @@ func (g Gaussian) At(freqHz float64, mode Mode) (Response, error) {
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
-	sigma := g.Sigma(freqHz)
-	if !(sigma > 0) {
-		return nil, fmt.Errorf("beam: %v at %g Hz: sigma %g is not positive (beam wider than the sky)", g, freqHz, sigma)
+	k, err := g.Param(freqHz)
+	if err != nil {
+		return nil, err
 	}
-	k := 1 / (2 * sigma * sigma)
 	return powerResponse{mode, func(za float64) float64 { return math.Exp(-za * za * k) }}, nil
 }
 
 // At prepares the beam at freqHz.
 func (a Airy) At(freqHz float64, mode Mode) (Response, error) {
-	if !(a.DiameterM > 0) || math.IsInf(a.DiameterM, 0) {
-		return nil, fmt.Errorf("beam: airy: diameter_m = %g: must be positive and finite", a.DiameterM)
+	k, err := a.Param(freqHz)
+	if err != nil {
+		return nil, err
 	}
-	k := a.DiameterM / 2 * 2 * math.Pi * freqHz / SpeedOfLight
 	return powerResponse{mode, func(za float64) float64 {
 		x := k * math.Sin(za)
 		if x == 0 {

@@ -74,40 +74,83 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 	if !ok {
 		return nil, errors.New("primary HDU is not an image")
 	}
-	h := prim.Header()
-	axes := h.Axes()
-	n := len(axes)
-	for i, a := range axes {
+	b := bfHeader{h: prim.Header(), axes: prim.Header().Axes()}
+	for i, a := range b.axes {
 		if a < 1 {
 			return nil, fmt.Errorf("NAXIS%d = %d: the beam has no pixels", i+1, a)
 		}
 	}
+	spec := GridSpec{Name: name}
+	if spec.Type, err = b.beamType(); err != nil {
+		return nil, err
+	}
+	if err := b.checkCoordSys(); err != nil {
+		return nil, err
+	}
+	if spec.AzRad, spec.ZaRad, spec.FreqsHz, err = b.gridAxes(); err != nil {
+		return nil, err
+	}
+	ncplx, err := b.vectorAxes(&spec)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.feedPolAxis(&spec); err != nil {
+		return nil, err
+	}
+	data, err := b.data(prim, &spec, ncplx)
+	if err != nil {
+		return nil, err
+	}
+	if err := readBasis(hdus[1:], &spec); err != nil {
+		return nil, err
+	}
+	return NewGridded(spec, data)
+}
 
-	// Beam type.
-	btype := strings.ToLower(strings.TrimSpace(hdrString(h, "BTYPE")))
-	if btype == "" && strings.ToLower(strings.TrimSpace(hdrString(h, "BUNIT"))) == "jy/beam" {
+// bfHeader is a beamfits primary HDU's header and its axis lengths.
+type bfHeader struct {
+	h    *fitsio.Header
+	axes []int
+}
+
+// ctype is axis ax's CTYPE, lower case.
+func (b bfHeader) ctype(ax int) string {
+	return strings.ToLower(strings.TrimSpace(hdrString(b.h, fmt.Sprintf("CTYPE%d", ax))))
+}
+
+// naxis is axis ax's length (1 beyond the last axis).
+func (b bfHeader) naxis(ax int) int {
+	if ax > len(b.axes) {
+		return 1
+	}
+	return b.axes[ax-1]
+}
+
+// beamType reads BTYPE (or a Jy/beam BUNIT): E-field or power.
+func (b bfHeader) beamType() (GridType, error) {
+	btype := strings.ToLower(strings.TrimSpace(hdrString(b.h, "BTYPE")))
+	if btype == "" && strings.ToLower(strings.TrimSpace(hdrString(b.h, "BUNIT"))) == "jy/beam" {
 		btype = "power"
 	}
 	if btype == "intensity" {
 		btype = "power"
 	}
-	var typ GridType
 	switch btype {
 	case "efield":
-		typ = EField
+		return EField, nil
 	case "power":
-		typ = Power
+		return Power, nil
 	case "":
-		return nil, errors.New("BTYPE missing: not a beamfits file (no beam type)")
-	default:
-		return nil, fmt.Errorf("BTYPE = %q: unknown beam type, want \"efield\" or \"power\"", btype)
+		return 0, errors.New("BTYPE missing: not a beamfits file (no beam type)")
 	}
+	return 0, fmt.Errorf("BTYPE = %q: unknown beam type, want \"efield\" or \"power\"", btype)
+}
 
-	// Pixel coordinate system.
-	ctype := func(ax int) string {
-		return strings.ToLower(strings.TrimSpace(hdrString(h, fmt.Sprintf("CTYPE%d", ax))))
-	}
-	cs := strings.TrimSpace(hdrString(h, "COORDSYS"))
+// checkCoordSys accepts only az_za pixels (COORDSYS, or as CTYPE1/2 say)
+// and the axes a beamfits file has before the feed axis.
+func (b bfHeader) checkCoordSys() error {
+	ctype, n := b.ctype, len(b.axes)
+	cs := strings.TrimSpace(hdrString(b.h, "COORDSYS"))
 	if cs == "" {
 		switch {
 		case ctype(1) == "azimuth" && ctype(2) == "zenangle":
@@ -121,52 +164,49 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 	switch cs {
 	case "az_za":
 	case "":
-		return nil, fmt.Errorf("CTYPE1, CTYPE2 = %q, %q: not a beamfits pixel coordinate system", ctype(1), ctype(2))
+		return fmt.Errorf("CTYPE1, CTYPE2 = %q, %q: not a beamfits pixel coordinate system", ctype(1), ctype(2))
 	default:
-		return nil, fmt.Errorf("COORDSYS = %q: only az_za grids are supported", cs)
+		return fmt.Errorf("COORDSYS = %q: only az_za grids are supported", cs)
 	}
 	if ctype(1) != "azimuth" || ctype(2) != "zenangle" {
-		return nil, fmt.Errorf("CTYPE1, CTYPE2 = %q, %q: want AZIMUTH, ZENANGLE for an az_za beam", ctype(1), ctype(2))
+		return fmt.Errorf("CTYPE1, CTYPE2 = %q, %q: want AZIMUTH, ZENANGLE for an az_za beam", ctype(1), ctype(2))
 	}
 	if n < bfAxFeedPol {
-		return nil, fmt.Errorf("NAXIS = %d: a beamfits primary HDU has at least 4 axes", n)
+		return fmt.Errorf("NAXIS = %d: a beamfits primary HDU has at least 4 axes", n)
 	}
 	if ctype(bfAxFreq) != "freq" {
-		return nil, fmt.Errorf("CTYPE3 = %q: want FREQ", ctype(bfAxFreq))
+		return fmt.Errorf("CTYPE3 = %q: want FREQ", ctype(bfAxFreq))
 	}
-	naxis := func(ax int) int {
-		if ax > n {
-			return 1
-		}
-		return axes[ax-1]
+	return nil
+}
+
+// gridAxes reads the azimuth and zenith-angle axes in radians and the
+// frequency axis in Hz.
+func (b bfHeader) gridAxes() (az, za, freqs []float64, err error) {
+	if az, err = hduAxis(b.h, bfAxAz, b.naxis(bfAxAz)); err != nil {
+		return nil, nil, nil, err
 	}
-	az, err := hduAxis(h, bfAxAz, naxis(bfAxAz))
-	if err != nil {
-		return nil, err
-	}
-	za, err := hduAxis(h, bfAxZa, naxis(bfAxZa))
-	if err != nil {
-		return nil, err
+	if za, err = hduAxis(b.h, bfAxZa, b.naxis(bfAxZa)); err != nil {
+		return nil, nil, nil, err
 	}
 	for _, a := range []struct {
 		ax int
 		v  []float64
 	}{{bfAxAz, az}, {bfAxZa, za}} {
-		switch u := hdrStringDefault(h, fmt.Sprintf("CUNIT%d", a.ax), "deg"); u {
+		switch u := hdrStringDefault(b.h, fmt.Sprintf("CUNIT%d", a.ax), "deg"); u {
 		case "deg":
 			for i := range a.v {
 				a.v[i] *= deg2rad()
 			}
 		case "rad":
 		default:
-			return nil, fmt.Errorf("CUNIT%d = %q: want \"deg\" or \"rad\"", a.ax, u)
+			return nil, nil, nil, fmt.Errorf("CUNIT%d = %q: want \"deg\" or \"rad\"", a.ax, u)
 		}
 	}
-	freqs, err := hduAxis(h, bfAxFreq, naxis(bfAxFreq))
-	if err != nil {
-		return nil, err
+	if freqs, err = hduAxis(b.h, bfAxFreq, b.naxis(bfAxFreq)); err != nil {
+		return nil, nil, nil, err
 	}
-	switch u := hdrStringDefault(h, "CUNIT3", "Hz"); u {
+	switch u := hdrStringDefault(b.h, "CUNIT3", "Hz"); u {
 	case "Hz":
 	case "kHz", "MHz", "GHz":
 		fac := map[string]float64{"kHz": 1e3, "MHz": 1e6, "GHz": 1e9}[u]
@@ -174,77 +214,94 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 			freqs[i] *= fac
 		}
 	default:
-		return nil, fmt.Errorf("CUNIT3 = %q: frequency units not recognised", u)
+		return nil, nil, nil, fmt.Errorf("CUNIT3 = %q: frequency units not recognised", u)
 	}
+	return az, za, freqs, nil
+}
+
+// vectorAxes checks the spectral-window, vector and complex axes, sets
+// spec.NAxesVec and returns the complex axis's length (1: real data).
+func (b bfHeader) vectorAxes(spec *GridSpec) (ncplx int, err error) {
+	ctype, naxis, n := b.ctype, b.naxis, len(b.axes)
 	if n >= bfAxSpw {
 		if ctype(bfAxSpw) != "if" {
-			return nil, fmt.Errorf("CTYPE5 = %q: want IF", ctype(bfAxSpw))
+			return 0, fmt.Errorf("CTYPE5 = %q: want IF", ctype(bfAxSpw))
 		}
 		if naxis(bfAxSpw) != 1 {
-			return nil, fmt.Errorf("NAXIS5 = %d: more than one spectral window is not supported", naxis(bfAxSpw))
+			return 0, fmt.Errorf("NAXIS5 = %d: more than one spectral window is not supported", naxis(bfAxSpw))
 		}
 	}
-	nvec := 1
+	spec.NAxesVec = 1
 	if n >= bfAxVec {
 		if ctype(bfAxVec) != "vecind" {
-			return nil, fmt.Errorf("CTYPE6 = %q: want VECIND", ctype(bfAxVec))
+			return 0, fmt.Errorf("CTYPE6 = %q: want VECIND", ctype(bfAxVec))
 		}
-		nvec = naxis(bfAxVec)
-	} else if typ == EField {
-		return nil, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
+		spec.NAxesVec = naxis(bfAxVec)
+	} else if spec.Type == EField {
+		return 0, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
 	}
-	ncplx := 1
+	ncplx = 1
 	if n >= bfAxComplex {
 		if ctype(bfAxComplex) != "complex" {
-			return nil, fmt.Errorf("CTYPE7 = %q: want COMPLEX", ctype(bfAxComplex))
+			return 0, fmt.Errorf("CTYPE7 = %q: want COMPLEX", ctype(bfAxComplex))
 		}
 		ncplx = naxis(bfAxComplex)
 		if ncplx != 2 {
-			return nil, fmt.Errorf("NAXIS7 = %d: the complex axis must have 2 entries", ncplx)
+			return 0, fmt.Errorf("NAXIS7 = %d: the complex axis must have 2 entries", ncplx)
 		}
-	} else if typ == EField {
-		return nil, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
+	} else if spec.Type == EField {
+		return 0, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
 	}
 	if n > bfAxComplex {
-		return nil, fmt.Errorf("NAXIS = %d: at most 7 axes expected", n)
+		return 0, fmt.Errorf("NAXIS = %d: at most 7 axes expected", n)
 	}
+	return ncplx, nil
+}
 
-	spec := GridSpec{Name: name, Type: typ, AzRad: az, ZaRad: za, FreqsHz: freqs, NAxesVec: nvec}
-	ncomp := naxis(bfAxFeedPol)
-	switch typ {
+// feedPolAxis reads the feed axis of an E-field beam (FEEDLIST) or the
+// polarisation axis of a power beam into spec.
+func (b bfHeader) feedPolAxis(spec *GridSpec) error {
+	ncomp := b.naxis(bfAxFeedPol)
+	switch spec.Type {
 	case EField:
-		if c := ctype(bfAxFeedPol); c != "feedind" {
-			return nil, fmt.Errorf("CTYPE4 = %q: want FEEDIND for an E-field beam", c)
+		if c := b.ctype(bfAxFeedPol); c != "feedind" {
+			return fmt.Errorf("CTYPE4 = %q: want FEEDIND for an E-field beam", c)
 		}
-		feeds, err := beamfitsFeeds(h)
+		feeds, err := beamfitsFeeds(b.h)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if len(feeds) != ncomp {
-			return nil, fmt.Errorf("FEEDLIST has %d feeds %v, the feed axis NAXIS4 = %d", len(feeds), feeds, ncomp)
+			return fmt.Errorf("FEEDLIST has %d feeds %v, the feed axis NAXIS4 = %d", len(feeds), feeds, ncomp)
 		}
 		spec.Feeds = feeds
-		if nvec != 2 {
-			return nil, fmt.Errorf("NAXIS6 = %d: only 2-vector E-fields (θ̂, φ̂) are supported", nvec)
+		if spec.NAxesVec != 2 {
+			return fmt.Errorf("NAXIS6 = %d: only 2-vector E-fields (θ̂, φ̂) are supported", spec.NAxesVec)
 		}
 	case Power:
-		if c := ctype(bfAxFeedPol); c != "stokes" {
-			return nil, fmt.Errorf("CTYPE4 = %q: want STOKES for a power beam", c)
+		if c := b.ctype(bfAxFeedPol); c != "stokes" {
+			return fmt.Errorf("CTYPE4 = %q: want STOKES for a power beam", c)
 		}
-		pv, err := hduAxis(h, bfAxFeedPol, ncomp)
+		pv, err := hduAxis(b.h, bfAxFeedPol, ncomp)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, p := range pv {
 			if p != math.Round(p) {
-				return nil, fmt.Errorf("polarisation axis value %v is not an integer", p)
+				return fmt.Errorf("polarisation axis value %v is not an integer", p)
 			}
 			spec.Pols = append(spec.Pols, int(p))
 		}
 	}
+	return nil
+}
 
-	// Data: FITS order az fastest, then za, freq, feed/pol, spw, vec, complex.
-	nval := naxis(1) * naxis(2) * naxis(3) * ncomp * nvec
+// data reads the primary image as complex values (FITS order: az fastest,
+// then za, freq, feed/pol, spw, vec, complex); auto-polarisation power
+// beams are kept real, as pyuvdata's fix_auto_power does.
+func (b bfHeader) data(prim fitsio.Image, spec *GridSpec, ncplx int) ([]complex128, error) {
+	ncomp, nvec := b.naxis(bfAxFeedPol), spec.NAxesVec
+	nval := b.naxis(1) * b.naxis(2) * b.naxis(3) * ncomp * nvec
 	raw, err := imageFloats(prim, nval*ncplx)
 	if err != nil {
 		return nil, fmt.Errorf("primary data: %w", err)
@@ -257,44 +314,49 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 			data[i] = complex(raw[i], 0)
 		}
 	}
-	if typ == Power {
-		// pyuvdata keeps auto-pol power beams real (fix_auto_power).
-		np := naxis(1) * naxis(2) * naxis(3)
-		for v := 0; v < nvec; v++ {
-			for c, p := range spec.Pols {
-				if p == PolXX || p == PolYY || p > 0 || p == -1 || p == -2 {
-					off := (v*ncomp + c) * np
-					for i := off; i < off+np; i++ {
-						data[i] = complex(real(data[i]), 0)
-					}
+	if spec.Type != Power {
+		return data, nil
+	}
+	np := b.naxis(1) * b.naxis(2) * b.naxis(3)
+	for v := 0; v < nvec; v++ {
+		for c, p := range spec.Pols {
+			if p == PolXX || p == PolYY || p > 0 || p == -1 || p == -2 {
+				off := (v*ncomp + c) * np
+				for i := off; i < off+np; i++ {
+					data[i] = complex(real(data[i]), 0)
 				}
 			}
 		}
 	}
+	return data, nil
+}
 
-	// Basis vectors.
+// readBasis reads the BASISVEC extension among ext, which an E-field beam
+// needs (spec.Basis, nil when aligned with the grid's az/za unit vectors)
+// and a power beam may have (checked, not kept).
+func readBasis(ext []fitsio.HDU, spec *GridSpec) error {
 	var bv fitsio.HDU
-	for _, hd := range hdus[1:] {
+	for _, hd := range ext {
 		if strings.EqualFold(strings.TrimSpace(hd.Name()), "BASISVEC") {
 			bv = hd
 		}
 	}
 	switch {
 	case bv != nil:
-		basis, err := readBasisVec(bv, az, za, nvec)
+		basis, err := readBasisVec(bv, spec.AzRad, spec.ZaRad, spec.NAxesVec)
 		if err != nil {
-			return nil, fmt.Errorf("BASISVEC: %w", err)
+			return fmt.Errorf("BASISVEC: %w", err)
 		}
-		if typ == EField {
-			if isAlignedBasis(basis, nvec, len(za)*len(az)) {
+		if spec.Type == EField {
+			if isAlignedBasis(basis, spec.NAxesVec, len(spec.ZaRad)*len(spec.AzRad)) {
 				basis = nil
 			}
 			spec.Basis = basis
 		}
-	case typ == EField:
-		return nil, errors.New("E-field beam without a BASISVEC extension: basis vectors unknown")
+	case spec.Type == EField:
+		return errors.New("E-field beam without a BASISVEC extension: basis vectors unknown")
 	}
-	return NewGridded(spec, data)
+	return nil
 }
 
 // hdrString returns a header card's string value ("" when absent or not a

@@ -138,37 +138,56 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 	if err != nil {
 		return nil, fmt.Errorf("beam: %s: %w", g, err)
 	}
-	nearest, nonzero := 0.0, 0
-	for j, v := range w {
-		if v != 0 {
-			nonzero++
-			nearest = g.spec.FreqsHz[j]
-		}
-	}
-	if nonzero != 1 {
-		nearest = 0
-	}
-	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
-	np := nza * naz
 	srcs, powerFromE, err := g.planeSources(mode)
 	if err != nil {
 		return nil, err
 	}
 	power := !mode.Polarized
+	grid := g.planeGrid(freqHz, mode, nearestChannel(g.spec.FreqsHz, w))
+	re, im := g.planes(srcs, w, powerFromE, !power && g.cplx, grid)
+	r := &GriddedResponse{mode: mode, grid: grid, nplane: len(srcs), nv: len(srcs), cplx: !power && g.cplx}
+	if r.cplx {
+		r.nv *= 2
+	}
+	if g.Precision() == 1 {
+		r.c32 = interleave[float32](re, im, r.cplx)
+	} else {
+		r.c64 = interleave[float64](re, im, r.cplx)
+	}
+	return r, nil
+}
 
+// nearestChannel is the one channel of freqs whose weight in w is
+// non-zero, or 0 when several combine.
+func nearestChannel(freqs, w []float64) float64 {
+	nearest, nonzero := 0.0, 0
+	for j, v := range w {
+		if v != 0 {
+			nonzero++
+			nearest = freqs[j]
+		}
+	}
+	if nonzero != 1 {
+		return 0
+	}
+	return nearest
+}
+
+// planeGrid is the geometry of the prepared planes at freqHz: the raw
+// grid, extended in azimuth by azExtend samples each side when it wraps.
+func (g *Gridded) planeGrid(freqHz float64, mode Mode, nearest float64) PlaneGrid {
+	az, za := g.spec.AzRad, g.spec.ZaRad
+	nza, naz := len(za), len(az)
 	ext := g.Wraps()
 	nazE := naz
-	if ext {
-		nazE = naz + 2*azExtend
-	}
-	az, za := g.spec.AzRad, g.spec.ZaRad
 	d := az[1] - az[0]
 	azMin, azMax := az[0], az[naz-1]
 	if ext {
+		nazE = naz + 2*azExtend
 		azMin = az[0] + float64(-azExtend)*d
 		azMax = az[naz-1] + float64(azExtend)*d
 	}
-	grid := PlaneGrid{
+	return PlaneGrid{
 		NZa: nza, NAz: nazE,
 		ZaMin:   za[0],
 		ZaScale: float64(nza-1) / (za[nza-1] - za[0]),
@@ -184,20 +203,25 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 		FrequencyHz:      freqHz,
 		NearestChannelHz: nearest,
 	}
+}
 
-	// Each plane (real and imaginary part separately) on its own
-	// goroutine: the frequency step, the azimuth extension, the prefilter.
+// planes makes the prepared planes of srcs (real parts, and imaginary
+// parts when cplx), each on its own goroutine: the frequency step with
+// channel weights w, the azimuth extension, the prefilter.
+func (g *Gridded) planes(srcs []planeSrc, w []float64, powerFromE, cplx bool, grid PlaneGrid) (re, im [][]float64) {
+	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
+	np := nza * naz
 	type job struct {
 		s    planeSrc
 		imag bool
 		out  *[]float64
 	}
-	re := make([][]float64, len(srcs))
-	im := make([][]float64, len(srcs))
+	re = make([][]float64, len(srcs))
+	im = make([][]float64, len(srcs))
 	var jobs []job
 	for p, s := range srcs {
 		jobs = append(jobs, job{s, false, &re[p]})
-		if !power && g.cplx {
+		if cplx {
 			jobs = append(jobs, job{s, true, &im[p]})
 		}
 	}
@@ -217,26 +241,17 @@ func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
 					g.addPlane(pl, g.planeStart(jb.s.vec, jb.s.comp, j), jb.imag, wj)
 				}
 			}
-			if ext {
+			if grid.Extended {
 				pl = extendAz(pl, nza, naz)
 			}
 			if g.order == 3 {
-				prefilter2D(pl, nza, nazE)
+				prefilter2D(pl, nza, grid.NAz)
 			}
 			*jb.out = pl
 		}()
 	}
 	wg.Wait()
-	r := &GriddedResponse{mode: mode, grid: grid, nplane: len(srcs), nv: len(srcs), cplx: !power && g.cplx}
-	if r.cplx {
-		r.nv *= 2
-	}
-	if g.Precision() == 1 {
-		r.c32 = interleave[float32](re, im, r.cplx)
-	} else {
-		r.c64 = interleave[float64](re, im, r.cplx)
-	}
-	return r, nil
+	return re, im
 }
 
 // addPlane adds wj × (the real or imaginary part of the raw plane

@@ -95,6 +95,22 @@ func mirrorIndex(i, n int) int {
 	return i
 }
 
+// CubicWeights are the cubic B-spline's weights of the four samples
+// around a point a fraction x ∈ [0, 1) past sample i: those of samples
+// i−1, i, i+1, i+2, adding up to 1 (the last is 1 minus the others, so
+// that they do exactly). The GPU kernels compute the same in device code
+// (axis_weights in kernels/vis_beam.cuh); its host twin in the GPU tests
+// uses this.
+func CubicWeights(x float64) [4]float64 {
+	var w [4]float64
+	z := 1 - x
+	w[1] = (x*x*(x-2)*3 + 4) / 6
+	w[2] = (z*z*(z-2)*3 + 4) / 6
+	w[0] = z * z * z / 6
+	w[3] = 1 - w[0] - w[1] - w[2]
+	return w
+}
+
 // axisWeights finds, for a fractional index c inside [0, n−1], the
 // spline footprint along one axis: the order+1 (mirrored) sample indices
 // and their weights. order is 1 or 3.
@@ -107,11 +123,7 @@ func axisWeights(c float64, n, order int, idx *[4]int, w *[4]float64) {
 		w[1] = 1 - w[0]
 	} else {
 		start--
-		z := 1 - x
-		w[1] = (x*x*(x-2)*3 + 4) / 6
-		w[2] = (z*z*(z-2)*3 + 4) / 6
-		w[0] = z * z * z / 6
-		w[3] = 1 - w[0] - w[1] - w[2]
+		*w = CubicWeights(x)
 	}
 	if start >= 0 && start+order < n {
 		for k := 0; k <= order; k++ {

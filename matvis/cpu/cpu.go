@@ -64,7 +64,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	}
 	res := matvis.NewResult(sim)
 	res.Stats.Backend = b.Name()
-	res.Stats.MatProdImpl = string(sim.Options.MatProd) + " via " + b.herk.Name()
+	res.Stats.MatProdImpl = matvis.GramImpl{MatProd: sim.Options.MatProd, Strategy: b.herk.Name()}
 	budget := sim.Options.MaxMemory
 	if budget == 0 {
 		avail, err := matvis.AvailableMemory()

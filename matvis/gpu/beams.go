@@ -53,13 +53,17 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 	case beam.ShortDipole, *beam.ShortDipole:
 		return kindDipole, 0, true, nil
 	case beam.Gaussian:
-		return gaussPar(v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindGaussian, par, true, err
 	case *beam.Gaussian:
-		return gaussPar(*v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindGaussian, par, true, err
 	case beam.Airy:
-		return airyPar(v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindAiry, par, true, err
 	case *beam.Airy:
-		return airyPar(*v, freqHz)
+		par, err := v.Param(freqHz)
+		return kindAiry, par, true, err
 	case beam.DiagonalJones:
 		if err := v.Validate(); err != nil {
 			return 0, 0, true, err
@@ -68,24 +72,6 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 		return kind + kindDiagonal, par, ok, err
 	}
 	return kindNone, 0, false, nil
-}
-
-func gaussPar(g beam.Gaussian, f float64) (int32, float64, bool, error) {
-	if err := g.Validate(); err != nil {
-		return 0, 0, true, err
-	}
-	s := g.Sigma(f)
-	if !(s > 0) {
-		return 0, 0, true, fmt.Errorf("beam %v at %g Hz: sigma %g is not positive", g, f, s)
-	}
-	return kindGaussian, 1 / (2 * s * s), true, nil
-}
-
-func airyPar(a beam.Airy, f float64) (int32, float64, bool, error) {
-	if !(a.DiameterM > 0) || math.IsInf(a.DiameterM, 0) {
-		return 0, 0, true, fmt.Errorf("beam %v: diameter must be positive and finite", a)
-	}
-	return kindAiry, a.DiameterM / 2 * 2 * math.Pi * f / beam.SpeedOfLight, true, nil
 }
 
 // beamTables are one frequency's beam descriptors for the fused
@@ -113,9 +99,24 @@ type geomKey struct {
 // buildBeamTables builds the descriptors and the packed planes of every beam
 // at freqHz. Gridded beams are prepared concurrently.
 func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTables, error) {
-	nb := len(sim.Beams)
+	t := &beamTables{desc: make([]uint64, 4*len(sim.Beams))}
+	resp, err := t.prepare(sim, freqHz)
+	if err != nil {
+		return nil, err
+	}
 	nc := sim.Mode.Components()
-	t := &beamTables{desc: make([]uint64, 4*nb)}
+	offs, err := t.layout(sim, resp, nc)
+	if err != nil || t.ncoef == 0 {
+		return t, err
+	}
+	t.pack(resp, offs, nc, p1)
+	return t, nil
+}
+
+// prepare writes the analytic beams' descriptors and prepares the gridded
+// beams at freqHz, concurrently (nil responses for the analytic ones).
+func (t *beamTables) prepare(sim *matvis.Simulation, freqHz float64) ([]*beam.GriddedResponse, error) {
+	nb := len(sim.Beams)
 	resp := make([]*beam.GriddedResponse, nb)
 	errs := make([]error, nb)
 	var wg sync.WaitGroup
@@ -151,8 +152,15 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return resp, nil
+}
+
+// layout writes the gridded beams' descriptors and one GeomDesc per
+// distinct grid geometry, and returns each beam's offset into the packed
+// planes (complex values; t.ncoef is their total).
+func (t *beamTables) layout(sim *matvis.Simulation, resp []*beam.GriddedResponse, nc int) ([]int64, error) {
 	geoms := map[geomKey]int{}
-	offs := make([]int64, nb)
+	offs := make([]int64, len(resp))
 	for b, r := range resp {
 		if r == nil {
 			continue
@@ -182,16 +190,21 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 		t.desc[4*b+1] = uint64(uint32(none)) | uint64(uint32(gi))<<32
 		t.ncoef += (int64(g.NZa*g.NAz*nc) + 3) / 4 * 4
 	}
-	if t.ncoef == 0 {
-		return t, nil
-	}
+	return offs, nil
+}
+
+// pack packs the gridded beams' planes at offs in the run's real type,
+// beams concurrently; each notes its largest value, the largest of which
+// is t.maxAbs.
+func (t *beamTables) pack(resp []*beam.GriddedResponse, offs []int64, nc int, p1 bool) {
 	if p1 {
 		t.coef32 = make([]float32, 2*t.ncoef)
 	} else {
 		t.coef64 = make([]float64, 2*t.ncoef)
 	}
-	// Pack the planes, beams concurrently; each notes its largest value.
-	maxes := make([]float64, nb)
+	maxes := make([]float64, len(resp))
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for b, r := range resp {
 		if r == nil {
 			continue
@@ -215,7 +228,6 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 	for _, m := range maxes {
 		t.maxAbs = max(t.maxAbs, m)
 	}
-	return t, nil
 }
 
 // stack returns the gridded beams' planes (precision 1, polarized, one

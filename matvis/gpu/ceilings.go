@@ -9,12 +9,13 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/profile/roof"
 )
 
 // The backend is what matvis/profile asks of an accelerator.
 var (
-	_ matvis.DeviceInfo   = (*Backend)(nil)
-	_ matvis.CeilingMeter = (*Backend)(nil)
+	_ matvis.DeviceInfo = (*Backend)(nil)
+	_ roof.CeilingMeter = (*Backend)(nil)
 )
 
 // DeviceName implements matvis.DeviceInfo: the device's name, e.g.
@@ -74,7 +75,7 @@ const (
 	ceilReps      = 15
 )
 
-// MeasureCeilings implements matvis.CeilingMeter on the device: the memory
+// MeasureCeilings implements roof.CeilingMeter on the device: the memory
 // bandwidth of a large device-to-device copy (bytes read + written, the
 // median of 15 CUDA-event timings after 3 warm-ups) and the Gram-product
 // rate at shape s through cuBLAS with the strategy the last run of this
@@ -82,10 +83,10 @@ const (
 // when there was none), with the same timing, counted as 4·M²·K FLOPs
 // (the convention of matvis/profile's CountWork whatever the strategy
 // computes: a full gemm does twice that).
-func (b *Backend) MeasureCeilings(ctx context.Context, s matvis.GramShape) (matvis.Ceilings, error) {
+func (b *Backend) MeasureCeilings(ctx context.Context, s roof.GramShape) (roof.Ceilings, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := matvis.Ceilings{Device: b.info.Name}
+	out := roof.Ceilings{Device: b.info.Name}
 	if b.c == nil {
 		return out, errors.New("gpu: backend is closed")
 	}
@@ -134,7 +135,7 @@ func (b *Backend) MeasureCeilings(ctx context.Context, s matvis.GramShape) (matv
 	if err != nil {
 		return out, fmt.Errorf("gpu: copy bandwidth: %w", err)
 	}
-	out.Bandwidth = append(out.Bandwidth, matvis.Ceiling{
+	out.Bandwidth = append(out.Bandwidth, roof.Ceiling{
 		Name: "device copy", Value: 2 * float64(n) / (ms * 1e-3), Unit: "B/s", Measured: true,
 		Note: fmt.Sprintf("cuMemcpyDtoDAsync of %d MiB, bytes read + written, median of %d CUDA-event timings after %d warm-ups (%.3f ms)", n>>20, ceilReps, ceilWarm, ms),
 	})
@@ -151,7 +152,7 @@ func (b *Backend) MeasureCeilings(ctx context.Context, s matvis.GramShape) (matv
 	if err != nil {
 		return out, err
 	}
-	out.Compute = append(out.Compute, matvis.Ceiling{
+	out.Compute = append(out.Compute, roof.Ceiling{
 		Name: fmt.Sprintf("%s M=%d K=%d", name, s.M, s.K), Value: rate, Unit: "FLOP/s", Measured: true,
 		Note: fmt.Sprintf("cuBLAS through cuda/gram (the run's strategy), median of %d CUDA-event timings after %d warm-ups on normal random Z; 4·M²·K FLOPs", ceilReps, ceilWarm),
 	})
@@ -161,7 +162,7 @@ func (b *Backend) MeasureCeilings(ctx context.Context, s matvis.GramShape) (matv
 // gramRate times the Gram product C += Zᴴ·Z at shape s with the backend's
 // strategy for it, on random data, and returns FLOP/s (4·M²·K) and the
 // strategy's name.
-func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s matvis.GramShape, timeMs func(func() error) (float64, error)) (float64, string, error) {
+func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s roof.GramShape, timeMs func(func() error) (float64, error)) (float64, string, error) {
 	h, err := c.NewBlas(st)
 	if err != nil {
 		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)

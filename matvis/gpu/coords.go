@@ -113,7 +113,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		// Stable LSD sort: azimuth bin (slot → tmp), then zenith band
 		// (tmp → slot).
 		tmp := compactSlot{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
-		for pass, bins := range []int64{int64(r.tune.sortAzBins), int64(r.tune.sortBands)} {
+		for pass, bins := range []int64{sortAzBins, sortBands} {
 			in, out := slot, tmp
 			if pass == 1 {
 				in, out = tmp, slot

@@ -132,8 +132,21 @@ func (m *devMem) freeAll() {
 // partials once the path is settled), poisons the output buffers and
 // uploads the static inputs.
 func (r *run) allocate() error {
-	sim := r.sim
-	var err error
+	if err := r.allocDevice(); err != nil {
+		return err
+	}
+	if err := r.allocHost(); err != nil {
+		return err
+	}
+	if err := r.poisonOutput(); err != nil {
+		return err
+	}
+	return r.uploadInputs()
+}
+
+// allocDevice allocates the run's device buffers, each under its memory
+// term.
+func (r *run) allocDevice() error {
 	type req struct {
 		p    *cuda.DevicePtr
 		term string
@@ -154,7 +167,7 @@ func (r *run) allocate() error {
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
 	}
 	if r.order {
-		nt := int64(r.nblkSort) * int64(max(r.tune.sortBands, r.tune.sortAzBins)) * 4
+		nt := int64(r.nblkSort) * int64(max(sortBands, sortAzBins)) * 4
 		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
@@ -171,10 +184,19 @@ func (r *run) allocate() error {
 		}
 	}
 	for _, q := range reqs {
+		var err error
 		if *q.p, err = r.alloc(q.term, q.n); err != nil {
 			return err
 		}
 	}
+	return nil
+}
+
+// allocHost allocates the run's pinned host buffers: the ENU upload
+// slots (without a cached rotation), the output slots, the visible
+// count, the Stokes factors and the coordinate parameters.
+func (r *run) allocHost() (err error) {
+	ns := int64(r.nsrc)
 	for i := 0; i < 2; i++ {
 		if r.rot == nil {
 			if r.hENU[i], err = r.c.AllocHost(3 * ns * 8); err != nil {
@@ -184,17 +206,6 @@ func (r *run) allocate() error {
 		if r.hOut[i], err = r.c.AllocHost(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
 			return fmt.Errorf("gpu: output buffer: %w", err)
 		}
-	}
-	// Poison the output buffers: an entry the device fails to write shows
-	// as NaN instead of a plausible zero.
-	for i := 0; i < 2; i++ {
-		h := cuda.HostSlice[float64](r.hOut[i])
-		for k := range h {
-			h[k] = math.NaN()
-		}
-	}
-	if err := r.c.Memset8(r.dOut, 0xFF, int64(r.npairs)*int64(r.nf*r.nf)*r.osize, r.s); err != nil {
-		return fmt.Errorf("gpu: poison the device output: %w", err)
 	}
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
 		return fmt.Errorf("gpu: visible-count buffer: %w", err)
@@ -209,7 +220,29 @@ func (r *run) allocate() error {
 	if r.hMat, err = r.c.AllocHost(2 * parBytes); err != nil {
 		return fmt.Errorf("gpu: coordinate parameter buffer: %w", err)
 	}
-	// Static inputs.
+	return nil
+}
+
+// poisonOutput fills the output buffers with NaN (host) and 0xFF bytes
+// (device), so that an entry the device fails to write shows as NaN
+// instead of a plausible zero.
+func (r *run) poisonOutput() error {
+	for i := 0; i < 2; i++ {
+		h := cuda.HostSlice[float64](r.hOut[i])
+		for k := range h {
+			h[k] = math.NaN()
+		}
+	}
+	if err := r.c.Memset8(r.dOut, 0xFF, int64(r.npairs)*int64(r.nf*r.nf)*r.osize, r.s); err != nil {
+		return fmt.Errorf("gpu: poison the device output: %w", err)
+	}
+	return nil
+}
+
+// uploadInputs uploads the static inputs: antenna positions, beam
+// indices, pairs and, for a BCRS rotation, the ECI vectors.
+func (r *run) uploadInputs() error {
+	sim := r.sim
 	ant := make([]float64, 0, 3*r.nant)
 	for _, a := range sim.Antennas {
 		ant = append(ant, a[0], a[1], a[2])

@@ -30,8 +30,6 @@ func (r *run) fusedEligibility() error {
 		why = fmt.Sprintf("precision %d (the fused kernel accumulates in float32: precision 1 only)", r.sim.Options.Precision)
 	case r.M > MaxFusedRows:
 		why = fmt.Sprintf("M = feeds × antennas = %d over %d", r.M, MaxFusedRows)
-	case r.sub > 1:
-		why = fmt.Sprintf("SubChunks = %d (the fused kernel has no Z to overlap)", r.sub)
 	}
 	switch r.opt.Fused {
 	case FusedOff:
@@ -47,12 +45,9 @@ func (r *run) fusedEligibility() error {
 	default:
 		return fmt.Errorf("gpu: Options.Fused %v: want auto, on or off", r.opt.Fused)
 	}
-	if b := r.tune.fusedBuffers; b < 1 || b > 7 {
-		return fmt.Errorf("gpu: fused kernel with %d Z buffers: 1 to 7 (two named barriers each, of 16)", b)
-	}
 	r.fusedCand = true
 	r.fgMT = (r.M + 31) / 32
-	r.fgTS = r.tune.fusedSliceSources
+	r.fgTS = fusedSliceSources
 	return r.stackedEligibility()
 }
 
@@ -66,7 +61,7 @@ const maxStackedBeams = 64
 // stacked path has its own slice size (its beam values take shared
 // memory from the Z buffers).
 func (r *run) stackedEligibility() error {
-	if !r.tune.fusedStacked || !r.sim.Mode.Polarized || len(r.sim.Beams) > maxStackedBeams {
+	if !r.sim.Mode.Polarized || len(r.sim.Beams) > maxStackedBeams {
 		return nil
 	}
 	for _, bm := range r.sim.Beams {
@@ -89,7 +84,7 @@ func (r *run) stackedEligibility() error {
 }
 
 // fusedThreads is gram_fused's block: consumer and producer warps.
-func (r *run) fusedThreads() int { return 32 * (r.tune.fusedConsumerWarps + r.tune.fusedProducerWarps) }
+func (r *run) fusedThreads() int { return 32 * (fusedConsumerWarps + fusedProducerWarps) }
 
 // fusedShared is gram_fused's dynamic shared memory: FG_NBUF Z buffers of
 // 2·FG_TS columns of FG_MP = 32·FG_MT + 4 complex64 values, then the
@@ -97,36 +92,31 @@ func (r *run) fusedThreads() int { return 32 * (r.tune.fusedConsumerWarps + r.tu
 // on the stacked path also each producer warp's beam values (2·FG_NBP
 // float4).
 func (r *run) fusedShared() int {
-	n := r.tune.fusedBuffers*2*r.fgTS*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
+	n := fusedBuffers*2*r.fgTS*(32*r.fgMT+4)*8 + r.fgMT*(r.fgMT+1)*32*16*8
 	if r.stacked {
-		n += r.tune.fusedProducerWarps * 2 * r.fgNBP * 16
+		n += fusedProducerWarps * 2 * r.fgNBP * 16
 	}
 	return n
 }
 
 // setupFused opts gram_fused into its shared memory and sizes its grid:
-// as many blocks as fit on the device at once (tuning may set the blocks
-// per multiprocessor instead).
+// as many blocks as fit on the device at once.
 func (r *run) setupFused() error {
 	if err := r.k.gramFused.SetMaxDynamicShared(r.fusedShared()); err != nil {
 		return fmt.Errorf("gpu: gram_fused shared memory (%d bytes): %w", r.fusedShared(), err)
 	}
-	per := r.tune.fusedBlocksPerSM
-	if per <= 0 {
-		occ, err := r.k.gramFused.MaxActiveBlocksPerSM(r.fusedThreads(), r.fusedShared())
-		if err != nil {
-			return fmt.Errorf("gpu: gram_fused occupancy: %w", err)
-		}
-		if occ < 1 {
-			return fmt.Errorf("gpu: gram_fused does not fit on a multiprocessor (%d threads, %d bytes of shared memory)", r.fusedThreads(), r.fusedShared())
-		}
-		per = occ
+	per, err := r.k.gramFused.MaxActiveBlocksPerSM(r.fusedThreads(), r.fusedShared())
+	if err != nil {
+		return fmt.Errorf("gpu: gram_fused occupancy: %w", err)
+	}
+	if per < 1 {
+		return fmt.Errorf("gpu: gram_fused does not fit on a multiprocessor (%d threads, %d bytes of shared memory)", r.fusedThreads(), r.fusedShared())
 	}
 	r.fgBlocks = r.c.Info().SMs * per
 	return nil
 }
 
-// productsName says how gram_fused multiplies (for Stats.MatProdImpl).
+// productsName says how gram_fused multiplies (GramImpl.Products).
 func (r *run) productsName() string {
 	if r.tune.fusedF16 {
 		return "tensor-core products of FP16-split operands, float32 sums"
@@ -136,7 +126,7 @@ func (r *run) productsName() string {
 
 // zBytes is the size of the Z buffer of the separate-product path.
 func (r *run) zBytes() int64 {
-	return int64(r.M) * int64(r.nf) * int64(max(r.bufSrc, 2*r.zCap)) * r.zsize
+	return int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize
 }
 
 // partBytes is the size of gram_fused's partial triangles.
@@ -149,14 +139,16 @@ func (r *run) partBytes() int64 {
 // path's buffer (the partial triangles or Z). With Options.Fused auto both
 // are timed on the run's own first chunk (frequency 0, time 0: its beams,
 // visible sources and chunk size), in scratch buffers (measureFused); the
-// faster is kept and both times go into Stats.MatProdImpl.
+// faster is kept and both times go into Stats.MatProdImpl.Why or
+// NotFused.
 func (r *run) chooseFused() (err error) {
 	if !r.fusedCand {
 		return nil
 	}
+	g := &r.res.Stats.MatProdImpl
 	if r.opt.Fused == FusedOn {
 		r.fused = true
-		r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (forced; %s, %d block partials summed in float64)", r.productsName(), r.fgBlocks)
+		g.Why = "forced"
 	} else {
 		fusedMs, sepMs, n, err := r.measureFused()
 		if err != nil {
@@ -168,22 +160,23 @@ func (r *run) chooseFused() (err error) {
 			cmp = "no visible source at the first time to measure on"
 		}
 		if r.fused {
-			r.res.Stats.MatProdImpl = fmt.Sprintf("fused beam+τ+Z+Gram kernel (%s, %d block partials summed in float64; %s)", r.productsName(), r.fgBlocks, cmp)
+			g.Why = cmp
 		} else {
-			r.res.Stats.MatProdImpl += "; fused beam+τ+Z+Gram kernel not used: " + cmp
+			g.NotFused = "not used: " + cmp
 		}
+	}
+	if r.fused {
+		*g = matvis.GramImpl{Strategy: matvis.FusedKernelName, Why: g.Why, Fused: true, Products: r.productsName(), Blocks: r.fgBlocks, Stacked: r.stacked}
 	}
 	r.fusedChosen = true
 	switch {
 	case r.fused && r.stacked:
 		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
-		r.res.Stats.MatProdImpl += "; beams stacked by grid node, one warp per source"
 	case !r.fused:
 		r.freeDev(&r.dCoefS)
 	}
 	if r.fused {
 		r.res.Stats.ZBytes = 8
-		r.res.Stats.GramFused = true
 		if r.stacked {
 			if r.dFoot, err = r.alloc(termFootprints, int64(r.bufSrc)*fusedFootBytes); err != nil {
 				return err
@@ -281,8 +274,7 @@ func (r *run) omega(fi int) float64 { return 2 * math.Pi * r.sim.Freqs[fi] / bea
 // launchBTZ queues beam_tau_z for sources [p0, p0+n) of compaction slot sl
 // at frequency fi, writing Z (leading dimension nf·n) on stream s.
 func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
-	apb := max(r.tune.antennasPerBlock, 1)
-	return r.k.makeZ(s, r.zArgs(fi, sl, n, p0, r.dCoef), int32(apb), int64(r.nf)*int64(n), z)
+	return r.k.makeZ(s, r.zArgs(fi, sl, n, p0, r.dCoef), antennasPerBlock, int64(r.nf)*int64(n), z)
 }
 
 // zArgs are the Z kernels' arguments for sources [p0, p0+n) of slot sl at

@@ -52,13 +52,13 @@ func TestParityFused(t *testing.T) {
 			g.opts.Fused = mode
 			g.tune.fusedF16 = v.f16
 			checkParityWith(t, g, sim, want, fmt.Sprintf("fused=%v f16=%v %v", mode, v.f16, c), func(r *matvis.Result) string {
-				if r.Stats.GramFused != (mode == FusedOn) {
-					t.Errorf("fused=%v: Stats.GramFused = %v", mode, r.Stats.GramFused)
+				if r.Stats.MatProdImpl.Fused != (mode == FusedOn) {
+					t.Errorf("fused=%v: Stats.MatProdImpl.Fused = %v", mode, r.Stats.MatProdImpl.Fused)
 				}
-				if stacked := strings.Contains(r.Stats.MatProdImpl, "stacked"); mode == FusedOn && stacked != c.gridOnly {
+				if stacked := r.Stats.MatProdImpl.Stacked; mode == FusedOn && stacked != c.gridOnly {
 					t.Errorf("fused=%v gridded-only=%v: stacked path used = %v", mode, c.gridOnly, stacked)
 				}
-				return "(" + r.Stats.MatProdImpl + ")"
+				return "(" + r.Stats.MatProdImpl.String() + ")"
 			})
 		}
 	}
@@ -71,10 +71,12 @@ func TestFusedAuto(t *testing.T) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 17))
 	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, chunks: 2, nant: 30, nsrc: 4000, order: 3, rot: true})
 	checkParity(t, g, sim, "fused=auto", func(r *matvis.Result) string {
-		if !strings.Contains(r.Stats.MatProdImpl, "measured on the first chunk") {
-			t.Errorf("auto mode did not measure: %q", r.Stats.MatProdImpl)
+		g := r.Stats.MatProdImpl
+		const measured = "measured on the first chunk"
+		if !(g.Fused && strings.HasPrefix(g.Why, measured) || !g.Fused && strings.HasPrefix(g.NotFused, "not used: "+measured)) {
+			t.Errorf("auto mode did not measure: %q", g)
 		}
-		return "(" + r.Stats.MatProdImpl + ")"
+		return "(" + g.String() + ")"
 	})
 }
 
@@ -91,10 +93,10 @@ func TestFusedDoesNotFit(t *testing.T) {
 	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 20, nsrc: 2000, order: 3})
 	g.opts.Fused = FusedAuto
 	checkParity(t, g, sim, "fused kernel too large, auto", func(r *matvis.Result) string {
-		if r.Stats.GramFused || !strings.Contains(r.Stats.MatProdImpl, "not available on this device") {
-			t.Errorf("auto with a kernel that does not fit: GramFused %v, %q", r.Stats.GramFused, r.Stats.MatProdImpl)
+		if g := r.Stats.MatProdImpl; g.Fused || !strings.HasPrefix(g.NotFused, "not available on this device") {
+			t.Errorf("auto with a kernel that does not fit: Fused %v, NotFused %q", g.Fused, g.NotFused)
 		}
-		return "(" + r.Stats.MatProdImpl + ")"
+		return "(" + r.Stats.MatProdImpl.String() + ")"
 	})
 	g.opts.Fused = FusedOn
 	if _, err := g.Run(context.Background(), sim); err == nil || !strings.Contains(err.Error(), "shared memory") {

@@ -30,7 +30,7 @@
 // default, TF32 splits as the alternative —, block partials added in
 // float64); Options.Fused chooses it,
 // by default by timing both paths on the run's first chunk (fused.go). Its
-// time is the matprod stage and Stats.GramFused is set.
+// time is the matprod stage and Stats.MatProdImpl.Fused is set.
 package gpu
 
 import (
@@ -56,17 +56,9 @@ type Options struct {
 	// NoStrategyCache measures the strategies even when a cached choice
 	// exists (and does not store the result).
 	NoStrategyCache bool
-	// SubChunks splits each chunk's visible sources into this many
-	// sub-chunks whose fused beam+τ+Z kernel runs on a second stream while
-	// the Gram product of the previous sub-chunk runs on the main one (two
-	// alternating Z buffers of ⌈chunk/SubChunks⌉ sources, event ordering,
-	// no host synchronisation). Sub-chunks are kept to at least 2048
-	// sources. 1 is the single-stream path; 0 selects
-	// DefaultSubChunks.
-	SubChunks int
 	// Fused selects how the Gram product is done for runs the fused
 	// beam+τ+Z+Gram kernel can do (precision 1 with M = feeds × antennas ≤
-	// MaxFusedRows and one sub-chunk): FusedAuto times both ways on the
+	// MaxFusedRows): FusedAuto times both ways on the
 	// run's first chunk at start-up and keeps the faster, FusedOn always
 	// fuses (an error when the run is not eligible), FusedOff always uses
 	// the separate fused kernel and cuBLAS product.
@@ -111,13 +103,6 @@ func ParseFusedMode(s string) (FusedMode, error) {
 	return 0, fmt.Errorf("fused mode %q: want auto, on or off", s)
 }
 
-// DefaultSubChunks is the sub-chunk count used when Options.SubChunks is 0:
-// 1, the single-stream path. Measured on the H200 (bench/RESULTS.md,
-// "overlap"): the overlap hides the fused kernel but slows the Gram product
-// by as much (both fill the SMs), so S = 2, 4, 8 were slower at dev and no
-// faster at prodslice.
-const DefaultSubChunks = 1
-
 // Backend is the GPU backend. It owns a CUDA context; Close releases it.
 // Runs are serialised (a CUDA context is used by one run at a time).
 type Backend struct {
@@ -129,10 +114,6 @@ type Backend struct {
 	// chosen is the Gram strategy of the last run per (precision, M), for
 	// MeasureCeilings.
 	chosen map[[2]int]gram.Strategy
-	// lastFusedRaw is, per chunk of the last run with sub-chunks, the
-	// summed time of its fused kernels (ms), which the stage times show
-	// only where not hidden under a Gram product (benchmarks).
-	lastFusedRaw []float64
 }
 
 // Open opens the device. Without a CUDA driver or device the error matches
@@ -176,7 +157,5 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	}
 	defer r.close()
 	b.chosen[[2]int{sim.Options.Precision, r.M}] = r.st
-	res, err := r.run()
-	b.lastFusedRaw = r.fusedRaw
-	return res, err
+	return r.run()
 }

@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"sort"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -21,18 +20,8 @@ import (
 )
 
 var (
-	benchFlag       = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
-	benchOut        = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
-	benchAPB        = flag.String("gpu-bench-apb", "", "also time prodslice with these antennas per block of the fused kernel (comma-separated)")
-	benchReg        = flag.String("gpu-bench-maxreg", "", "also time dev and prodslice with vis.cu compiled under these register limits (comma-separated)")
-	benchAB         = flag.Bool("gpu-bench-nosort", false, "also time dev and prodslice without the (zenith band, azimuth) source ordering")
-	benchSub        = flag.String("gpu-bench-sub", "", "also time dev and prodslice with these sub-chunk counts (Options.SubChunks, comma-separated)")
-	benchFusedF16   = flag.Bool("gpu-bench-fused-f16", false, "also time dev's fused kernel with TF32-split products (the default is FP16 splits) and its FP16 products alone; the shape sweep then uses FP16 splits")
-	benchShape      = flag.String("gpu-bench-fused-shape", "", "also time dev's fused kernel (stacked path) with these consumer warps:producer warps:slice sources (comma-separated NC:NP:TS)")
-	benchSort       = flag.String("gpu-bench-sort", "", "also time dev (fused off and on) and prodslice with these source orderings, BANDS:AZBINS (comma-separated)")
-	benchFusedParts = flag.Bool("gpu-bench-fused-parts", false, "also time dev's fused kernel with its Z production alone and its products alone (wrong results: timing only)")
-	benchFused      = flag.Bool("gpu-bench-fused", false, "also time dev's fused kernel without its stacked-beam path, with 12 and 20 producer warps, and with 3 Z buffers")
-	benchPrio       = flag.String("gpu-bench-prio", "", "also time dev and prodslice with sub-chunks (S=4) and these stream priorities (1 fused stream high, 2 Gram stream high)")
+	benchFlag = flag.Bool("gpu-bench", false, "run the prodslice and dev timings")
+	benchOut  = flag.String("gpu-bench-out", "", "write the timing report (markdown) here too")
 )
 
 // openGPU opens the backend on device 0, closed when t ends, or skips t on
@@ -160,27 +149,19 @@ func checkParityWith(t *testing.T, g *Backend, sim *matvis.Simulation, want []co
 	}
 }
 
-// TestParitySubChunks: GPU vs the plain-loop twin on fresh random inputs with the
-// single-stream path (S = 1) and the two-stream sub-chunk pipeline
-// (S = 3, 8; sub-chunks down to 64 sources so that the small chunks split),
+// TestParityRandom: GPU vs the plain-loop twin on fresh random inputs,
 // chunked and not, output NaN-poisoned by each run.
-func TestParitySubChunks(t *testing.T) {
+func TestParityRandom(t *testing.T) {
 	g := openGPU(t)
-	defer func(tu tuning) { g.tune = tu }(g.tune)
-	g.tune.minSubChunk = 64
-	defer func(s int) { g.opts.SubChunks = s }(g.opts.SubChunks)
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
-	for _, sub := range []int{1, 3, 8} {
-		g.opts.SubChunks = sub
-		for _, c := range []caseSpec{
-			{pol: true, p1: true, gridded: true, chunks: 1, nant: 7, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
-			{pol: true, p1: false, gridded: true, chunks: 3, nant: 6, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
-			{pol: false, p1: true, gridded: false, chunks: 3, nant: 8, nsrc: 2000 + rng.IntN(2000), pairs: true},
-			{pol: false, p1: false, gridded: true, chunks: 2, nant: 5, nsrc: 2000 + rng.IntN(2000), order: 1},
-		} {
-			checkParity(t, g, buildSim(t, rng, c), fmt.Sprintf("sub-chunks S=%d %v", sub, c),
-				func(r *matvis.Result) string { return fmt.Sprintf("(%d chunk samples)", len(r.Stats.Chunks)) })
-		}
+	for _, c := range []caseSpec{
+		{pol: true, p1: true, gridded: true, chunks: 1, nant: 7, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
+		{pol: true, p1: false, gridded: true, chunks: 3, nant: 6, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
+		{pol: false, p1: true, gridded: false, chunks: 3, nant: 8, nsrc: 2000 + rng.IntN(2000), pairs: true},
+		{pol: false, p1: false, gridded: true, chunks: 2, nant: 5, nsrc: 2000 + rng.IntN(2000), order: 1},
+	} {
+		checkParity(t, g, buildSim(t, rng, c), fmt.Sprintf("random %v", c),
+			func(r *matvis.Result) string { return fmt.Sprintf("(%d chunk samples)", len(r.Stats.Chunks)) })
 	}
 }
 
@@ -299,124 +280,17 @@ func TestBenchCanonical(t *testing.T) {
 		name                   string
 		nant, nsrc, nt, chunks int
 		target                 float64
-		nosort                 bool
-		apb, maxreg            int
-		sub, prio              int
 		fused                  FusedMode
-		bps, np, nbuf, ts      int
-		bands, azbins          int
-		nostack                bool
-		nc, stackTS            int
-		f16                    int // fused kernel's FP16 splits: 1 on, -1 off (TF32 splits), 0 default
-		extra                  []string
 	}
 	// dev-cublas first: its Gram product (the cuBLAS strategy chosen for
 	// dev's shape) is what dev's fused chunk is compared with.
 	configs := []config{{name: "dev-cublas", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff},
 		{name: "dev", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004}, {name: "prodslice", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095}}
-	for _, f := range strings.Split(*benchSort, ",") {
-		var b, a int
-		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d", &b, &a); err == nil && b > 0 && a > 0 {
-			tag := fmt.Sprintf("-sort%dx%d", b, a)
-			configs = append(configs, config{name: "dev-cublas" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOff, bands: b, azbins: a},
-				config{name: "dev-fused" + tag, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, bands: b, azbins: a},
-				config{name: "prodslice" + tag, nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, bands: b, azbins: a})
-		}
-	}
-	for _, f := range strings.Split(*benchShape, ",") {
-		var nc, np, ts int
-		if _, err := fmt.Sscanf(strings.TrimSpace(f), "%d:%d:%d", &nc, &np, &ts); err == nil && nc > 0 && np > 0 && ts > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-fused-nc%d-np%d-ts%d%s", nc, np, ts, map[bool]string{true: "-f16"}[*benchFusedF16]), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004,
-				fused: FusedOn, nc: nc, np: np, stackTS: ts, f16: map[bool]int{true: 1, false: -1}[*benchFusedF16]})
-		}
-	}
-	if *benchFusedF16 {
-		configs = append(configs, config{name: "dev-fused-tf32", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: -1},
-			config{name: "dev-fused-f16-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, f16: 1, extra: []string{"-DFG_SKIP_Z"}})
-	}
-	if *benchFusedParts {
-		configs = append(configs, config{name: "dev-fused-zonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_FMA"}},
-			config{name: "dev-fused-fmaonly", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, extra: []string{"-DFG_SKIP_Z"}})
-	}
-	if *benchFused {
-		for _, v := range []struct {
-			name         string
-			np, nbuf, ts int
-			nostack      bool
-		}{{"nostack", 0, 0, 0, true}, {"np12", 12, 0, 0, false}, {"np20", 20, 0, 0, false}, {"nbuf3", 0, 3, 0, false}} {
-			configs = append(configs, config{name: "dev-fused-" + v.name, nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, fused: FusedOn, np: v.np, nbuf: v.nbuf, ts: v.ts, nostack: v.nostack})
-		}
-	}
-	for _, f := range strings.Split(*benchSub, ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-S%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, sub: n},
-				config{name: fmt.Sprintf("prodslice-S%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, sub: n})
-		}
-	}
-	for _, f := range strings.Split(*benchPrio, ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-S4-prio%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, sub: 4, prio: n},
-				config{name: fmt.Sprintf("prodslice-S4-prio%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, sub: 4, prio: n})
-		}
-	}
-	if *benchAB {
-		configs = append(configs, config{name: "dev-nosort", nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, nosort: true}, config{name: "prodslice-nosort", nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, nosort: true})
-	}
-	for _, f := range strings.Split(*benchAPB, ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-apb%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, apb: n},
-				config{name: fmt.Sprintf("prodslice-apb%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, apb: n})
-		}
-	}
-	for _, f := range strings.Split(*benchReg, ",") {
-		if n, err := strconv.Atoi(strings.TrimSpace(f)); err == nil && n > 0 {
-			configs = append(configs, config{name: fmt.Sprintf("dev-reg%d", n), nant: 64, nsrc: 200000, nt: 8, chunks: 1, target: 0.004, maxreg: n},
-				config{name: fmt.Sprintf("prodslice-reg%d", n), nant: 350, nsrc: 1000000, nt: 4, chunks: 30, target: 0.095, maxreg: n})
-		}
-	}
-	defer func(tu tuning) { g.tune = tu }(g.tune)
 	defer func(o Options) { g.opts = o }(g.opts)
 	cublasGram := map[string]float64{} // per preset, the cuBLAS Gram product's median per chunk (ms)
 	cublasImpl := map[string]string{}
 	for _, cf := range configs {
-		g.opts.SubChunks = cf.sub
 		g.opts.Fused = cf.fused
-		g.lastFusedRaw = nil
-		g.tune = defaultTuning()
-		g.tune.streamPriority = cf.prio
-		g.tune.sortSources = !cf.nosort
-		if cf.apb > 0 {
-			g.tune.antennasPerBlock = cf.apb
-		}
-		if cf.bps > 0 {
-			g.tune.fusedBlocksPerSM = cf.bps
-		}
-		if cf.np > 0 {
-			g.tune.fusedProducerWarps = cf.np
-		}
-		if cf.nbuf > 0 {
-			g.tune.fusedBuffers = cf.nbuf
-		}
-		if cf.ts > 0 {
-			g.tune.fusedSliceSources = cf.ts
-		}
-		g.tune.fusedStacked = !cf.nostack
-		if cf.f16 != 0 {
-			g.tune.fusedF16 = cf.f16 > 0
-		}
-		if cf.nc > 0 {
-			g.tune.fusedConsumerWarps = cf.nc
-		}
-		if cf.stackTS > 0 {
-			g.tune.fusedStackedSlice = cf.stackTS
-		}
-		if cf.bands > 0 {
-			g.tune.sortBands, g.tune.sortAzBins = cf.bands, cf.azbins
-		}
-		if cf.maxreg > 0 {
-			g.tune.extraCompileOptions = []string{fmt.Sprintf("--maxrregcount=%d", cf.maxreg)}
-		}
-		g.tune.extraCompileOptions = append(g.tune.extraCompileOptions, cf.extra...)
 		sim := benchSim(t, cf.nant, cf.nsrc, cf.nt, cf.chunks, 1)
 		t0 := time.Now()
 		if _, err := g.Run(context.Background(), sim); err != nil { // warm-up: compile, strategy, caches
@@ -461,23 +335,17 @@ func TestBenchCanonical(t *testing.T) {
 		}
 		fmt.Fprintln(&out)
 		// The chunk's wall on the device (fused kernels and Gram products,
-		// no coordinates or output) over its Gram products; with
-		// sub-chunks tau_z is the fused kernels' time not hidden under a
-		// Gram product and fused-raw their own summed time.
+		// no coordinates or output) over its Gram products.
 		var walls []float64
 		for _, c := range res.Stats.Chunks {
 			if gp := c.Stages[matvis.StageMatProd]; gp > 0 {
 				walls = append(walls, float64(c.Stages[matvis.StageTauZ]+c.Stages[matvis.StageBeam]+gp)/float64(gp))
 			}
 		}
-		raw := median(perChunk[matvis.StageTauZ])
-		if len(g.lastFusedRaw) > 0 {
-			raw = median(g.lastFusedRaw)
-		}
 		preset, _, _ := strings.Cut(cf.name, "-")
 		vsGram := ""
-		if !res.Stats.GramFused {
-			cublasGram[preset], cublasImpl[preset] = mp, res.Stats.MatProdImpl
+		if !res.Stats.MatProdImpl.Fused {
+			cublasGram[preset], cublasImpl[preset] = mp, res.Stats.MatProdImpl.String()
 		} else if gp, ok := cublasGram[preset]; ok {
 			// The fused kernel contains the product: its chunk total is
 			// compared with the cuBLAS product alone at the same shape,
@@ -485,8 +353,8 @@ func TestBenchCanonical(t *testing.T) {
 			vsGram = fmt.Sprintf(" fused-vs-cuBLAS-gram %.3f/%.3f = %.2f", ct, gp, ct/gp)
 			fmt.Fprintf(&out, "Fused chunk total %.3f ms vs the cuBLAS Gram product alone at this shape (%s, this run) %.3f ms: **%.2f×**\n\n", ct, cublasImpl[preset], gp, ct/gp)
 		}
-		fmt.Fprintf(&out, "SUMMARY %-20s S=%d prio=%d per-int %.4f s  chunk: tau_z(exposed) %.3f fused-raw %.3f matprod %.3f total %.3f ratio %.2f wall/gram %.2f%s  setup %.2f s\n\n",
-			cf.name, max(cf.sub, DefaultSubChunks), cf.prio, med, median(perChunk[matvis.StageTauZ]), raw, mp, ct, ct/mp, median(walls), vsGram, res.Stats.Setup.Seconds())
+		fmt.Fprintf(&out, "SUMMARY %-20s per-int %.4f s  chunk: tau_z %.3f matprod %.3f total %.3f ratio %.2f wall/gram %.2f%s  setup %.2f s\n\n",
+			cf.name, med, median(perChunk[matvis.StageTauZ]), mp, ct, ct/mp, median(walls), vsGram, res.Stats.Setup.Seconds())
 		t.Logf("%s: GPU time per integration %.4f s (target %.3f)", cf.name, med, cf.target)
 		if med > cf.target {
 			t.Errorf("%s: %.4f s per integration over the %.3f s target", cf.name, med, cf.target)

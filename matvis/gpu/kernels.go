@@ -189,11 +189,10 @@ func (r *run) compile() error {
 		zt, r.zsize = "double2", 16
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
-		fmt.Sprintf("-DNBAND=%d", r.tune.sortBands), fmt.Sprintf("-DNAZBIN=%d", r.tune.sortAzBins)}, sharedDefines()...)
-	opts = append(opts, r.tune.extraCompileOptions...)
+		fmt.Sprintf("-DNBAND=%d", sortBands), fmt.Sprintf("-DNAZBIN=%d", sortAzBins)}, sharedDefines()...)
 	if r.fusedCand {
-		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", r.tune.fusedProducerWarps),
-			fmt.Sprintf("-DFG_NBUF=%d", r.tune.fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", r.tune.fusedConsumerWarps))
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", fusedProducerWarps),
+			fmt.Sprintf("-DFG_NBUF=%d", fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
 		if r.stacked {
 			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
 		}
@@ -216,7 +215,7 @@ func (r *run) compile() error {
 				return err
 			}
 			r.fusedCand, r.stacked = false, false
-			r.res.Stats.MatProdImpl += fmt.Sprintf("; fused beam+τ+Z+Gram kernel not available on this device (%v)", err)
+			r.res.Stats.MatProdImpl.NotFused = fmt.Sprintf("not available on this device (%v)", err)
 		}
 	}
 	return nil

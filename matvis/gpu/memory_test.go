@@ -76,7 +76,7 @@ func TestDeviceMemoryModel(t *testing.T) {
 		adj := model - float64(plan.Term(matvis.TermExpTau)) - float64(plan.Term(matvis.TermBeamInterp)) +
 			float64(plan.Term(matvis.TermZ))*(float64(zsize)/float64(csize)-1)
 		wantZ := plan.Term(matvis.TermZ) * zsize / csize
-		if res.Stats.GramFused {
+		if res.Stats.MatProdImpl.Fused {
 			adj = model - float64(plan.Term(matvis.TermExpTau)) - float64(plan.Term(matvis.TermBeamInterp)) - float64(plan.Term(matvis.TermZ))
 			wantZ = 0
 			if alloc(termGramPartials) == 0 {
@@ -102,7 +102,7 @@ func TestDeviceMemoryModel(t *testing.T) {
 		if used < 0.9*adj || used > 1.1*adj+256*mib {
 			t.Errorf("%s: measured %.1f MB vs the adjusted model %.1f MB: want within −10 %% and +10 %% + 256 MiB", c.name, used/1e6, adj/1e6)
 		}
-		if zsize == 2*csize && !res.Stats.GramFused && (used < 0.75*model || used > 1.25*model) {
+		if zsize == 2*csize && !res.Stats.MatProdImpl.Fused && (used < 0.75*model || used > 1.25*model) {
 			t.Errorf("%s: measured %.1f MB vs the model %.1f MB: want within ±25 %% (Z in complex128)", c.name, used/1e6, model/1e6)
 		}
 	}

@@ -23,7 +23,6 @@ type run struct {
 	tune tuning
 
 	s    cuda.Stream
-	s2   cuda.Stream // fused kernel's stream when sub > 1
 	blas *cuda.Blas
 	g    *gram.Gram
 	st   gram.Strategy
@@ -35,7 +34,6 @@ type run struct {
 	nant, nsrc, nf, M   int
 	npairs, nbeam       int
 	bufSrc, nchunk      int
-	sub, zCap           int // sub-chunks per chunk; sources per Z buffer (sub > 1)
 
 	inputs
 	beamState
@@ -84,8 +82,7 @@ type coordState struct {
 	hENU                [2]*cuda.HostBuffer
 	hCount, hMat        *cuda.HostBuffer
 	// order sorts the visible sources by (zenith band, azimuth bin) for
-	// the gridded beams' gathers (any gridded beam, unless tune.sortSources is
-	// off)
+	// the gridded beams' gathers (any gridded beam)
 	order                                                    bool
 	nblkSort                                                 int
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
@@ -121,12 +118,9 @@ type timingState struct {
 	ev     [2]slotEvents
 	events []cuda.Event
 	coordT [2][2]time.Duration // per slot: upload, compaction
-	// fusedRaw is, per chunk with sub-chunks, the fused kernels' summed
-	// time (ms).
-	fusedRaw []float64
 }
 
-// newRun sets a run up: streams, cuBLAS, the memory plan, the Gram
+// newRun sets a run up: its stream, cuBLAS, the memory plan, the Gram
 // strategy and path, the compiled kernels and the buffers. A failed
 // set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
@@ -140,96 +134,23 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 			made.close()
 		}
 	}()
-	// The host result and the two pinned output slots, before any is made.
-	slots := 2 * int64(len(sim.Pairs)) * int64(sim.NFeed()*sim.NFeed()) * int64(8*sim.Options.Precision)
-	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
+	if err = r.newResult(); err != nil {
+		return nil, err
 	}
-	r.res = matvis.NewResult(sim)
-	r.res.Stats.Backend = "gpu"
-	r.res.Stats.BeamInTauZ = true
-	r.p1 = sim.Options.Precision == 1
-	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
-	r.M = r.nf * r.nant
-	r.npairs = len(sim.Pairs)
-	r.nbeam = len(sim.Beams)
-	r.nblk = (r.nsrc + threadsCoords - 1) / threadsCoords
-	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
-	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
-		r.rot = rot
+	if err = r.shape(); err != nil {
+		return nil, err
 	}
-	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
-		r.bcrs = br
+	if err = r.openHandles(); err != nil {
+		return nil, err
 	}
-	for i, bm := range sim.Beams {
-		if _, _, analytic, _ := analyticKind(bm, sim.Freqs[0]); analytic {
-			continue
-		}
-		if _, err := asGridBeam(i, bm); err != nil {
-			return nil, err
-		}
-		r.order = r.tune.sortSources
+	if err = r.planMemory(); err != nil {
+		return nil, err
 	}
-
-	r.sub = r.opt.SubChunks
-	if r.sub <= 0 {
-		r.sub = DefaultSubChunks
-	}
-	if r.polSky = sim.SkyPolarized(); r.polSky {
-		// A full-Stokes sky runs the single-stream path: two Z and Gram
-		// launches per chunk (stokes.go), no sub-chunk pipeline.
-		r.sub = 1
-	}
-	if r.sub > 1 && r.tune.streamPriority == 2 {
-		r.s, err = r.c.NewStreamPriority(true)
-	} else {
-		r.s, err = r.c.NewStream()
-	}
-	if err != nil {
-		return nil, fmt.Errorf("gpu: main stream: %w", err)
-	}
-	if r.sub > 1 {
-		if r.s2, err = r.c.NewStreamPriority(r.tune.streamPriority == 1); err != nil {
-			return nil, fmt.Errorf("gpu: fused-kernel stream: %w", err)
-		}
-	}
-	if r.blas, err = r.c.NewBlas(r.s); err != nil {
-		return nil, fmt.Errorf("gpu: cuBLAS handle: %w", err)
-	}
-	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
-		return nil, fmt.Errorf("gpu: cuBLAS math mode: %w", err)
-	}
-	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
-		return nil, fmt.Errorf("gpu: %w", err)
-	}
-
-	// Memory plan against the device's free memory.
-	budget := sim.Options.MaxMemory
-	if budget == 0 {
-		free, _, err := r.c.MemInfo()
-		if err != nil {
-			return nil, fmt.Errorf("gpu: free device memory for the plan: %w", err)
-		}
-		budget = free
-	}
-	plan := sim.PlanMemory(budget)
-	r.res.Plan = plan
-	r.nchunk = max(plan.NChunks, 1)
-	r.bufSrc = plan.BufferSources
-	if plan.SourcesPerChunk <= 1000 || r.bufSrc < 1 {
-		r.bufSrc = plan.SourcesPerChunk
-	}
-	r.bufSrc = max(r.bufSrc, 1)
-
 	if err = r.chooseStrategy(); err != nil {
 		return nil, err
 	}
 	if err = r.fusedEligibility(); err != nil {
 		return nil, err
-	}
-	if r.sub > 1 {
-		r.zCap = (r.bufSrc + 1) / 2
-		r.res.Stats.MatProdImpl += fmt.Sprintf("; overlapped with the fused kernel in up to %d sub-chunks per chunk (two streams)", r.sub)
 	}
 	if err = r.compile(); err != nil {
 		return nil, err
@@ -244,20 +165,101 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseFused(); err != nil {
 		return nil, err
 	}
-	r.res.Stats.MatProdImpl = matProdImpl(sim, r.res.Stats.MatProdImpl)
+	describeMatProd(sim, &r.res.Stats.MatProdImpl)
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil
 }
 
-// close waits for the run's streams and releases everything it made.
+// newResult checks that the host holds the result and the two pinned
+// output slots, before any is made, and makes the result.
+func (r *run) newResult() error {
+	sim := r.sim
+	slots := 2 * int64(len(sim.Pairs)) * int64(sim.NFeed()*sim.NFeed()) * int64(8*sim.Options.Precision)
+	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	r.res = matvis.NewResult(sim)
+	r.res.Stats.Backend = "gpu"
+	r.res.Stats.BeamInTauZ = true
+	return nil
+}
+
+// shape takes the run's sizes, its coordinate method, whether the sky is
+// full-Stokes (two Z and Gram launches per chunk, stokes.go) and whether
+// the visible sources are ordered for gridded beams' gathers; a beam that
+// is neither analytic nor gridded is an error.
+func (r *run) shape() error {
+	sim := r.sim
+	r.p1 = sim.Options.Precision == 1
+	r.nant, r.nsrc, r.nf = sim.NAnt(), sim.NSrc(), sim.NFeed()
+	r.M = r.nf * r.nant
+	r.npairs = len(sim.Pairs)
+	r.nbeam = len(sim.Beams)
+	r.nblk = (r.nsrc + threadsCoords - 1) / threadsCoords
+	r.nblkSort = (r.nsrc + sortItems - 1) / sortItems
+	if rot, ok := sim.Coords.(astro.MatrixRotation); ok {
+		r.rot = rot
+	}
+	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
+		r.bcrs = br
+	}
+	r.polSky = sim.SkyPolarized()
+	for i, bm := range sim.Beams {
+		if _, _, analytic, _ := analyticKind(bm, sim.Freqs[0]); analytic {
+			continue
+		}
+		if _, err := asGridBeam(i, bm); err != nil {
+			return err
+		}
+		r.order = true
+	}
+	return nil
+}
+
+// openHandles makes the run's stream, cuBLAS handle and Gram product.
+func (r *run) openHandles() (err error) {
+	if r.s, err = r.c.NewStream(); err != nil {
+		return fmt.Errorf("gpu: main stream: %w", err)
+	}
+	if r.blas, err = r.c.NewBlas(r.s); err != nil {
+		return fmt.Errorf("gpu: cuBLAS handle: %w", err)
+	}
+	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
+		return fmt.Errorf("gpu: cuBLAS math mode: %w", err)
+	}
+	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+// planMemory plans the chunks against Options.MaxMemory or, by default,
+// the device's free memory, and sizes the source buffers.
+func (r *run) planMemory() error {
+	budget := r.sim.Options.MaxMemory
+	if budget == 0 {
+		free, _, err := r.c.MemInfo()
+		if err != nil {
+			return fmt.Errorf("gpu: free device memory for the plan: %w", err)
+		}
+		budget = free
+	}
+	plan := r.sim.PlanMemory(budget)
+	r.res.Plan = plan
+	r.nchunk = max(plan.NChunks, 1)
+	r.bufSrc = plan.BufferSources
+	if plan.SourcesPerChunk <= 1000 || r.bufSrc < 1 {
+		r.bufSrc = plan.SourcesPerChunk
+	}
+	r.bufSrc = max(r.bufSrc, 1)
+	return nil
+}
+
+// close waits for the run's stream and releases everything it made.
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
-	}
-	if r.s2 != 0 {
-		_ = r.c.SyncStream(r.s2)
-		_ = r.c.DestroyStream(r.s2)
 	}
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
@@ -294,9 +296,6 @@ func (r *run) run() (*matvis.Result, error) {
 	counts := cuda.HostSlice[int32](r.hCount)
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
-		if r.s2 != 0 {
-			_ = r.c.SyncStream(r.s2)
-		}
 		r.res.Stats.Device = r.deviceMemory()
 		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
 		return r.res, err

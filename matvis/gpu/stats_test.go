@@ -45,9 +45,13 @@ func TestMatProdImplNamesMethod(t *testing.T) {
 	for _, mp := range []matvis.MatProd{matvis.MatProdHerk, matvis.MatProdPairs} {
 		sim := &matvis.Simulation{Pairs: [][2]int{{0, 1}, {1, 1}}}
 		sim.Options.MatProd = mp
-		got := matProdImpl(sim, "cuBLAS cherk (forced)")
-		if !strings.HasPrefix(got, string(mp)) || !strings.Contains(got, "cuBLAS cherk (forced)") {
-			t.Errorf("%s: %q", mp, got)
+		g := matvis.GramImpl{Strategy: "cuBLAS cherk", Why: "forced"}
+		describeMatProd(sim, &g)
+		if g.MatProd != mp || (mp == matvis.MatProdPairs) != (g.ExtractedPairs == len(sim.Pairs)) {
+			t.Errorf("%s: %+v", mp, g)
+		}
+		if s := g.String(); !strings.HasPrefix(s, string(mp)) || !strings.Contains(s, "cuBLAS cherk (forced)") {
+			t.Errorf("%s: %q", mp, s)
 		}
 	}
 }

@@ -145,8 +145,7 @@ func (r *run) launchStokesZ(fi, sl, n, p0 int, negative bool) error {
 	if negative {
 		w = w.Offset(int64(r.nsrc) * stokesWords * 8)
 	}
-	apb := max(r.tune.antennasPerBlock, 1)
-	return r.k.makeZStokes(r.s, r.zArgs(fi, sl, n, p0, r.dCoef), w, int32(apb), int64(r.nf)*int64(n), r.dZ)
+	return r.k.makeZStokes(r.s, r.zArgs(fi, sl, n, p0, r.dCoef), w, antennasPerBlock, int64(r.nf)*int64(n), r.dZ)
 }
 
 // stokesChunk is a full-Stokes chunk's Gram stage: the positive factors'

@@ -14,16 +14,16 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
-// matProdImpl names the matrix product as the run does it. The device has
-// no per-pair product: it always forms the whole M×M Gram product (cuBLAS
-// or the fused kernel) and vis_out extracts the output pairs, so
-// Options.MatProd pairs gives the pairs' visibilities computed that way,
-// which is said here rather than ignored silently.
-func matProdImpl(sim *matvis.Simulation, impl string) string {
+// describeMatProd fills in the matrix product as the run does it. The
+// device has no per-pair product: it always forms the whole M×M Gram
+// product (cuBLAS or the fused kernel) and vis_out extracts the output
+// pairs, so Options.MatProd pairs gives the pairs' visibilities computed
+// that way, which is said here rather than ignored silently.
+func describeMatProd(sim *matvis.Simulation, g *matvis.GramImpl) {
+	g.MatProd = matvis.MatProdHerk
 	if sim.Options.MatProd == matvis.MatProdPairs {
-		return fmt.Sprintf("pairs (%d) extracted from the full Gram product, %s", len(sim.Pairs), impl)
+		g.MatProd, g.ExtractedPairs = matvis.MatProdPairs, len(sim.Pairs)
 	}
-	return "herk via " + impl
 }
 
 func (r *run) chooseStrategy() error {
@@ -33,7 +33,7 @@ func (r *run) chooseStrategy() error {
 		if prec == 2 && !r.st.Double() {
 			return fmt.Errorf("gpu: strategy %s is single precision; precision 2 needs a complex128 one", r.st)
 		}
-		r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (forced)", r.st)
+		r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(r.st), Why: "forced"}
 		return nil
 	}
 	// Expected K per chunk: about half the sky is above the horizon.
@@ -46,7 +46,7 @@ func (r *run) chooseStrategy() error {
 	if !r.opt.NoStrategyCache {
 		if st, ok := readStrategyCache(cache, key); ok {
 			r.st = st
-			r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (cached choice for M=%d K≈%d)", st, r.M, bucket)
+			r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(st), Why: fmt.Sprintf("cached choice for M=%d K≈%d", r.M, bucket)}
 			return nil
 		}
 	}
@@ -64,7 +64,7 @@ func (r *run) chooseStrategy() error {
 			parts = append(parts, fmt.Sprintf("%s %.3f ms", x.Strategy, x.Ms))
 		}
 	}
-	r.res.Stats.MatProdImpl = fmt.Sprintf("cuBLAS %s (measured at M=%d K=%d: %s)", st, r.M, bucket, strings.Join(parts, ", "))
+	r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(st), Why: fmt.Sprintf("measured at M=%d K=%d: %s", r.M, bucket, strings.Join(parts, ", "))}
 	if !r.opt.NoStrategyCache {
 		writeStrategyCache(cache, key, st)
 	}

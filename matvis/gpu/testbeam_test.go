@@ -151,11 +151,7 @@ func hostWeights(c float64, n, order int, idx *[4]int, w *[4]float64) {
 		w[0], w[1], w[2], w[3] = 1-x, x, 0, 0
 	} else {
 		start--
-		z := 1 - x
-		w[1] = (x*x*(x-2)*3 + 4) / 6
-		w[2] = (z*z*(z-2)*3 + 4) / 6
-		w[0] = z * z * z / 6
-		w[3] = 1 - w[0] - w[1] - w[2]
+		*w = beam.CubicWeights(x)
 	}
 	mirror := func(i int) int {
 		sz2 := 2*n - 2

@@ -11,13 +11,10 @@ import (
 )
 
 // slotEvents time one integration: coords (c0 → u upload → c1), chunks
-// (s, then beam/tauz/matprod per chunk), output (o). With sub-chunks
-// (run.sub > 1) piece holds per sub-chunk the fused kernel's start and end
-// on the side stream and the Gram product's start and end on the main one.
+// (s, then beam/tauz/matprod per chunk), output (o).
 type slotEvents struct {
 	c0, u, c1, s, o cuda.Event
 	chunk           [][3]cuda.Event
-	piece           [][4]cuda.Event
 }
 
 func (r *run) event() (cuda.Event, error) {
@@ -72,17 +69,13 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 	var pre matvis.StageTimes
 	pre[matvis.StageTransfer] = r.coordT[sl][0]
 	pre[matvis.StageCoords] = r.coordT[sl][1]
-	if size, _ := r.chunkPlan(nvis); r.subPlan(size) > 1 {
-		r.finishPieces(fi, ti, ev, nvis, pre)
-	} else {
-		r.finishChunks(fi, ti, ev, nvis, pre)
-	}
+	r.finishChunks(fi, ti, ev, nvis, pre)
 	r.res.Done[fi*r.sim.NTime()+ti] = true
 	return nil
 }
 
-// finishChunks stores the stage times of an integration queued by the
-// single-stream path of queueChunks, one sample per chunk (one with the
+// finishChunks stores the stage times of an integration queued by
+// queueChunks, one sample per chunk (one with the
 // coordinates and output only when nothing was visible); pre, the
 // coordinate stages, go to the first.
 func (r *run) finishChunks(fi, ti int, ev *slotEvents, nvis int, pre matvis.StageTimes) {
@@ -114,47 +107,6 @@ func (r *run) finishChunks(fi, ti int, ev *slotEvents, nvis int, pre matvis.Stag
 	if count == 0 {
 		pre[matvis.StageTransfer] += d(ev.s, ev.o)
 		r.res.Stats.Chunks = append(r.res.Stats.Chunks, r.chunkSample(fi, ti, 0, 0, 0, pre))
-	}
-}
-
-// finishPieces stores the stage times of an integration queued by
-// queuePieces. Chunks are delimited on the main stream (ev.s, then the end
-// of each chunk's last Gram product), so their wall times add up to the
-// integration's: per chunk, matprod is the sum of its Gram products (each
-// from the moment its fused kernel was done and the previous product
-// finished), tau_z the rest of the chunk's wall (the fused kernels' time not
-// hidden under a Gram product), beam 0. The fused kernels' own summed time
-// per chunk goes to run.fusedRaw (ms).
-func (r *run) finishPieces(fi, ti int, ev *slotEvents, nvis int, pre matvis.StageTimes) {
-	d := r.elapsed
-	ps := r.pieces(nvis)
-	prev := ev.s
-	for i := 0; i < len(ps); {
-		ci := ps[i][2]
-		var st matvis.StageTimes
-		if ci == 0 {
-			st = pre
-		}
-		var gram, fused time.Duration
-		n := 0
-		j := i
-		for ; j < len(ps) && ps[j][2] == ci; j++ {
-			e := ev.piece[j]
-			gram += d(e[2], e[3])
-			fused += d(e[0], e[1])
-			n += ps[j][1]
-		}
-		end := ev.piece[j-1][3]
-		wall := d(prev, end)
-		st[matvis.StageMatProd] += gram
-		st[matvis.StageTauZ] += max(wall-gram, 0)
-		if j == len(ps) {
-			st[matvis.StageTransfer] += d(end, ev.o)
-		}
-		r.fusedRaw = append(r.fusedRaw, fused.Seconds()*1e3)
-		r.res.Stats.Chunks = append(r.res.Stats.Chunks, r.chunkSample(fi, ti, ci, n, nvis, st))
-		prev = end
-		i = j
 	}
 }
 

@@ -19,7 +19,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -216,10 +215,10 @@ func (r *run) put(b matvis.Block, sub *matvis.Result) error {
 	st := &r.res.Stats
 	if !r.planSet {
 		r.res.Plan, r.planSet = sub.Plan, true
-		st.MatProdImpl, st.BeamInTauZ, st.ZBytes, st.GramFused = sub.Stats.MatProdImpl, sub.Stats.BeamInTauZ, sub.Stats.ZBytes, sub.Stats.GramFused
+		st.MatProdImpl, st.BeamInTauZ, st.ZBytes = sub.Stats.MatProdImpl, sub.Stats.BeamInTauZ, sub.Stats.ZBytes
 		st.Device = sub.Stats.Device
-	} else if sub.Stats.MatProdImpl != st.MatProdImpl && !strings.Contains(st.MatProdImpl, sub.Stats.MatProdImpl) {
-		st.MatProdImpl += "; " + sub.Stats.MatProdImpl
+	} else {
+		st.MatProdImpl.Merge(sub.Stats.MatProdImpl)
 	}
 	st.Setup = max(st.Setup, sub.Stats.Setup)
 	st.Integrations = append(st.Integrations, sub.Stats.Integrations...)

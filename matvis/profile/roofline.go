@@ -10,25 +10,25 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
-	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
+	"github.com/gomatvis/gomatvis/matvis/profile/roof"
 )
 
-// Ceiling is one measured or published limit of a machine (matvis.Ceiling).
-type Ceiling = matvis.Ceiling
+// Ceiling is one measured or published limit of a machine (roof.Ceiling).
+type Ceiling = roof.Ceiling
 
-// Ceilings are a device's roofs (matvis.Ceilings).
-type Ceilings = matvis.Ceilings
+// Ceilings are a device's roofs (roof.Ceilings).
+type Ceilings = roof.Ceilings
 
 // GramShape is the Gram product of one chunk: C (M×M) = Z·Zᴴ with Z M×K
-// (matvis.GramShape).
-type GramShape = matvis.GramShape
+// (roof.GramShape).
+type GramShape = roof.GramShape
 
 // CeilingMeter measures a device's ceilings, the Gram product at the run's
-// exact shape among them (matvis.CeilingMeter). The CPU's is CPUMeter; the
+// exact shape among them (roof.CeilingMeter). The CPU's is CPUMeter; the
 // GPU backend (matvis/gpu) implements it through cuBLAS with CUDA events,
 // and Run uses the backend's own when the backend is one.
-type CeilingMeter = matvis.CeilingMeter
+type CeilingMeter = roof.CeilingMeter
 
 // CPUMeter measures the CPU: memory bandwidth by a parallel copy of a
 // buffer much larger than the caches, and the herk rate at the run's shape

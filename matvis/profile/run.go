@@ -50,7 +50,7 @@ type Report struct {
 	// and the figures and the roofline show the two as one stage.
 	BeamInTauZ bool `json:"beam_in_tau_z,omitempty"`
 	// GramFused says the Gram product ran in the kernel that makes Z
-	// (Stats.GramFused): the matprod stage holds beam, τ and Z too.
+	// (Stats.MatProdImpl.Fused): the matprod stage holds beam, τ and Z too.
 	GramFused bool               `json:"gram_fused,omitempty"`
 	Notes     []string           `json:"notes"`
 	Timing    Timing             `json:"timing"`
@@ -199,22 +199,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.Sim = sim
 	logf("built %d antennas, %d beams, %d sources, %d times, %d channels in %.2f s", sim.NAnt(), len(sim.Beams), sim.NSrc(), sim.NTime(), sim.NFreq(), rep.Timing.Build)
 	if cfg.Warmup {
-		w := *sim
-		w.Coords = firstTimes{sim.Coords, 1}
-		w.Times = nil
-		w.Freqs = sim.Freqs[:1]
-		w.Flux = nil // only the first channel: rebuild source-major fluxes
-		if sim.Sky == nil {
-			for s := range sim.NSrc() {
-				w.Flux = append(w.Flux, sim.Flux[s*sim.NFreq()])
-			}
+		if rep.Timing.Warmup, err = warmUp(ctx, be, sim); err != nil {
+			return nil, err
 		}
-		w.Options.Progress = nil
-		t := time.Now()
-		if _, err := be.Run(ctx, &w); err != nil {
-			return nil, fmt.Errorf("profile: warm-up run: %w", err)
-		}
-		rep.Timing.Warmup = time.Since(t).Seconds()
 		logf("warm-up (first integration) %.2f s", rep.Timing.Warmup)
 	}
 	gc := debug.SetGCPercent(100)
@@ -233,9 +220,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	}
 	rep.Timing.Run = time.Since(t).Seconds()
 	rep.Result = res
-	rep.MatProd = res.Stats.MatProdImpl
+	rep.MatProd = res.Stats.MatProdImpl.String()
 	rep.BeamInTauZ = res.Stats.BeamInTauZ
-	rep.GramFused = res.Stats.GramFused
+	rep.GramFused = res.Stats.MatProdImpl.Fused
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
@@ -256,6 +243,39 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 			rep.Notes = append(rep.Notes, w)
 		}
 	}
+	if err := rep.extras(ctx, cfg, o, be, sim, res, herk, logf); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// warmUp runs sim's first integration once, untimed but for the returned
+// seconds, so that the measured run starts with compiled kernels, a chosen
+// strategy and warm caches.
+func warmUp(ctx context.Context, be matvis.Backend, sim *matvis.Simulation) (float64, error) {
+	w := *sim
+	w.Coords = firstTimes{sim.Coords, 1}
+	w.Times = nil
+	w.Freqs = sim.Freqs[:1]
+	w.Flux = nil // only the first channel: rebuild source-major fluxes
+	if sim.Sky == nil {
+		for s := range sim.NSrc() {
+			w.Flux = append(w.Flux, sim.Flux[s*sim.NFreq()])
+		}
+	}
+	w.Options.Progress = nil
+	t := time.Now()
+	if _, err := be.Run(ctx, &w); err != nil {
+		return 0, fmt.Errorf("profile: warm-up run: %w", err)
+	}
+	return time.Since(t).Seconds(), nil
+}
+
+// extras adds what Options ask beyond the measured run: the roofline
+// (the backend's CeilingMeter, else the CPU's through herk) and the
+// scaling sweeps.
+func (rep *Report) extras(ctx context.Context, cfg Config, o Options, be matvis.Backend, sim *matvis.Simulation, res *matvis.Result,
+	herk cblas.Herk, logf func(string, ...any)) error {
 	if o.Roofline {
 		meter, ok := be.(CeilingMeter)
 		if !ok {
@@ -263,7 +283,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 		}
 		rl, err := roofline(ctx, meter, rep, sim, res)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Roofline = rl
 		logf("roofline: %d ceilings measured", len(rl.Ceilings.Bandwidth)+len(rl.Ceilings.Compute))
@@ -271,12 +291,12 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	if o.Scaling {
 		pts, err := Sweep(ctx, cfg, be)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		rep.Scaling = pts
 		logf("scaling sweeps: %d runs", len(pts))
 	}
-	return rep, nil
+	return nil
 }
 
 func summarizeStats(rep *Report, res *matvis.Result) {
@@ -408,7 +428,7 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 	if res.Stats.BeamInTauZ {
 		work = FuseBeamTauZ(work, ws)
 	}
-	if res.Stats.GramFused {
+	if res.Stats.MatProdImpl.Fused {
 		work = FuseGram(work, ws)
 	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}

@@ -312,23 +312,55 @@ func (s *Spec) NSrc() int { return len(s.Sources.RARad) }
 // Validate checks every field and returns a *ValidationError listing all
 // problems, or nil.
 func (s *Spec) Validate() error {
-	var errs []*FieldError
-	bad := func(field string, v any, format string, a ...any) {
-		errs = append(errs, &FieldError{field, v, fmt.Sprintf(format, a...)})
+	var c checker
+	c.telescope(s.Telescope)
+	c.antennas(s)
+	c.freqs(s)
+	c.times(s)
+	c.sourcePositions(s)
+	c.fluxes(s)
+	c.beams(s)
+	nant := len(s.AntennasENU)
+	if s.LayoutCSV != "" {
+		nant = math.MaxInt // the layout's antennas are checked when it is read
 	}
-	finite := func(field string, v float64) bool {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			bad(field, v, "must be finite")
-			return false
-		}
-		return true
+	c.beamIndex(s, nant)
+	c.antPairs(s, nant)
+	c.options(s)
+	if len(c.errs) > 0 {
+		return &ValidationError{c.errs}
 	}
-	positive := func(field string, v float64) {
-		if finite(field, v) && v <= 0 {
-			bad(field, v, "must be positive")
-		}
+	return nil
+}
+
+// checker collects the field errors of Spec.Validate, whose steps are its
+// methods, one per part of the spec, in the order the errors are listed.
+type checker struct{ errs []*FieldError }
+
+// bad records that field (value v) is wrong.
+func (c *checker) bad(field string, v any, format string, a ...any) {
+	c.errs = append(c.errs, &FieldError{field, v, fmt.Sprintf(format, a...)})
+}
+
+// finite records a NaN or infinite v and says whether v is finite.
+func (c *checker) finite(field string, v float64) bool {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		c.bad(field, v, "must be finite")
+		return false
 	}
-	t := s.Telescope
+	return true
+}
+
+// positive records a v that is not finite and positive.
+func (c *checker) positive(field string, v float64) {
+	if c.finite(field, v) && v <= 0 {
+		c.bad(field, v, "must be positive")
+	}
+}
+
+// telescope checks the site.
+func (c *checker) telescope(t Telescope) {
+	bad, finite := c.bad, c.finite
 	if finite("telescope.lat_deg", t.LatDeg) && math.Abs(t.LatDeg) > 90 {
 		bad("telescope.lat_deg", t.LatDeg, "latitude must be within [-90, 90]")
 	}
@@ -338,6 +370,12 @@ func (s *Spec) Validate() error {
 	if finite("telescope.height_m", t.HeightM) && math.Abs(t.HeightM) > 1e5 {
 		bad("telescope.height_m", t.HeightM, "height must be within ±100 km of the ellipsoid")
 	}
+}
+
+// antennas checks the layout's source (a CSV or inline positions) and the
+// inline positions.
+func (c *checker) antennas(s *Spec) {
+	bad, finite := c.bad, c.finite
 	switch {
 	case s.LayoutCSV != "" && (len(s.AntennasENU) > 0 || s.BeamIdx != nil):
 		bad("layout_csv", s.LayoutCSV, "give either layout_csv or antennas_enu_m with beam_idx, not both")
@@ -357,6 +395,11 @@ func (s *Spec) Validate() error {
 			}
 		}
 	}
+}
+
+// freqs checks the frequencies, Hz (not MHz).
+func (c *checker) freqs(s *Spec) {
+	bad, finite := c.bad, c.finite
 	if len(s.FreqsHz) == 0 {
 		bad("freqs_hz", s.FreqsHz, "need at least one frequency")
 	}
@@ -376,6 +419,11 @@ func (s *Spec) Validate() error {
 	if allLow {
 		bad("freqs_hz", s.FreqsHz, "frequencies look like MHz: %g Hz; simspec wants Hz (every frequency is below %g Hz)", s.FreqsHz[0], mhzSuspectHz)
 	}
+}
+
+// times checks the times and their Earth-orientation entries.
+func (c *checker) times(s *Spec) {
+	bad, finite := c.bad, c.finite
 	if len(s.TimesJD) == 0 {
 		bad("times_jd", s.TimesJD, "need at least one time")
 	}
@@ -400,6 +448,12 @@ func (s *Spec) Validate() error {
 			bad(f+".yp_arcsec", e.YpArcsec, "polar motion must be within ±10 arcsec")
 		}
 	}
+}
+
+// sourcePositions checks where the sources come from (catalog or inline)
+// and the inline positions, radians.
+func (c *checker) sourcePositions(s *Spec) {
+	bad, finite := c.bad, c.finite
 	src := s.Sources
 	nsrc := len(src.RARad)
 	switch c := src.Catalog; {
@@ -432,6 +486,14 @@ func (s *Spec) Validate() error {
 			bad(f, v, "|dec| must be at most π/2")
 		}
 	}
+}
+
+// fluxes checks the inline sources' Stokes-I rows and the optional Q, U, V
+// rows.
+func (c *checker) fluxes(s *Spec) {
+	bad, finite := c.bad, c.finite
+	src := s.Sources
+	nsrc := len(src.RARad)
 	nfreq := len(s.FreqsHz)
 	for i, row := range src.FluxJy {
 		f := fmt.Sprintf("sources.flux_jy[%d]", i)
@@ -452,6 +514,11 @@ func (s *Spec) Validate() error {
 	for k, rows := range [][][]float64{src.StokesQJy, src.StokesUJy, src.StokesVJy} {
 		validateStokesRows("sources.stokes_"+"quv"[k:k+1]+"_jy", rows, nsrc, nfreq, bad, finite)
 	}
+}
+
+// beams checks each beam's type, parameters and Jones form.
+func (c *checker) beams(s *Spec) {
+	bad, positive := c.bad, c.positive
 	if len(s.Beams) == 0 {
 		bad("beams", s.Beams, "need at least one beam")
 	}
@@ -490,10 +557,12 @@ func (s *Spec) Validate() error {
 			bad(f+".jones", b.Jones, "a diagonal Jones matrix applies to uniform, gaussian and airy beams only, not %s", b.Type)
 		}
 	}
-	nant, nbeam := len(s.AntennasENU), len(s.Beams)
-	if s.LayoutCSV != "" {
-		nant = math.MaxInt // the layout's antennas are checked when it is read
-	}
+}
+
+// beamIndex checks which beam each of nant antennas uses.
+func (c *checker) beamIndex(s *Spec, nant int) {
+	bad := c.bad
+	nbeam := len(s.Beams)
 	switch {
 	case s.LayoutCSV != "": // the layout's BeamIDs index the beams
 	case s.BeamIdx == nil:
@@ -510,6 +579,11 @@ func (s *Spec) Validate() error {
 			}
 		}
 	}
+}
+
+// antPairs checks the selected baselines against nant antennas.
+func (c *checker) antPairs(s *Spec, nant int) {
+	bad := c.bad
 	if s.AntPairs != nil && len(s.AntPairs) == 0 {
 		bad("antpairs", s.AntPairs, "an empty list selects no baseline; use null for all pairs")
 	}
@@ -526,6 +600,12 @@ func (s *Spec) Validate() error {
 			}
 		}
 	}
+}
+
+// options checks precision, feed, spline order, coordinate method and the
+// run options.
+func (c *checker) options(s *Spec) {
+	bad := c.bad
 	if s.Precision != 1 && s.Precision != 2 {
 		bad("precision", s.Precision, "must be 1 (float32) or 2 (float64)")
 	}
@@ -564,10 +644,6 @@ func (s *Spec) Validate() error {
 			bad("options.update_bcrs_every_s", o.UpdateBCRSEveryS, "must not be negative")
 		}
 	}
-	if len(errs) > 0 {
-		return &ValidationError{errs}
-	}
-	return nil
 }
 
 // validateStokesRows checks optional Stokes Q, U or V rows: none, or one
