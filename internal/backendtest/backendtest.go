@@ -13,6 +13,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
@@ -80,13 +81,11 @@ func RelErr(got, want []complex128) float64 {
 	return d / m
 }
 
-// NewRNG returns a fresh random stream and logs its seed, so that a
-// failure on random inputs can be replayed (set the seed here by hand).
+// NewRNG returns a fresh random stream and logs its seed
+// (sharedtest.RNG).
 func NewRNG(t testing.TB, stream uint64) *rand.Rand {
 	t.Helper()
-	seed := rand.Uint64()
-	t.Logf("random seed %d (stream %d)", seed, stream)
-	return rand.New(rand.NewPCG(seed, stream))
+	return sharedtest.RNG(t, stream)
 }
 
 // BaselineTolerance is the bar on PerBaselineErr against the plain-loop
