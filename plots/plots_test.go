@@ -72,6 +72,8 @@ func TestRoofline(t *testing.T) {
 	if f.Series[3].Points != 4 {
 		t.Errorf("stage points %d, want 4", f.Series[3].Points)
 	}
+	// Each drawable stage at (intensity, FLOP/s), in order.
+	checkPoints(t, f, "stages", [][2]float64{{0.3, 1e9}, {1, 3e9}, {2, 8e9}, {50, 9e10}})
 	if f.X.Min > 0.03 || f.X.Max < 500 {
 		t.Errorf("x range [%g, %g] does not hold the points with a margin", f.X.Min, f.X.Max)
 	}
@@ -94,6 +96,35 @@ func TestStageBreakdown(t *testing.T) {
 	for _, s := range f.Series {
 		if s.Points != 3 {
 			t.Errorf("stage %s: %d bars, want 3", s.Name, s.Points)
+		}
+	}
+	// Stacked in ms (the input is in seconds): bar i of stage k spans the
+	// sum of stages < k to the sum of stages ≤ k.
+	var all [][]float64
+	for _, r := range d.Runs {
+		for _, b := range r.Bars {
+			all = append(all, b.Seconds)
+		}
+	}
+	for k, st := range d.Stages {
+		var sh *shape
+		for i := range f.shapes {
+			if f.shapes[i].series == st && f.shapes[i].kind == bars {
+				sh = &f.shapes[i]
+			}
+		}
+		if sh == nil || len(sh.xy) != len(all) {
+			t.Fatalf("stage %s: bars %+v", st, sh)
+		}
+		for i, b := range all {
+			var lo float64
+			for _, v := range b[:k] {
+				lo += v * 1e3
+			}
+			hi := lo + b[k]*1e3
+			if math.Abs(sh.y0[i]-lo) > 1e-9*hi || math.Abs(sh.xy[i].Y-hi) > 1e-9*hi || sh.xy[i].X != float64(i) {
+				t.Errorf("stage %s bar %d spans %g … %g ms at x = %g, want %g … %g at %d", st, i, sh.y0[i], sh.xy[i].Y, sh.xy[i].X, lo, hi, i)
+			}
 		}
 	}
 	d.Runs[0].Bars[0].Seconds = []float64{1}
