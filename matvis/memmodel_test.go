@@ -29,8 +29,13 @@ func TestProdsliceMatchesMatvisNumbers(t *testing.T) {
 		t.Errorf("buffer sources = %d, want 33333 (1e6 // 30)", nbuf)
 	}
 	tot := matvis.Total(terms)
-	if math.Abs(float64(tot)/1e9-1.72) > 0.01 {
-		t.Errorf("total = %.4f GB, want 1.72", float64(tot)/1e9)
+	// §8's terms at rsize 4, csize 8, nfeed = nax = 2, 33333 buffer
+	// sources, by hand: antpos, flux, beam, crd_eq, eq2top, crd_top,
+	// crd_chunk, flux_chunk, exptau, beam_interp, zmat, vis.
+	const want = 350*3*4 + 1_000_000*4 + 350*181*360*2*2*8 + 3*1_000_000*4 + 9*4 + 3*1_000_000*4 +
+		3*33333*4 + 33333*4 + 350*33333*8 + 350*2*2*33333*8 + 33333*2*350*2*8 + 30*2*350*2*350*8
+	if tot != want || math.Abs(float64(tot)/1e9-1.72) > 0.005 {
+		t.Errorf("total = %d B (%.4f GB), want %d B (matvis: 1.72 GB)", tot, float64(tot)/1e9, want)
 	}
 	var grid int64
 	for _, x := range terms {
@@ -163,5 +168,77 @@ func TestModelAgainstMeasuredPeak(t *testing.T) {
 				t.Errorf("measured/model = %.2f, want within a factor 1.6", r)
 			}
 		})
+	}
+}
+
+// wantMemoryTerms is matvis's get_required_chunks memory model written from
+// docs/matvis-conventions.md §8, term by term, apart from Terms.
+func wantMemoryTerms(c matvis.MemoryConfig, ch int) map[string]int64 {
+	prec, nfeed, sb := c.Precision, c.NFeed, c.SourceBuffer
+	if prec == 0 {
+		prec = 2
+	}
+	if nfeed == 0 {
+		nfeed = 1
+	}
+	if sb == 0 {
+		sb = 1 // gomatvis's default (matvis's source_buffer)
+	}
+	rsize := int64(4 * prec)
+	csize := 2 * rsize
+	nsrc, nant, nbeam, nf := int64(c.NSrc), int64(c.NAnt), int64(c.NBeam), int64(nfeed)
+	nchunk := int64(float64(c.NSrc/ch) * sb)
+	return map[string]int64{
+		matvis.TermAntPos:     nant * 3 * rsize,
+		matvis.TermFlux:       nsrc * rsize,
+		matvis.TermBeamGrid:   c.BeamGridPixels * nf * nf * csize,
+		matvis.TermCrdEq:      3 * nsrc * rsize,
+		matvis.TermEq2Top:     9 * rsize,
+		matvis.TermCrdTop:     3 * nsrc * rsize,
+		matvis.TermCrdChunk:   3 * nchunk * rsize,
+		matvis.TermFluxChunk:  nchunk * rsize,
+		matvis.TermExpTau:     nant * nchunk * csize,
+		matvis.TermBeamInterp: nbeam * nf * nf * nchunk * csize,
+		matvis.TermZ:          nchunk * nf * nant * nf * csize,
+		matvis.TermVis:        int64(ch) * nf * nant * nf * nant * csize,
+	}
+}
+
+// TestMemoryTermsByFormula checks every term of the model, to the byte,
+// on fresh random configurations against the formulas of §8, and that no
+// term is missing or extra.
+func TestMemoryTermsByFormula(t *testing.T) {
+	seed := rand.Uint64()
+	t.Logf("random seed %d", seed)
+	rng := rand.New(rand.NewPCG(seed, 17))
+	cases := []matvis.MemoryConfig{prodslice}
+	for range 20 {
+		cases = append(cases, matvis.MemoryConfig{
+			NAnt: 1 + rng.IntN(400), NBeam: 1 + rng.IntN(50), NSrc: 1 + rng.IntN(2_000_000),
+			NFeed: 1 + rng.IntN(2), Precision: 1 + rng.IntN(2), BeamGridPixels: int64(rng.IntN(100_000)),
+			SourceBuffer: 0.3 + 0.7*rng.Float64(),
+		})
+	}
+	for _, c := range cases {
+		for _, ch := range []int{1, 2, 7, 30, 100} {
+			if ch > c.NSrc {
+				continue
+			}
+			want := wantMemoryTerms(c, ch)
+			terms, _ := c.Terms(ch)
+			if len(terms) != len(want) {
+				t.Errorf("%+v, %d chunks: %d terms, want %d", c, ch, len(terms), len(want))
+			}
+			var sum int64
+			for _, x := range terms {
+				if w, ok := want[x.Name]; !ok || x.Bytes != w {
+					t.Errorf("%+v, %d chunks: term %s = %d B, want %d (known %v)", c, ch, x.Name, x.Bytes, w, ok)
+				}
+				sum += want[x.Name]
+			}
+			if tot := matvis.Total(terms); tot != sum {
+				t.Errorf("%+v, %d chunks: total %d B, the formulas sum to %d", c, ch, tot, sum)
+			}
+		}
 	}
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
@@ -41,7 +41,7 @@ func (b complexBeam) Eval(az, za []float64, out []complex128) {
 // exp(+2πiν (x_ant2 − x_ant1)·ŝ/c), summed here directly, for complex beams
 // that differ between antennas, for every pyuvdata polarization.
 func TestUseConventionsIsPyuvsimsFormula(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	rng := sharedtest.RNG(t, 5)
 	const nant, nsrc = 4, 60
 	freqs := []float64{100e6, 150e6}
 	c := matvis.Config{Freqs: freqs, Beams: []beam.Beam{complexBeam{0.3}, complexBeam{-1.1}}, BeamIdx: []int{0, 1, 1, 0}}

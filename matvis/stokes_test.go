@@ -3,10 +3,10 @@ package matvis
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -15,7 +15,7 @@ import (
 // definite, indefinite, negative, diagonal (r = 0 and b = 0 with either
 // diagonal order) and zero; the signs are those of the eigenvalues.
 func TestFactor(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 1))
+	rng := sharedtest.RNG(t, 1)
 	cases := []Coherency{{}, {{1, 0}, {0, 1}}, {{-2, 0}, {0, -2}}, {{3, 0}, {0, 1}}, {{1, 0}, {0, 3}}, {{0, 1i}, {-1i, 0}}}
 	for range 2000 {
 		a, d := rng.NormFloat64(), rng.NormFloat64()
@@ -113,7 +113,7 @@ func (r rigid) ENU(ti int, e, n, u []float64) error {
 // cos X = ẑâ·(−deĉ) = cos q and sin X = ẑâ·râ = −sin q, with
 // tan q = sin H / (tan φ·cos δ − sin δ·cos H).
 func TestFDBasisParallactic(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 2))
+	rng := sharedtest.RNG(t, 2)
 	sky := rigid{lat: -0.5361, lst: []float64{0, 1.7, 4}}
 	for range 500 {
 		sky.ra = append(sky.ra, 2*math.Pi*rng.Float64())
@@ -160,7 +160,7 @@ func TestFDBasisParallactic(t *testing.T) {
 // TestFDBasisStep: with gomatvis's astrometry the angle hardly depends on
 // the difference step (1e-3 to 1e-5 rad), as NOTES.md found with astropy.
 func TestFDBasisStep(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	rng := sharedtest.RNG(t, 3)
 	var ra, dec []float64
 	for range 200 {
 		ra = append(ra, 2*math.Pi*rng.Float64())
@@ -261,7 +261,7 @@ func (b fixedBasis) Basis(ti int, c, s []float64) error {
 // up to 4.3e-4 within a degree or two (no bar). The Sun of JD 2459845.0 is at RA 173.6°,
 // Dec +2.5° (close enough to draw the line).
 func TestFDBasisConformal(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 4))
+	rng := sharedtest.RNG(t, 4)
 	var ra, dec []float64
 	for range 300 {
 		ra = append(ra, 2*math.Pi*rng.Float64())
@@ -322,7 +322,7 @@ func TestFDBasisConformal(t *testing.T) {
 // helpers: the polar factor is orthogonal and keeps an orthogonal matrix,
 // the aligning rotation takes r1 onto r2.
 func TestRigidBasis(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	rng := sharedtest.RNG(t, 5)
 	var ra, dec []float64
 	for range 300 {
 		ra = append(ra, 2*math.Pi*rng.Float64())

@@ -72,6 +72,8 @@ func TestRoofline(t *testing.T) {
 	if f.Series[3].Points != 4 {
 		t.Errorf("stage points %d, want 4", f.Series[3].Points)
 	}
+	// Each drawable stage at (intensity, FLOP/s), in order.
+	checkPoints(t, f, "stages", [][2]float64{{0.3, 1e9}, {1, 3e9}, {2, 8e9}, {50, 9e10}})
 	if f.X.Min > 0.03 || f.X.Max < 500 {
 		t.Errorf("x range [%g, %g] does not hold the points with a margin", f.X.Min, f.X.Max)
 	}
@@ -94,6 +96,35 @@ func TestStageBreakdown(t *testing.T) {
 	for _, s := range f.Series {
 		if s.Points != 3 {
 			t.Errorf("stage %s: %d bars, want 3", s.Name, s.Points)
+		}
+	}
+	// Stacked in ms (the input is in seconds): bar i of stage k spans the
+	// sum of stages < k to the sum of stages ≤ k.
+	var all [][]float64
+	for _, r := range d.Runs {
+		for _, b := range r.Bars {
+			all = append(all, b.Seconds)
+		}
+	}
+	for k, st := range d.Stages {
+		var sh *shape
+		for i := range f.shapes {
+			if f.shapes[i].series == st && f.shapes[i].kind == bars {
+				sh = &f.shapes[i]
+			}
+		}
+		if sh == nil || len(sh.xy) != len(all) {
+			t.Fatalf("stage %s: bars %+v", st, sh)
+		}
+		for i, b := range all {
+			var lo float64
+			for _, v := range b[:k] {
+				lo += v * 1e3
+			}
+			hi := lo + b[k]*1e3
+			if math.Abs(sh.y0[i]-lo) > 1e-9*hi || math.Abs(sh.xy[i].Y-hi) > 1e-9*hi || sh.xy[i].X != float64(i) {
+				t.Errorf("stage %s bar %d spans %g … %g ms at x = %g, want %g … %g at %d", st, i, sh.y0[i], sh.xy[i].Y, sh.xy[i].X, lo, hi, i)
+			}
 		}
 	}
 	d.Runs[0].Bars[0].Seconds = []float64{1}
@@ -121,6 +152,34 @@ func TestMemoryVsChunk(t *testing.T) {
 	}
 	if f.Y.Max != 6 {
 		t.Errorf("y max %g GB, want the 3× limit clip (6)", f.Y.Max)
+	}
+	// The bands are cumulative, in GB: beam_grid, + zmat, + vis, + the rest.
+	bands := map[string]func(spc float64) float64{
+		"beam_grid": func(float64) float64 { return 0.7 },
+		"zmat":      func(spc float64) float64 { return 0.7 + spc*5600/1e9 },
+		"vis":       func(spc float64) float64 { return 0.7 + spc*5600/1e9 + 1e6/spc*4e6/1e9 },
+		"other":     func(spc float64) float64 { return 0.7 + spc*5600/1e9 + 1e6/spc*4e6/1e9 + (4e6+36)/1e9 },
+	}
+	seen := 0
+	for _, sh := range f.shapes {
+		if sh.kind != area {
+			continue
+		}
+		name := strings.Fields(sh.series)[0]
+		fn, ok := bands[name]
+		if !ok {
+			t.Errorf("unexpected band %q", sh.series)
+			continue
+		}
+		seen++
+		for i, p := range sh.xy {
+			if want := fn(pts[i].SourcesPerChunk); p.X != pts[i].SourcesPerChunk || math.Abs(p.Y-want) > 1e-12 {
+				t.Errorf("band %q point %d at (%g, %g GB), want (%g, %g GB)", sh.series, i, p.X, p.Y, pts[i].SourcesPerChunk, want)
+			}
+		}
+	}
+	if seen != len(bands) {
+		t.Errorf("%d bands, want %d", seen, len(bands))
 	}
 }
 
@@ -151,6 +210,19 @@ func TestVisViews(t *testing.T) {
 			t.Fatal(err)
 		}
 		checkFigure(t, f, "vis", "frequency (MHz)", part.label(), map[string]int{"line": 2})
+		// The plotted points: amplitude √(re² + im²), phase atan2(im, re)
+		// (angle from +re towards +im, in (−π, π]).
+		for _, sr := range d.Series {
+			want := make([][2]float64, len(sr.V))
+			for k, v := range sr.V {
+				y := math.Sqrt(real(v)*real(v) + imag(v)*imag(v))
+				if part == Phase {
+					y = math.Atan2(imag(v), real(v))
+				}
+				want[k] = [2]float64{freqs[k], y}
+			}
+			checkPoints(t, f, sr.Name, want)
+		}
 	}
 	w := WaterfallData{Title: "waterfall", X: freqs, Y: []float64{0, 1}, XLabel: "frequency (MHz)", YLabel: "time index",
 		V: [][]complex128{{1, 2, 3}, {2, 3, 4i}}}
@@ -162,6 +234,41 @@ func TestVisViews(t *testing.T) {
 	if f.Series[0].Points != 6 {
 		t.Errorf("waterfall cells %d, want 6", f.Series[0].Points)
 	}
+	// The colour bar spans the values: amplitudes 1 … 4, phases 0 … π/2
+	// (of 1, 2, 3 and 4i; a phase drawn negated would span −π/2 … 0).
+	for _, tc := range []struct {
+		part   Part
+		lo, hi float64
+	}{{Amplitude, 1, 4}, {Phase, 0, math.Pi / 2}} {
+		f, err := Waterfall(w, tc.part)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cb := f.ColorBar; math.Abs(cb.Y.Min-tc.lo) > 1e-12 || math.Abs(cb.Y.Max-tc.hi) > 1e-12 {
+			t.Errorf("%s waterfall: colour bar %g … %g, want %g … %g", tc.part.label(), cb.Y.Min, cb.Y.Max, tc.lo, tc.hi)
+		}
+	}
+}
+
+// checkPoints checks the points drawn for a series, in order, against
+// (x, y) pairs computed by the test.
+func checkPoints(t *testing.T, f *Figure, series string, want [][2]float64) {
+	t.Helper()
+	for _, sh := range f.shapes {
+		if sh.series != series || sh.kind != points {
+			continue
+		}
+		if len(sh.xy) != len(want) {
+			t.Fatalf("series %q: %d points drawn, want %d", series, len(sh.xy), len(want))
+		}
+		for k, w := range want {
+			if p := sh.xy[k]; math.Abs(p.X-w[0]) > 1e-12 || math.Abs(p.Y-w[1]) > 1e-12*math.Max(1, math.Abs(w[1])) {
+				t.Errorf("series %q point %d drawn at (%g, %g), want (%g, %g)", series, k, p.X, p.Y, w[0], w[1])
+			}
+		}
+		return
+	}
+	t.Fatalf("series %q: no points drawn", series)
 }
 
 func TestSave(t *testing.T) {

@@ -3,7 +3,6 @@ package backendtest
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -47,7 +46,7 @@ func ZenithSource(t *testing.T, be matvis.Backend) {
 
 // Hermitian checks V_ij[p,q] = conj(V_ji[q,p]) on a random polarized sky.
 func Hermitian(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 8))
+	rng := NewRNG(t, 8)
 	sim := newSim(t, Random(t, rng, Shape{NAnt: 6, NSrc: 300, NFreq: 2, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{Polarized: true}))
 	res := mustRun(t, be, sim)
 	nant := sim.NAnt()

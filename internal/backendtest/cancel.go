@@ -3,7 +3,6 @@ package backendtest
 import (
 	"context"
 	"errors"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -13,7 +12,7 @@ import (
 // Progress checks that Options.Progress is called once per finished
 // integration, counting up to the total.
 func Progress(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	rng := NewRNG(t, 3)
 	c := Random(t, rng, Shape{NAnt: 4, NSrc: 300, NFreq: 2, NTime: 3}, SkyPrecomputed, BeamsAnalytic, matvis.Options{MinChunks: 2})
 	var got []matvis.Progress
 	c.Options.Progress = func(p matvis.Progress) { got = append(got, p) }
@@ -33,7 +32,7 @@ func Progress(t *testing.T, be matvis.Backend) {
 // least the integrations reported finished, not all of them, and whose
 // finished integrations equal the plain-loop twin.
 func CancelKeepsFinishedWork(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 4))
+	rng := NewRNG(t, 4)
 	c := Random(t, rng, Shape{NAnt: 5, NSrc: 800, NFreq: 3, NTime: 3}, SkyPrecomputed, BeamsGridded, matvis.Options{Polarized: true, MinChunks: 2})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -72,7 +71,7 @@ func CancelKeepsFinishedWork(t *testing.T, be matvis.Backend) {
 // CancelBeforeStart runs with a context cancelled before the run: it must
 // return the context's error and mark nothing done.
 func CancelBeforeStart(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	rng := NewRNG(t, 5)
 	sim := newSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 4000, NFreq: 1, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{MinChunks: 8}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -94,7 +93,7 @@ func CancelBeforeStart(t *testing.T, be matvis.Backend) {
 // overflow, and the run must fail with matvis.ErrNonFinite instead of
 // returning Inf visibilities, and not mark that integration done.
 func NonFiniteOutput(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 6))
+	rng := NewRNG(t, 6)
 	c := Random(t, rng, Shape{NAnt: 3, NSrc: 200, NFreq: 2, NTime: 1}, SkyPrecomputed, BeamsAnalytic, matvis.Options{})
 	// A uniform beam, so that the autocorrelations, I/2 summed over the
 	// hundred or so visible sources, overflow whatever the draw.

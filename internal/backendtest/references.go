@@ -33,11 +33,12 @@ func References(t *testing.T, be matvis.Backend) {
 
 // referenceBar is the bar on max|ΔV|/max|V| against matvis: rounding on
 // astropy's own vectors, our astrometry's sub-milliarcsecond differences
-// otherwise, and float32 rounding whenever either run was in precision 1.
+// otherwise, and float32 rounding whenever either run was in precision 1
+// (1.6e-7 and 8.2e-7 on the CPU backend, 2026-11-30: about ten times that).
 func referenceBar(coords string, prec, refPrec int) float64 {
 	switch {
 	case prec == 1 || refPrec == 1:
-		return 1e-4
+		return 1e-5
 	case coords == coordTopo:
 		return 1e-9
 	}

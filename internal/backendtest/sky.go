@@ -45,7 +45,8 @@ var gridFreqs = []float64{100e6, 125e6, 150e6, 175e6, 200e6}
 
 // Random draws a fresh random simulation: antennas in a 100 m square,
 // sources uniform on the sphere (about half below the horizon, a few
-// exactly on it), random fluxes, beams assigned at random.
+// exactly on it), random fluxes, beams assigned at random after each is
+// given to one antenna.
 func Random(t testing.TB, rng *rand.Rand, sh Shape, sky Sky, beams BeamSet, o matvis.Options) matvis.Config {
 	t.Helper()
 	c := matvis.Config{Options: o}
@@ -67,8 +68,14 @@ func Random(t testing.TB, rng *rand.Rand, sh Shape, sky Sky, beams BeamSet, o ma
 		c.Coords = RandomTopo(t, rng, sh.NTime, sh.NSrc)
 	}
 	c.Beams = randomBeams(t, beams)
-	for range sh.NAnt {
-		c.BeamIdx = append(c.BeamIdx, rng.IntN(len(c.Beams)))
+	// Every beam is used (by the first antennas) when there are enough
+	// antennas, so that every beam's code is exercised by every case.
+	for a := range sh.NAnt {
+		b := rng.IntN(len(c.Beams))
+		if a < len(c.Beams) {
+			b = a
+		}
+		c.BeamIdx = append(c.BeamIdx, b)
 	}
 	return c
 }

@@ -3,7 +3,6 @@ package backendtest
 import (
 	"context"
 	"math"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -28,7 +27,7 @@ func (p powerLaw) StokesIAt(f float64, dst []float64) error {
 // table, and that a model turning NaN is an error naming the source and
 // the channel.
 func SkySpectrum(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 7))
+	rng := NewRNG(t, 7)
 	for _, o := range []matvis.Options{{Polarized: true, MinChunks: 2}, {Precision: 1}} {
 		c := Random(t, rng, Shape{NAnt: 5, NSrc: 600, NFreq: 3, NTime: 2}, SkyPrecomputed, BeamsGridded, o)
 		nf := len(c.Freqs)

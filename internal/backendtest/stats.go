@@ -1,7 +1,6 @@
 package backendtest
 
 import (
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -13,7 +12,7 @@ import (
 // to the sky (NSources) and to the sources above the horizon (NVisible),
 // no negative stage time, one wall time per integration.
 func Stats(t *testing.T, be matvis.Backend) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 2))
+	rng := NewRNG(t, 2)
 	for _, sky := range []Sky{SkyPrecomputed, SkyRotation} {
 		for _, chunks := range []int{1, 3} {
 			sim := newSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 900, NFreq: 2, NTime: 3}, sky, BeamsAnalytic, matvis.Options{MinChunks: chunks}))

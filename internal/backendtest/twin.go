@@ -15,10 +15,28 @@ import (
 // path. A polarized sky (matvis.Simulation.SkyPolarized) is summed as the
 // 2×2 product J_j·C·J_iᴴ of each source's local coherency. The result is in
 // matvis.Result's flat order.
+//
+// It shares with the backends only the simulation's inputs: az/za (twinAzZa)
+// and the analytic beams (twinBeam) are written again here from the
+// conventions; only gridded beams are evaluated by package beam. In
+// precision 1 the ENU vectors are rounded to float32 first, as matvis
+// stores them (§1); everything after is float64.
 func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
+	t.Helper()
+	v, _ := PlainScaled(t, sim)
+	return v
+}
+
+// PlainScaled is Plain with, for every visibility, the root-sum-square of
+// its per-source terms: the scale of its rounding error (a sum of terms of
+// random phase has |V| of about this size; an auto-correlation's |V| is
+// far larger, a long baseline's can be smaller), against which
+// PerBaselineErr measures each visibility.
+func PlainScaled(t testing.TB, sim *matvis.Simulation) (vis []complex128, scale []float64) {
 	t.Helper()
 	nsrc, nf, nt := sim.NSrc(), sim.NFeed(), sim.NTime()
 	out := make([]complex128, 0, sim.NFreq()*nt*len(sim.Pairs)*nf*nf)
+	scale = make([]float64, 0, cap(out))
 	e, n, u := make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc)
 	az, za := make([]float64, nsrc), make([]float64, nsrc)
 	flux := make([]float64, nsrc)
@@ -43,6 +61,13 @@ func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 			if err := sim.Coords.ENU(ti, e, n, u); err != nil {
 				t.Fatal(err)
 			}
+			if sim.Options.Precision == 1 {
+				for _, x := range [][]float64{e, n, u} {
+					for s := range x {
+						x[s] = float64(float32(x[s]))
+					}
+				}
+			}
 			if pol {
 				if err := sim.PolBasis.Basis(ti, cosX, sinX); err != nil {
 					t.Fatal(err)
@@ -52,17 +77,13 @@ func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 				}
 			}
 			for s := range nsrc {
-				az[s], za[s] = matvis.AzZa(e[s], n[s])
+				az[s], za[s] = twinAzZa(e[s], n[s])
 			}
 			// resp[b][(feed·nf + axis)·nsrc + s] is beam b's response.
 			resp := make([][]complex128, len(sim.Beams))
 			for b, bm := range sim.Beams {
-				r, err := bm.At(freq, sim.Mode)
-				if err != nil {
-					t.Fatal(err)
-				}
 				resp[b] = make([]complex128, nsrc*nf*nf)
-				r.Eval(az, za, resp[b])
+				twinBeam(t, bm, freq, sim.Mode, az, za, resp[b])
 			}
 			phase := make([][]complex128, sim.NAnt())
 			for a, x := range sim.Antennas {
@@ -78,35 +99,126 @@ func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 				for p := range nf {
 					for q := range nf {
 						var v complex128
+						var ss float64
 						for s := range nsrc {
 							if !(u[s] > 0) {
 								continue
 							}
 							pi, pj := phase[i][s], phase[j][s]
+							var term complex128
 							if pol {
 								// V = Σ_s J_j[p]·C_s·J_i[q]ᴴ·P_j·conj(P_i).
 								for ax := range nf {
 									for bx := range nf {
 										zj := rj[(p*nf+ax)*nsrc+s] * pj
 										zi := ri[(q*nf+bx)*nsrc+s] * pi
-										v += zj * coh[s][ax][bx] * cmplx.Conj(zi)
+										term += zj * coh[s][ax][bx] * cmplx.Conj(zi)
 									}
 								}
-								continue
+							} else {
+								for ax := range nf {
+									zi := ri[(q*nf+ax)*nsrc+s] * pi
+									zj := rj[(p*nf+ax)*nsrc+s] * pj
+									term += complex(0.5*flux[s], 0) * cmplx.Conj(zi) * zj
+								}
 							}
-							for ax := range nf {
-								zi := ri[(q*nf+ax)*nsrc+s] * pi
-								zj := rj[(p*nf+ax)*nsrc+s] * pj
-								v += complex(0.5*flux[s], 0) * cmplx.Conj(zi) * zj
-							}
+							v += term
+							a := cmplx.Abs(term)
+							ss += a * a
 						}
 						out = append(out, v)
+						scale = append(scale, math.Sqrt(ss))
 					}
 				}
 			}
 		}
 	}
-	return out
+	return out, scale
+}
+
+// twinAzZa is az (from east towards north, in [0, 2π)) and za of the unit
+// vector with east and north components e and n (conventions §4.3),
+// written apart from matvis.AzZa.
+func twinAzZa(e, n float64) (az, za float64) {
+	az = math.Atan2(n, e)
+	if az < 0 {
+		az += 2 * math.Pi
+	}
+	h := math.Hypot(e, n)
+	return az, math.Atan2(h, math.Sqrt(math.Max(0, 1-h*h)))
+}
+
+// twinBeam writes the response of bm at (az, za) in Response.Eval's layout
+// ((feed·nf + axis)·n + s), the analytic beams from conventions §5.2 and
+// beam.DiagonalJones's doc written again here; gridded beams, whose
+// interpolation has its own tests in package beam, through bm.At.
+func twinBeam(t testing.TB, bm beam.Beam, freq float64, m beam.Mode, az, za []float64, out []complex128) {
+	t.Helper()
+	n := len(za)
+	// g is a power-derived beam's signed E-field amplitude (P = g²).
+	var g func(za float64) float64
+	diagonal := false
+	inner := bm
+	if d, ok := bm.(beam.DiagonalJones); ok {
+		diagonal, inner = true, d.Beam
+	}
+	switch b := inner.(type) {
+	case beam.Uniform:
+		g = func(float64) float64 { return 1 }
+	case beam.Gaussian:
+		sigma := b.SigmaRad
+		if b.DiameterM > 0 {
+			lambda := beam.SpeedOfLight / freq
+			sigma = math.Asin(2.2150894*lambda/(math.Pi*b.DiameterM)) * 2 / 2.355
+		}
+		g = func(za float64) float64 { return math.Exp(-za * za / (2 * sigma * sigma)) }
+	case beam.Airy:
+		lambda := beam.SpeedOfLight / freq
+		g = func(za float64) float64 {
+			x := math.Pi * b.DiameterM * math.Sin(za) / lambda
+			if x == 0 {
+				return 1
+			}
+			return 2 * math.J1(x) / x
+		}
+	case beam.ShortDipole:
+		for s := range n {
+			// The feeds' wires (east, north) projected on the sky's
+			// unit vectors along az and za.
+			eAz := [2]float64{-math.Sin(az[s]), math.Cos(az[s])}
+			eZa := [2]float64{math.Cos(za[s]) * math.Cos(az[s]), math.Cos(za[s]) * math.Sin(az[s])}
+			if !m.Polarized {
+				f := int(m.Feed)
+				out[s] = complex(math.Hypot(eAz[f], eZa[f]), 0)
+				continue
+			}
+			out[s], out[n+s] = complex(eAz[0], 0), complex(eZa[0], 0)
+			out[2*n+s], out[3*n+s] = complex(eAz[1], 0), complex(eZa[1], 0)
+		}
+		return
+	default:
+		r, err := bm.At(freq, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Eval(az, za, out)
+		return
+	}
+	for s := range n {
+		v := g(za[s])
+		switch {
+		case !m.Polarized && diagonal:
+			out[s] = complex(v, 0)
+		case !m.Polarized:
+			out[s] = complex(math.Abs(v), 0)
+		case diagonal:
+			// Feed x sees the za axis, feed y the az axis.
+			out[s], out[n+s], out[2*n+s], out[3*n+s] = 0, complex(v, 0), complex(v, 0), 0
+		default:
+			c := complex(v/math.Sqrt2, 0)
+			out[s], out[n+s], out[2*n+s], out[3*n+s] = c, c, c, c
+		}
+	}
 }
 
 // Visible counts the sources strictly above the horizon at time ti.

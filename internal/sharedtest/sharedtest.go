@@ -4,6 +4,7 @@
 package sharedtest
 
 import (
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -84,4 +85,13 @@ func ReadNpy(t testing.TB, path string) *npy.Array {
 		t.Fatalf("%v", err)
 	}
 	return a
+}
+
+// RNG returns a fresh random stream and logs its seed, so that a failure
+// on random inputs can be replayed (put the logged seed in by hand).
+func RNG(t testing.TB, stream uint64) *rand.Rand {
+	t.Helper()
+	seed := rand.Uint64()
+	t.Logf("random seed %d (stream %d)", seed, stream)
+	return rand.New(rand.NewPCG(seed, stream))
 }

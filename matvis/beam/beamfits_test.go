@@ -13,12 +13,13 @@ import (
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
-// nfDipolePath returns the shared HERA dipole beamfits, or skips.
+// nfDipolePath returns the shared HERA dipole beamfits (committed in
+// testdata: a missing one fails).
 func nfDipolePath(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits")
 	if _, err := os.Stat(p); err != nil {
-		t.Skipf("SKIP: %s not found: %v", p, err)
+		t.Fatalf("%s not found: %v", p, err)
 	}
 	return p
 }

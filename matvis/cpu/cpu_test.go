@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/backendtest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
@@ -34,7 +35,7 @@ func mustRun(t *testing.T, c matvis.Config, b *Backend) *matvis.Result {
 // suite does not see: gonum's herk on one worker against the system BLAS
 // and against several workers, herk and pairs, on fresh random inputs.
 func TestBLASVariantsAgree(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	rng := sharedtest.RNG(t, 3)
 	for _, pol := range []bool{false, true} {
 		for _, mp := range []matvis.MatProd{matvis.MatProdHerk, matvis.MatProdPairs} {
 			c := backendtest.Random(t, rng, backendtest.Shape{NAnt: 7, NSrc: 500, NFreq: 2, NTime: 2}, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic,
