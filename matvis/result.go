@@ -64,7 +64,8 @@ type Stats struct {
 	// coordinate caches, device set-up).
 	Setup time.Duration
 	// Integrations holds the wall time of each (freq, time) integration in
-	// run order.
+	// run order; a run over several backends (matvis/multi) holds them in
+	// grid order (frequency-major), 0 for an integration not run.
 	Integrations []time.Duration
 	// Chunks holds per-chunk stage times in run order.
 	Chunks []ChunkSample
@@ -79,6 +80,25 @@ type Stats struct {
 	// complex128 strategy on precision-1 data makes it 16.
 	ZBytes int
 	// Device is the device memory the run used (nil on the CPU).
+	Device *DeviceMemory
+	// Backends holds, for a run over several backends (matvis/multi), each
+	// backend's share of the work; nil for a run on one backend.
+	Backends []BackendStats
+}
+
+// BackendStats is one backend's share of a run over several backends.
+type BackendStats struct {
+	// Name names the backend, e.g. "gpu 1 (NVIDIA H200)".
+	Name string
+	// Blocks and Integrations count what the backend ran.
+	Blocks, Integrations int
+	// Busy is the sum of the backend's block runs' wall times.
+	Busy time.Duration
+	// ChunkTime is the sum of its chunks' stage times (on a GPU, device
+	// time from CUDA events).
+	ChunkTime time.Duration
+	// Device is the device memory of its largest block run (nil on the
+	// CPU).
 	Device *DeviceMemory
 }
 

@@ -12,6 +12,13 @@
 # Then the array is resubmitted and every task must find its part complete;
 # then one part is truncated and one deleted, array and merge are
 # resubmitted as they are, and only those two tasks compute.
+# Last, a kill: on a bigger generated spec (40 000 sources, 80 antennas,
+# 4 freqs × 48 times: a few seconds per task, long enough to catch one
+# running — no test hook in gomatvis), array task 1 is scancel'ed while it
+# runs; it leaves no part, the other three finish, the merge stays pending
+# (DependencyNeverSatisfied) and is cancelled; array and merge are
+# resubmitted as they are, only task 1 computes, and the merged npy must
+# equal the single-process run byte for byte (header included).
 #
 # Needs root and Debian's slurmctld slurmd slurm-client munge (installed
 # with apt-get when missing and root). Idempotent: daemons left by an
@@ -190,4 +197,69 @@ n=$(grep -l "nothing to do" "$E2E_DIR"/work-npy/logs/shard-*.out | wc -l)
 [ "$n" = 2 ] || fail "$n of 4 tasks did nothing after 2 parts were damaged; want 2"
 grep -q "truncated or damaged" "$E2E_DIR/work-npy/logs/shard-1.out" || fail "task 1 did not report its truncated part"
 cmp "$E2E_DIR/whole.npy" "$E2E_DIR/merged.npy" || fail "merged npy after the resubmission differs"
+say "kill and resubmit: a bigger spec, one array task cancelled while it runs"
+kspec="$E2E_DIR/kill-spec.json"
+python3 - "$kspec" 40000 80 4 48 <<'PY'
+import json, math, random, sys
+path, nsrc, nant, nf, nt = sys.argv[1], *map(int, sys.argv[2:])
+r = random.Random(1)
+side = math.ceil(math.sqrt(nant))
+json.dump({
+  "name": "slurm-kill", "telescope": {"lat_deg": -30.72, "lon_deg": 21.43, "height_m": 1073.0},
+  "antennas_enu_m": [[14.6 * (a % side), 12.6 * (a // side), 0.0] for a in range(nant)],
+  "freqs_hz": [100e6 + 1e6 * f for f in range(nf)],
+  "times_jd": [2459845.0 + t * 10.7 / 86400 for t in range(nt)],
+  "sources": {"ra_rad": [r.uniform(0, 2 * math.pi) for _ in range(nsrc)],
+              "dec_rad": [r.uniform(-1.2, 0.2) for _ in range(nsrc)],
+              "flux_jy": [[r.uniform(0.1, 10)] * nf for _ in range(nsrc)]},
+  "beams": [{"type": "gaussian", "sigma_rad": 0.2}], "beam_idx": None, "antpairs": None,
+  "polarized": False, "precision": 2, "coord_method": "CoordinateRotationERFA",
+}, open(path, "w"))
+PY
+t_kill=$(date +%s)
+"$bin" simulate "$kspec" -o "$E2E_DIR/kill-whole.npy" --backend cpu -q >"$E2E_DIR/log/kill-whole.log" 2>&1 \
+  || fail "single-process run of $kspec: $(tail -3 "$E2E_DIR/log/kill-whole.log")"
+say "single-process run: $(( $(date +%s) - t_kill )) s"
+kw="$E2E_DIR/work-kill"
+km=$(submit "$kspec" "$E2E_DIR/kill-merged.npy" "$kw")
+ka=$(sed -n 's/.*array job \([0-9]*\).*/\1/p' "$kw.submit")
+[ -n "$ka" ] && [ -n "$km" ] || fail "gomatvis slurm --submit printed no job ids"
+task_state() { squeue -h -j "$1" -o %T 2>/dev/null | head -1; }
+for _ in $(seq 600); do
+  s1=$(task_state "${ka}_1")
+  [ "$s1" = RUNNING ] && break
+  [ -z "$s1" ] && [ "$(job_state "${ka}_1")" = COMPLETED ] && fail "task ${ka}_1 finished before it could be cancelled: enlarge the kill spec"
+  sleep 0.05
+done
+[ "$s1" = RUNNING ] || fail "task ${ka}_1 never ran (state '$s1')"
+sleep "${E2E_KILL_AFTER:-1.5}" # past its start-up, into its integrations
+[ "$(task_state "${ka}_1")" = RUNNING ] || fail "task ${ka}_1 finished before it could be cancelled: enlarge the kill spec or lower E2E_KILL_AFTER"
+scancel "${ka}_1"
+for _ in $(seq 600); do [ -z "$(squeue -h -j "$ka" -o %i 2>/dev/null)" ] && break; sleep 0.2; done
+[ -z "$(squeue -h -j "$ka" -o %i 2>/dev/null)" ] || fail "array $ka did not end"
+[ "$(job_state "${ka}_1")" = CANCELLED ] || fail "task ${ka}_1 ended $(job_state "${ka}_1"), not CANCELLED"
+[ ! -e "$kw/part-00001.gmvpart" ] || fail "the cancelled task left a part"
+grep -q "CANCELLED" "$kw/logs/shard-1.out" || fail "task 1's log does not say it was cancelled"
+say "task ${ka}_1 cancelled while running: $(grep -o 'cancelled after [0-9]* of [0-9]* integrations' "$kw/logs/shard-1.out" || echo 'before its first integration')"
+for i in 0 2 3; do
+  [ "$(job_state "${ka}_$i")" = COMPLETED ] || fail "task ${ka}_$i ended $(job_state "${ka}_$i")"
+done
+for _ in $(seq 50); do # the scheduler re-evaluates the dependency at its next pass
+  reason=$(squeue -h -j "$km" -o %r 2>/dev/null || true)
+  [ "$reason" = DependencyNeverSatisfied ] && break
+  sleep 0.2
+done
+[ "$reason" = DependencyNeverSatisfied ] || fail "merge job $km: reason '$reason', want DependencyNeverSatisfied"
+[ ! -e "$E2E_DIR/kill-merged.npy" ] || fail "a merge ran after the cancelled task"
+scancel "$km"
+say "resubmitting array and merge as they are"
+id=$(sbatch --parsable "$kw/array.sbatch")
+id=${id%%;*}
+mid=$(sbatch --parsable --dependency=afterok:"$id" "$kw/merge.sbatch")
+wait_job "${mid%%;*}"
+n=$(grep -l "nothing to do" "$kw"/logs/shard-*.out | wc -l)
+[ "$n" = 3 ] || fail "$n of 4 tasks did nothing after one was cancelled; want 3"
+grep -q "shard 1/4" "$kw/logs/shard-1.out" || fail "task 1 did not compute its shard on resubmission"
+cmp "$E2E_DIR/kill-whole.npy" "$E2E_DIR/kill-merged.npy" || fail "merged npy after the kill and resubmission differs from the single-process run"
+say "kill and resubmit: merged npy equals the single-process run byte for byte ($(( $(date +%s) - t_kill )) s)"
 say "PASS in $(( $(date +%s) - t_start )) s"

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -99,6 +100,8 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	roof := fs.Bool("roofline", true, "measure the machine's ceilings and place each stage on a roofline (--no-roofline: skip)")
 	scaling := fs.Bool("scaling", true, "add N_src and N_ant sweeps (6 short runs at ¼, ½ and 1 of the size) and their figures (--no-scaling: skip)")
 	gogc := fs.Int("gogc", 0, "GOGC during the measured run (e.g. 10: peak heap close to the live peak; 0: unchanged)")
+	blocks := fs.Int("blocks", 0, "with --devices: cut the run into this many (frequency, time) blocks (0: 4 per device); each block pays the per-channel set-up on its device")
+	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the profile over these GPUs as simulate --devices does (warm-up on each); with --backend cpu a list of k splits the cores into k backends")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -113,6 +116,12 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return err
 	}
+	if cfg.Devices, err = checkDevices(*devices); err != nil {
+		return err
+	}
+	if cfg.Blocks = *blocks; cfg.Blocks < 0 {
+		return fmt.Errorf("%w: --blocks %d: must not be negative", errUsage, cfg.Blocks)
+	}
 	rep, err := profile.Run(ctx, cfg, profile.Options{
 		Roofline: *roof, Scaling: *scaling, GCPercent: *gogc,
 		Command: "gomatvis profile " + strings.Join(args, " "),
@@ -125,6 +134,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		return err
 	}
 	d := rep.Derived
+	printDevices(stdout, rep)
 	fmt.Fprintf(stdout, "%s: %d ants, %d sources, %d chunks; steady %.4f s per integration (chunk stages %.4f s × %d, host overhead %.4f s); peak heap %.1f MB, model %.1f MB; %s\n",
 		rep.Backend, cfg.NAnt, cfg.NSrc, d.ChunksPerIntegration, d.SteadyWallPerIntegration, d.ChunkTotalMedian, d.ChunksPerIntegration,
 		d.HostOverheadPerIntegration, float64(rep.Memory.MeasuredPeakHeapBytes)/1e6, float64(rep.Memory.Plan.Total)/1e6,
@@ -143,4 +153,34 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 	}
 	return nil
+}
+
+// checkDevices checks a --devices value ("" for one backend) and returns
+// it trimmed; a malformed list is a usage error.
+func checkDevices(spec string) (string, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return "", nil
+	}
+	if _, _, err := backends.ParseDevices(spec); err != nil {
+		return "", fmt.Errorf("%w: --devices: %w", errUsage, err)
+	}
+	return spec, nil
+}
+
+// printDevices prints the measured run's wall time and, for a run over
+// several devices, each device's share and the summed stage time.
+func printDevices(w io.Writer, rep *profile.Report) {
+	d := rep.Derived
+	n := len(rep.PerIntegration)
+	fmt.Fprintf(w, "measured run: wall %.3f s for %d integrations on %d device(s) (%.5f s per integration); stage time summed over devices %.5f s per integration, concurrency %.2f\n",
+		rep.Timing.Run, n, d.Devices, d.RunWallPerIntegration, d.ChunkTimePerIntegration, d.Concurrency)
+	for _, s := range rep.Devices {
+		fmt.Fprintf(w, "  %-32s %3d blocks %5d integrations  busy %8.3f s (%3.0f%% of the wall)  stages %8.3f s",
+			s.Name, s.Blocks, s.Integrations, s.BusySeconds, 100*s.BusyFraction, s.ChunkSeconds)
+		if s.DeviceUsedBytes != nil {
+			fmt.Fprintf(w, "  device memory %.3f GB", float64(*s.DeviceUsedBytes)/1e9)
+		}
+		fmt.Fprintln(w)
+	}
 }

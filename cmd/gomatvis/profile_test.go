@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis/profile"
@@ -54,5 +56,72 @@ func TestProfileBadFlags(t *testing.T) {
 		if code := run(context.Background(), args, &out, &errb); code == 0 {
 			t.Errorf("%v: exit 0", args)
 		}
+	}
+}
+
+func TestProfileDevices(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		devices []string // --devices and its value, or nothing
+		code    int
+		ndev    int // derived.devices
+		shares  int // per-device entries
+	}{
+		{"one backend", nil, 0, 1, 0},
+		{"two cpu backends", []string{"--devices", "0,1"}, 0, 2, 2},
+		{"two backends, two blocks", []string{"--devices", "0,1", "--blocks", "2"}, 0, 2, 2},
+		{"one listed device", []string{"--devices", "0"}, 0, 1, 0},
+		{"negative blocks", []string{"--devices", "0,1", "--blocks", "-1"}, 2, 0, 0},
+		{"repeated device", []string{"--devices", "0,0"}, 2, 0, 0},
+		{"not an ordinal", []string{"--devices", "gpu1"}, 2, 0, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "prof")
+			args := append([]string{"profile", "--preset", "custom", "--backend", "cpu", "--nsrc", "500", "--nant", "4",
+				"--ntimes", "4", "--nfreq", "2", "--roofline=false", "--scaling=false", "-o", dir}, c.devices...)
+			var out, errb bytes.Buffer
+			if code := run(context.Background(), args, &out, &errb); code != c.code {
+				t.Fatalf("exit %d, want %d: %s", code, c.code, errb.String())
+			}
+			if c.code != 0 {
+				return
+			}
+			doc, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := profile.ValidateSummary(doc); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := profile.ReadJSON(filepath.Join(dir, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := rep.Derived
+			if d.Devices != c.ndev || len(rep.Devices) != c.shares {
+				t.Errorf("derived.devices %d, %d device entries; want %d, %d", d.Devices, len(rep.Devices), c.ndev, c.shares)
+			}
+			if want := rep.Timing.Run / 8; math.Abs(d.RunWallPerIntegration-want) > 1e-12 || d.ChunkTimePerIntegration <= 0 || d.Concurrency <= 0 {
+				t.Errorf("run wall per integration %g (want %g), stage time %g, concurrency %g", d.RunWallPerIntegration, want, d.ChunkTimePerIntegration, d.Concurrency)
+			}
+			ints, blocks := 0, 0
+			for _, s := range rep.Devices {
+				ints += s.Integrations
+				blocks += s.Blocks
+				if s.Integrations > 0 && (s.BusySeconds <= 0 || s.BusyFraction <= 0 || s.BusyFraction > 1.01) {
+					t.Errorf("%s: busy %g s, fraction %g", s.Name, s.BusySeconds, s.BusyFraction)
+				}
+			}
+			wantBlocks := rep.Config.Blocks
+			if wantBlocks == 0 {
+				wantBlocks = 4 * c.shares
+			}
+			if c.shares > 0 && (ints != 8 || blocks != wantBlocks) {
+				t.Errorf("devices ran %d integrations in %d blocks, want 8 in %d", ints, blocks, wantBlocks)
+			}
+			if !strings.Contains(out.String(), "measured run: wall") {
+				t.Errorf("stdout lacks the measured wall:\n%s", out.String())
+			}
+		})
 	}
 }

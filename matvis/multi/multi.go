@@ -106,7 +106,13 @@ func (m *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 		return nil, fmt.Errorf("multi: %w", err)
 	}
 	r := &run{m: m, sim: sim, res: matvis.NewResult(sim), blocks: blocks, total: sim.NFreq() * sim.NTime()}
-	r.res.Stats.Backend = m.Name()
+	st := &r.res.Stats
+	st.Backend = m.Name()
+	st.Integrations = make([]time.Duration, r.total)
+	st.Backends = make([]matvis.BackendStats, len(m.backends))
+	for i, n := range m.names {
+		st.Backends[i].Name = n
+	}
 	err = r.do(ctx)
 	r.res.Stats.Total = time.Since(start)
 	return r.res, err
@@ -177,8 +183,9 @@ func (r *run) worker(ctx context.Context, d int, queue <-chan int) error {
 		}
 		last := 0
 		sub.Options.Progress = func(p matvis.Progress) { r.progress(p.Done - last); last = p.Done }
+		t0 := time.Now()
 		res, err := r.m.backends[d].Run(ctx, sub)
-		if perr := r.put(b, res); perr != nil && err == nil {
+		if perr := r.put(d, b, res, time.Since(t0)); perr != nil && err == nil {
 			err = perr
 		}
 		if err != nil {
@@ -201,9 +208,10 @@ func (r *run) progress(n int) {
 	}
 }
 
-// put copies a block's result (finished integrations only) into the run's
-// result and merges its statistics.
-func (r *run) put(b matvis.Block, sub *matvis.Result) error {
+// put copies a block's result (finished integrations only), run by
+// backend d in wall time busy, into the run's result and merges its
+// statistics.
+func (r *run) put(d int, b matvis.Block, sub *matvis.Result, busy time.Duration) error {
 	if sub == nil {
 		return nil
 	}
@@ -221,11 +229,47 @@ func (r *run) put(b matvis.Block, sub *matvis.Result) error {
 		st.MatProdImpl.Merge(sub.Stats.MatProdImpl)
 	}
 	st.Setup = max(st.Setup, sub.Stats.Setup)
-	st.Integrations = append(st.Integrations, sub.Stats.Integrations...)
+	// The block's integrations ran frequency-major: put each at its place
+	// in the grid.
+	nt := r.sim.NTime()
+	for i, w := range sub.Stats.Integrations {
+		f, t := b.F0+i/b.NTime(), b.T0+i%b.NTime()
+		st.Integrations[f*nt+t] = w
+	}
+	bs := &st.Backends[d]
+	bs.Blocks++
+	bs.Integrations += len(sub.Stats.Integrations)
+	bs.Busy += busy
+	if dm := sub.Stats.Device; dm != nil && (bs.Device == nil || dm.UsedPeakBytes > bs.Device.UsedPeakBytes) {
+		bs.Device = dm
+	}
 	for _, c := range sub.Stats.Chunks {
 		c.Freq += b.F0
 		c.Time += b.T0
 		st.Chunks = append(st.Chunks, c)
+		bs.ChunkTime += c.Stages.Total()
 	}
 	return nil
+}
+
+// Parts are the backends the Backend runs over, in order.
+func (m *Backend) Parts() []matvis.Backend { return append([]matvis.Backend(nil), m.backends...) }
+
+// RunEach runs sim once on every backend at the same time (e.g. a
+// warm-up that compiles each device's kernels and fills its strategy
+// cache) and returns the errors, each naming its backend.
+func (m *Backend) RunEach(ctx context.Context, sim *matvis.Simulation) error {
+	errs := make([]error, len(m.backends))
+	var wg sync.WaitGroup
+	for i, b := range m.backends {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := b.Run(ctx, sim); err != nil {
+				errs[i] = fmt.Errorf("%s: %w", m.names[i], err)
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }

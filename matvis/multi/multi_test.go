@@ -177,6 +177,7 @@ func TestMultiMatchesOneBackend(t *testing.T) {
 			if last.Done != last.Total || last.Total != c.nf*c.nt || int(calls.Load()) != c.nf*c.nt {
 				t.Errorf("progress: last %+v after %d calls, want %d", last, calls.Load(), c.nf*c.nt)
 			}
+			checkBackendStats(t, got, c.backends, c.nf*c.nt)
 			if c.prec == 1 {
 				for i := range want.Vis64 {
 					if got.Vis64[i] != want.Vis64[i] {
@@ -311,5 +312,57 @@ func TestNewRefuses(t *testing.T) {
 	}
 	if _, err := New([]matvis.Backend{nil}, nil); err == nil {
 		t.Error("nil backend: no error")
+	}
+}
+
+// checkBackendStats checks a complete run's per-backend statistics: n
+// backends, their integrations adding up to the grid's, and every
+// integration's wall time at its grid place.
+func checkBackendStats(t *testing.T, res *matvis.Result, n, total int) {
+	t.Helper()
+	st := res.Stats
+	if len(st.Backends) != n {
+		t.Fatalf("%d backend stats, want %d", len(st.Backends), n)
+	}
+	ints := 0
+	for _, b := range st.Backends {
+		ints += b.Integrations
+		if b.Blocks > 0 && (b.Busy <= 0 || b.ChunkTime <= 0) {
+			t.Errorf("%s: %d blocks in busy %v, chunk time %v", b.Name, b.Blocks, b.Busy, b.ChunkTime)
+		}
+	}
+	if ints != total || len(st.Integrations) != total {
+		t.Errorf("backends ran %d integrations, %d walls; want %d", ints, len(st.Integrations), total)
+	}
+	for i, w := range st.Integrations {
+		if w <= 0 {
+			t.Errorf("integration %d: wall %v", i, w)
+		}
+	}
+}
+
+func TestRunEach(t *testing.T) {
+	sim := testSim(t, 1, 1, 2, false)
+	for _, c := range []struct {
+		name    string
+		bs      []matvis.Backend
+		wantErr string
+	}{
+		{"all run", cpus(2), ""},
+		{"one fails", append(cpus(1), failing{}), "b1: device lost"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m, err := New(c.bs, []string{"b0", "b1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = m.RunEach(context.Background(), sim)
+			if c.wantErr == "" && err != nil || c.wantErr != "" && (err == nil || !strings.Contains(err.Error(), c.wantErr)) {
+				t.Errorf("RunEach: %v, want %q", err, c.wantErr)
+			}
+			if len(m.Parts()) != len(c.bs) {
+				t.Errorf("%d parts, want %d", len(m.Parts()), len(c.bs))
+			}
+		})
 	}
 }

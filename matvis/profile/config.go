@@ -44,6 +44,15 @@ type Config struct {
 	NZa int `json:"nza"`
 	// Backend is "cpu", "gpu" or "auto".
 	Backend string `json:"backend"`
+	// Devices runs the profile over several devices as `simulate
+	// --devices` does (backends.OpenDevices): "all" or ordinals "0,1"; ""
+	// is one backend.
+	Devices string `json:"devices,omitempty"`
+	// Blocks is the number of (frequency, time) blocks a run over several
+	// devices is cut into (0: multi.BlocksPerBackend per device). Each
+	// block pays a run's per-channel set-up on its device, so fewer
+	// blocks pay it less often and balance the devices less finely.
+	Blocks int `json:"blocks,omitempty"`
 	// Coords is "erfa" (matvis's ERFA method at the HERA site, as matvis's
 	// profiler) or "precomputed" (random ENU unit vectors per time, no
 	// astrometry cost).
@@ -116,6 +125,8 @@ func (c Config) Validate() error {
 		return fmt.Errorf("profile: nant = %d, nsrc = %d, ntimes = %d, nfreq = %d: all must be at least 1", c.NAnt, c.NSrc, c.NTimes, c.NFreq)
 	case c.NAnt > maxCount || c.NSrc > maxCount || c.NTimes > maxCount || c.NFreq > maxCount:
 		return fmt.Errorf("profile: nant = %d, nsrc = %d, ntimes = %d, nfreq = %d: each must be at most %d", c.NAnt, c.NSrc, c.NTimes, c.NFreq, maxCount)
+	case c.Blocks < 0:
+		return fmt.Errorf("profile: blocks = %d: must not be negative", c.Blocks)
 	case c.MaxMemory < 0:
 		return fmt.Errorf("profile: max_memory = %d: must not be negative", c.MaxMemory)
 	case c.NBeam < 0 || c.NBeam > c.NAnt:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/memwatch"
@@ -11,6 +12,8 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
+	"github.com/gomatvis/gomatvis/matvis/gpu"
+	"github.com/gomatvis/gomatvis/matvis/multi"
 )
 
 // SchemaVersion names the layout of summary.json.
@@ -18,7 +21,8 @@ const SchemaVersion = "gomatvis-profile/1"
 
 // Options steer Run.
 type Options struct {
-	// Backend runs the simulation (nil: backends.Open(cfg.Backend)).
+	// Backend runs the simulation (nil: backends.OpenDevices(cfg.Backend,
+	// cfg.Devices, gpu.Options{}), as simulate opens it).
 	Backend matvis.Backend
 	// Roofline measures the machine's ceilings and places the stages.
 	Roofline bool
@@ -64,7 +68,9 @@ type Report struct {
 	Machine        Machine             `json:"machine"`
 	Roofline       *Roofline           `json:"roofline,omitempty"`
 	Scaling        []ScalePoint        `json:"scaling,omitempty"`
-	Figures        []string            `json:"figures"`
+	// Devices is each backend's share of a run over several (nil for one).
+	Devices []DeviceShare `json:"devices,omitempty"`
+	Figures []string      `json:"figures"`
 
 	// Result is the measured run's output, for the visibility figures.
 	Result *matvis.Result `json:"-"`
@@ -109,6 +115,37 @@ type Derived struct {
 	GPUStageSumPerIntegration *float64 `json:"gpu_stage_sum_per_integration,omitempty"`
 	ChunkTotalMedian          float64  `json:"chunk_total_median_s"`
 	ChunksPerIntegration      int      `json:"chunks_per_integration"`
+	// Devices is the number of backends the run used (1 unless
+	// Config.Devices ran it over several). With more than one, the
+	// integrations run concurrently: the steady wall, the GPU time and the
+	// host overhead above are per device and per integration, not the
+	// run's wall per integration; RunWallPerIntegration is.
+	Devices int `json:"devices"`
+	// RunWallPerIntegration is the measured run's wall time over its
+	// integrations (set-up and first integrations included): what one
+	// integration costs the run, comparable between device counts.
+	RunWallPerIntegration float64 `json:"run_wall_per_integration"`
+	// ChunkTimePerIntegration is the sum of every chunk's stage times,
+	// over all devices, per integration: GPU seconds per integration
+	// summed over the devices (host seconds on the CPU).
+	ChunkTimePerIntegration float64 `json:"chunk_time_per_integration"`
+	// Concurrency is the sum of every chunk's stage times over the run's
+	// wall: about the number of devices kept busy in the timed stages
+	// (at most Devices; lower by the host overhead and idle devices).
+	Concurrency float64 `json:"concurrency"`
+}
+
+// DeviceShare is one device's share of a run over several devices.
+type DeviceShare struct {
+	Name         string  `json:"name"`
+	Blocks       int     `json:"blocks"`
+	Integrations int     `json:"integrations"`
+	BusySeconds  float64 `json:"busy_s"`
+	ChunkSeconds float64 `json:"chunk_s"`
+	// BusyFraction is BusySeconds over the measured run's wall.
+	BusyFraction float64 `json:"busy_fraction"`
+	// DeviceUsedBytes is the device memory of its largest block (GPU).
+	DeviceUsedBytes *int64 `json:"device_used_bytes,omitempty"`
 }
 
 // Memory is the memory model and what was measured.
@@ -177,11 +214,14 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep := &Report{Schema: SchemaVersion, Created: time.Now().UTC(), Command: o.Command, Config: cfg, Notes: []string{}}
 	be := o.Backend
 	if be == nil {
-		b, note, err := backends.Open(cfg.Backend)
+		b, note, err := backends.OpenDevices(cfg.Backend, cfg.Devices, gpu.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("profile: %w", err)
 		}
 		be, rep.BackendNote = b, note
+		if m, ok := b.(*multi.Backend); ok {
+			m.Blocks = cfg.Blocks
+		}
 		// A backend opened here is closed here (a GPU backend holds a
 		// device context).
 		defer b.Close()
@@ -189,7 +229,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 			rep.Notes = append(rep.Notes, note)
 		}
 	}
-	rep.Backend = be.Name()
+	// The backend's kind ("cpu", "gpu"), also for a run over several
+	// devices (derived.devices and devices say how many).
+	rep.Backend = primary(be).Name()
 	t0 := time.Now()
 	sim, err := Build(cfg)
 	if err != nil {
@@ -226,6 +268,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
+	summarizeDevices(rep, res)
 	rep.Memory = memory(sim, res, int64(peak-base))
 	rep.Memory.GCPercent = gc
 	if dm := res.Stats.Device; dm != nil {
@@ -236,7 +279,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	}
 	blas := cblas.Choose()
 	herk := blas.Herk
-	rep.Machine = DescribeMachine(blas, be)
+	rep.Machine = DescribeMachine(blas, primary(be))
 	if rep.Backend == "cpu" {
 		for _, w := range blas.Warnings {
 			logf("warning: %s", w)
@@ -265,7 +308,7 @@ func warmUp(ctx context.Context, be matvis.Backend, sim *matvis.Simulation) (flo
 	}
 	w.Options.Progress = nil
 	t := time.Now()
-	if _, err := be.Run(ctx, &w); err != nil {
+	if err := runEach(ctx, be, &w); err != nil {
 		return 0, fmt.Errorf("profile: warm-up run: %w", err)
 	}
 	return time.Since(t).Seconds(), nil
@@ -277,7 +320,7 @@ func warmUp(ctx context.Context, be matvis.Backend, sim *matvis.Simulation) (flo
 func (rep *Report) extras(ctx context.Context, cfg Config, o Options, be matvis.Backend, sim *matvis.Simulation, res *matvis.Result,
 	herk cblas.Herk, logf func(string, ...any)) error {
 	if o.Roofline {
-		meter, ok := be.(CeilingMeter)
+		meter, ok := primary(be).(CeilingMeter)
 		if !ok {
 			meter = CPUMeter{Herk: herk}
 		}
@@ -354,12 +397,73 @@ func summarizeStats(rep *Report, res *matvis.Result) {
 	d.ChunkTotalMedian = Summarize(steadyChunks).Median
 	d.ChunksPerIntegration = res.Plan.NChunks
 	chunkTime := d.ChunkTotalMedian * float64(d.ChunksPerIntegration)
-	if st.Backend == "gpu" {
+	if strings.HasPrefix(st.Backend, "gpu") {
 		g := chunkTime
 		d.GPUTimePerIntegration = &g
 		d.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
 	}
 	d.HostOverheadPerIntegration = d.SteadyWallPerIntegration - chunkTime
+	d.Devices = max(1, len(st.Backends))
+	var chunks float64
+	for _, c := range st.Chunks {
+		chunks += c.Stages.Total().Seconds()
+	}
+	if n := len(walls); n > 0 {
+		d.RunWallPerIntegration = rep.Timing.Run / float64(n)
+		d.ChunkTimePerIntegration = chunks / float64(n)
+	}
+	if rep.Timing.Run > 0 {
+		d.Concurrency = chunks / rep.Timing.Run
+	}
+}
+
+// summarizeDevices records each device's share of a run over several and
+// says, in a note, how to read the derived numbers.
+func summarizeDevices(rep *Report, res *matvis.Result) {
+	if len(res.Stats.Backends) == 0 {
+		return
+	}
+	for _, b := range res.Stats.Backends {
+		s := DeviceShare{
+			Name: b.Name, Blocks: b.Blocks, Integrations: b.Integrations,
+			BusySeconds: b.Busy.Seconds(), ChunkSeconds: b.ChunkTime.Seconds(),
+		}
+		if rep.Timing.Run > 0 {
+			s.BusyFraction = s.BusySeconds / rep.Timing.Run
+		}
+		if b.Device != nil {
+			used := b.Device.UsedPeakBytes
+			s.DeviceUsedBytes = &used
+		}
+		rep.Devices = append(rep.Devices, s)
+	}
+	rep.Notes = append(rep.Notes, fmt.Sprintf("%d devices ran the integrations concurrently: steady_wall_per_integration, gpu_time_per_integration and host_overhead_per_integration are per device; run_wall_per_integration is the run's wall per integration, chunk_time_per_integration the stage time summed over the devices", len(res.Stats.Backends)))
+}
+
+// eachRunner runs a simulation once on each of its backends (multi.Backend).
+type eachRunner interface {
+	RunEach(ctx context.Context, sim *matvis.Simulation) error
+}
+
+// runEach runs sim on be, once on each device when be runs over several
+// (so that every device compiles its kernels and chooses its strategies).
+func runEach(ctx context.Context, be matvis.Backend, sim *matvis.Simulation) error {
+	if e, ok := be.(eachRunner); ok {
+		return e.RunEach(ctx, sim)
+	}
+	_, err := be.Run(ctx, sim)
+	return err
+}
+
+// primary is the backend that describes the machine and measures its
+// ceilings: the first device of a run over several, else be.
+func primary(be matvis.Backend) matvis.Backend {
+	if p, ok := be.(interface{ Parts() []matvis.Backend }); ok {
+		if parts := p.Parts(); len(parts) > 0 {
+			return parts[0]
+		}
+	}
+	return be
 }
 
 func memory(sim *matvis.Simulation, res *matvis.Result, peak int64) Memory {
