@@ -18,7 +18,7 @@
 # once on one device and once with --devices $DEVICES, and prints both
 # measured-run walls (summary.json timing.run_s) and their ratio, which it
 # checks against MIN_SPEEDUP (default 1.85; exit 1 below). BLOCKS=N passes
-# --blocks N to the multi-device run (default 4 blocks per device; each
+# --blocks N to the multi-device run (default 1 block per device; each
 # block pays the per-channel set-up on its device). E.g. on CPUs:
 #   MODE=profile BACKEND=cpu DEVICES=0,1 PRESET=custom NTIMES=8 \
 #     PROFILE_ARGS="--nsrc 2000 --nant 8" MIN_SPEEDUP=0 scripts/multigpu-run.sh

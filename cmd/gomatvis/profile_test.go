@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/matvis/multi"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 )
 
@@ -70,6 +71,7 @@ func TestProfileDevices(t *testing.T) {
 		{"one backend", nil, 0, 1, 0},
 		{"two cpu backends", []string{"--devices", "0,1"}, 0, 2, 2},
 		{"two backends, two blocks", []string{"--devices", "0,1", "--blocks", "2"}, 0, 2, 2},
+		{"two backends, eight blocks", []string{"--devices", "0,1", "--blocks", "8"}, 0, 2, 2},
 		{"one listed device", []string{"--devices", "0"}, 0, 1, 0},
 		{"negative blocks", []string{"--devices", "0,1", "--blocks", "-1"}, 2, 0, 0},
 		{"repeated device", []string{"--devices", "0,0"}, 2, 0, 0},
@@ -114,7 +116,7 @@ func TestProfileDevices(t *testing.T) {
 			}
 			wantBlocks := rep.Config.Blocks
 			if wantBlocks == 0 {
-				wantBlocks = 4 * c.shares
+				wantBlocks = multi.BlocksPerBackend * c.shares
 			}
 			if c.shares > 0 && (ints != 8 || blocks != wantBlocks) {
 				t.Errorf("devices ran %d integrations in %d blocks, want 8 in %d", ints, blocks, wantBlocks)

@@ -26,11 +26,13 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/shard"
 )
 
-// BlocksPerBackend is the default number of queued blocks per backend:
-// enough that a fast device takes more blocks than a slow one, few enough
-// that each block's set-up (beam preparation per channel, strategy
-// choice) stays small against its integrations.
-const BlocksPerBackend = 4
+// BlocksPerBackend is the default number of queued blocks per backend.
+// One: each block pays its set-up again (the host prepares every gridded
+// beam of every channel, ~1 s at prodslice), and on two H200s 64 prodslice
+// integrations ran 0.84× one GPU's speed in 4 blocks per device against
+// 1.65× in one (bench/RESULTS.md); more blocks only pay for devices of
+// unequal speed.
+const BlocksPerBackend = 1
 
 // Backend is a matvis.Backend that runs every simulation over several
 // backends.
