@@ -82,27 +82,41 @@ func (g heapGuard) check(chunk []byte, limit int, base int64, ls int, size int64
 }
 
 // superblockLengthSize returns the "size of lengths" of a superblock at
-// offset 0 (versions 0–3), or 0 if there is none there.
+// offset 0 as github.com/scigolib/hdf5 v0.14.0 reads it — which is what
+// sizes its allocations: versions 0–1 byte 14, 0 meaning 8; versions 2–3
+// 8 when byte 10 is a plain size (1, 2, 4, 8), else the size coded in its
+// upper 4 bits (0–3: 1, 2, 4, 8 bytes). 0 when there is no superblock or
+// the library would refuse it. (A fuzzed file with byte 14 zeroed slipped
+// past an earlier guard that took 0 for "none" and allocated 256 TB.)
 func superblockLengthSize(b []byte) int {
 	if len(b) < 16 || string(b[:8]) != "\x89HDF\r\n\x1a\n" {
 		return 0
 	}
-	var ls byte
 	switch b[8] {
 	case 0, 1:
-		ls = b[14]
+		if b[14] == 0 {
+			return 8
+		}
+		switch b[14] {
+		case 1, 2, 4, 8:
+			return int(b[14])
+		}
 	case 2, 3:
-		ls = b[10]
-	}
-	switch ls {
-	case 2, 4, 8:
-		return int(ls)
+		switch b[10] {
+		case 1, 2, 4, 8:
+			return 8
+		}
+		if code := b[10] >> 4; code <= 3 {
+			return 1 << code
+		}
 	}
 	return 0
 }
 
 func readLength(b []byte, n int) uint64 {
 	switch n {
+	case 1:
+		return uint64(b[0])
 	case 2:
 		return uint64(binary.LittleEndian.Uint16(b))
 	case 4:
