@@ -144,11 +144,16 @@ func (m CPUMeter) herkRate(ctx context.Context, s GramShape, reps int) (float64,
 // beside the measured ones.
 func Datasheet(device string) []Ceiling {
 	if strings.Contains(device, "H200") {
-		// FP32 and FP64 tensor are both 67 TFLOP/s: one roof (two
-		// would draw on top of each other).
+		// NVIDIA H200 SXM datasheet, dense rates (the sparse ones are
+		// twice): FP32 and FP64 tensor are both 67 TFLOP/s, one roof (two
+		// would draw on top of each other); FP16/BF16 tensor 989.5
+		// TFLOP/s and INT8 tensor 1979 TOPS are the modes split-operand
+		// Gram products can use at float32 accuracy ([gram]).
 		return []Ceiling{
 			{Name: "H200 HBM3e (datasheet)", Value: 4.8e12, Unit: "B/s"},
 			{Name: "H200 FP32 = FP64 tensor (datasheet)", Value: 67e12, Unit: "FLOP/s"},
+			{Name: "H200 FP16 tensor (datasheet)", Value: 989.5e12, Unit: "FLOP/s"},
+			{Name: "H200 INT8 tensor (datasheet, OP/s)", Value: 1979e12, Unit: "FLOP/s"},
 		}
 	}
 	return nil
