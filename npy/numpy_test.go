@@ -65,82 +65,8 @@ func TestWriteReadByNumpy(t *testing.T) {
 	seed := rand.Uint64()
 	t.Logf("random seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, 1))
-	f := func() float64 { return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20)) }
-	special := []float64{math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1), math.SmallestNonzeroFloat64, math.MaxFloat64}
-	type tcase struct {
-		shape []int
-		data  any
-		descr string
-		// re, im are the values as float64 (int64 apart).
-		re, im []float64
-		ints   []int64
-	}
-	var cases []tcase
-	for _, shape := range [][]int{{7}, {2, 3}, {3, 1, 4}, {0}, {1}} {
-		n := 1
-		for _, s := range shape {
-			n *= s
-		}
-		re, im := make([]float64, n), make([]float64, n)
-		for i := range n {
-			re[i], im[i] = f(), f()
-			if i < len(special) && n > 6 {
-				re[i] = special[i]
-			}
-		}
-		c128, c64 := make([]complex128, n), make([]complex64, n)
-		f64, f32 := make([]float64, n), make([]float32, n)
-		r32, i32 := make([]float64, n), make([]float64, n)
-		ints := make([]int64, n)
-		for i := range n {
-			c128[i], f64[i] = complex(re[i], im[i]), re[i]
-			c64[i], f32[i] = complex(float32(re[i]), float32(im[i])), float32(re[i])
-			r32[i], i32[i] = float64(float32(re[i])), float64(float32(im[i]))
-			ints[i] = int64(rng.Uint64())
-		}
-		if n > 2 {
-			ints[0], ints[1] = math.MinInt64, math.MaxInt64
-		}
-		cases = append(cases,
-			tcase{shape, c128, "<c16", re, im, nil}, tcase{shape, c64, "<c8", r32, i32, nil},
-			tcase{shape, f64, "<f8", re, nil, nil}, tcase{shape, f32, "<f4", r32, nil, nil},
-			tcase{shape, ints, "<i8", nil, nil, ints})
-	}
-	dir := t.TempDir()
-	var paths []string
-	for i, c := range cases {
-		var b bytes.Buffer
-		if err := Write(&b, c.shape, c.data); err != nil {
-			t.Fatalf("%T %v: %v", c.data, c.shape, err)
-		}
-		p := filepath.Join(dir, fmt.Sprintf("a%d.npy", i))
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		paths = append(paths, p)
-	}
-	cmd := exec.Command(py, append([]string{"-c", numpyRead}, paths...)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("numpy could not read the files: %v\n%s", err, stderr.String())
-	}
-	var got []struct {
-		Version []int    `json:"version"`
-		Descr   string   `json:"descr"`
-		Shape   []int    `json:"shape"`
-		Fortran bool     `json:"fortran"`
-		Offset  int      `json:"offset"`
-		Re      []string `json:"re"`
-		Im      []string `json:"im"`
-	}
-	if err := json.Unmarshal(out, &got); err != nil {
-		t.Fatalf("%v: %s", err, out)
-	}
-	if len(got) != len(cases) {
-		t.Fatalf("numpy read %d arrays, want %d", len(got), len(cases))
-	}
+	cases := numpyCases(rng)
+	got := readByNumpy(t, py, cases)
 	same := func(a, b float64) bool {
 		return math.Float64bits(a) == math.Float64bits(b) || (math.IsNaN(a) && math.IsNaN(b))
 	}
@@ -176,4 +102,97 @@ func TestWriteReadByNumpy(t *testing.T) {
 			}
 		}
 	}
+}
+
+// numpyCase is one array written and read back by numpy: re, im are its
+// values as float64 (ints for int64).
+type numpyCase struct {
+	shape  []int
+	data   any
+	descr  string
+	re, im []float64
+	ints   []int64
+}
+
+// numpyCases are every dtype the writer takes over several shapes, with
+// special values (infinities, NaN, −0, extremes) and random magnitudes.
+func numpyCases(rng *rand.Rand) []numpyCase {
+	f := func() float64 { return rng.NormFloat64() * math.Pow(10, float64(rng.IntN(40)-20)) }
+	special := []float64{math.Inf(1), math.Inf(-1), math.NaN(), math.Copysign(0, -1), math.SmallestNonzeroFloat64, math.MaxFloat64}
+	var cases []numpyCase
+	for _, shape := range [][]int{{7}, {2, 3}, {3, 1, 4}, {0}, {1}} {
+		n := 1
+		for _, s := range shape {
+			n *= s
+		}
+		re, im := make([]float64, n), make([]float64, n)
+		for i := range n {
+			re[i], im[i] = f(), f()
+			if i < len(special) && n > 6 {
+				re[i] = special[i]
+			}
+		}
+		c128, c64 := make([]complex128, n), make([]complex64, n)
+		f64, f32 := make([]float64, n), make([]float32, n)
+		r32, i32 := make([]float64, n), make([]float64, n)
+		ints := make([]int64, n)
+		for i := range n {
+			c128[i], f64[i] = complex(re[i], im[i]), re[i]
+			c64[i], f32[i] = complex(float32(re[i]), float32(im[i])), float32(re[i])
+			r32[i], i32[i] = float64(float32(re[i])), float64(float32(im[i]))
+			ints[i] = int64(rng.Uint64())
+		}
+		if n > 2 {
+			ints[0], ints[1] = math.MinInt64, math.MaxInt64
+		}
+		cases = append(cases,
+			numpyCase{shape, c128, "<c16", re, im, nil}, numpyCase{shape, c64, "<c8", r32, i32, nil},
+			numpyCase{shape, f64, "<f8", re, nil, nil}, numpyCase{shape, f32, "<f4", r32, nil, nil},
+			numpyCase{shape, ints, "<i8", nil, nil, ints})
+	}
+	return cases
+}
+
+// numpyView is what numpy reports of one array.
+type numpyView struct {
+	Version []int    `json:"version"`
+	Descr   string   `json:"descr"`
+	Shape   []int    `json:"shape"`
+	Fortran bool     `json:"fortran"`
+	Offset  int      `json:"offset"`
+	Re      []string `json:"re"`
+	Im      []string `json:"im"`
+}
+
+// readByNumpy writes the cases with Write and has numpy read them all.
+func readByNumpy(t *testing.T, py string, cases []numpyCase) []numpyView {
+	t.Helper()
+	dir := t.TempDir()
+	var paths []string
+	for i, c := range cases {
+		var b bytes.Buffer
+		if err := Write(&b, c.shape, c.data); err != nil {
+			t.Fatalf("%T %v: %v", c.data, c.shape, err)
+		}
+		p := filepath.Join(dir, fmt.Sprintf("a%d.npy", i))
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	cmd := exec.Command(py, append([]string{"-c", numpyRead}, paths...)...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("numpy could not read the files: %v\n%s", err, stderr.String())
+	}
+	var got []numpyView
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got) != len(cases) {
+		t.Fatalf("numpy read %d arrays, want %d", len(got), len(cases))
+	}
+	return got
 }

@@ -98,42 +98,61 @@ func PlainScaled(t testing.TB, sim *matvis.Simulation) (vis []complex128, scale 
 				// Feed p belongs to the unconjugated antenna j, q to i.
 				for p := range nf {
 					for q := range nf {
-						var v complex128
-						var ss float64
-						for s := range nsrc {
-							if !(u[s] > 0) {
-								continue
-							}
-							pi, pj := phase[i][s], phase[j][s]
-							var term complex128
-							if pol {
-								// V = Σ_s J_j[p]·C_s·J_i[q]ᴴ·P_j·conj(P_i).
-								for ax := range nf {
-									for bx := range nf {
-										zj := rj[(p*nf+ax)*nsrc+s] * pj
-										zi := ri[(q*nf+bx)*nsrc+s] * pi
-										term += zj * coh[s][ax][bx] * cmplx.Conj(zi)
-									}
-								}
-							} else {
-								for ax := range nf {
-									zi := ri[(q*nf+ax)*nsrc+s] * pi
-									zj := rj[(p*nf+ax)*nsrc+s] * pj
-									term += complex(0.5*flux[s], 0) * cmplx.Conj(zi) * zj
-								}
-							}
-							v += term
-							a := cmplx.Abs(term)
-							ss += a * a
-						}
+						v, rss := twinSum(twinPair{nf, u, ri, rj, phase[i], phase[j], coh, flux, pol}, p, q)
 						out = append(out, v)
-						scale = append(scale, math.Sqrt(ss))
+						scale = append(scale, rss)
 					}
 				}
 			}
 		}
 	}
 	return out, scale
+}
+
+// twinPair is what the twin sums over the sources for one antenna pair
+// (i, j): the up components, both antennas' responses and phases, the
+// sources' coherencies (polarized sky) or fluxes.
+type twinPair struct {
+	nf        int
+	u         []float64
+	ri, rj    []complex128
+	pi, pj    []complex128
+	coh       []matvis.Coherency
+	flux      []float64
+	polarized bool
+}
+
+// twinSum is V[p][q] of the pair, and the root-sum-square of its
+// per-source terms (the scale of its rounding).
+func twinSum(t twinPair, p, q int) (v complex128, rss float64) {
+	nsrc, nf := len(t.u), t.nf
+	var ss float64
+	for s := range nsrc {
+		if !(t.u[s] > 0) {
+			continue
+		}
+		var term complex128
+		if t.polarized {
+			// V = Σ_s J_j[p]·C_s·J_i[q]ᴴ·P_j·conj(P_i).
+			for ax := range nf {
+				for bx := range nf {
+					zj := t.rj[(p*nf+ax)*nsrc+s] * t.pj[s]
+					zi := t.ri[(q*nf+bx)*nsrc+s] * t.pi[s]
+					term += zj * t.coh[s][ax][bx] * cmplx.Conj(zi)
+				}
+			}
+		} else {
+			for ax := range nf {
+				zi := t.ri[(q*nf+ax)*nsrc+s] * t.pi[s]
+				zj := t.rj[(p*nf+ax)*nsrc+s] * t.pj[s]
+				term += complex(0.5*t.flux[s], 0) * cmplx.Conj(zi) * zj
+			}
+		}
+		v += term
+		a := cmplx.Abs(term)
+		ss += a * a
+	}
+	return v, math.Sqrt(ss)
 }
 
 // twinAzZa is az (from east towards north, in [0, 2π)) and za of the unit

@@ -17,20 +17,24 @@ import (
 // time, the sources above the horizon of topo.npy, their az/za (matvis's
 // "uvbeam" orientation), the gridded beam's response, Z = A·sqrt(I/2)·
 // exp(+i2πν/c x·ŝ) and V[(i,j), p, q] = Σ_s Σ_k conj(Z[i,q,k,s])·Z[j,p,k,s].
-func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
-	dir := filepath.Join(sharedtest.Dir(t), "reference", "uvbeam-pol-small")
-	var spec struct {
-		Antennas [][3]float64 `json:"antennas_enu_m"`
-		Freqs    []float64    `json:"freqs_hz"`
-		Sources  struct {
-			FluxJy [][]float64 `json:"flux_jy"`
-		} `json:"sources"`
-		Beams []struct {
-			Type, Path string
-		} `json:"beams"`
-		Polarized bool `json:"polarized"`
-		Precision int  `json:"precision"`
-	}
+// twinSpec is the part of a reference spec the twin reads.
+type twinSpec struct {
+	Antennas [][3]float64 `json:"antennas_enu_m"`
+	Freqs    []float64    `json:"freqs_hz"`
+	Sources  struct {
+		FluxJy [][]float64 `json:"flux_jy"`
+	} `json:"sources"`
+	Beams []struct {
+		Type, Path string
+	} `json:"beams"`
+	Polarized bool `json:"polarized"`
+	Precision int  `json:"precision"`
+}
+
+// readTwinSpec reads dir/spec.json, failing when it is missing.
+func readTwinSpec(t *testing.T, dir string) twinSpec {
+	t.Helper()
+	var spec twinSpec
 	b, err := os.ReadFile(filepath.Join(dir, "spec.json"))
 	if err != nil {
 		t.Fatalf("the committed reference is missing: %v", err)
@@ -38,6 +42,12 @@ func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
 	if err := json.Unmarshal(b, &spec); err != nil {
 		t.Fatal(err)
 	}
+	return spec
+}
+
+func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
+	dir := filepath.Join(sharedtest.Dir(t), "reference", "uvbeam-pol-small")
+	spec := readTwinSpec(t, dir)
 	if !spec.Polarized || len(spec.Beams) != 1 || spec.Beams[0].Type != "beamfits" {
 		t.Fatalf("spec changed: polarized %v, beams %+v", spec.Polarized, spec.Beams)
 	}
