@@ -3,6 +3,9 @@ package matvis
 import (
 	"fmt"
 	"math"
+	"runtime"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // RigidBasis is pyradiosky's basis angle (SkyModel._calc_average_rotation_matrix,
@@ -82,16 +85,20 @@ func (b *RigidBasis) Basis(ti int, cosX, sinX []float64) error {
 	if err := b.src.ENU(ti, e, nn, up); err != nil {
 		return fmt.Errorf("matvis: rigid polarization basis at time %d: %w", ti, err)
 	}
-	for s := range n {
-		sd, cd := math.Sincos(b.dec[s])
-		sa, ca := math.Sincos(b.ra[s])
-		nf := [3]float64{cd * ca, cd * sa, sd}
-		th := [3]float64{sd * ca, sd * sa, -cd} // θ̂ = −deĉ
-		ph := [3]float64{-sa, ca, 0}            // φ̂ = râ
-		p := [3]float64{e[s], nn[s], up[s]}
-		r := mul3(alignRotation(apply3(u, nf), p), u)
-		cosX[s], sinX[s] = projectBasis(p, apply3(r, th), apply3(r, ph))
-	}
+	// Per source independent, and per time on the host for 10⁶ sources
+	// (the GPU waits for it): on every core.
+	blocks.Run(n, min(runtime.GOMAXPROCS(0), max(1, n/4096)), func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			sd, cd := math.Sincos(b.dec[s])
+			sa, ca := math.Sincos(b.ra[s])
+			nf := [3]float64{cd * ca, cd * sa, sd}
+			th := [3]float64{sd * ca, sd * sa, -cd} // θ̂ = −deĉ
+			ph := [3]float64{-sa, ca, 0}            // φ̂ = râ
+			p := [3]float64{e[s], nn[s], up[s]}
+			r := mul3(alignRotation(apply3(u, nf), p), u)
+			cosX[s], sinX[s] = projectBasis(p, apply3(r, th), apply3(r, ph))
+		}
+	})
 	return nil
 }
 
