@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -16,23 +17,28 @@ import (
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
+// polDiff returns, for each polarization, the peak |want| and the largest
+// |got − want|.
+func polDiff(got, want *uvh5.File) (peak, worst []float64) {
+	np := len(want.Header.Pols)
+	peak, worst = make([]float64, np), make([]float64, np)
+	for i, v := range want.Vis {
+		p := i % np
+		peak[p] = max(peak[p], cmplx.Abs(v))
+		worst[p] = max(worst[p], cmplx.Abs(got.Vis[i]-v))
+	}
+	return peak, worst
+}
+
 // perPolErr returns max|got − want| of each polarization, divided by
 // that polarization's peak |want| (own) and by the peak |want| of all
 // polarizations (all).
 func perPolErr(got, want *uvh5.File) (own, all []float64) {
-	np := len(want.Header.Pols)
-	own, all = make([]float64, np), make([]float64, np)
-	var top float64
-	for _, v := range want.Vis {
-		top = max(top, cmplx.Abs(v))
-	}
-	for p := range np {
-		var peak, worst float64
-		for i := p; i < len(want.Vis); i += np {
-			peak = max(peak, cmplx.Abs(want.Vis[i]))
-			worst = max(worst, cmplx.Abs(got.Vis[i]-want.Vis[i]))
-		}
-		own[p], all[p] = worst/math.Max(peak, 1e-300), worst/top
+	peak, worst := polDiff(got, want)
+	top := slices.Max(peak)
+	own, all = make([]float64, len(peak)), make([]float64, len(peak))
+	for p := range peak {
+		own[p], all[p] = worst[p]/math.Max(peak[p], 1e-300), worst[p]/top
 	}
 	return own, all
 }

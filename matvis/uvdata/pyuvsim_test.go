@@ -68,13 +68,9 @@ func TestAgainstPyuvsim(t *testing.T) {
 	for _, prec := range []int{2, 1} {
 		_, got := simulateObsParam(t, dir, prec)
 		compareHeaders(t, got, want)
-		np := len(want.Header.Pols)
-		for p := range np {
-			var peak, worst float64
-			for i := p; i < len(want.Vis); i += np {
-				peak = max(peak, cmplx.Abs(want.Vis[i]))
-				worst = max(worst, cmplx.Abs(got.Vis[i]-want.Vis[i]))
-			}
+		peaks, worsts := polDiff(got, want)
+		for p, peak := range peaks {
+			worst := worsts[p]
 			tol := 1e-5 * peak
 			t.Logf("precision %d pol %d: max|ΔV| = %.3g, peak %.3g (%.2g of peak)", prec, want.Header.Pols[p], worst, peak, worst/math.Max(peak, 1e-300))
 			if peak == 0 {
