@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 )
 
 // FuzzReadNpy checks that Read never panics, never allocates far beyond
@@ -27,10 +29,10 @@ func FuzzReadNpy(f *testing.F) {
 		bound := uint64(16*len(in) + 1<<20)
 		var a *Array
 		var err error
-		if n := allocated(func() { a, err = Read(bytes.NewReader(in)) }); n > bound {
+		if n := inputtest.Allocated(func() { a, err = Read(bytes.NewReader(in)) }); n > bound {
 			t.Fatalf("allocated %d bytes for a %d-byte input", n, len(in))
 		}
-		if n := allocated(func() { _, _ = Read(onlyReader{bytes.NewReader(in)}) }); n > bound {
+		if n := inputtest.Allocated(func() { _, _ = Read(onlyReader{bytes.NewReader(in)}) }); n > bound {
 			t.Fatalf("unknown length: allocated %d bytes for a %d-byte input", n, len(in))
 		}
 		if err == nil {

@@ -3,17 +3,13 @@ package npy
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 )
 
 // npyBytes builds a .npy stream of format version ver with header h
@@ -31,15 +27,6 @@ func npyBytes(ver byte, h string, data []byte) []byte {
 	b.WriteString(h)
 	b.Write(data)
 	return b.Bytes()
-}
-
-// allocated returns the bytes f allocates on the heap.
-func allocated(f func()) uint64 {
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	f()
-	runtime.ReadMemStats(&after)
-	return after.TotalAlloc - before.TotalAlloc
 }
 
 // onlyReader hides a reader's Len and Seek so Read cannot know its size.
@@ -67,7 +54,7 @@ func TestReadDeclaredSizeBomb(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var err error
-			n := allocated(func() { _, err = c.read() })
+			n := inputtest.Allocated(func() { _, err = c.read() })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -142,21 +129,5 @@ func TestReadShapeOverflow(t *testing.T) {
 // TestReadFileRefusesNonRegular: a FIFO used to block ReadFile forever and
 // /dev/zero to be read as data.
 func TestReadFileRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "topo.npy")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{fifo, dir, "/dev/zero"} {
-		done := make(chan error, 1)
-		go func() { _, err := ReadFile(p); done <- err }()
-		select {
-		case err := <-done:
-			if !errors.Is(err, inputfile.ErrNotRegular) || !strings.Contains(err.Error(), p) {
-				t.Errorf("%s: error %v, want inputfile.ErrNotRegular naming the path", p, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: ReadFile hangs", p)
-		}
-	}
+	inputtest.RefusesNonRegular(t, "topo.npy", func(p string) error { _, err := ReadFile(p); return err })
 }

@@ -2,17 +2,13 @@ package beam
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
-	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
@@ -51,15 +47,6 @@ func setCard(t testing.TB, b []byte, key string, nth int, value string) []byte {
 	}
 }
 
-// allocatedBy returns the bytes f allocates on the heap.
-func allocatedBy(f func()) uint64 {
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	f()
-	runtime.ReadMemStats(&m1)
-	return m1.TotalAlloc - m0.TotalAlloc
-}
-
 // TestLoadBeamFITSDeclaredSizes: one edited header card used to make fitsio
 // allocate the declared image before reading (NAXIS1 = 999999999: 11 TB,
 // fatal "out of memory"), or fail as "makeslice: len out of range"
@@ -96,7 +83,7 @@ func TestLoadBeamFITSDeclaredSizes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			n := allocatedBy(func() { _, err = LoadBeamFITS(p) })
+			n := inputtest.Allocated(func() { _, err = LoadBeamFITS(p) })
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("error %v, want one naming %s and saying %q", err, p, c.want)
 			}
@@ -131,7 +118,7 @@ func TestLoadBeamFITSCardForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			n := allocatedBy(func() { _, err = LoadBeamFITS(p) })
+			n := inputtest.Allocated(func() { _, err = LoadBeamFITS(p) })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -145,21 +132,5 @@ func TestLoadBeamFITSCardForms(t *testing.T) {
 // TestLoadBeamFITSRefusesNonRegular: /dev/zero used to be read until
 // memory ran out and a FIFO blocked forever.
 func TestLoadBeamFITSRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "beam.fits")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"/dev/zero", fifo, dir} {
-		done := make(chan error, 1)
-		go func() { _, err := LoadBeamFITS(p); done <- err }()
-		select {
-		case err := <-done:
-			if !errors.Is(err, inputfile.ErrNotRegular) || !strings.Contains(err.Error(), p) {
-				t.Errorf("%s: error %v, want inputfile.ErrNotRegular naming the path", p, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: LoadBeamFITS hangs", p)
-		}
-	}
+	inputtest.RefusesNonRegular(t, "beam.fits", func(p string) error { _, err := LoadBeamFITS(p); return err })
 }

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 )
 
 // fitsHDUs splits a FITS file into the header and (padded) data bytes of
@@ -98,7 +100,7 @@ func FuzzBeamFITS(f *testing.F) {
 		}
 		var g *Gridded
 		var err error
-		n := allocatedBy(func() { g, err = LoadBeamFITS(p) })
+		n := inputtest.Allocated(func() { g, err = LoadBeamFITS(p) })
 		if bound := 64*uint64(len(in)) + 8<<20; n > bound {
 			t.Fatalf("allocated %d bytes for a %d-byte file", n, len(in))
 		}

@@ -5,13 +5,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 )
 
 // TestDecodeDocumentErrors covers the messages the tester found obscure or
@@ -135,29 +133,7 @@ func TestValidateNonFinite(t *testing.T) {
 // TestReadFileRefusesNonRegular: `gomatvis simulate /dev/zero` used to
 // read 2 GiB of zeros into memory first, and a FIFO blocked forever.
 func TestReadFileRefusesNonRegular(t *testing.T) {
-	dir := t.TempDir()
-	fifo := filepath.Join(dir, "spec.json")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range []string{"/dev/zero", fifo, dir} {
-		done := make(chan error, 1)
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		go func() { _, err := ReadFile(p); done <- err }()
-		select {
-		case err := <-done:
-			runtime.ReadMemStats(&m1)
-			if !errors.Is(err, inputfile.ErrNotRegular) || !strings.Contains(err.Error(), p) {
-				t.Errorf("%s: error %v, want inputfile.ErrNotRegular naming the path", p, err)
-			}
-			if n := m1.TotalAlloc - m0.TotalAlloc; n > 1<<20 {
-				t.Errorf("%s: allocated %d bytes before refusing", p, n)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: ReadFile hangs", p)
-		}
-	}
+	inputtest.RefusesNonRegular(t, "spec.json", func(p string) error { _, err := ReadFile(p); return err })
 }
 
 // TestReadFileRefusesLargeFileBySize: a file over the limit is refused by
@@ -172,14 +148,11 @@ func TestReadFileRefusesLargeFileBySize(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	_, err = ReadFile(p)
-	runtime.ReadMemStats(&m1)
+	n := inputtest.Allocated(func() { _, err = ReadFile(p) })
 	if !errors.Is(err, inputfile.ErrTooLarge) || !strings.Contains(err.Error(), p) {
 		t.Errorf("error %v, want inputfile.ErrTooLarge naming the path", err)
 	}
-	if n := m1.TotalAlloc - m0.TotalAlloc; n > 1<<20 {
+	if n > 1<<20 {
 		t.Errorf("allocated %d bytes before refusing", n)
 	}
 }
