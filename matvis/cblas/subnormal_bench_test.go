@@ -2,9 +2,10 @@ package cblas
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/gomatvis/gomatvis/internal/interleave"
 )
 
 // subnormalCase is one input of BenchmarkHerkSubnormal: a 128×20 000
@@ -74,66 +75,27 @@ func BenchmarkHerkSubnormal(b *testing.B) {
 	c64 := make([]complex64, m*m)
 	c128 := make([]complex128, m*m)
 	h.Cherk(m, k, 1, a64[0], k, 0, c64, m) // thread pool start-up
-	t64 := make(interleaved, len(c64cases))
-	t128 := make(interleaved, len(c128cases))
+	t64 := interleave.New(len(c64cases))
+	t128 := interleave.New(len(c128cases))
 	for b.Loop() {
-		for _, i := range t64.order() {
+		for _, i := range t64.Order() {
 			t := time.Now()
 			h.Cherk(m, k, 1, a64[i], k, 0, c64, m)
-			t64.add(i, time.Since(t))
+			t64.Add(i, time.Since(t))
 		}
-		for _, i := range t128.order() {
+		for _, i := range t128.Order() {
 			t := time.Now()
 			h.Zherk(m, k, 1, a128[i], k, 0, c128, m)
-			t128.add(i, time.Since(t))
+			t128.Add(i, time.Since(t))
 		}
 	}
 	for i, c := range c64cases {
-		b.ReportMetric(t64.medianMs(i), "ms_"+c.name)
-		b.ReportMetric(t64.ratio(i, 0), "x_"+c.name)
+		b.ReportMetric(t64.MedianMs(i), "ms_"+c.name)
+		b.ReportMetric(t64.Ratio(i, 0), "x_"+c.name)
 	}
 	for i, c := range c128cases {
-		b.ReportMetric(t128.medianMs(i), "ms_"+c.name)
-		b.ReportMetric(t128.ratio(i, 0), "x_"+c.name)
+		b.ReportMetric(t128.MedianMs(i), "ms_"+c.name)
+		b.ReportMetric(t128.Ratio(i, 0), "x_"+c.name)
 	}
 	b.Logf("%s; %s", h.Name(), Describe(h))
-}
-
-// interleaved holds the per-iteration times of benchmark cases run one
-// after another in every iteration; medians and same-iteration ratios
-// resist the bursts of a shared machine better than totals.
-type interleaved [][]time.Duration
-
-// order is the order in which to run the cases in the next iteration:
-// forwards and backwards in turn, since whichever case ran second in an
-// iteration was measured up to 30 % slower on the shared machine.
-func (s interleaved) order() []int {
-	o := make([]int, len(s))
-	for i := range o {
-		o[i] = i
-	}
-	if len(s[0])%2 == 1 {
-		slices.Reverse(o)
-	}
-	return o
-}
-
-// add records case i's time in the current iteration.
-func (s interleaved) add(i int, d time.Duration) { s[i] = append(s[i], d) }
-
-// medianMs is case i's median time in ms.
-func (s interleaved) medianMs(i int) float64 {
-	v := slices.Clone(s[i])
-	slices.Sort(v)
-	return v[len(v)/2].Seconds() * 1e3
-}
-
-// ratio is the median over iterations of case i's time over case ref's.
-func (s interleaved) ratio(i, ref int) float64 {
-	r := make([]float64, len(s[i]))
-	for j := range r {
-		r[j] = float64(s[i][j]) / float64(s[ref][j])
-	}
-	slices.Sort(r)
-	return r[len(r)/2]
 }

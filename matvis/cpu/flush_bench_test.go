@@ -4,9 +4,10 @@ import (
 	"context"
 	"math/rand/v2"
 	"runtime"
-	"slices"
 	"testing"
 	"time"
+
+	"github.com/gomatvis/gomatvis/internal/interleave"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -45,9 +46,9 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 		}
 		sims[i] = sim
 	}
-	total := make(interleaved, len(cases))
-	gram := make(interleaved, len(cases))
-	tauz := make(interleaved, len(cases))
+	total := interleave.New(len(cases))
+	gram := interleave.New(len(cases))
+	tauz := interleave.New(len(cases))
 	run := func(i int) {
 		be := NewWith(h, 0)
 		be.noFlush = cases[i].noFlush
@@ -60,9 +61,9 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 			g += ch.Stages[matvis.StageMatProd]
 			tz += ch.Stages[matvis.StageTauZ]
 		}
-		total.add(i, res.Stats.Integrations[0])
-		gram.add(i, g)
-		tauz.add(i, tz)
+		total.Add(i, res.Stats.Integrations[0])
+		gram.Add(i, g)
+		tauz.Add(i, tz)
 	}
 	for i := range cases {
 		run(i) // warm-up: thread pools, page faults
@@ -71,21 +72,21 @@ func BenchmarkDeepSidelobeSky(b *testing.B) {
 		total[i], gram[i], tauz[i] = nil, nil, nil
 	}
 	for b.Loop() {
-		for _, i := range total.order() {
+		for _, i := range total.Order() {
 			run(i)
 		}
 	}
 	for i, cs := range cases {
-		b.ReportMetric(total.medianMs(i), "ms_"+cs.name)
-		b.ReportMetric(gram.medianMs(i), "ms_gram_"+cs.name)
-		b.ReportMetric(tauz.medianMs(i), "ms_tauz_"+cs.name)
+		b.ReportMetric(total.MedianMs(i), "ms_"+cs.name)
+		b.ReportMetric(gram.MedianMs(i), "ms_gram_"+cs.name)
+		b.ReportMetric(tauz.MedianMs(i), "ms_tauz_"+cs.name)
 	}
-	b.ReportMetric(total.ratio(0, 1), "x_fp32/fp64_noflush")
-	b.ReportMetric(total.ratio(2, 3), "x_fp32/fp64_flush")
-	b.ReportMetric(total.ratio(0, 2), "x_fp32_noflush/flush")
-	b.ReportMetric(gram.ratio(0, 1), "x_gram_fp32/fp64_noflush")
-	b.ReportMetric(gram.ratio(2, 3), "x_gram_fp32/fp64_flush")
-	b.ReportMetric(tauz.ratio(2, 0), "x_tauz_fp32_flush/noflush")
+	b.ReportMetric(total.Ratio(0, 1), "x_fp32/fp64_noflush")
+	b.ReportMetric(total.Ratio(2, 3), "x_fp32/fp64_flush")
+	b.ReportMetric(total.Ratio(0, 2), "x_fp32_noflush/flush")
+	b.ReportMetric(gram.Ratio(0, 1), "x_gram_fp32/fp64_noflush")
+	b.ReportMetric(gram.Ratio(2, 3), "x_gram_fp32/fp64_flush")
+	b.ReportMetric(tauz.Ratio(2, 0), "x_tauz_fp32_flush/noflush")
 	b.Logf("%s", cblas.Describe(h))
 }
 
@@ -101,58 +102,18 @@ func BenchmarkBuildZFlush(b *testing.B) {
 		newZInputs(b, c, &Backend{herk: cblas.Gonum{}, workers: runtime.GOMAXPROCS(0), noFlush: true}),
 		newZInputs(b, c, &Backend{herk: cblas.Gonum{}, workers: runtime.GOMAXPROCS(0)}),
 	}
-	t := make(interleaved, len(ins))
+	t := interleave.New(len(ins))
 	for _, in := range ins {
 		in.build(b) // warm-up: buffers
 	}
 	for b.Loop() {
-		for _, i := range t.order() {
+		for _, i := range t.Order() {
 			t0 := time.Now()
 			ins[i].build(b)
-			t.add(i, time.Since(t0))
+			t.Add(i, time.Since(t0))
 		}
 	}
-	b.ReportMetric(t.medianMs(0), "ms_noflush")
-	b.ReportMetric(t.medianMs(1), "ms_flush")
-	b.ReportMetric(t.ratio(1, 0), "x_flush/noflush")
-}
-
-// interleaved (as in package cblas's benchmarks) holds the per-iteration
-// times of benchmark cases run one after another in every iteration;
-// medians and same-iteration ratios resist the bursts of a shared machine
-// better than totals.
-type interleaved [][]time.Duration
-
-// order is the order in which to run the cases in the next iteration:
-// forwards and backwards in turn, since whichever case ran second in an
-// iteration was measured up to 30 % slower on the shared machine.
-func (s interleaved) order() []int {
-	o := make([]int, len(s))
-	for i := range o {
-		o[i] = i
-	}
-	if len(s[0])%2 == 1 {
-		slices.Reverse(o)
-	}
-	return o
-}
-
-// add records case i's time in the current iteration.
-func (s interleaved) add(i int, d time.Duration) { s[i] = append(s[i], d) }
-
-// medianMs is case i's median time in ms.
-func (s interleaved) medianMs(i int) float64 {
-	v := slices.Clone(s[i])
-	slices.Sort(v)
-	return v[len(v)/2].Seconds() * 1e3
-}
-
-// ratio is the median over iterations of case i's time over case ref's.
-func (s interleaved) ratio(i, ref int) float64 {
-	r := make([]float64, len(s[i]))
-	for j := range r {
-		r[j] = float64(s[i][j]) / float64(s[ref][j])
-	}
-	slices.Sort(r)
-	return r[len(r)/2]
+	b.ReportMetric(t.MedianMs(0), "ms_noflush")
+	b.ReportMetric(t.MedianMs(1), "ms_flush")
+	b.ReportMetric(t.Ratio(1, 0), "x_flush/noflush")
 }
