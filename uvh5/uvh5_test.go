@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -300,6 +301,60 @@ func compareWithH5py(t *testing.T, path string, f *File) {
 	for i, p := range pairs {
 		if complex(p[0], p[1]) != f.Vis[i] {
 			t.Fatalf("%s: visdata[%d] ours %v, h5py %v", path, i, f.Vis[i], p)
+		}
+	}
+}
+
+// TestWriterTemporaryAndMode: the writer's temporary is named as
+// atomicfile's (".NAME.tmp-PID-RANDOM"), so that the next run clears it
+// when a writer is killed (atomicfile.RemoveStale; a name without the
+// PID was never cleared), and the file gets the permissions os.Create
+// would give, or keeps those of the file it replaces (it was always 0644).
+func TestWriterTemporaryAndMode(t *testing.T) {
+	dir := t.TempDir()
+	probe := filepath.Join(dir, "probe")
+	f, err := os.Create(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	st, err := os.Stat(probe)
+	if err != nil {
+		t.Fatal(err)
+	}
+	umaskMode := st.Mode().Perm()
+	h := testHeader(rand.New(rand.NewPCG(5, 6)), 3, 2, 2)
+	vis := make([]complex128, h.Nblts()*h.Nfreqs()*h.Npols())
+	path := filepath.Join(dir, "x.uvh5")
+	for _, c := range []struct {
+		name  string
+		prior os.FileMode // 0: no file at path before
+		want  os.FileMode
+	}{{"new file", 0, umaskMode}, {"replaced file", 0o640, 0o640}} {
+		if c.prior != 0 {
+			if err := os.Chmod(path, c.prior); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w, err := Create(path, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := ".x.uvh5.tmp-" + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(w.tmp), want) {
+			t.Errorf("%s: temporary %s, want a name starting %s", c.name, filepath.Base(w.tmp), want)
+		}
+		if err := w.WriteBlock(0, vis, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		st, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if st.Mode().Perm() != c.want {
+			t.Errorf("%s: mode %v, want %v", c.name, st.Mode().Perm(), c.want)
 		}
 	}
 }

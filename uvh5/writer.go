@@ -4,8 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 
 	"github.com/gomatvis/gomatvis/internal/h5write"
 )
@@ -53,13 +54,9 @@ func Create(path string, hdr *Header) (*Writer, error) {
 	if err := hdr.Validate(); err != nil {
 		return nil, withFile(err, path)
 	}
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	fh, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	fh, err := atomicfile.CreateTemp(path)
 	if err != nil {
-		return nil, fmt.Errorf("uvh5: %s: creating temporary file: %w", path, err)
+		return nil, fmt.Errorf("uvh5: %s: %w", path, err)
 	}
 	w := &Writer{path: path, tmp: fh.Name(), fh: fh, nblts: hdr.Nblts(),
 		row: hdr.Nfreqs() * hdr.Npols(), single: hdr.SinglePrecision}
@@ -285,9 +282,6 @@ func (w *Writer) CloseAs(dest string) error {
 	}
 	w.done = true
 	err := w.f.Close()
-	if err == nil {
-		err = w.fh.Chmod(0o644)
-	}
 	if err == nil {
 		err = w.fh.Sync()
 	}

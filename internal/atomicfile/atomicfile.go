@@ -71,10 +71,9 @@ func WriteGroup(files ...File) (err error) {
 // prepare writes f's content to a synced and closed temporary beside it,
 // with the permissions f.Path will have, and returns its name.
 func prepare(f File) (name string, err error) {
-	dir := filepath.Dir(f.Path)
-	tmp, err := createTemp(f.Path)
+	tmp, err := CreateTemp(f.Path)
 	if err != nil {
-		return "", fmt.Errorf("creating output in %s: %w", dir, err)
+		return "", err
 	}
 	defer func() {
 		if err != nil {
@@ -82,11 +81,6 @@ func prepare(f File) (name string, err error) {
 			os.Remove(tmp.Name())
 		}
 	}()
-	if st, serr := os.Stat(f.Path); serr == nil && st.Mode().IsRegular() {
-		if err = tmp.Chmod(st.Mode().Perm()); err != nil {
-			return "", fmt.Errorf("keeping the permissions of %s: %w", f.Path, err)
-		}
-	}
 	if err = f.Fill(tmp); err != nil {
 		return "", err
 	}
@@ -99,8 +93,29 @@ func prepare(f File) (name string, err error) {
 	return tmp.Name(), nil
 }
 
+// CreateTemp creates the temporary that will be renamed to path, beside
+// it and named so that RemoveStale can clear it if its writer is killed
+// (".NAME.tmp-PID-RANDOM"), with the permissions path will have: those of
+// the file it replaces, else 0666 less the umask (os.CreateTemp's 0600
+// would end up on the output). Writers that fill their file in place and
+// rename it themselves (UVH5) use it directly.
+func CreateTemp(path string) (*os.File, error) {
+	tmp, err := createTemp(path)
+	if err != nil {
+		return nil, fmt.Errorf("creating output in %s: %w", filepath.Dir(path), err)
+	}
+	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
+		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return nil, fmt.Errorf("keeping the permissions of %s: %w", path, err)
+		}
+	}
+	return tmp, nil
+}
+
 // createTemp creates a new temporary for path with mode 0666 less the
-// umask (os.CreateTemp's 0600 would end up on the output).
+// umask.
 func createTemp(path string) (*os.File, error) {
 	prefix := filepath.Join(filepath.Dir(path), tmpPrefix(path)+strconv.Itoa(os.Getpid())+"-")
 	for range 100 {
