@@ -2,7 +2,6 @@ package matvis
 
 import (
 	"fmt"
-	"math"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -129,17 +128,8 @@ func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
 	if err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
 	}
-	if src.MinFlux != nil || src.MaxFlux != nil || src.NonNegative {
-		lo, hi := math.Inf(-1), math.Inf(1)
-		if src.MinFlux != nil {
-			lo = *src.MinFlux
-		}
-		if src.MaxFlux != nil {
-			hi = *src.MaxFlux
-		}
-		if sky, err = sky.Select(lo, hi, src.NonNegative); err != nil {
-			return nil, fmt.Errorf("matvis: %s: sources min_flux/max_flux/non_negative: %w", cfg.Path, err)
-		}
+	if sky, err = selectSky(sky, src.MinFlux, src.MaxFlux, src.NonNegative); err != nil {
+		return nil, fmt.Errorf("matvis: %s: sources min_flux/max_flux/non_negative: %w", cfg.Path, err)
 	}
 	return sky, nil
 }
@@ -148,13 +138,8 @@ func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
 // with pyuvsim's diagonal Jones matrices, beamfits beams as matvis reads them.
 func obsBeam(b simspec.Beam, order, precision int) (beam.Beam, error) {
 	switch b.Type {
-	case "uniform":
-		return beam.DiagonalJones{Beam: beam.Uniform{}}, nil
-	case "gaussian":
-		g := beam.Gaussian{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM}
-		return beam.DiagonalJones{Beam: g}, g.Validate()
-	case "airy":
-		return beam.DiagonalJones{Beam: beam.Airy{DiameterM: b.DiameterM}}, nil
+	case "uniform", "gaussian", "airy":
+		b.Jones = simspec.JonesDiagonal
 	}
 	if order == 0 {
 		order = 3

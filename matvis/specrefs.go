@@ -102,20 +102,26 @@ func specCatalog(s *simspec.Spec) (*skymodel.Sky, error) {
 	if err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
 	}
-	if cat.MinFluxJy == nil && cat.MaxFluxJy == nil && !cat.NonNegative {
-		return sky, nil
-	}
-	lo, hi := math.Inf(-1), math.Inf(1)
-	if cat.MinFluxJy != nil {
-		lo = *cat.MinFluxJy
-	}
-	if cat.MaxFluxJy != nil {
-		hi = *cat.MaxFluxJy
-	}
-	if sky, err = sky.Select(lo, hi, cat.NonNegative); err != nil {
+	if sky, err = selectSky(sky, cat.MinFluxJy, cat.MaxFluxJy, cat.NonNegative); err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog %s: selection: %w", cat.Path, err)
 	}
 	return sky, nil
+}
+
+// selectSky applies pyuvsim's min_flux, max_flux (nil: no bound) and
+// non_negative cuts, returning sky itself when none is asked for.
+func selectSky(sky *skymodel.Sky, minFlux, maxFlux *float64, nonNegative bool) (*skymodel.Sky, error) {
+	if minFlux == nil && maxFlux == nil && !nonNegative {
+		return sky, nil
+	}
+	lo, hi := math.Inf(-1), math.Inf(1)
+	if minFlux != nil {
+		lo = *minFlux
+	}
+	if maxFlux != nil {
+		hi = *maxFlux
+	}
+	return sky.Select(lo, hi, nonNegative)
 }
 
 // specAntennas sets c's antennas (and, from a layout, their beams).
