@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
 )
@@ -30,14 +31,7 @@ type eopJSON struct {
 // {"times": [{"jd_utc", "ut1_utc_s", "xp_arcsec", "yp_arcsec"}, …]} whose
 // entries must include every time (to 1 ms).
 func ReadEOPFile(path string, timesJD []float64) ([]astro.EOP, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("eop file: %w", err)
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxEOPFileBytes {
-		return nil, fmt.Errorf("eop file %s: not a regular file under %d MiB", path, maxEOPFileBytes>>20)
-	}
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, maxEOPFileBytes)
 	if err != nil {
 		return nil, fmt.Errorf("eop file: %w", err)
 	}
