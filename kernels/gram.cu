@@ -3,6 +3,7 @@
 // complex64 to complex128 for the double-precision product of
 // single-precision data. All matrices are column-major.
 #include "common.cuh"
+#include "gram_tc.cuh"
 
 // C[i + j*ldc] for i < j (upper) takes conj(C[j + i*ldc]) (lower). Tiles of
 // 32x32 go through shared memory so reads and writes are both coalesced.

@@ -5,10 +5,12 @@
 // nothing measurable (these kernels are memory-bound) and keeps precision 1
 // as accurate as the CPU backend, which also works in double.
 //
-// Compile-time options: -DR_T=float|double, -DZ_T=float2|double2 (the Z
-// matrix type: the Gram strategy may want complex128 even in precision 1),
+// Compile-time options: -DR_T=float|double, -DZ_T=float2|double2|uint2 (the
+// Z matrix type: the Gram strategy may want complex128 even in precision 1,
+// or uint2, the tensor-core product's scaled FP16 pairs, tc_f16.cuh),
 // -DACC_T=float2|double2 (accumulator), -DOUT_T=float2|double2 (output).
 #include "common.cuh"
+#include "tc_f16.cuh"
 
 #ifndef R_T
 #define R_T double

@@ -157,6 +157,18 @@ __device__ __forceinline__ O zval(creal bv, double pr, double pi) {
   return o;
 }
 
+// zput stores one Z value formed in double as the Gram product's operand:
+// rounded to float2 or double2, or for the tensor-core product (uint2)
+// rounded to float, scaled by the power of two zscale and split into FP16
+// pairs {big, small} (tc_f16.cuh).
+__device__ __forceinline__ void zput(float2* p, double re, double im, float) { *p = make_float2((float)re, (float)im); }
+__device__ __forceinline__ void zput(double2* p, double re, double im, float) { *p = make_double2(re, im); }
+__device__ __forceinline__ void zput(uint2* p, double re, double im, float zscale) {
+  uint2 o;
+  split_h2((float)re * zscale, (float)im * zscale, &o.x, &o.y);
+  *p = o;
+}
+
 // grid_footprint gives direction (az, za)'s spline footprint on grid g:
 // node row offsets (row index × naz), columns and their weights; false
 // (and nothing set) outside the grid.

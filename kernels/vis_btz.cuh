@@ -5,7 +5,8 @@
 
 // ---------------------------------------------------------------------------
 // Beam, tau and Z, fused: Z[(a*nf + f)*ldz + k*n + s] = A_{b(a)}[f,k](s) ·
-// sqrt(I_s/2) · exp(+i·omega·x_a·ŝ). One thread per source of a tile of
+// sqrt(I_s/2) · exp(+i·omega·x_a·ŝ), stored by zput (zscale: the
+// tensor-core product's scale, unused by the other Z types). One thread per source of a tile of
 // blockDim.x sources (blockIdx.x), antennas [blockIdx.y*apb, +apb) in a loop
 // inside (blockIdx.y), the beams through SrcBeam; each value multiplied by
 // the phase and written straight into the Gram product's operand, coalesced
@@ -13,7 +14,7 @@
 extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* amp, int nant, int apb, const double* antpos, const int* beamOf,
     const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc, const creal* __restrict__ coef,
-    int polarized, int feedY, double omega, long long ldz, Z_T* z) {
+    int polarized, int feedY, double omega, float zscale, long long ldz, Z_T* z) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   long long q = p0 + s;
@@ -31,10 +32,14 @@ extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z(int n, int 
       for (int f = 0; f < 2; f++) {
         Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
 #pragma unroll
-        for (int k = 0; k < 2; k++) zrow[(long long)k * n] = zval<Z_T>(sb.v[2 * f + k], pr, pi);
+        for (int k = 0; k < 2; k++) {
+          const double2 v = zval<double2>(sb.v[2 * f + k], pr, pi);
+          zput(zrow + (long long)k * n, v.x, v.y, zscale);
+        }
       }
     } else {
-      z[(long long)a * ldz + s] = zval<Z_T>(sb.v[0], pr, pi);
+      const double2 v = zval<double2>(sb.v[0], pr, pi);
+      zput(z + (long long)a * ldz + s, v.x, v.y, zscale);
     }
   }
 }
@@ -51,7 +56,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z(int n, int 
 extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z_stokes(int n, int p0, const real* ce, const real* cn,
     const real* cu, const double* srcIdx, const double* __restrict__ w, int nant, int apb, const double* antpos,
     const int* beamOf, const BeamDesc* __restrict__ bdesc, const GeomDesc* __restrict__ gdesc,
-    const creal* __restrict__ coef, double omega, long long ldz, Z_T* z) {
+    const creal* __restrict__ coef, double omega, float zscale, long long ldz, Z_T* z) {
   int s = blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= n) return;
   long long q = p0 + s;
@@ -77,10 +82,7 @@ extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z_stokes(int 
         // (J·W)[f,k] = J[f,0]·W[0,k] + J[f,1]·W[1,k], then times the phasor.
         double vr = j0r * wr[k] - j0i * wi[k] + j1r * wr[2 + k] - j1i * wi[2 + k];
         double vi = j0r * wi[k] + j0i * wr[k] + j1r * wi[2 + k] + j1i * wr[2 + k];
-        Z_T o;
-        o.x = vr * pr - vi * pi;
-        o.y = vr * pi + vi * pr;
-        zrow[(long long)k * n] = o;
+        zput(zrow + (long long)k * n, vr * pr - vi * pi, vr * pi + vi * pr, zscale);
       }
     }
   }

@@ -79,43 +79,13 @@ __device__ __forceinline__ void mma_tf32(float d[4], const unsigned a[4], unsign
 
 #ifdef FG_F16
 // The FP16 variant (FG_F16): each float32 value x·scale (scale a power of
-// two that brings |x·scale| to ≤ 1) is split into two FP16 parts,
-// big = fp16(x), small = fp16(x − big) (22 significant bits together, as
-// the TF32 split), and m16n8k16 FP16 products — twice the K of an
-// m16n8k8 TF32 product at the same tensor-core cycle count — are summed
-// in float32. k' runs over 8 columns × (Re, Im): lane (g, t) holds column
+// two that brings |x·scale| to ≤ 1) is split into two FP16 parts
+// (tc_f16.cuh) and m16n8k16 FP16 products — twice the K of an m16n8k8
+// TF32 product at the same tensor-core cycle count — are summed in
+// float32. k' runs over 8 columns × (Re, Im): lane (g, t) holds column
 // 8s+t's (Re, Im) in k' slots 2t, 2t+1 and column 8s+4+t's in 2t+8, 2t+9,
 // one f16x2 register each (first element in the low half).
-
-// pack_h2 rounds (lo, hi) to an f16x2 register (lo in the low half).
-__device__ __forceinline__ unsigned pack_h2(float lo, float hi) {
-  unsigned d;
-  asm("cvt.rn.f16x2.f32 %0, %1, %2;" : "=r"(d) : "f"(hi), "f"(lo));
-  return d;
-}
-
-// split_h2: (x, y) ≈ big + small, both f16x2.
-__device__ __forceinline__ void split_h2(float x, float y, unsigned* big, unsigned* small) {
-  const unsigned b = pack_h2(x, y);
-  unsigned short l, h;
-  asm("mov.b32 {%0, %1}, %2;" : "=h"(l), "=h"(h) : "r"(b));
-  float bx, by;
-  asm("cvt.f32.f16 %0, %1;" : "=f"(bx) : "h"(l));
-  asm("cvt.f32.f16 %0, %1;" : "=f"(by) : "h"(h));
-  *big = b, *small = pack_h2(x - bx, y - by);
-}
-
-// B2's register from B1's: (x, y) → (y, −x), exactly (swap the halves,
-// flip the sign of the new high half).
-__device__ __forceinline__ unsigned rot_h2(unsigned v) { return __byte_perm(v, 0, 0x1032) ^ 0x80000000u; }
-
-// d += a·b, one m16n8k16 FP16 tensor-core product, float32 accumulation.
-__device__ __forceinline__ void mma_f16(float d[4], const unsigned a[4], unsigned b0, unsigned b1) {
-  asm("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-
+#include "tc_f16.cuh"
 #endif
 
 // mma_pass: one tensor-core product (the variant's: FP16 with FG_F16,

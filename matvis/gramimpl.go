@@ -20,7 +20,8 @@ type GramImpl struct {
 	// own (the GPU's way of doing MatProdPairs).
 	ExtractedPairs int
 	// Strategy names the implementation: the CPU's herk routine,
-	// "cuBLAS <strategy>" or FusedKernelName.
+	// "cuBLAS <strategy>", the tensor-core kernel (gpu.TensorCoreName) or
+	// FusedKernelName.
 	Strategy string
 	// Why says how Strategy was chosen: "forced", a cached choice or a
 	// measurement ("" when there was no choice).

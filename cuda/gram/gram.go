@@ -33,6 +33,7 @@ const (
 	Zgemm    Strategy = "zgemm"        // complex128 gemm, full square
 	TF32     Strategy = "cgemm-tf32"   // GemmEx with TF32 tensor cores: fails the fp32 accuracy gate
 	BF16x9   Strategy = "cgemm-bf16x9" // GemmEx, fp32 emulated with bf16 products (cuBLAS 13)
+	TCF16    Strategy = "tc-f16"       // our kernel: split-FP16 tensor-core products, lower triangle, Z split (Gram.Split)
 	triCgemm          = "tri-cgemm-"   // + number of row blocks: blocked lower triangle in cgemm
 	triZgemm          = "tri-zgemm-"   // the same in complex128
 )
@@ -50,10 +51,14 @@ func (s Strategy) Double() bool {
 	return s == Zherk || s == Zgemm || strings.HasPrefix(string(s), triZgemm)
 }
 
+// SplitZ reports whether the strategy reads Z as scaled FP16 pairs
+// (Gram.Split's format, 8 bytes per value) rather than complex64.
+func (s Strategy) SplitZ() bool { return s == TCF16 }
+
 // LowerOnly reports whether only the lower triangle of C is valid after
 // the product (Mirror completes it).
 func (s Strategy) LowerOnly() bool {
-	return s == Cherk || s == Zherk || strings.HasPrefix(string(s), "tri-")
+	return s == Cherk || s == Zherk || s == TCF16 || strings.HasPrefix(string(s), "tri-")
 }
 
 // blocks parses the row-block count of a blocked strategy (0 if none).
@@ -78,6 +83,7 @@ type Gram struct {
 	mirror32 cuda.Function
 	mirror64 cuda.Function
 	upcast   cuda.Function
+	tc       tensorCore
 }
 
 // New compiles the helper kernels and binds to b, whose stream is s.
@@ -86,7 +92,7 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 	if err != nil {
 		return nil, err
 	}
-	mod, err := c.Compile(cuda.Source{Name: "gram.cu", Code: code, Headers: headers})
+	mod, err := c.Compile(cuda.Source{Name: "gram.cu", Code: code, Headers: headers}, tcDefines()...)
 	if err != nil {
 		return nil, fmt.Errorf("gram kernels: %w", err)
 	}
@@ -94,17 +100,26 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 	for _, f := range []struct {
 		dst  *cuda.Function
 		name string
-	}{{&g.mirror32, "herm_mirror_f32"}, {&g.mirror64, "herm_mirror_f64"}, {&g.upcast, "upcast_c64_c128"}} {
+	}{{&g.mirror32, "herm_mirror_f32"}, {&g.mirror64, "herm_mirror_f64"}, {&g.upcast, "upcast_c64_c128"},
+		{&g.tc.f16, "gram_tc_f16"}, {&g.tc.reduce, "gram_tc_reduce"}, {&g.tc.split, "tc_split"}} {
 		if *f.dst, err = mod.Function(f.name); err != nil {
 			mod.Unload()
 			return nil, err
 		}
 	}
+	if err := g.tc.f16.SetMaxDynamicShared(tcShared); err != nil {
+		mod.Unload()
+		return nil, fmt.Errorf("gram_tc_f16: %w", err)
+	}
 	return g, nil
 }
 
-// Close unloads the helper kernels (the cuBLAS handle stays the caller's).
-func (g *Gram) Close() error { return g.mod.Unload() }
+// Close unloads the helper kernels and frees the tensor-core product's
+// scratch (the cuBLAS handle stays the caller's).
+func (g *Gram) Close() error {
+	g.freePartials()
+	return g.mod.Unload()
+}
 
 // Accumulate queues C = Zᴴ·Z + beta·C with strategy st (beta 1
 // accumulates over chunks). For LowerOnly strategies only the lower
@@ -138,6 +153,8 @@ func (g *Gram) AccumulateScaled(st Strategy, z cuda.DevicePtr, ldz, m, k int, c 
 		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FFastTF32)
 	case st == BF16x9:
 		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FEmuBF16x9)
+	case st == TCF16:
+		err = g.tensorCore(z, ldz, m, k, c, alpha, beta)
 	case st.blocks() > 0:
 		err = g.triangle(st, z, ldz, m, k, c, alpha, beta)
 	default:

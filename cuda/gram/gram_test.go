@@ -3,6 +3,7 @@ package gram_test
 import (
 	"flag"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -183,8 +184,8 @@ func TestGemmStrategies(t *testing.T) {
 	shapes := []struct {
 		name string
 		m, k int
-	}{{"prodslice chunk", 700, 66668}, {"dev", 128, 400000}}
-	strategies := []gram.Strategy{gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.TF32, gram.BF16x9,
+	}{{"prodslice chunk", 700, 66668}, {"dev", 128, 400000}, {"M = 256", 256, 200000}, {"M = 1400", 1400, 33334}}
+	strategies := []gram.Strategy{gram.TCF16, gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.TF32, gram.BF16x9,
 		gram.TriCgemm(2), gram.TriCgemm(3), gram.TriCgemm(4), gram.TriCgemm(6),
 		gram.Zherk, gram.Zgemm, gram.TriZgemm(2), gram.TriZgemm(4)}
 	for _, sh := range shapes {
@@ -204,6 +205,14 @@ func TestGemmStrategies(t *testing.T) {
 		gputest.Must(t, err)
 		gputest.Must(t, cuda.Upload(e.c, d32, a, e.s))
 		gputest.Must(t, e.g.Upcast(d32, d64, int64(n)))
+		bound := 0.0
+		for _, v := range a {
+			bound = max(bound, math.Abs(float64(real(v))), math.Abs(float64(imag(v))))
+		}
+		e.g.SetZScale(gram.Pow2Scale(bound))
+		dsp, err := cuda.AllocFor[complex64](e.c, n)
+		gputest.Must(t, err)
+		gputest.Must(t, e.g.Split(d32, dsp, int64(n)))
 		gputest.Must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
 		refH := download(t, e, ref, m, true)
 		upMs, err := gram.TimeMs(e.c, e.s, 2, 6, func() error { return e.g.Upcast(d32, d64, int64(n)) })
@@ -212,8 +221,11 @@ func TestGemmStrategies(t *testing.T) {
 		fmt.Fprintf(&out, "| strategy | ms (median of %d) | TFLOP/s (8M²K) | error vs complex128 / peak |\n| --- | --- | --- | --- |\n", *benchReps)
 		for _, st := range strategies {
 			z := d32
-			if st.Double() {
+			switch {
+			case st.Double():
 				z = d64
+			case st.SplitZ():
+				z = dsp
 			}
 			ms, err := e.g.Time(st, z, k, m, k, cbuf, 3, *benchReps)
 			if err != nil {
@@ -239,7 +251,7 @@ func TestGemmStrategies(t *testing.T) {
 			}
 		}
 		fmt.Fprintln(&out)
-		for _, p := range []cuda.DevicePtr{d32, d64, ref, cbuf} {
+		for _, p := range []cuda.DevicePtr{d32, d64, dsp, ref, cbuf} {
 			e.c.Free(p)
 		}
 	}

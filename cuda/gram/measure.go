@@ -86,7 +86,7 @@ func Candidates(precision int) []Strategy {
 	if precision == 2 {
 		return []Strategy{Zherk, Zgemm, TriZgemm(2), TriZgemm(4)}
 	}
-	return []Strategy{Cherk, Cgemm, Cgemm3m, TriCgemm(2), TriCgemm(4), Zherk, TriZgemm(2)}
+	return []Strategy{TCF16, Cherk, Cgemm, Cgemm3m, TriCgemm(2), TriCgemm(4), Zherk, TriZgemm(2)}
 }
 
 // Result is one strategy's measured time.

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -351,30 +352,44 @@ func (r *run) prepareBeams(fi int) error {
 			return fmt.Errorf("gpu: upload stacked beam planes: %w", err)
 		}
 	}
-	if r.fusedCand && r.tune.fusedF16 {
-		r.zscale = fp16Scale(r.flux, t.maxAbs)
-	}
+	r.beamMax = t.maxAbs
 	r.beamsFreq = fi
 	return nil
 }
 
-// fp16Scale is the power of two that brings every Z value of a channel
-// whose source fluxes are flux to at most 1 in magnitude: |Z| ≤ √(I/2)·|A|,
-// and an interpolated beam value is at most maxBeam (the largest plane
-// value: spline weights are non-negative and sum to 1; analytic beams are
-// at most 1). Clamped to 2^±60 so that its square and inverse stay in
-// float32.
-func fp16Scale(flux []float64, maxBeam float64) float64 {
-	maxI := 0.0
-	for _, v := range flux {
-		maxI = max(maxI, math.Abs(v))
+// zBound bounds the Z values of a channel whose sources have Stokes I
+// flux (or, for a polarized sky, parameters stokes, flux unused): |Z| ≤
+// √λ·|A|, λ the largest eigenvalue magnitude of a source's coherency,
+// (|I| + √(Q²+U²+V²))/2 (|I|/2 unpolarized), and an interpolated beam
+// value at most maxBeam (the largest plane value: spline weights are
+// non-negative and sum to 1; analytic beams are at most 1). Parts may
+// exceed it by up to √2 (complex beams, two feeds' sum), far inside FP16's
+// range once scaled (65504).
+func zBound(flux []float64, stokes *[4][]float64, maxBeam float64) float64 {
+	maxL := 0.0
+	if stokes != nil {
+		for k, i := range stokes[0] {
+			p := math.Sqrt(stokes[1][k]*stokes[1][k] + stokes[2][k]*stokes[2][k] + stokes[3][k]*stokes[3][k])
+			maxL = max(maxL, (math.Abs(i)+p)/2)
+		}
+	} else {
+		for _, v := range flux {
+			maxL = max(maxL, math.Abs(v)/2)
+		}
 	}
-	bound := math.Sqrt(maxI/2) * max(maxBeam, 1)
-	if !(bound > 0) || math.IsInf(bound, 0) {
-		return 1
+	return math.Sqrt(maxL) * max(maxBeam, 1)
+}
+
+// setZScale sets the FP16 scale of the loaded channel (sky and beams):
+// the power of two that brings zBound to at most 1, for the fused kernel
+// and the tensor-core product, whose Z kernel writes Z scaled by it.
+func (r *run) setZScale() {
+	var st *[4][]float64
+	if r.polSky {
+		st = &r.stoke
 	}
-	e := math.Floor(-math.Log2(bound))
-	return math.Ldexp(1, int(max(-60, min(60, e))))
+	r.zscale = gram.Pow2Scale(zBound(r.flux, st, r.beamMax))
+	r.g.SetZScale(r.zscale)
 }
 
 func (r *run) freeBeamTables() {

@@ -190,7 +190,11 @@ func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s roof.GramShape, ti
 	if strat.Double() {
 		esize = 16
 	}
-	zb := int64(s.M) * int64(s.K) * esize
+	ldz := s.K
+	if strat.SplitZ() {
+		ldz += ldz % 2 // the tensor-core product copies Z in 16-byte pieces
+	}
+	zb := int64(s.M) * int64(ldz) * esize
 	z, err := c.Alloc(zb)
 	if err != nil {
 		return 0, "", fmt.Errorf("gpu: ceilings: Z for the Gram product: %w", err)
@@ -204,10 +208,17 @@ func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s roof.GramShape, ti
 	if err := fillRandom(c, st, z, zb, esize); err != nil {
 		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
 	}
+	if strat.SplitZ() {
+		// Normal deviates, split in place as the run's Z kernel would.
+		g.SetZScale(gram.Pow2Scale(6))
+		if err := g.Split(z, z, zb/esize); err != nil {
+			return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
+		}
+	}
 	if err := c.Memset8(cc, 0, int64(s.M)*int64(s.M)*esize, st); err != nil {
 		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
 	}
-	ms, err := timeMs(func() error { return g.Accumulate(strat, z, s.K, s.M, s.K, cc, 1) })
+	ms, err := timeMs(func() error { return g.Accumulate(strat, z, ldz, s.M, s.K, cc, 1) })
 	if err != nil {
 		return 0, "", fmt.Errorf("gpu: Gram rate (%s): %w", strat, err)
 	}

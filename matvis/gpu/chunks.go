@@ -46,8 +46,7 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 	// stage's event pair stays (it measures the gap before the launch, ~0).
 	first := func(n, p0 int) error { return r.launchBTZ(fi, sl, n, p0, r.dZ, r.s) }
 	second := func(n int) error {
-		ldz := r.nf * n
-		if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+		if err := r.g.Accumulate(r.st, r.dZ, r.ldz(n), r.M, r.nf*n, r.dAcc, 1); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
 		return nil

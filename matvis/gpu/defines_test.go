@@ -28,7 +28,7 @@ func TestSharedDefinesCoverKernels(t *testing.T) {
 	guard := regexp.MustCompile(`(?m)^#(?:if|ifndef)\b(.*(?:\\\n.*)*)\n#error`)
 	name := regexp.MustCompile(`!defined\((\w+)\)|^\s*(\w+)\s*$`)
 	var required []string
-	for _, src := range append([]string{code}, mapValues(headers)...) {
+	for _, src := range append([]string{code}, included(code, headers)...) {
 		for _, g := range guard.FindAllStringSubmatch(src, -1) {
 			for _, m := range name.FindAllStringSubmatch(strings.ReplaceAll(g[1], "\\\n", " "), -1) {
 				required = append(required, m[1]+m[2])
@@ -46,10 +46,25 @@ func TestSharedDefinesCoverKernels(t *testing.T) {
 	t.Logf("vis.cu requires %d macros: %v", len(required), required)
 }
 
-func mapValues(m map[string]string) []string {
+// included is the text of every header that code includes, directly or
+// through other headers (each once): the program's headers, not every
+// embedded one.
+func included(code string, headers map[string]string) []string {
+	inc := regexp.MustCompile(`(?m)^#include "([^"]+)"`)
+	seen := map[string]bool{}
 	var out []string
-	for _, v := range m {
-		out = append(out, v)
+	var walk func(src string)
+	walk = func(src string) {
+		for _, m := range inc.FindAllStringSubmatch(src, -1) {
+			h, ok := headers[m[1]]
+			if !ok || seen[m[1]] {
+				continue
+			}
+			seen[m[1]] = true
+			out = append(out, h)
+			walk(h)
+		}
 	}
+	walk(code)
 	return out
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
@@ -178,6 +179,9 @@ func (r *run) allocDevice() error {
 	if !r.fusedCand {
 		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
 	}
+	if r.st.SplitZ() {
+		reqs = append(reqs, req{&r.dTCPart, termGramPartials, gram.TensorCoreScratch(r.M, r.c.Info().SMs)})
+	}
 	if r.polSky {
 		for i := range r.dW {
 			reqs = append(reqs, req{&r.dW[i], matvis.TermStokes, 2 * ns * stokesWords * 8})
@@ -188,6 +192,9 @@ func (r *run) allocDevice() error {
 		if *q.p, err = r.alloc(q.term, q.n); err != nil {
 			return err
 		}
+	}
+	if r.dTCPart != 0 {
+		r.g.UsePartials(r.dTCPart, gram.TensorCoreScratch(r.M, r.c.Info().SMs))
 	}
 	return nil
 }

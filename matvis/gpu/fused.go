@@ -126,7 +126,17 @@ func (r *run) productsName() string {
 
 // zBytes is the size of the Z buffer of the separate-product path.
 func (r *run) zBytes() int64 {
-	return int64(r.M) * int64(r.nf) * int64(r.bufSrc) * r.zsize
+	return int64(r.M) * int64(r.ldz(r.bufSrc)) * r.zsize
+}
+
+// ldz is Z's leading dimension for a chunk of n sources: nf·n, padded to
+// even for the tensor-core product, which copies Z in 16-byte pieces.
+func (r *run) ldz(n int) int {
+	k := r.nf * n
+	if r.st.SplitZ() {
+		k += k % 2
+	}
+	return k
 }
 
 // partBytes is the size of gram_fused's partial triangles.
@@ -155,7 +165,7 @@ func (r *run) chooseFused() (err error) {
 			return err
 		}
 		r.fused = n > 0 && fusedMs < sepMs
-		cmp := fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + cuBLAS %s %.3f ms", n, fusedMs, r.st, sepMs)
+		cmp := fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + %s %.3f ms", n, fusedMs, strategyName(r.st), sepMs)
 		if n == 0 {
 			cmp = "no visible source at the first time to measure on"
 		}
@@ -193,9 +203,13 @@ func (r *run) chooseFused() (err error) {
 // time 0 (ms, gram.TimeMs: medians of three after a warm-up) and returns
 // the chunk's visible sources (0: nothing to measure on).
 func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
+	if err := r.channelSky(0); err != nil {
+		return 0, 0, 0, err
+	}
 	if err := r.prepareBeams(0); err != nil {
 		return 0, 0, 0, err
 	}
+	r.setZScale()
 	if err := r.queueCoords(0, 0, 0); err != nil {
 		return 0, 0, 0, err
 	}
@@ -208,7 +222,7 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 	if n == 0 {
 		return 0, 0, 0, nil
 	}
-	ldz := r.nf * n
+	ldz := r.ldz(n)
 	zb := int64(r.M) * int64(ldz) * r.zsize
 	scratch := zb + r.partBytes()
 	if r.stacked {
@@ -240,7 +254,7 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 		if err := r.launchBTZ(0, 0, n, 0, z, r.s); err != nil {
 			return err
 		}
-		return r.g.Accumulate(r.st, z, ldz, r.M, ldz, r.dAcc, 1)
+		return r.g.Accumulate(r.st, z, ldz, r.M, r.nf*n, r.dAcc, 1)
 	})
 	if err != nil {
 		return 0, 0, 0, fmt.Errorf("gpu: fused-kernel measurement, separate path: %w", err)
@@ -274,7 +288,7 @@ func (r *run) omega(fi int) float64 { return 2 * math.Pi * r.sim.Freqs[fi] / bea
 // launchBTZ queues beam_tau_z for sources [p0, p0+n) of compaction slot sl
 // at frequency fi, writing Z (leading dimension nf·n) on stream s.
 func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) error {
-	return r.k.makeZ(s, r.zArgs(fi, sl, n, p0, r.dCoef), antennasPerBlock, int64(r.nf)*int64(n), z)
+	return r.k.makeZ(s, r.zArgs(fi, sl, n, p0, r.dCoef), antennasPerBlock, int64(r.ldz(n)), z)
 }
 
 // zArgs are the Z kernels' arguments for sources [p0, p0+n) of slot sl at
@@ -282,7 +296,7 @@ func (r *run) launchBTZ(fi, sl, n, p0 int, z cuda.DevicePtr, s cuda.Stream) erro
 func (r *run) zArgs(fi, sl, n, p0 int, coef cuda.DevicePtr) zArgs {
 	pol, feedY := r.kernelFlags()
 	return zArgs{n: int32(n), p0: int32(p0), src: r.slot(sl), nant: int32(r.nant), antPos: r.dAnt, beamOf: r.dBeamOf,
-		beams: deviceBeams{r.dDesc, r.dGeom, coef}, polarized: pol, feedY: feedY, omega: r.omega(fi)}
+		beams: deviceBeams{r.dDesc, r.dGeom, coef}, polarized: pol, feedY: feedY, omega: r.omega(fi), zscale: float32(r.zscale)}
 }
 
 // slot is compaction slot sl's visible sources.

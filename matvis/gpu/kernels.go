@@ -122,6 +122,7 @@ type zArgs struct {
 	polarized      int32
 	feedY          int32
 	omega          float64
+	zscale         float32 // the tensor-core product's FP16 scale (split Z only)
 }
 
 // makeZ writes Z (leading dimension ldz) for a.n sources (beam_tau_z), a
@@ -130,7 +131,7 @@ func (k *visKernels) makeZ(s cuda.Stream, a zArgs, apb int32, ldz int64, z cuda.
 	groups := (a.nant + apb - 1) / apb
 	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
 	return k.beamTauZ.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp,
-		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, ldz, z)
+		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, a.zscale, ldz, z)
 }
 
 // makeZStokes writes a full-Stokes sky's Z (beam_tau_z_stokes) with the
@@ -139,7 +140,7 @@ func (k *visKernels) makeZStokes(s cuda.Stream, a zArgs, w cuda.DevicePtr, apb i
 	groups := (a.nant + apb - 1) / apb
 	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
 	return k.beamTauZStokes.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp, w,
-		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.omega, ldz, z)
+		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.omega, a.zscale, ldz, z)
 }
 
 // extract writes the requested pairs' visibilities from the accumulator
@@ -183,12 +184,15 @@ func (r *run) compile() error {
 		rt, out = "float", "float2"
 		r.rsize, r.osize = 4, 8
 	}
-	zt := "float2"
+	zt, acc := "float2", "float2"
 	r.zsize = 8
-	if r.st.Double() {
-		zt, r.zsize = "double2", 16
+	switch {
+	case r.st.Double():
+		zt, acc, r.zsize = "double2", "double2", 16
+	case r.st.SplitZ():
+		zt = "uint2" // FP16 pairs, 8 bytes; the product accumulates in complex64
 	}
-	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + zt, "-DOUT_T=" + out,
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + acc, "-DOUT_T=" + out,
 		fmt.Sprintf("-DNBAND=%d", sortBands), fmt.Sprintf("-DNAZBIN=%d", sortAzBins)}, sharedDefines()...)
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", fusedProducerWarps),

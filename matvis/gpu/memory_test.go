@@ -93,7 +93,11 @@ func TestDeviceMemoryModel(t *testing.T) {
 		if bg, want := float64(alloc(matvis.TermBeamGrid)), float64(plan.Term(matvis.TermBeamGrid)); bg < want || bg > 1.03*want {
 			t.Errorf("%s: beam planes %.1f MB, model's beam_grid %.1f MB: want within 0 to +3 %%", c.name, bg/1e6, want/1e6)
 		}
-		if z := alloc(matvis.TermZ); z != wantZ {
+		zSlack := int64(0)
+		if res.Stats.MatProdImpl.Strategy == TensorCoreName {
+			zSlack = zsize * int64(sim.NFeed()*sim.NAnt()) // ldz padded to even
+		}
+		if z := alloc(matvis.TermZ); z < wantZ || z > wantZ+zSlack {
 			t.Errorf("%s: Z %d bytes, want %d (the model's zmat × %d/%d, 0 when fused)", c.name, z, wantZ, zsize, csize)
 		}
 		if used < own || used > 1.05*own+256*mib {

@@ -92,6 +92,7 @@ type coordState struct {
 // product and the extracted output.
 type chunkState struct {
 	dZ, dAcc, dOut cuda.DevicePtr
+	dTCPart        cuda.DevicePtr // the tensor-core product's partial sums (lent to r.g)
 	hOut           [2]*cuda.HostBuffer
 }
 
@@ -108,7 +109,8 @@ type fusedState struct {
 	fgNBP, fgTS          int
 	fgMT, fgBlocks       int
 	fgLast               int     // grid of the last gram_fused launch
-	zscale               float64 // gram_fused's FP16 scale at the current frequency
+	zscale               float64 // the FP16 scale at the current frequency (gram_fused, tensor-core product)
+	beamMax              float64 // the loaded beam tables' largest |re| or |im|
 	dPart, dFoot         cuda.DevicePtr
 }
 
@@ -307,6 +309,7 @@ func (r *run) run() (*matvis.Result, error) {
 		if err := r.prepareBeams(fi); err != nil {
 			return fail(err)
 		}
+		r.setZScale()
 		r.sampleFree()
 		if err := r.queueCoords(fi, 0, 0); err != nil {
 			return fail(err)

@@ -145,7 +145,7 @@ func (r *run) launchStokesZ(fi, sl, n, p0 int, negative bool) error {
 	if negative {
 		w = w.Offset(int64(r.nsrc) * stokesWords * 8)
 	}
-	return r.k.makeZStokes(r.s, r.zArgs(fi, sl, n, p0, r.dCoef), w, antennasPerBlock, int64(r.nf)*int64(n), r.dZ)
+	return r.k.makeZStokes(r.s, r.zArgs(fi, sl, n, p0, r.dCoef), w, antennasPerBlock, int64(r.ldz(n)), r.dZ)
 }
 
 // stokesChunk is a full-Stokes chunk's Gram stage: the positive factors'
@@ -153,8 +153,8 @@ func (r *run) launchStokesZ(fi, sl, n, p0 int, negative bool) error {
 // integration has a negative eigenvalue, the negative factors' Z made
 // into the same buffer and its Gram subtracted.
 func (r *run) stokesChunk(fi, sl, n, p0 int) error {
-	ldz := r.nf * n
-	if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, 1); err != nil {
+	ldz, k := r.ldz(n), r.nf*n
+	if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, k, r.dAcc, 1); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	if !r.neg[sl] {
@@ -163,7 +163,7 @@ func (r *run) stokesChunk(fi, sl, n, p0 int) error {
 	if err := r.launchStokesZ(fi, sl, n, p0, true); err != nil {
 		return err
 	}
-	if err := r.g.AccumulateScaled(r.st, r.dZ, ldz, r.M, ldz, r.dAcc, -1, 1); err != nil {
+	if err := r.g.AccumulateScaled(r.st, r.dZ, ldz, r.M, k, r.dAcc, -1, 1); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	return nil

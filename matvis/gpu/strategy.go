@@ -33,7 +33,7 @@ func (r *run) chooseStrategy() error {
 		if prec == 2 && !r.st.Double() {
 			return fmt.Errorf("gpu: strategy %s is single precision; precision 2 needs a complex128 one", r.st)
 		}
-		r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(r.st), Why: "forced"}
+		r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: strategyName(r.st), Why: "forced"}
 		return nil
 	}
 	// Expected K per chunk: about half the sky is above the horizon.
@@ -41,12 +41,14 @@ func (r *run) chooseStrategy() error {
 	info := r.c.Info()
 	ver, _ := r.blas.Version()
 	bucket := (k + 4095) / 4096 * 4096
-	key := fmt.Sprintf("%s|drv%d|cublas%d|p%d|M%d|K%d", info.Name, info.DriverVersion, ver, prec, r.M, bucket)
+	// The candidates are part of the key: a choice cached before a new
+	// strategy existed is not a choice among the new ones.
+	key := fmt.Sprintf("%s|drv%d|cublas%d|p%d|M%d|K%d|%v", info.Name, info.DriverVersion, ver, prec, r.M, bucket, gram.Candidates(prec))
 	cache := strategyCachePath()
 	if !r.opt.NoStrategyCache {
 		if st, ok := readStrategyCache(cache, key); ok {
 			r.st = st
-			r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(st), Why: fmt.Sprintf("cached choice for M=%d K≈%d", r.M, bucket)}
+			r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: strategyName(st), Why: fmt.Sprintf("cached choice for M=%d K≈%d", r.M, bucket)}
 			return nil
 		}
 	}
@@ -64,11 +66,23 @@ func (r *run) chooseStrategy() error {
 			parts = append(parts, fmt.Sprintf("%s %.3f ms", x.Strategy, x.Ms))
 		}
 	}
-	r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: "cuBLAS " + string(st), Why: fmt.Sprintf("measured at M=%d K=%d: %s", r.M, bucket, strings.Join(parts, ", "))}
+	r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: strategyName(st), Why: fmt.Sprintf("measured at M=%d K=%d: %s", r.M, bucket, strings.Join(parts, ", "))}
 	if !r.opt.NoStrategyCache {
 		writeStrategyCache(cache, key, st)
 	}
 	return nil
+}
+
+// TensorCoreName is Stats.MatProdImpl.Strategy for the split-FP16
+// tensor-core product (gram.TCF16); the cuBLAS strategies are
+// "cuBLAS " + their name.
+const TensorCoreName = "tensor-core split-FP16 (tc-f16)"
+
+func strategyName(st gram.Strategy) string {
+	if st == gram.TCF16 {
+		return TensorCoreName
+	}
+	return "cuBLAS " + string(st)
 }
 
 func strategyCachePath() string {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
@@ -233,8 +234,8 @@ func TestStackedTables(t *testing.T) {
 	}
 }
 
-// TestFP16Scale: the fused kernel's FP16 scale is a power of two that
-// brings √(max I/2)·max(beam, 1) to (1/2, 1], clamped to 2^±60.
+// TestFP16Scale: the FP16 scale is a power of two that brings
+// √(max I/2)·max(beam, 1) to (1/2, 1], clamped to 2^±60.
 func TestFP16Scale(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, c := range []struct {
@@ -246,7 +247,7 @@ func TestFP16Scale(t *testing.T) {
 			if err := sim.FluxAt(fi, flux); err != nil {
 				t.Fatal(err)
 			}
-			s := fp16Scale(flux, c.maxBeam)
+			s := gram.Pow2Scale(zBound(flux, nil, c.maxBeam))
 			if fr, _ := math.Frexp(s); fr != 0.5 {
 				t.Errorf("flux ×%g beam %g: scale %g is not a power of two", c.fluxScale, c.maxBeam, s)
 			}

@@ -165,7 +165,7 @@ func aboveRoofReason(rep *Report) string {
 		return "The roof is the BLAS herk alone at the chunk's shape (best of a few runs), timed apart from the run; " +
 			"the stage is timed inside the run, so the two can differ by the machine's state."
 	}
-	return "Why: the measured roof is the run's Gram strategy in cuBLAS alone at one chunk's shape, timed apart from the run on random Z; " +
+	return "Why: the measured roof is the run's Gram strategy (cuBLAS or the tensor-core kernel) alone at one chunk's shape, timed apart from the run on random Z; " +
 		"the stage is timed by the run's own CUDA events, so clocks and timing separate the two. Only the datasheet's " +
 		"tensor-core roof (dashed) is a hard limit, and every stage is under it."
 }

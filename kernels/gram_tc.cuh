@@ -1,0 +1,228 @@
+// gram_tc.cuh: C = Zᴴ·Z for any M on the FP16 tensor cores at float32
+// accuracy (tc_f16.cuh's split operands), reading Z from device memory.
+// Part of gram.cu; the tile sizes come from package gram as -D macros.
+//
+// Z is column-major K×M (row i of the simulator's Z, i.e. antenna-feed i,
+// is a contiguous run of K values), each value already scaled by the
+// power of two zscale and split into FP16 pairs: {big (Re, Im), small
+// (Re, Im)}, two f16x2 words in the 8 bytes of a complex64 (tc_split, or
+// the simulator's Z kernel, which writes them directly, so the split costs
+// neither a pass over Z nor arithmetic in the product's inner loop). The lower triangle of C is cut into
+// TC_BT×TC_BT tiles; block b takes tile b / nsplit and the K range
+// b % nsplit, so a small M still fills the card. Each block writes its
+// tile's partial sum to part[split][r + c*M] (lower triangle only) and
+// gram_tc_reduce adds the splits in double. Blocks of 4 warps, each warp a
+// 32×32 corner of the tile; on a diagonal tile the corner strictly above
+// the diagonal does nothing and rows and columns share one copy of Z.
+//
+// Z goes global → shared with cp.async (double-buffered, zero-filled past
+// M and K) and one 8-byte shared load gives a fragment register's big and
+// small parts. The tensor cores accumulate TC_KT columns in float32 (their own adds
+// truncate), then that stage's sum is added to the running one with
+// ordinary float32 adds, so the truncation covers 12 products at most.
+#pragma once
+#include "tc_f16.cuh"
+
+#if !defined(TC_BT) || !defined(TC_KT) || !defined(TC_THREADS)
+#error "gram_tc: TC_BT, TC_KT and TC_THREADS come from package gram (-D)"
+#endif
+static_assert(TC_BT == 64 && TC_THREADS == 128, "gram_tc: the warp layout is 2×2 warps of 32×32");
+static_assert(TC_KT % 8 == 0, "gram_tc: TC_KT is a multiple of 8 columns (one m16n8k16 K step)");
+static_assert(TC_THREADS % (TC_KT / 2) == 0 && TC_BT % (2 * TC_THREADS / TC_KT) == 0, "gram_tc: tc_load's copy layout");
+
+// Row stride of a shared Z row, in complex values: ≡ 4 (mod 16), so a
+// half-warp's fragment loads (4 rows × 4 columns, 8 bytes each) hit 16
+// distinct bank pairs.
+#define TC_LDS (TC_KT + 4)
+#define TC_STAGE (2 * TC_BT * TC_LDS)  // complex values per stage: the rows' Z, then the columns'
+
+// cp_async16 copies the 16 bytes at src (two values) to dst, or only the
+// first 8 of them (the second value is past K) and zeros, or none
+// (nbytes 0: past M or K).
+__device__ __forceinline__ void cp_async16(uint2* dst, const uint2* src, int nbytes) {
+  const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(nbytes) : "memory");
+}
+__device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+
+// tc_load queues the copy of Z's columns k0 … k0+TC_KT−1 of rows r0 … and
+// (unless diag) c0 … into stage st, 16 bytes per copy: thread t copies
+// columns k0 + 2·(t % TC_CPR) (+1) of rows t / TC_CPR + j·TC_RPP, so a
+// warp reads whole 256-byte row segments and the per-copy arithmetic is
+// one address step (ldz is even: matvis/gpu pads it, package gram checks).
+#define TC_CPR (TC_KT / 2)            // 16-byte copies per row and stage
+#define TC_RPP (TC_THREADS / TC_CPR)  // rows per pass of the block
+__device__ __forceinline__ void tc_load(uint2* st, const uint2* __restrict__ z, long long ldz, int M, int K, int r0,
+                                        int c0, int k0, bool diag) {
+  const int kk = 2 * (threadIdx.x % TC_CPR), k = k0 + kk;
+  const int nb = k + 1 < K ? 16 : (k < K ? 8 : 0);
+#pragma unroll
+  for (int half = 0; half < 2; half++) {
+    if (half && diag) break;
+    const int base = half ? c0 : r0;
+    uint2* dst = st + (half * TC_BT + threadIdx.x / TC_CPR) * TC_LDS + kk;
+#pragma unroll
+    for (int j = 0; j < TC_BT / TC_RPP; j++) {
+      const int row = base + threadIdx.x / TC_CPR + j * TC_RPP;
+      const bool ok = row < M && nb > 0;
+      cp_async16(dst + j * TC_RPP * TC_LDS, ok ? z + (long long)row * ldz + k : z, ok ? nb : 0);
+    }
+  }
+}
+
+// tc_pass: one product of split operands into each of the warp's 16
+// accumulators [m-tile][n-tile][Re C | Im C], consecutive products
+// independent of each other.
+__device__ __forceinline__ void tc_pass(float acc[2][4][2][4], const unsigned a[2][4], const unsigned b[4][2][2]) {
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++) mma_f16(acc[mi][ni][h], a[mi], b[ni][h][0], b[ni][h][1]);
+}
+
+// tc_stage adds one stage's product to the warp's running sums: rows sa
+// (the warp's 32 rows), columns sb (its 32 columns).
+__device__ __forceinline__ void tc_stage(float run[2][4][2][4], const uint2* sa, const uint2* sb, int g, int t4) {
+  float acc[2][4][2][4];
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) acc[mi][ni][h][q] = 0.f;
+#pragma unroll
+  for (int k8 = 0; k8 < TC_KT; k8 += 8) {
+    // A fragments (row g or g+8 of an m-tile; k' slots 2t4.. of column
+    // k8+t4, 2t4+8.. of column k8+4+t4), big and small.
+    unsigned ab[2][4], as[2][4];
+#pragma unroll
+    for (int mi = 0; mi < 2; mi++) {
+      const uint2* p = sa + (mi * 16 + g) * TC_LDS + k8 + t4;
+      const uint2 v[4] = {p[0], p[8 * TC_LDS], p[4], p[8 * TC_LDS + 4]};
+#pragma unroll
+      for (int j = 0; j < 4; j++) ab[mi][j] = v[j].x, as[mi][j] = v[j].y;
+    }
+    // B fragments [n-tile][Re C: B1 | Im C: B2][register].
+    unsigned bb[4][2][2], bs[4][2][2];
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++) {
+      const uint2* p = sb + (ni * 8 + g) * TC_LDS + k8 + t4;
+      const uint2 w[2] = {p[0], p[4]};
+#pragma unroll
+      for (int j = 0; j < 2; j++) {
+        bb[ni][0][j] = w[j].x, bs[ni][0][j] = w[j].y;
+        bb[ni][1][j] = rot_h2(bb[ni][0][j]), bs[ni][1][j] = rot_h2(bs[ni][0][j]);
+      }
+    }
+    tc_pass(acc, as, bb);
+    tc_pass(acc, ab, bs);
+    tc_pass(acc, ab, bb);
+  }
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) run[mi][ni][h][q] += acc[mi][ni][h][q];
+}
+
+// tc_tile_of gives the row and column tiles of lower-triangle tile t.
+__device__ __forceinline__ void tc_tile_of(int t, int* ti, int* tj) {
+  int i = (int)((sqrtf(8.f * t + 1.f) - 1.f) * 0.5f);
+  while (i * (i + 1) / 2 > t) i--;
+  while ((i + 1) * (i + 2) / 2 <= t) i++;
+  *ti = i, *tj = t - i * (i + 1) / 2;
+}
+
+extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
+    gram_tc_f16(const uint2* __restrict__ z, long long ldz, int M, int K, int nsplit, float zscale,
+                float2* __restrict__ part) {
+  extern __shared__ __align__(16) uint2 sm[];
+  int ti, tj;
+  tc_tile_of(blockIdx.x / nsplit, &ti, &tj);
+  const int s = blockIdx.x % nsplit;
+  const bool diag = ti == tj;
+  const int r0 = ti * TC_BT, c0 = tj * TC_BT;
+  const int nkt = (K + TC_KT - 1) / TC_KT;
+  const int kt0 = (int)((long long)s * nkt / nsplit), kt1 = (int)((long long)(s + 1) * nkt / nsplit);
+  const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
+  const int wr = w >> 1, wc = w & 1;
+  const bool idle = diag && wc > wr;
+  const int srow = wr * 32, scol = (diag ? 0 : TC_BT) + wc * 32;
+
+  float run[2][4][2][4];
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int h = 0; h < 2; h++)
+#pragma unroll
+        for (int q = 0; q < 4; q++) run[mi][ni][h][q] = 0.f;
+
+  if (kt0 < kt1) tc_load(sm, z, ldz, M, K, r0, c0, kt0 * TC_KT, diag);
+  cp_async_commit();
+  for (int kt = kt0; kt < kt1; kt++) {
+    const int b = (kt - kt0) & 1;
+    if (kt + 1 < kt1) tc_load(sm + (b ^ 1) * TC_STAGE, z, ldz, M, K, r0, c0, (kt + 1) * TC_KT, diag);
+    cp_async_commit();
+    cp_async_wait1();
+    __syncthreads();
+    const uint2* st = sm + b * TC_STAGE;
+    if (!idle) tc_stage(run, st + srow * TC_LDS, st + scol * TC_LDS, g, t4);
+    __syncthreads();  // stage b is refilled by the next iteration's copy
+  }
+  if (idle) return;
+  // Accumulator q of an m16n8 fragment: row g + 8·(q/2), column 2t4 + q%2.
+  const float unscale = 1.f / (zscale * zscale);  // exact: zscale is a power of two in 2^±60
+  float2* out = part + (long long)s * M * M;
+#pragma unroll
+  for (int mi = 0; mi < 2; mi++)
+#pragma unroll
+    for (int ni = 0; ni < 4; ni++)
+#pragma unroll
+      for (int q = 0; q < 4; q++) {
+        const int r = r0 + srow + mi * 16 + g + 8 * (q >> 1), c = c0 + wc * 32 + ni * 8 + 2 * t4 + (q & 1);
+        if (r < M && c <= r)
+          out[r + (long long)c * M] = make_float2(run[mi][ni][0][q] * unscale, run[mi][ni][1][q] * unscale);
+      }
+}
+
+// gram_tc_reduce: C = alpha·Σ_split part + beta·C on the lower triangle
+// of the complex64 C, the splits added in double (beta 0 never reads C,
+// as in BLAS).
+extern "C" __global__ void gram_tc_reduce(int nsplit, int M, const float2* __restrict__ part, float2* c, double alpha,
+                                          double beta) {
+  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  const long long mm = (long long)M * M;
+  if (t >= mm) return;
+  const int r = (int)(t % M), col = (int)(t / M);
+  if (r < col) return;
+  double x = 0, y = 0;
+  for (int s = 0; s < nsplit; s++) {
+    const float2 v = part[s * mm + t];
+    x += v.x, y += v.y;
+  }
+  x *= alpha, y *= alpha;
+  if (beta != 0) x += beta * (double)c[t].x, y += beta * (double)c[t].y;
+  c[t] = make_float2((float)x, (float)y);
+}
+
+// tc_split scales n complex64 values by zscale and splits them into the
+// product's FP16 pairs (for Z that the simulator's kernel did not write
+// split: tests and benchmarks). in and out may be the same buffer.
+extern "C" __global__ void tc_split(const float2* in, uint2* out, long long n, float zscale) {
+  const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const float2 v = in[i];
+  uint2 o;
+  split_h2(v.x * zscale, v.y * zscale, &o.x, &o.y);
+  out[i] = o;
+}
