@@ -407,6 +407,26 @@ func (f Function) SetMaxDynamicShared(n int) error {
 	})
 }
 
+// FuncAttribute is a kernel property the driver reports
+// (CUfunction_attribute).
+type FuncAttribute int32
+
+// The kernel properties read by tests: registers per thread and local
+// memory per thread (non-zero when the compiler spilled registers).
+const (
+	AttrLocalBytes FuncAttribute = 3
+	AttrRegisters  FuncAttribute = 4
+)
+
+// Attribute reads a property of f's compiled code.
+func (f Function) Attribute(a FuncAttribute) (int, error) {
+	var v int32
+	err := f.c.call("cuFuncGetAttribute", func() int32 {
+		return f.c.drv.cuFuncGetAttribute(&v, int32(a), f.h)
+	})
+	return int(v), err
+}
+
 // MaxActiveBlocksPerSM is how many blocks of blockSize threads using
 // dynShared bytes of dynamic shared memory fit on one multiprocessor at
 // once (registers, shared memory and thread limits of f on this device).

@@ -40,6 +40,7 @@ type driverAPI struct {
 	cuModuleGetFunction        func(f *uintptr, m uintptr, name string) int32
 	cuLaunchKernel             func(f uintptr, gx, gy, gz, bx, by, bz, shmem uint32, s uintptr, params unsafe.Pointer, extra unsafe.Pointer) int32
 	cuFuncSetAttribute         func(f uintptr, attrib int32, value int32) int32
+	cuFuncGetAttribute         func(value *int32, attrib int32, f uintptr) int32
 	cuOccupancyMaxActiveBlocks func(n *int32, f uintptr, blockSize int32, dynSmem uint64) int32
 	cuGetErrorName             func(code int32, s **byte) int32
 	cuGetErrorString           func(code int32, s **byte) int32
@@ -84,6 +85,7 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuModuleGetFunction, "cuModuleGetFunction")
 	b.fn(&d.cuLaunchKernel, "cuLaunchKernel")
 	b.fn(&d.cuFuncSetAttribute, "cuFuncSetAttribute")
+	b.fn(&d.cuFuncGetAttribute, "cuFuncGetAttribute")
 	b.fn(&d.cuOccupancyMaxActiveBlocks, "cuOccupancyMaxActiveBlocksPerMultiprocessor")
 	b.fn(&d.cuGetErrorName, "cuGetErrorName")
 	b.fn(&d.cuGetErrorString, "cuGetErrorString")

@@ -7,26 +7,32 @@
 // power of two zscale and split into FP16 pairs: {big (Re, Im), small
 // (Re, Im)}, two f16x2 words in the 8 bytes of a complex64 (tc_split, or
 // the simulator's Z kernel, which writes them directly, so the split costs
-// neither a pass over Z nor arithmetic in the product's inner loop). The lower triangle of C is cut into
-// TC_BT×TC_BT tiles; block b takes tile b / nsplit and the K range
-// b % nsplit, so a small M still fills the card. Each block writes its
-// tile's partial sum to part[split][r + c*M] (lower triangle only) and
+// neither a pass over Z nor arithmetic in the product's inner loop).
+//
+// The lower triangle of C is cut into TC_BT×TC_BT tiles; block b takes
+// tile tiles[b / nsplit] (all of the triangle's, or only those that hold
+// requested entries: a baseline subset) and the K range b % nsplit, so a
+// small M still fills the card. Each block writes its tile's partial sum
+// to its own TC_BT×TC_BT slot of part (lower triangle only) and
 // gram_tc_reduce adds the splits in double. Blocks of 4 warps, each warp a
 // 32×32 corner of the tile; on a diagonal tile the corner strictly above
 // the diagonal does nothing and rows and columns share one copy of Z.
 //
-// Z goes global → shared with cp.async (double-buffered, zero-filled past
-// M and K) and one 8-byte shared load gives a fragment register's big and
-// small parts. The tensor cores accumulate TC_KT columns in float32 (their own adds
-// truncate), then that stage's sum is added to the running one with
-// ordinary float32 adds, so the truncation covers 12 products at most.
+// Z goes global → shared with cp.async (TC_NSTAGE stages in flight,
+// zero-filled past M and K) and one 8-byte shared load gives a fragment register's big and
+// small parts. The tensor cores accumulate TC_KT columns in float32
+// (their own adds truncate), then that stage's sum is added to the
+// running one with ordinary float32 adds, so the truncation covers
+// 3·TC_KT/8 products at most.
 #pragma once
 #include "tc_f16.cuh"
 
-#if !defined(TC_BT) || !defined(TC_KT) || !defined(TC_THREADS)
-#error "gram_tc: TC_BT, TC_KT and TC_THREADS come from package gram (-D)"
+#if !defined(TC_BT) || !defined(TC_WM) || !defined(TC_KT) || !defined(TC_THREADS) || !defined(TC_NSTAGE) || \
+    !defined(TC_MINB) || !defined(TC_RB)
+#error "gram_tc: TC_BT, TC_WM, TC_KT, TC_THREADS, TC_NSTAGE, TC_MINB and TC_RB come from package gram (-D)"
 #endif
-static_assert(TC_BT == 64 && TC_THREADS == 128, "gram_tc: the warp layout is 2×2 warps of 32×32");
+static_assert(TC_NSTAGE >= 2, "gram_tc: at least two shared-memory stages");
+static_assert(TC_BT == 64 && TC_WM == 32 && TC_THREADS == 128, "gram_tc: the warp layout is 2×2 warps of 32×32");
 static_assert(TC_KT % 8 == 0, "gram_tc: TC_KT is a multiple of 8 columns (one m16n8k16 K step)");
 static_assert(TC_THREADS % (TC_KT / 2) == 0 && TC_BT % (2 * TC_THREADS / TC_KT) == 0, "gram_tc: tc_load's copy layout");
 
@@ -44,7 +50,10 @@ __device__ __forceinline__ void cp_async16(uint2* dst, const uint2* src, int nby
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(nbytes) : "memory");
 }
 __device__ __forceinline__ void cp_async_commit() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-__device__ __forceinline__ void cp_async_wait1() { asm volatile("cp.async.wait_group 1;" ::: "memory"); }
+template <int N>
+__device__ __forceinline__ void cp_async_wait() {
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+}
 
 // tc_load queues the copy of Z's columns k0 … k0+TC_KT−1 of rows r0 … and
 // (unless diag) c0 … into stage st, 16 bytes per copy: thread t copies
@@ -133,20 +142,12 @@ __device__ __forceinline__ void tc_stage(float run[2][4][2][4], const uint2* sa,
         for (int q = 0; q < 4; q++) run[mi][ni][h][q] += acc[mi][ni][h][q];
 }
 
-// tc_tile_of gives the row and column tiles of lower-triangle tile t.
-__device__ __forceinline__ void tc_tile_of(int t, int* ti, int* tj) {
-  int i = (int)((sqrtf(8.f * t + 1.f) - 1.f) * 0.5f);
-  while (i * (i + 1) / 2 > t) i--;
-  while ((i + 1) * (i + 2) / 2 <= t) i++;
-  *ti = i, *tj = t - i * (i + 1) / 2;
-}
-
-extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
-    gram_tc_f16(const uint2* __restrict__ z, long long ldz, int M, int K, int nsplit, float zscale,
-                float2* __restrict__ part) {
+extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
+    gram_tc_f16(const uint2* __restrict__ z, long long ldz, int M, int K, const int2* __restrict__ tiles, int nsplit,
+                float zscale, float2* __restrict__ part) {
   extern __shared__ __align__(16) uint2 sm[];
-  int ti, tj;
-  tc_tile_of(blockIdx.x / nsplit, &ti, &tj);
+  const int2 tile = tiles[blockIdx.x / nsplit];
+  const int ti = tile.x, tj = tile.y;
   const int s = blockIdx.x % nsplit;
   const bool diag = ti == tj;
   const int r0 = ti * TC_BT, c0 = tj * TC_BT;
@@ -167,50 +168,60 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, 2)
 #pragma unroll
         for (int q = 0; q < 4; q++) run[mi][ni][h][q] = 0.f;
 
-  if (kt0 < kt1) tc_load(sm, z, ldz, M, K, r0, c0, kt0 * TC_KT, diag);
-  cp_async_commit();
-  for (int kt = kt0; kt < kt1; kt++) {
-    const int b = (kt - kt0) & 1;
-    if (kt + 1 < kt1) tc_load(sm + (b ^ 1) * TC_STAGE, z, ldz, M, K, r0, c0, (kt + 1) * TC_KT, diag);
+  // TC_NSTAGE-deep pipeline: stages kt+1 … kt+TC_NSTAGE−1 are in flight
+  // while stage kt is multiplied. One barrier per stage: past it, stage kt
+  // has landed for every thread and every warp is done with stage kt−1,
+  // whose buffer the next copy refills.
+#pragma unroll
+  for (int i = 0; i < TC_NSTAGE - 1; i++) {
+    if (kt0 + i < kt1) tc_load(sm + i * TC_STAGE, z, ldz, M, K, r0, c0, (kt0 + i) * TC_KT, diag);
     cp_async_commit();
-    cp_async_wait1();
+  }
+  for (int kt = kt0; kt < kt1; kt++) {
+    cp_async_wait<TC_NSTAGE - 2>();
     __syncthreads();
-    const uint2* st = sm + b * TC_STAGE;
+    const int next = kt + TC_NSTAGE - 1;
+    if (next < kt1) tc_load(sm + ((next - kt0) % TC_NSTAGE) * TC_STAGE, z, ldz, M, K, r0, c0, next * TC_KT, diag);
+    cp_async_commit();
+    const uint2* st = sm + ((kt - kt0) % TC_NSTAGE) * TC_STAGE;
     if (!idle) tc_stage(run, st + srow * TC_LDS, st + scol * TC_LDS, g, t4);
-    __syncthreads();  // stage b is refilled by the next iteration's copy
   }
   if (idle) return;
   // Accumulator q of an m16n8 fragment: row g + 8·(q/2), column 2t4 + q%2.
   const float unscale = 1.f / (zscale * zscale);  // exact: zscale is a power of two in 2^±60
-  float2* out = part + (long long)s * M * M;
+  float2* out = part + (long long)blockIdx.x * TC_BT * TC_BT;  // (tile, split)'s column-major partial tile
 #pragma unroll
   for (int mi = 0; mi < 2; mi++)
 #pragma unroll
     for (int ni = 0; ni < 4; ni++)
 #pragma unroll
       for (int q = 0; q < 4; q++) {
-        const int r = r0 + srow + mi * 16 + g + 8 * (q >> 1), c = c0 + wc * 32 + ni * 8 + 2 * t4 + (q & 1);
-        if (r < M && c <= r)
-          out[r + (long long)c * M] = make_float2(run[mi][ni][0][q] * unscale, run[mi][ni][1][q] * unscale);
+        const int rr = srow + mi * 16 + g + 8 * (q >> 1), cc = wc * 32 + ni * 8 + 2 * t4 + (q & 1);
+        if (r0 + rr < M && c0 + cc <= r0 + rr)
+          out[rr + cc * TC_BT] = make_float2(run[mi][ni][0][q] * unscale, run[mi][ni][1][q] * unscale);
       }
 }
 
 // gram_tc_reduce: C = alpha·Σ_split part + beta·C on the lower triangle
-// of the complex64 C, the splits added in double (beta 0 never reads C,
-// as in BLAS).
-extern "C" __global__ void gram_tc_reduce(int nsplit, int M, const float2* __restrict__ part, float2* c, double alpha,
-                                          double beta) {
-  const long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  const long long mm = (long long)M * M;
-  if (t >= mm) return;
-  const int r = (int)(t % M), col = (int)(t / M);
-  if (r < col) return;
+// of the listed tiles, TC_RB blocks of TC_BT·TC_BT/TC_RB threads a tile
+// of tiles[blockIdx.x] of the complex64 C, the splits added in double
+// (beta 0 never reads C, as in BLAS). Entries outside the listed tiles
+// are left alone.
+extern "C" __global__ void gram_tc_reduce(int nsplit, int M, const int2* __restrict__ tiles,
+                                          const float2* __restrict__ part, float2* c, double alpha, double beta) {
+  // Block b: tile b / TC_RB, its entries (b % TC_RB)·blockDim.x + thread.
+  const int tb = blockIdx.x / TC_RB, e = (blockIdx.x % TC_RB) * blockDim.x + threadIdx.x;
+  const int2 tile = tiles[tb];
+  const int r = tile.x * TC_BT + e % TC_BT, col = tile.y * TC_BT + e / TC_BT;
+  if (e >= TC_BT * TC_BT || r >= M || col > r) return;
+  const float2* p = part + (long long)tb * nsplit * TC_BT * TC_BT + e;
   double x = 0, y = 0;
   for (int s = 0; s < nsplit; s++) {
-    const float2 v = part[s * mm + t];
+    const float2 v = p[(long long)s * TC_BT * TC_BT];
     x += v.x, y += v.y;
   }
   x *= alpha, y *= alpha;
+  const long long t = r + (long long)col * M;
   if (beta != 0) x += beta * (double)c[t].x, y += beta * (double)c[t].y;
   c[t] = make_float2((float)x, (float)y);
 }

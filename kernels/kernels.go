@@ -1,9 +1,12 @@
 // Package kernels holds the CUDA C++ sources of gomatvis's GPU kernels,
 // embedded in the binary and compiled at run time by NVRTC (package cuda).
 //
-// Three programs: gram.cu, the Gram product's helpers (herm_mirror_f32/_f64
-// entry points of one template, and the complex64→complex128 upcast);
-// selftest.cu, a saxpy/daxpy pair the cuda package's tests launch; and
+// Four programs: gram.cu, the Gram product's own kernels (the split-FP16
+// tensor-core product of gram_tc.cuh with its reduction and split, the
+// herm_mirror_f32/_f64 entry points of one template, and the
+// complex64→complex128 upcast); mmarate.cu, the tensor cores' FP16 and
+// INT8 instruction rates (cuda/gram's benchmark); selftest.cu, a
+// saxpy/daxpy pair the cuda package's tests launch; and
 // vis.cu, the simulation's pipeline (coordinates and horizon compaction,
 // the source ordering, beam_tau_z, the fused beam+τ+Z+Gram kernel,
 // vis_out), split into headers by stage (vis_*.cuh). vis.cu is compiled

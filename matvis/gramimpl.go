@@ -41,6 +41,9 @@ type GramImpl struct {
 	// why it did not ("not used: <measurement>", "not available on this
 	// device (<error>)").
 	NotFused string
+	// TilesComputed of the Gram product's TilesTotal tiles were computed,
+	// those holding the requested pairs (TilesTotal 0: the whole product).
+	TilesComputed, TilesTotal int
 	// Others are the different implementations other parts of the run
 	// used (several devices, Merge).
 	Others []GramImpl
@@ -70,6 +73,13 @@ func (g GramImpl) core() string {
 	}
 	if g.Stacked {
 		s += "; beams stacked by grid node, one warp per source"
+	}
+	if g.TilesTotal > 0 {
+		tiles := fmt.Sprintf("%d of the Gram product's %d tiles, those holding the requested pairs", g.TilesComputed, g.TilesTotal)
+		if g.ExtractedPairs > 0 {
+			return fmt.Sprintf("pairs (%d) from %s, %s", g.ExtractedPairs, tiles, s)
+		}
+		return fmt.Sprintf("%s via %s (%s)", g.MatProd, s, tiles)
 	}
 	if g.ExtractedPairs > 0 {
 		return fmt.Sprintf("pairs (%d) extracted from the full Gram product, %s", g.ExtractedPairs, s)

@@ -5,7 +5,7 @@
 #   [GEMM=0] scripts/gpu-device-run.sh [quick]
 # quick skips the benchmarks; GEMM=0 skips the cuBLAS strategy benchmark.
 # The benchmarks (TestBenchCanonical: dev with the cuBLAS product, dev and
-# prodslice with the defaults; TestPrecisionGateDev) run first, in their
+# prodslice with the defaults; TestPrecisionGate) run first, in their
 # own log, gpu-bench.log, with the timing report in gpu-bench.md; then the
 # tests.
 set -uo pipefail

@@ -118,6 +118,9 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 // scratch (the cuBLAS handle stays the caller's).
 func (g *Gram) Close() error {
 	g.freePartials()
+	if g.tc.tiles != 0 {
+		g.c.Free(g.tc.tiles)
+	}
 	return g.mod.Unload()
 }
 

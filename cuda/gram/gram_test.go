@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ var (
 	benchFlag = flag.Bool("gemm-bench", false, "run the GEMM-strategy benchmark at the prodslice and dev shapes")
 	benchOut  = flag.String("gemm-bench-out", "", "also write the benchmark's markdown table to this file")
 	benchReps = flag.Int("gemm-bench-reps", 15, "timed repetitions per strategy")
+	benchOnly = flag.String("gemm-bench-only", "", "comma-separated strategies to time (default: all)")
 )
 
 type env struct {
@@ -220,6 +222,9 @@ func TestGemmStrategies(t *testing.T) {
 		fmt.Fprintf(&out, "**%s: M = %d, K = %d** (upcast complex64→complex128 of Z: %.3f ms)\n\n", sh.name, m, k, upMs)
 		fmt.Fprintf(&out, "| strategy | ms (median of %d) | TFLOP/s (8M²K) | error vs complex128 / peak |\n| --- | --- | --- | --- |\n", *benchReps)
 		for _, st := range strategies {
+			if *benchOnly != "" && !slices.Contains(strings.Split(*benchOnly, ","), string(st)) {
+				continue
+			}
 			z := d32
 			switch {
 			case st.Double():

@@ -3,24 +3,31 @@ package gram
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	"github.com/gomatvis/gomatvis/cuda"
 )
 
 // The tensor-core product's shape (gram_tc.cuh gets them as -D macros):
-// tiles of tcTile×tcTile outputs, tcStageK complex columns of Z per
-// shared-memory stage, tcThreads threads (2×2 warps of 32×32) per block.
+// tiles of tcTile×tcTile outputs, each warp tcWarpRows×32 of them,
+// tcStageK complex columns of Z per shared-memory stage.
 const (
-	tcTile    = 64
-	tcStageK  = 32
-	tcThreads = 128
-	// tcShared is a block's dynamic shared memory: two stages of the rows'
-	// and the columns' Z, rows padded to tcStageK+4 complex64 values.
-	tcShared = 2 * 2 * tcTile * (tcStageK + 4) * 8
+	tcTile     = 64
+	tcWarpRows = 32
+	tcThreads  = 32 * (tcTile / tcWarpRows) * (tcTile / 32)
+	tcStageK   = 32
+	// tcStages is the depth of the copy pipeline: a stage's copy from L2
+	// must land while the tcStages−1 before it are multiplied.
+	tcStages = 2
+	// tcShared is a block's dynamic shared memory: tcStages stages of the
+	// rows' and the columns' Z, rows padded to tcStageK+4 complex64 values.
+	tcShared = tcStages * 2 * tcTile * (tcStageK + 4) * 8
 	// tcBlocksPerSM is how many blocks an SM holds at once (registers and
-	// shared memory allow two); the K range is split until the card is
-	// full at least once over.
+	// shared memory); the K range is split until the card is full at
+	// least once over.
 	tcBlocksPerSM = 2
+	// tcReduceBlocks is the reduction's blocks per tile (TC_RB).
+	tcReduceBlocks = 16
 )
 
 func tcDefines() []string {
@@ -28,6 +35,10 @@ func tcDefines() []string {
 		fmt.Sprintf("-DTC_BT=%d", tcTile),
 		fmt.Sprintf("-DTC_KT=%d", tcStageK),
 		fmt.Sprintf("-DTC_THREADS=%d", tcThreads),
+		fmt.Sprintf("-DTC_WM=%d", tcWarpRows),
+		fmt.Sprintf("-DTC_MINB=%d", tcBlocksPerSM),
+		fmt.Sprintf("-DTC_RB=%d", tcReduceBlocks),
+		fmt.Sprintf("-DTC_NSTAGE=%d", tcStages),
 	}
 }
 
@@ -40,6 +51,13 @@ type tensorCore struct {
 	partBytes          int64
 	partOwned          bool // allocated here (freed by Close), not lent by UsePartials
 	zScale             float64
+	// The tile list on the device: for m×m products, all lower tiles or
+	// (restricted) those holding the entries given to Restrict.
+	tiles      cuda.DevicePtr
+	tilesCap   int
+	nTiles     int
+	tilesM     int
+	restricted bool
 }
 
 // UsePartials lends the product n bytes of device memory at p for its
@@ -92,22 +110,113 @@ func Pow2Scale(b float64) float64 {
 	return math.Ldexp(1, int(max(-60, min(60, e))))
 }
 
-// tcSplits is how many K ranges the product of an m×m triangle over k
-// columns is cut into on a card of sms multiprocessors.
-func tcSplits(m, k, sms int) (tiles, splits int) {
-	nt := (m + tcTile - 1) / tcTile
-	tiles = nt * (nt + 1) / 2
+// tcSplits is how many K ranges a product of tiles tiles over k columns
+// is cut into on a card of sms multiprocessors.
+func tcSplits(tiles, k, sms int) int {
 	stages := max(1, (k+tcStageK-1)/tcStageK)
 	want := max(1, tcBlocksPerSM*max(sms, 1))
-	splits = max(1, min((want+tiles-1)/tiles, stages))
-	return tiles, splits
+	return max(1, min((want+tiles-1)/tiles, stages))
+}
+
+// tcTiles is the number of lower-triangle tiles of an m×m C.
+func tcTiles(m int) int {
+	nt := (m + tcTile - 1) / tcTile
+	return nt * (nt + 1) / 2
 }
 
 // TensorCoreScratch is the device memory the TCF16 product of an m×m C
-// keeps between calls on a card of sms multiprocessors, at most (any k).
+// keeps between calls on a card of sms multiprocessors, at most (any k,
+// any restriction): a partial tile per (tile, K range), and tiles × K
+// ranges ≤ 2·sms + tiles.
 func TensorCoreScratch(m, sms int) int64 {
-	_, splits := tcSplits(m, math.MaxInt32, sms)
-	return int64(splits) * int64(m) * int64(m) * 8
+	return int64(tcBlocksPerSM*max(sms, 1)+tcTiles(m)) * tcTile * tcTile * 8
+}
+
+// Restrict limits the next TCF16 products of m×m C to the tiles that hold
+// the given lower-triangle entries (row ≥ column; an upper one counts as
+// its mirror): the others are neither computed nor written, so a subset
+// of baselines costs the tiles it touches. nil entries: every tile. It
+// returns the tiles that will be computed and the triangle's total.
+func (g *Gram) Restrict(m int, entries [][2]int) (computed, total int, err error) {
+	total = tcTiles(m)
+	var list [][2]int32
+	if entries == nil {
+		for i := 0; i*tcTile < m; i++ {
+			for j := 0; j <= i; j++ {
+				list = append(list, [2]int32{int32(i), int32(j)})
+			}
+		}
+	} else {
+		seen := map[[2]int32]bool{}
+		for _, e := range entries {
+			r, c := max(e[0], e[1]), min(e[0], e[1])
+			if c < 0 || r >= m {
+				return 0, total, fmt.Errorf("gram: entry (%d, %d) outside the %d×%d product", e[0], e[1], m, m)
+			}
+			t := [2]int32{int32(r / tcTile), int32(c / tcTile)}
+			if !seen[t] {
+				seen[t] = true
+				list = append(list, t)
+			}
+		}
+		// Row-major order: neighbouring blocks share rows of Z in L2.
+		sort.Slice(list, func(a, b int) bool {
+			return list[a][0] < list[b][0] || list[a][0] == list[b][0] && list[a][1] < list[b][1]
+		})
+	}
+	if err := g.uploadTiles(list); err != nil {
+		return 0, total, err
+	}
+	g.tc.tilesM, g.tc.restricted = m, entries != nil
+	return len(list), total, nil
+}
+
+func (g *Gram) uploadTiles(list [][2]int32) error {
+	if len(list) > g.tc.tilesCap {
+		if g.tc.tiles != 0 {
+			g.c.Free(g.tc.tiles)
+			g.tc.tiles, g.tc.tilesCap = 0, 0
+		}
+		p, err := g.c.Alloc(int64(max(len(list), 1)) * 8)
+		if err != nil {
+			return fmt.Errorf("gram: tile list: %w", err)
+		}
+		g.tc.tiles, g.tc.tilesCap = p, len(list)
+	}
+	g.tc.nTiles = len(list)
+	if len(list) == 0 {
+		return nil
+	}
+	if err := cuda.Upload(g.c, g.tc.tiles, list, g.s); err != nil {
+		return fmt.Errorf("gram: tile list: %w", err)
+	}
+	// The host slice must outlive the copy.
+	return g.c.SyncStream(g.s)
+}
+
+// TensorCoreTile is the side of the tensor-core product's tiles: a
+// restricted product computes whole tiles.
+const TensorCoreTile = tcTile
+
+// KernelFit is how the product kernel compiled: registers and local
+// memory per thread (non-zero: spilled registers), and how many of its
+// blocks an SM holds against the count the K split plans with.
+type KernelFit struct {
+	Registers, LocalBytes, BlocksPerSM, PlannedBlocksPerSM int
+}
+
+// TensorCoreKernel reports the product kernel's fit on this device.
+func (g *Gram) TensorCoreKernel() (KernelFit, error) {
+	k := KernelFit{PlannedBlocksPerSM: tcBlocksPerSM}
+	var err error
+	if k.Registers, err = g.tc.f16.Attribute(cuda.AttrRegisters); err != nil {
+		return k, err
+	}
+	if k.LocalBytes, err = g.tc.f16.Attribute(cuda.AttrLocalBytes); err != nil {
+		return k, err
+	}
+	k.BlocksPerSM, err = g.tc.f16.MaxActiveBlocksPerSM(tcThreads, tcShared)
+	return k, err
 }
 
 // tensorCore queues C = alpha·Zᴴ·Z + beta·C (lower triangle, complex64 C;
@@ -117,8 +226,17 @@ func (g *Gram) tensorCore(z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alp
 	if ldz%2 != 0 {
 		return fmt.Errorf("ldz %d is odd: the product copies Z in 16-byte pieces (pad each row to an even length)", ldz)
 	}
-	tiles, splits := tcSplits(m, k, g.c.Info().SMs)
-	need := int64(splits) * int64(m) * int64(m) * 8
+	if g.tc.tilesM != m {
+		if _, _, err := g.Restrict(m, nil); err != nil {
+			return err
+		}
+	}
+	tiles := g.tc.nTiles
+	if tiles == 0 {
+		return nil // no requested entry
+	}
+	splits := tcSplits(tiles, k, g.c.Info().SMs)
+	need := int64(tiles) * int64(splits) * tcTile * tcTile * 8
 	if need > g.tc.partBytes {
 		g.freePartials()
 		p, err := g.c.Alloc(need)
@@ -130,10 +248,9 @@ func (g *Gram) tensorCore(z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alp
 	scale := g.scale()
 	grid := cuda.Dim3{X: uint32(tiles * splits), Y: 1, Z: 1}
 	if err := g.tc.f16.Launch(grid, cuda.Dim3{X: tcThreads, Y: 1, Z: 1}, tcShared, g.s,
-		z, int64(ldz), int32(m), int32(k), int32(splits), float32(scale), g.tc.part); err != nil {
+		z, int64(ldz), int32(m), int32(k), g.tc.tiles, int32(splits), float32(scale), g.tc.part); err != nil {
 		return err
 	}
-	n := m * m
-	return g.tc.reduce.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, g.s,
-		int32(splits), int32(m), g.tc.part, c, alpha, beta)
+	return g.tc.reduce.Launch(cuda.Dim3{X: uint32(tiles * tcReduceBlocks), Y: 1, Z: 1}, cuda.Dim3{X: tcTile * tcTile / tcReduceBlocks, Y: 1, Z: 1}, 0, g.s,
+		int32(splits), int32(m), g.tc.tiles, g.tc.part, c, alpha, beta)
 }

@@ -1,6 +1,7 @@
 package gram_test
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
@@ -116,6 +117,18 @@ func TestTensorCoreMatchesGoLoop(t *testing.T) {
 	}
 }
 
+// The product kernel keeps its accumulators in registers (no spills to
+// local memory) and as many blocks fit on an SM as the K split assumes.
+func TestTensorCoreKernelFits(t *testing.T) {
+	e := setup(t)
+	k, err := e.g.TensorCoreKernel()
+	gputest.Must(t, err)
+	t.Logf("gram_tc_f16: %+v", k)
+	if k.LocalBytes != 0 || k.BlocksPerSM < k.PlannedBlocksPerSM {
+		t.Errorf("gram_tc_f16: %d bytes of local memory (spills), %d blocks per SM (want 0 and ≥ %d)", k.LocalBytes, k.BlocksPerSM, k.PlannedBlocksPerSM)
+	}
+}
+
 // Dynamic range: the FP16 scale is per frequency, so a chunk of faint
 // sources (10⁻³…1 Jy) is scaled for the channel's brightest (10⁴ Jy) and
 // its small parts fall into FP16's subnormals. The bound of tc_f16.cuh
@@ -165,4 +178,129 @@ func TestTensorCoreDynamicRange(t *testing.T) {
 	if !(worst <= 1) {
 		t.Errorf("faint chunk scaled for a 10⁴ Jy channel: error %.2f× the documented bound (seed %d)", worst, seed)
 	}
+}
+
+// Restrict: only the tiles holding the given entries are computed and
+// written; the entries are right and every other tile keeps its poison.
+func TestTensorCoreRestrict(t *testing.T) {
+	e := setup(t)
+	const m, k = 300, 500
+	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	z := make([]complex128, m*k)
+	for i := range z {
+		z[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	d := uploadSplit(t, e, z, m, k, k, gram.Pow2Scale(maxPart(z)))
+	ref := gputest.GramRef(z, m, k)
+	entries := [][2]int{{0, 0}, {299, 0}, {5, 200}, {130, 129}}
+	for range 20 {
+		entries = append(entries, [2]int{rng.IntN(m), rng.IntN(m)})
+	}
+	got, total, err := e.g.Restrict(m, entries)
+	gputest.Must(t, err)
+	const ts = gram.TensorCoreTile
+	inTile := map[[2]int]bool{}
+	for _, en := range entries {
+		inTile[[2]int{max(en[0], en[1]) / ts, min(en[0], en[1]) / ts}] = true
+	}
+	nt := (m + ts - 1) / ts
+	if got != len(inTile) || total != nt*(nt+1)/2 {
+		t.Errorf("Restrict: %d of %d tiles, want %d of %d", got, total, len(inTile), nt*(nt+1)/2)
+	}
+	c := poisoned(t, e, m)
+	gputest.Must(t, e.g.Accumulate(gram.TCF16, d, k, m, k, c, 0))
+	out := download(t, e, c, m, false)
+	peak := 0.0
+	for _, v := range ref {
+		peak = max(peak, cmplx.Abs(v))
+	}
+	for j := 0; j < m; j++ {
+		for i := j; i < m; i++ {
+			v := out[i+j*m]
+			if !inTile[[2]int{i / ts, j / ts}] {
+				if !cmplx.IsNaN(v) {
+					t.Fatalf("entry (%d, %d) of an unrequested tile written: %v", i, j, v)
+				}
+				continue
+			}
+			if er := cmplx.Abs(v-ref[i+j*m]) / peak; !(er <= 2e-6) {
+				t.Fatalf("entry (%d, %d): error %.2e of the peak", i, j, er)
+			}
+		}
+	}
+	if _, _, err := e.g.Restrict(m, [][2]int{{m, 0}}); err == nil {
+		t.Error("Restrict accepted an entry outside the product")
+	}
+	gputest.Must(t, func() error { _, _, err := e.g.Restrict(m, nil); return err }())
+}
+
+// TestTensorCoreSubsets (with -gemm-bench) times the product restricted
+// to three 10 % subsets of the 61 425 baselines of 350 dual-feed
+// antennas (M = 700, one prodslice chunk, K = 33 334) against the full
+// one: the baselines among antennas 0–110 (a sub-array), those with
+// |a1 − a2| ≤ 17 (short baselines of a layout numbered row by row), and
+// 10 % drawn at random.
+func TestTensorCoreSubsets(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("GEMM benchmark: run with -gemm-bench")
+	}
+	e := setup(t)
+	const nant, m, k = 350, 700, 33334
+	a := make([]complex64, m*k)
+	for i := range a {
+		a[i] = complex(float32(rand.NormFloat64()), float32(rand.NormFloat64()))
+	}
+	d, err := cuda.AllocFor[complex64](e.c, len(a))
+	gputest.Must(t, err)
+	defer e.c.Free(d)
+	gputest.Must(t, cuda.Upload(e.c, d, a, e.s))
+	e.g.SetZScale(gram.Pow2Scale(8))
+	gputest.Must(t, e.g.Split(d, d, int64(len(a))))
+	c, err := e.c.Alloc(m * m * 8)
+	gputest.Must(t, err)
+	defer e.c.Free(c)
+	rows := func(pairs [][2]int) [][2]int {
+		var en [][2]int
+		for _, p := range pairs {
+			for f1 := 0; f1 < 2; f1++ {
+				for f2 := 0; f2 < 2; f2++ {
+					en = append(en, [2]int{2*p[0] + f1, 2*p[1] + f2})
+				}
+			}
+		}
+		return en
+	}
+	var sub, short, random [][2]int
+	for i := 0; i < nant; i++ {
+		for j := i; j < nant; j++ {
+			if j <= 110 {
+				sub = append(sub, [2]int{i, j})
+			}
+			if j-i <= 17 {
+				short = append(short, [2]int{i, j})
+			}
+			if rand.Float64() < 0.1 {
+				random = append(random, [2]int{i, j})
+			}
+		}
+	}
+	all := nant * (nant + 1) / 2
+	time := func(entries [][2]int) (float64, int, int) {
+		n, total, err := e.g.Restrict(m, entries)
+		gputest.Must(t, err)
+		ms, err := gram.TimeMs(e.c, e.s, 3, 15, func() error { return e.g.Accumulate(gram.TCF16, d, k, m, k, c, 0) })
+		gputest.Must(t, err)
+		return ms, n, total
+	}
+	full, nfull, _ := time(nil)
+	fmt.Printf("| subset (M = %d, K = %d, tiles of %d) | pairs | tiles | ms (median of 15) | × full |\n| --- | --- | --- | --- | --- |\n", m, k, gram.TensorCoreTile)
+	fmt.Printf("| all | %d | %d | %.3f | 1 |\n", all, nfull, full)
+	for _, s := range []struct {
+		name  string
+		pairs [][2]int
+	}{{"antennas 0–110", sub}, {"|a1 − a2| ≤ 17", short}, {"random 10 %", random}} {
+		ms, n, total := time(rows(s.pairs))
+		fmt.Printf("| %s | %d (%.1f %%) | %d of %d | %.3f | %.2f |\n", s.name, len(s.pairs), 100*float64(len(s.pairs))/float64(all), n, total, ms, ms/full)
+	}
+	gputest.Must(t, func() error { _, _, err := e.g.Restrict(m, nil); return err }())
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/matvis"
@@ -169,6 +170,34 @@ func TestParityRandom(t *testing.T) {
 // gridded beam per antenna (a 14 m Gaussian on 360 az × 181 za), random
 // antennas in a 400 m square, sources uniform on the sphere.
 func benchSim(t testing.TB, nant, nsrc, ntimes, chunks, prec int) *matvis.Simulation {
+	return skySim(t, nant, nsrc, ntimes, chunks, prec, uniformSky)
+}
+
+// The precision gate's skies: fluxes uniform in [0.1, 1.1] Jy; one source
+// in 20 011 at 10⁴ Jy among sources log-uniform in [10⁻³, 1] Jy; every
+// source log-uniform in [10⁻³, 10⁻²] Jy.
+const (
+	uniformSky = "uniform"
+	brightFaint = "bright-plus-faint"
+	allFaint   = "all-faint"
+)
+
+func skyFlux(rng *rand.Rand, sky string, s int) float64 {
+	logU := func(lo, hi float64) float64 { return math.Exp(math.Log(lo) + rng.Float64()*math.Log(hi/lo)) }
+	switch sky {
+	case brightFaint:
+		if s%20011 == 0 {
+			return 1e4
+		}
+		return logU(1e-3, 1)
+	case allFaint:
+		return logU(1e-3, 1e-2)
+	}
+	return rng.Float64() + 0.1
+}
+
+// skySim is benchSim with the sky's fluxes drawn as sky says.
+func skySim(t testing.TB, nant, nsrc, ntimes, chunks, prec int, sky string) *matvis.Simulation {
 	rng := rand.New(rand.NewPCG(uint64(nant), uint64(nsrc)))
 	cfg := matvis.Config{Freqs: []float64{100e6}}
 	for a := 0; a < nant; a++ {
@@ -189,7 +218,7 @@ func benchSim(t testing.TB, nant, nsrc, ntimes, chunks, prec int) *matvis.Simula
 	cfg.Dec = make([]float64, nsrc)
 	cfg.Flux = make([]float64, nsrc)
 	for s := range cfg.Flux {
-		cfg.Flux[s] = rng.Float64() + 0.1
+		cfg.Flux[s] = skyFlux(rng, sky, s)
 	}
 	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
 	cfg.Options = matvis.Options{Precision: prec, Polarized: true, MinChunks: chunks}
@@ -234,36 +263,51 @@ func median(v []float64) float64 {
 	return (w[n/2-1] + w[n/2]) / 2
 }
 
-func TestPrecisionGateDev(t *testing.T) {
+// TestPrecisionGate (with -gpu-bench): GPU fp32 against GPU fp64 at the
+// dev and prodslice sizes (one time) on the three skies, ≤ 1e-5 of the
+// peak: the run's own choices (auto), the fused kernel forced with either
+// split (dev), and the tensor-core product forced.
+func TestPrecisionGate(t *testing.T) {
 	if !*benchFlag {
-		t.Skip("dev-size precision gate: run with -gpu-bench")
+		t.Skip("dev/prodslice precision gate: run with -gpu-bench")
 	}
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
-	s1 := benchSim(t, 64, 200000, 2, 1, 1)
-	s2 := benchSim(t, 64, 200000, 2, 1, 2)
-	r2, err := g.Run(context.Background(), s2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// fp32 with the fused kernel forced on (TF32 and FP16 splits) and off
-	// (cuBLAS product).
 	defer func(tu tuning) { g.tune = tu }(g.tune)
-	for _, v := range []struct {
-		mode FusedMode
-		f16  bool
-	}{{FusedOn, false}, {FusedOn, true}, {FusedOff, false}} {
-		mode := v.mode
-		g.opts.Fused = mode
-		g.tune.fusedF16 = v.f16
-		r1, err := g.Run(context.Background(), s1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		e := backendtest.RelErr(backendtest.Vis(r1), backendtest.Vis(r2))
-		t.Logf("precision gate (dev size, GPU fp32 fused=%v f16=%v vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", mode, v.f16, e, r1.Stats.MatProdImpl)
-		if !(e <= 1e-5) {
-			t.Errorf("fused=%v: fp32 vs fp64 %.3e over 1e-5", mode, e)
+	type variant struct {
+		name     string
+		mode     FusedMode
+		f16      bool
+		strategy gram.Strategy
+	}
+	for _, size := range []struct {
+		name             string
+		nant, nsrc, nchk int
+		variants         []variant
+	}{
+		{"dev", 64, 200000, 1, []variant{{"auto", FusedAuto, true, ""}, {"fused TF32", FusedOn, false, ""},
+			{"fused FP16", FusedOn, true, ""}, {"tc-f16", FusedOff, true, gram.TCF16}}},
+		{"prodslice", 350, 1000000, 30, []variant{{"auto", FusedAuto, true, ""}, {"tc-f16", FusedOff, true, gram.TCF16}}},
+	} {
+		for _, sky := range []string{uniformSky, brightFaint, allFaint} {
+			g.opts.Fused, g.opts.Strategy, g.tune.fusedF16 = FusedAuto, "", true
+			r2, err := g.Run(context.Background(), skySim(t, size.nant, size.nsrc, 1, size.nchk, 2, sky))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s1 := skySim(t, size.nant, size.nsrc, 1, size.nchk, 1, sky)
+			for _, v := range size.variants {
+				g.opts.Fused, g.opts.Strategy, g.tune.fusedF16 = v.mode, v.strategy, v.f16
+				r1, err := g.Run(context.Background(), s1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := backendtest.RelErr(backendtest.Vis(r1), backendtest.Vis(r2))
+				t.Logf("precision gate (%s, %s sky, GPU fp32 %s vs GPU fp64): max|Δ|/max|V| = %.2e (fp32: %s)", size.name, sky, v.name, e, r1.Stats.MatProdImpl)
+				if !(e <= 1e-5) {
+					t.Errorf("%s, %s sky, %s: fp32 vs fp64 %.3e over 1e-5", size.name, sky, v.name, e)
+				}
+			}
 		}
 	}
 }

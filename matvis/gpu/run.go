@@ -93,6 +93,9 @@ type coordState struct {
 type chunkState struct {
 	dZ, dAcc, dOut cuda.DevicePtr
 	dTCPart        cuda.DevicePtr // the tensor-core product's partial sums (lent to r.g)
+	// The tensor-core product's tiles: computed (those holding output
+	// pairs) of the triangle's total.
+	tilesComputed, tilesTotal int
 	hOut           [2]*cuda.HostBuffer
 }
 
@@ -151,6 +154,9 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseStrategy(); err != nil {
 		return nil, err
 	}
+	if err = r.restrictTiles(); err != nil {
+		return nil, err
+	}
 	if err = r.fusedEligibility(); err != nil {
 		return nil, err
 	}
@@ -167,7 +173,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.chooseFused(); err != nil {
 		return nil, err
 	}
-	describeMatProd(sim, &r.res.Stats.MatProdImpl)
+	r.describeMatProd(&r.res.Stats.MatProdImpl)
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,17 +42,28 @@ func TestChunkSampleCounts(t *testing.T) {
 // TestMatProdImplNamesMethod: the Gram-product description names the
 // method asked for, so that pairs, done on the device as the full product
 // and an extraction, is not silently taken for herk.
+// With the tensor-core product restricted to some tiles, the description
+// says how many.
 func TestMatProdImplNamesMethod(t *testing.T) {
 	for _, mp := range []matvis.MatProd{matvis.MatProdHerk, matvis.MatProdPairs} {
-		sim := &matvis.Simulation{Pairs: [][2]int{{0, 1}, {1, 1}}}
-		sim.Options.MatProd = mp
-		g := matvis.GramImpl{Strategy: "cuBLAS cherk", Why: "forced"}
-		describeMatProd(sim, &g)
-		if g.MatProd != mp || (mp == matvis.MatProdPairs) != (g.ExtractedPairs == len(sim.Pairs)) {
-			t.Errorf("%s: %+v", mp, g)
-		}
-		if s := g.String(); !strings.HasPrefix(s, string(mp)) || !strings.Contains(s, "cuBLAS cherk (forced)") {
-			t.Errorf("%s: %q", mp, s)
+		for _, tiles := range [][2]int{{0, 0}, {3, 3}, {2, 21}} {
+			sim := &matvis.Simulation{Pairs: [][2]int{{0, 1}, {1, 1}}}
+			sim.Options.MatProd = mp
+			r := &run{sim: sim}
+			r.tilesComputed, r.tilesTotal = tiles[0], tiles[1]
+			g := matvis.GramImpl{Strategy: "cuBLAS cherk", Why: "forced"}
+			r.describeMatProd(&g)
+			if g.MatProd != mp || (mp == matvis.MatProdPairs) != (g.ExtractedPairs == len(sim.Pairs)) {
+				t.Errorf("%s: %+v", mp, g)
+			}
+			s := g.String()
+			if !strings.HasPrefix(s, string(mp)) || !strings.Contains(s, "cuBLAS cherk (forced)") {
+				t.Errorf("%s: %q", mp, s)
+			}
+			restricted := tiles[0] < tiles[1]
+			if want := fmt.Sprintf("%d of the Gram product's %d tiles", tiles[0], tiles[1]); strings.Contains(s, want) != restricted {
+				t.Errorf("%s, tiles %v: %q (restricted %v)", mp, tiles, s, restricted)
+			}
 		}
 	}
 }

@@ -15,15 +15,41 @@ import (
 )
 
 // describeMatProd fills in the matrix product as the run does it. The
-// device has no per-pair product: it always forms the whole M×M Gram
-// product (cuBLAS or the fused kernel) and vis_out extracts the output
-// pairs, so Options.MatProd pairs gives the pairs' visibilities computed
-// that way, which is said here rather than ignored silently.
-func describeMatProd(sim *matvis.Simulation, g *matvis.GramImpl) {
+// device has no per-pair product: it forms the whole M×M Gram product
+// (cuBLAS or the fused kernel), or with the tensor-core product only the
+// tiles that hold the output pairs (restrictTiles), and vis_out extracts
+// the pairs, so Options.MatProd pairs gives the pairs' visibilities
+// computed that way, which is said here rather than ignored silently.
+func (r *run) describeMatProd(g *matvis.GramImpl) {
 	g.MatProd = matvis.MatProdHerk
-	if sim.Options.MatProd == matvis.MatProdPairs {
-		g.MatProd, g.ExtractedPairs = matvis.MatProdPairs, len(sim.Pairs)
+	if r.sim.Options.MatProd == matvis.MatProdPairs {
+		g.MatProd, g.ExtractedPairs = matvis.MatProdPairs, len(r.sim.Pairs)
 	}
+	if !r.fused && r.tilesComputed < r.tilesTotal {
+		g.TilesComputed, g.TilesTotal = r.tilesComputed, r.tilesTotal
+	}
+}
+
+// restrictTiles limits the tensor-core product to the tiles that hold
+// the output pairs' entries (every feed combination): a baseline subset
+// costs the tiles it touches.
+func (r *run) restrictTiles() error {
+	if !r.st.SplitZ() {
+		return nil
+	}
+	var entries [][2]int
+	for _, p := range r.sim.Pairs {
+		for f1 := 0; f1 < r.nf; f1++ {
+			for f2 := 0; f2 < r.nf; f2++ {
+				entries = append(entries, [2]int{p[0]*r.nf + f1, p[1]*r.nf + f2})
+			}
+		}
+	}
+	var err error
+	if r.tilesComputed, r.tilesTotal, err = r.g.Restrict(r.M, entries); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
 }
 
 func (r *run) chooseStrategy() error {
