@@ -177,9 +177,9 @@ func benchSim(t testing.TB, nant, nsrc, ntimes, chunks, prec int) *matvis.Simula
 // in 20 011 at 10⁴ Jy among sources log-uniform in [10⁻³, 1] Jy; every
 // source log-uniform in [10⁻³, 10⁻²] Jy.
 const (
-	uniformSky = "uniform"
+	uniformSky  = "uniform"
 	brightFaint = "bright-plus-faint"
-	allFaint   = "all-faint"
+	allFaint    = "all-faint"
 )
 
 func skyFlux(rng *rand.Rand, sky string, s int) float64 {

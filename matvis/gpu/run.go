@@ -96,7 +96,7 @@ type chunkState struct {
 	// The tensor-core product's tiles: computed (those holding output
 	// pairs) of the triangle's total.
 	tilesComputed, tilesTotal int
-	hOut           [2]*cuda.HostBuffer
+	hOut                      [2]*cuda.HostBuffer
 }
 
 // fusedState is the fused beam+τ+Z+Gram path's (fused.go).
