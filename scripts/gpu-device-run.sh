@@ -40,11 +40,11 @@ echo "== cuda tests"
 run cuda .devbin/cuda.test -test.v -test.count=1
 grep -E 'device "|NVRTC|cuBLAS|error / peak|reported' "$OUT/gpu-cuda.log" | head -20
 echo "== gram tests"
-run gram .devbin/cuda_gram.test -test.v -test.count=1 -test.run 'Strategies|Choose'
+run gram .devbin/cuda_gram.test -test.v -test.count=1 -test.run 'Strategies|Choose|TensorCore'
 grep -E 'error/peak|ms err|chosen|not available' "$OUT/gpu-gram.log"
 if [ "${GEMM:-1}" = 1 ] && [ "${1:-}" != quick ]; then
 	echo "== GEMM strategies"
-	run gemmbench .devbin/cuda_gram.test -test.v -test.count=1 -test.run GemmStrategies -gemm-bench -gemm-bench-out "$OUT/gemm-bench.md"
+	run gemmbench .devbin/cuda_gram.test -test.v -test.count=1 -test.run 'GemmStrategies|MMARates|TensorCoreSubsets' -gemm-bench -gemm-bench-out "$OUT/gemm-bench.md"
 	cat "$OUT/gemm-bench.md" 2>/dev/null
 fi
 if [ -x .devbin/matvis_gpu.test ]; then
