@@ -2,12 +2,16 @@
 // accuracy (tc_f16.cuh's split operands), reading Z from device memory.
 // Part of gram.cu; the tile sizes come from package gram as -D macros.
 //
-// Z is column-major K×M (row i of the simulator's Z, i.e. antenna-feed i,
-// is a contiguous run of K values), each value already scaled by the
-// power of two zscale and split into FP16 pairs: {big (Re, Im), small
-// (Re, Im)}, two f16x2 words in the 8 bytes of a complex64 (tc_split, or
-// the simulator's Z kernel, which writes them directly, so the split costs
-// neither a pass over Z nor arithmetic in the product's inner loop).
+// Z holds the simulator's M rows (antenna-feeds) of K values (sources ×
+// axes), each value already scaled by the power of two zscale and split
+// into two f16x2 words, big (Re, Im) and small (Re, Im) (tc_split, or the
+// simulator's Z kernel, which writes them directly, so the split costs
+// neither a pass over Z nor arithmetic in the product's inner loop). Row i
+// takes the 8·ldz bytes of a complex64 row, as two planes: its ldz big
+// words, then its ldz small words (ldz a multiple of 4). Planes, not
+// {big, small} pairs: a fragment's four big words come from four 4-byte
+// shared loads straight into the register quad the tensor-core
+// instruction reads; from pairs, the compiler spends a move per register.
 //
 // The lower triangle of C is cut into TC_BT×TC_BT tiles; block b takes
 // tile tiles[b / nsplit] (all of the triangle's, or only those that hold
@@ -36,16 +40,15 @@ static_assert(TC_BT == 64 && TC_WM == 32 && TC_THREADS == 128, "gram_tc: the war
 static_assert(TC_KT % 8 == 0, "gram_tc: TC_KT is a multiple of 8 columns (one m16n8k16 K step)");
 static_assert(TC_THREADS % (TC_KT / 2) == 0 && TC_BT % (2 * TC_THREADS / TC_KT) == 0, "gram_tc: tc_load's copy layout");
 
-// Row stride of a shared Z row, in complex values: ≡ 4 (mod 16), so a
-// half-warp's fragment loads (4 rows × 4 columns, 8 bytes each) hit 16
-// distinct bank pairs.
-#define TC_LDS (TC_KT + 4)
-#define TC_STAGE (2 * TC_BT * TC_LDS)  // complex values per stage: the rows' Z, then the columns'
+// Row stride of a shared Z plane, in 4-byte words: ≡ 4 (mod 32), so a
+// warp's fragment loads (8 rows × 4 columns) hit 32 distinct banks.
+#define TC_LDW (TC_KT + 4)
+#define TC_PLANE (TC_BT * TC_LDW)  // words of one plane of one half
+#define TC_STAGE (4 * TC_PLANE)    // words per stage: rows' big, rows' small, columns' big, columns' small
 
-// cp_async16 copies the 16 bytes at src (two values) to dst, or only the
-// first 8 of them (the second value is past K) and zeros, or none
-// (nbytes 0: past M or K).
-__device__ __forceinline__ void cp_async16(uint2* dst, const uint2* src, int nbytes) {
+// cp_async16 copies the first nbytes of the 16 at src (four words) to dst
+// and zeros the rest (nbytes 0: past M or K).
+__device__ __forceinline__ void cp_async16(unsigned* dst, const unsigned* src, int nbytes) {
   const unsigned d = (unsigned)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;" ::"r"(d), "l"(src), "r"(nbytes) : "memory");
 }
@@ -55,27 +58,36 @@ __device__ __forceinline__ void cp_async_wait() {
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 }
 
+__device__ __forceinline__ unsigned smem_addr(const void* p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+// lds32 loads the 4 bytes at shared address a.
+__device__ __forceinline__ unsigned lds32(unsigned a) {
+  unsigned v;
+  asm volatile("ld.shared.b32 %0, [%1];" : "=r"(v) : "r"(a) : "memory");
+  return v;
+}
+
 // tc_load queues the copy of Z's columns k0 … k0+TC_KT−1 of rows r0 … and
-// (unless diag) c0 … into stage st, 16 bytes per copy: thread t copies
-// columns k0 + 2·(t % TC_CPR) (+1) of rows t / TC_CPR + j·TC_RPP, so a
-// warp reads whole 256-byte row segments and the per-copy arithmetic is
-// one address step (ldz is even: matvis/gpu pads it, package gram checks).
-#define TC_CPR (TC_KT / 2)            // 16-byte copies per row and stage
+// (unless diag) c0 … into stage st, 16 bytes (4 words of one plane) per
+// copy: thread t copies piece t % TC_CPR of a row (big plane first) of
+// rows t / TC_CPR + j·TC_RPP, so a warp reads whole 128-byte plane
+// segments and the per-copy arithmetic is one address step.
+#define TC_CPR (TC_KT / 2)            // 16-byte copies per row and stage (both planes)
 #define TC_RPP (TC_THREADS / TC_CPR)  // rows per pass of the block
-__device__ __forceinline__ void tc_load(uint2* st, const uint2* __restrict__ z, long long ldz, int M, int K, int r0,
-                                        int c0, int k0, bool diag) {
-  const int kk = 2 * (threadIdx.x % TC_CPR), k = k0 + kk;
-  const int nb = k + 1 < K ? 16 : (k < K ? 8 : 0);
+__device__ __forceinline__ void tc_load(unsigned* st, const unsigned* __restrict__ z, long long ldz, int M, int K,
+                                        int r0, int c0, int k0, bool diag) {
+  const int c = threadIdx.x % TC_CPR, plane = c / (TC_CPR / 2), w = 4 * (c % (TC_CPR / 2)), k = k0 + w;
+  const int nb = 4 * max(0, min(4, K - k));
 #pragma unroll
   for (int half = 0; half < 2; half++) {
     if (half && diag) break;
     const int base = half ? c0 : r0;
-    uint2* dst = st + (half * TC_BT + threadIdx.x / TC_CPR) * TC_LDS + kk;
+    unsigned* dst = st + (2 * half + plane) * TC_PLANE + (threadIdx.x / TC_CPR) * TC_LDW + w;
 #pragma unroll
     for (int j = 0; j < TC_BT / TC_RPP; j++) {
       const int row = base + threadIdx.x / TC_CPR + j * TC_RPP;
       const bool ok = row < M && nb > 0;
-      cp_async16(dst + j * TC_RPP * TC_LDS, ok ? z + (long long)row * ldz + k : z, ok ? nb : 0);
+      cp_async16(dst + j * TC_RPP * TC_LDW, ok ? z + (2 * (long long)row + plane) * ldz + k : z, ok ? nb : 0);
     }
   }
 }
@@ -94,7 +106,7 @@ __device__ __forceinline__ void tc_pass(float acc[2][4][2][4], const unsigned a[
 
 // tc_stage adds one stage's product to the warp's running sums: rows sa
 // (the warp's 32 rows), columns sb (its 32 columns).
-__device__ __forceinline__ void tc_stage(float run[2][4][2][4], const uint2* sa, const uint2* sb, int g, int t4) {
+__device__ __forceinline__ void tc_stage(float run[2][4][2][4], const unsigned* sa, const unsigned* sb, int g, int t4) {
   float acc[2][4][2][4];
 #pragma unroll
   for (int mi = 0; mi < 2; mi++)
@@ -107,24 +119,23 @@ __device__ __forceinline__ void tc_stage(float run[2][4][2][4], const uint2* sa,
 #pragma unroll
   for (int k8 = 0; k8 < TC_KT; k8 += 8) {
     // A fragments (row g or g+8 of an m-tile; k' slots 2t4.. of column
-    // k8+t4, 2t4+8.. of column k8+4+t4), big and small.
+    // k8+t4, 2t4+8.. of column k8+4+t4), big and small planes.
     unsigned ab[2][4], as[2][4];
 #pragma unroll
     for (int mi = 0; mi < 2; mi++) {
-      const uint2* p = sa + (mi * 16 + g) * TC_LDS + k8 + t4;
-      const uint2 v[4] = {p[0], p[8 * TC_LDS], p[4], p[8 * TC_LDS + 4]};
+      const unsigned* p = sa + (mi * 16 + g) * TC_LDW + k8 + t4;
+      const int off[4] = {0, 8 * TC_LDW, 4, 8 * TC_LDW + 4};
 #pragma unroll
-      for (int j = 0; j < 4; j++) ab[mi][j] = v[j].x, as[mi][j] = v[j].y;
+      for (int j = 0; j < 4; j++) ab[mi][j] = p[off[j]], as[mi][j] = p[off[j] + TC_PLANE];
     }
     // B fragments [n-tile][Re C: B1 | Im C: B2][register].
     unsigned bb[4][2][2], bs[4][2][2];
 #pragma unroll
     for (int ni = 0; ni < 4; ni++) {
-      const uint2* p = sb + (ni * 8 + g) * TC_LDS + k8 + t4;
-      const uint2 w[2] = {p[0], p[4]};
+      const unsigned* p = sb + (ni * 8 + g) * TC_LDW + k8 + t4;
 #pragma unroll
       for (int j = 0; j < 2; j++) {
-        bb[ni][0][j] = w[j].x, bs[ni][0][j] = w[j].y;
+        bb[ni][0][j] = p[4 * j], bs[ni][0][j] = p[4 * j + TC_PLANE];
         bb[ni][1][j] = rot_h2(bb[ni][0][j]), bs[ni][1][j] = rot_h2(bs[ni][0][j]);
       }
     }
@@ -143,9 +154,9 @@ __device__ __forceinline__ void tc_stage(float run[2][4][2][4], const uint2* sa,
 }
 
 extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
-    gram_tc_f16(const uint2* __restrict__ z, long long ldz, int M, int K, const int2* __restrict__ tiles, int nsplit,
+    gram_tc_f16(const unsigned* __restrict__ z, long long ldz, int M, int K, const int2* __restrict__ tiles, int nsplit,
                 float zscale, float2* __restrict__ part) {
-  extern __shared__ __align__(16) uint2 sm[];
+  extern __shared__ __align__(16) unsigned sm[];
   const int2 tile = tiles[blockIdx.x / nsplit];
   const int ti = tile.x, tj = tile.y;
   const int s = blockIdx.x % nsplit;
@@ -156,7 +167,8 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
   const int w = threadIdx.x >> 5, lane = threadIdx.x & 31, g = lane >> 2, t4 = lane & 3;
   const int wr = w >> 1, wc = w & 1;
   const bool idle = diag && wc > wr;
-  const int srow = wr * 32, scol = (diag ? 0 : TC_BT) + wc * 32;
+  const int srow = wr * 32, scol = wc * 32;
+  const int colHalf = diag ? 0 : 2 * TC_PLANE;  // the columns' planes (a diagonal tile's are the rows')
 
   float run[2][4][2][4];
 #pragma unroll
@@ -183,8 +195,8 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
     const int next = kt + TC_NSTAGE - 1;
     if (next < kt1) tc_load(sm + ((next - kt0) % TC_NSTAGE) * TC_STAGE, z, ldz, M, K, r0, c0, next * TC_KT, diag);
     cp_async_commit();
-    const uint2* st = sm + ((kt - kt0) % TC_NSTAGE) * TC_STAGE;
-    if (!idle) tc_stage(run, st + srow * TC_LDS, st + scol * TC_LDS, g, t4);
+    const unsigned* st = sm + ((kt - kt0) % TC_NSTAGE) * TC_STAGE;
+    if (!idle) tc_stage(run, st + srow * TC_LDW, st + colHalf + scol * TC_LDW, g, t4);
   }
   if (idle) return;
   // Accumulator q of an m16n8 fragment: row g + 8·(q/2), column 2t4 + q%2.
@@ -226,14 +238,21 @@ extern "C" __global__ void gram_tc_reduce(int nsplit, int M, const int2* __restr
   c[t] = make_float2((float)x, (float)y);
 }
 
-// tc_split scales n complex64 values by zscale and splits them into the
-// product's FP16 pairs (for Z that the simulator's kernel did not write
-// split: tests and benchmarks). in and out may be the same buffer.
-extern "C" __global__ void tc_split(const float2* in, uint2* out, long long n, float zscale) {
+// tc_split scales the k values of each of rows rows of in (complex64,
+// leading dimension ldIn) by zscale and writes them split, as the product
+// reads them, into out (leading dimension ldOut ≥ k, a multiple of 4; the
+// padding columns zero). For Z that the simulator's kernel did not write
+// split: tests and benchmarks.
+extern "C" __global__ void tc_split(const float2* __restrict__ in, long long ldIn, unsigned* __restrict__ out,
+                                    long long ldOut, int rows, int k, float zscale) {
   const long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-  if (i >= n) return;
-  const float2 v = in[i];
-  uint2 o;
-  split_h2(v.x * zscale, v.y * zscale, &o.x, &o.y);
-  out[i] = o;
+  if (i >= (long long)rows * ldOut) return;
+  const long long row = i / ldOut, col = i % ldOut;
+  unsigned big = 0, small = 0;
+  if (col < k) {
+    const float2 v = in[row * ldIn + col];
+    split_h2(v.x * zscale, v.y * zscale, &big, &small);
+  }
+  out[2 * row * ldOut + col] = big;
+  out[(2 * row + 1) * ldOut + col] = small;
 }

@@ -157,16 +157,24 @@ __device__ __forceinline__ O zval(creal bv, double pr, double pi) {
   return o;
 }
 
-// zput stores one Z value formed in double as the Gram product's operand:
-// rounded to float2 or double2, or for the tensor-core product (uint2)
-// rounded to float, scaled by the power of two zscale and split into FP16
-// pairs {big, small} (tc_f16.cuh).
-__device__ __forceinline__ void zput(float2* p, double re, double im, float) { *p = make_float2((float)re, (float)im); }
-__device__ __forceinline__ void zput(double2* p, double re, double im, float) { *p = make_double2(re, im); }
-__device__ __forceinline__ void zput(uint2* p, double re, double im, float zscale) {
-  uint2 o;
-  split_h2((float)re * zscale, (float)im * zscale, &o.x, &o.y);
-  *p = o;
+// zput stores Z's value (row, col) (leading dimension ldz), formed in
+// double, as the Gram product's operand: rounded to float2 or double2, or
+// for the tensor-core product (uint2) rounded to float, scaled by the
+// power of two zscale and split into FP16 words stored in the row's two
+// planes, big then small (gram_tc.cuh).
+__device__ __forceinline__ void zput(float2* z, long long ldz, long long row, long long col, double re, double im, float) {
+  z[row * ldz + col] = make_float2((float)re, (float)im);
+}
+__device__ __forceinline__ void zput(double2* z, long long ldz, long long row, long long col, double re, double im, float) {
+  z[row * ldz + col] = make_double2(re, im);
+}
+__device__ __forceinline__ void zput(uint2* z, long long ldz, long long row, long long col, double re, double im,
+                                     float zscale) {
+  unsigned big, small;
+  split_h2((float)re * zscale, (float)im * zscale, &big, &small);
+  unsigned* w = reinterpret_cast<unsigned*>(z);
+  w[2 * row * ldz + col] = big;
+  w[(2 * row + 1) * ldz + col] = small;
 }
 
 // grid_footprint gives direction (az, za)'s spline footprint on grid g:

@@ -30,16 +30,15 @@ extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z(int n, int 
     if (polarized) {
 #pragma unroll
       for (int f = 0; f < 2; f++) {
-        Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
 #pragma unroll
         for (int k = 0; k < 2; k++) {
           const double2 v = zval<double2>(sb.v[2 * f + k], pr, pi);
-          zput(zrow + (long long)k * n, v.x, v.y, zscale);
+          zput(z, ldz, a * 2 + f, (long long)k * n + s, v.x, v.y, zscale);
         }
       }
     } else {
       const double2 v = zval<double2>(sb.v[0], pr, pi);
-      zput(z + (long long)a * ldz + s, v.x, v.y, zscale);
+      zput(z, ldz, a, s, v.x, v.y, zscale);
     }
   }
 }
@@ -76,13 +75,12 @@ extern "C" __global__ void __launch_bounds__(THREADS_BTZ) beam_tau_z_stokes(int 
     for (int f = 0; f < 2; f++) {
       double j0r = (double)sb.v[2 * f].x, j0i = (double)sb.v[2 * f].y;
       double j1r = (double)sb.v[2 * f + 1].x, j1i = (double)sb.v[2 * f + 1].y;
-      Z_T* zrow = z + (long long)(a * 2 + f) * ldz + s;
 #pragma unroll
       for (int k = 0; k < 2; k++) {
         // (J·W)[f,k] = J[f,0]·W[0,k] + J[f,1]·W[1,k], then times the phasor.
         double vr = j0r * wr[k] - j0i * wi[k] + j1r * wr[2 + k] - j1i * wi[2 + k];
         double vi = j0r * wi[k] + j0i * wr[k] + j1r * wi[2 + k] + j1i * wr[2 + k];
-        zput(zrow + (long long)k * n, vr * pr - vi * pi, vr * pi + vi * pr, zscale);
+        zput(z, ldz, a * 2 + f, (long long)k * n + s, vr * pr - vi * pi, vr * pi + vi * pr, zscale);
       }
     }
   }

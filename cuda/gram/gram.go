@@ -51,8 +51,9 @@ func (s Strategy) Double() bool {
 	return s == Zherk || s == Zgemm || strings.HasPrefix(string(s), triZgemm)
 }
 
-// SplitZ reports whether the strategy reads Z as scaled FP16 pairs
-// (Gram.Split's format, 8 bytes per value) rather than complex64.
+// SplitZ reports whether the strategy reads Z as scaled FP16 words
+// (Gram.Split's format, 8 bytes per value, ldz a multiple of 4) rather
+// than complex64.
 func (s Strategy) SplitZ() bool { return s == TCF16 }
 
 // LowerOnly reports whether only the lower triangle of C is valid after

@@ -212,9 +212,10 @@ func TestGemmStrategies(t *testing.T) {
 			bound = max(bound, math.Abs(float64(real(v))), math.Abs(float64(imag(v))))
 		}
 		e.g.SetZScale(gram.Pow2Scale(bound))
-		dsp, err := cuda.AllocFor[complex64](e.c, n)
+		ldsp := (k + 3) / 4 * 4 // the split Z's rows: a multiple of 4
+		dsp, err := cuda.AllocFor[complex64](e.c, m*ldsp)
 		gputest.Must(t, err)
-		gputest.Must(t, e.g.Split(d32, dsp, int64(n)))
+		gputest.Must(t, e.g.Split(d32, k, dsp, ldsp, m, k))
 		gputest.Must(t, e.g.Accumulate(gram.Zgemm, d64, k, m, k, ref, 0))
 		refH := download(t, e, ref, m, true)
 		upMs, err := gram.TimeMs(e.c, e.s, 2, 6, func() error { return e.g.Upcast(d32, d64, int64(n)) })
@@ -225,14 +226,14 @@ func TestGemmStrategies(t *testing.T) {
 			if *benchOnly != "" && !slices.Contains(strings.Split(*benchOnly, ","), string(st)) {
 				continue
 			}
-			z := d32
+			z, ldz := d32, k
 			switch {
 			case st.Double():
 				z = d64
 			case st.SplitZ():
-				z = dsp
+				z, ldz = dsp, ldsp
 			}
-			ms, err := e.g.Time(st, z, k, m, k, cbuf, 3, *benchReps)
+			ms, err := e.g.Time(st, z, ldz, m, k, cbuf, 3, *benchReps)
 			if err != nil {
 				fmt.Fprintf(&out, "| %s | failed: %v | | |\n", st, err)
 				t.Errorf("%s, M = %d, K = %d: timing failed: %v", st, m, k, err)
@@ -240,7 +241,7 @@ func TestGemmStrategies(t *testing.T) {
 			}
 			// Checked run on a poisoned output.
 			gputest.Must(t, e.c.Memset8(cbuf, 0xFF, int64(m*m*16), e.s))
-			gputest.Must(t, e.g.Accumulate(st, z, k, m, k, cbuf, 0))
+			gputest.Must(t, e.g.Accumulate(st, z, ldz, m, k, cbuf, 0))
 			if st.LowerOnly() {
 				gputest.Must(t, e.g.Mirror(cbuf, m, st.Double()))
 			}

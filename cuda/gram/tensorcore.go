@@ -86,10 +86,19 @@ func (g *Gram) freePartials() {
 // reports.
 func (g *Gram) SetZScale(s float64) { g.tc.zScale = s }
 
-// Split scales n complex64 values at in by the scale SetZScale declared
-// and writes them to out as the FP16 pairs TCF16 reads (8 bytes each).
-func (g *Gram) Split(in, out cuda.DevicePtr, n int64) error {
-	return g.tc.split.Launch(cuda.Grid1(int(n), 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, g.s, in, out, n, float32(g.scale()))
+// Split scales the first k complex64 values of each of rows rows at in
+// (leading dimension ldIn) by the scale SetZScale declared and writes
+// them to out as TCF16 reads them: leading dimension ldOut (a multiple of
+// 4, ≥ k; 8·ldOut bytes a row, the padding zero), each row a plane of the
+// values' big FP16 words, then one of their small words. in and out are
+// different buffers.
+func (g *Gram) Split(in cuda.DevicePtr, ldIn int, out cuda.DevicePtr, ldOut, rows, k int) error {
+	if ldOut%4 != 0 || ldOut < k || ldIn < k {
+		return fmt.Errorf("gram: split of %d×%d with leading dimensions %d → %d (the output's a multiple of 4)", rows, k, ldIn, ldOut)
+	}
+	n := rows * ldOut
+	return g.tc.split.Launch(cuda.Grid1(n, 256), cuda.Dim3{X: 256, Y: 1, Z: 1}, 0, g.s,
+		in, int64(ldIn), out, int64(ldOut), int32(rows), int32(k), float32(g.scale()))
 }
 
 func (g *Gram) scale() float64 {
@@ -223,8 +232,8 @@ func (g *Gram) TensorCoreKernel() (KernelFit, error) {
 // Z split, see Split) with the split-FP16 kernel and the reduction of its
 // K ranges.
 func (g *Gram) tensorCore(z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alpha, beta float64) error {
-	if ldz%2 != 0 {
-		return fmt.Errorf("ldz %d is odd: the product copies Z in 16-byte pieces (pad each row to an even length)", ldz)
+	if ldz%4 != 0 {
+		return fmt.Errorf("ldz %d is not a multiple of 4: the product copies each row's planes in 16-byte pieces", ldz)
 	}
 	if g.tc.tilesM != m {
 		if _, _, err := g.Restrict(m, nil); err != nil {

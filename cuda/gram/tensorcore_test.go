@@ -12,9 +12,9 @@ import (
 	"github.com/gomatvis/gomatvis/internal/gputest"
 )
 
-// uploadSplit copies z (column-major, leading dimension ld ≥ k, the
-// padding filled with NaN so a read past k shows) to the device as
-// complex64 and splits it with scale s for TCF16.
+// uploadSplit copies z (m rows of k, leading dimension ld ≥ k, the
+// padding filled with NaN) to the device as complex64 and splits it with
+// scale s for TCF16 (the split's padding is zero).
 func uploadSplit(t *testing.T, e *env, z []complex128, m, k, ld int, s float64) cuda.DevicePtr {
 	t.Helper()
 	h := make([]complex64, m*ld)
@@ -32,7 +32,7 @@ func uploadSplit(t *testing.T, e *env, z []complex128, m, k, ld int, s float64) 
 	sp, err := cuda.AllocFor[complex64](e.c, max(len(h), 1))
 	gputest.Must(t, err)
 	e.g.SetZScale(s)
-	gputest.Must(t, e.g.Split(d, sp, int64(len(h))))
+	gputest.Must(t, e.g.Split(d, ld, sp, ld, m, k))
 	gputest.Must(t, e.c.SyncStream(e.s))
 	e.c.Free(d)
 	t.Cleanup(func() { e.c.Free(sp) })
@@ -65,8 +65,8 @@ func maxPart(z []complex128) float64 {
 func TestTensorCoreMatchesGoLoop(t *testing.T) {
 	e := setup(t)
 	cases := []struct{ m, k, ld int }{
-		{1, 1, 2}, {5, 3, 8}, {63, 31, 32}, {64, 32, 34}, {65, 33, 40}, {128, 4000, 4002},
-		{130, 1001, 1002}, {200, 257, 258}, {700, 300, 302}, {1400, 70, 70},
+		{1, 1, 4}, {5, 3, 8}, {63, 31, 32}, {64, 32, 36}, {65, 33, 40}, {128, 4000, 4004},
+		{130, 1001, 1004}, {200, 257, 260}, {700, 300, 304}, {1400, 70, 72},
 	}
 	for _, tc := range cases {
 		seed := rand.Uint64()
@@ -99,8 +99,8 @@ func TestTensorCoreMatchesGoLoop(t *testing.T) {
 			gputest.Must(t, e.g.AccumulateScaled(gram.TCF16, d, tc.ld, tc.m, tc.k, c, alpha, beta))
 		}
 		got := download(t, e, c, tc.m, false)
-		if err := e.g.Accumulate(gram.TCF16, c, tc.ld+1, tc.m, tc.k, c, 1); err == nil {
-			t.Errorf("m=%d: odd ldz %d accepted", tc.m, tc.ld+1)
+		if err := e.g.Accumulate(gram.TCF16, c, tc.ld+2, tc.m, tc.k, c, 1); err == nil {
+			t.Errorf("m=%d: ldz %d (not a multiple of 4) accepted", tc.m, tc.ld+2)
 		}
 		er := gputest.MaxRelErr(got, ref, tc.m, true)
 		t.Logf("m=%d k=%d ld=%d magnitude 2^%.0f seed %d: error/peak %.2e", tc.m, tc.k, tc.ld, math.Log2(mag), seed, er)
@@ -254,8 +254,12 @@ func TestTensorCoreSubsets(t *testing.T) {
 	gputest.Must(t, err)
 	defer e.c.Free(d)
 	gputest.Must(t, cuda.Upload(e.c, d, a, e.s))
+	const ldz = k + 2 // a multiple of 4
+	sp, err := cuda.AllocFor[complex64](e.c, m*ldz)
+	gputest.Must(t, err)
+	defer e.c.Free(sp)
 	e.g.SetZScale(gram.Pow2Scale(8))
-	gputest.Must(t, e.g.Split(d, d, int64(len(a))))
+	gputest.Must(t, e.g.Split(d, k, sp, ldz, m, k))
 	c, err := e.c.Alloc(m * m * 8)
 	gputest.Must(t, err)
 	defer e.c.Free(c)
@@ -288,7 +292,7 @@ func TestTensorCoreSubsets(t *testing.T) {
 	time := func(entries [][2]int) (float64, int, int) {
 		n, total, err := e.g.Restrict(m, entries)
 		gputest.Must(t, err)
-		ms, err := gram.TimeMs(e.c, e.s, 3, 15, func() error { return e.g.Accumulate(gram.TCF16, d, k, m, k, c, 0) })
+		ms, err := gram.TimeMs(e.c, e.s, 3, 15, func() error { return e.g.Accumulate(gram.TCF16, sp, ldz, m, k, c, 0) })
 		gputest.Must(t, err)
 		return ms, n, total
 	}

@@ -192,7 +192,7 @@ func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s roof.GramShape, ti
 	}
 	ldz := s.K
 	if strat.SplitZ() {
-		ldz += ldz % 2 // the tensor-core product copies Z in 16-byte pieces
+		ldz = (ldz + 3) / 4 * 4 // the tensor-core product's rows: a multiple of 4
 	}
 	zb := int64(s.M) * int64(ldz) * esize
 	z, err := c.Alloc(zb)
@@ -205,15 +205,22 @@ func (b *Backend) gramRate(c *cuda.Context, st cuda.Stream, s roof.GramShape, ti
 		return 0, "", fmt.Errorf("gpu: ceilings: C for the Gram product: %w", err)
 	}
 	defer c.Free(cc)
-	if err := fillRandom(c, st, z, zb, esize); err != nil {
-		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
-	}
 	if strat.SplitZ() {
-		// Normal deviates, split in place as the run's Z kernel would.
-		g.SetZScale(gram.Pow2Scale(6))
-		if err := g.Split(z, z, zb/esize); err != nil {
+		// Normal deviates, split as the run's Z kernel would.
+		raw, err := c.Alloc(zb)
+		if err != nil {
+			return 0, "", fmt.Errorf("gpu: ceilings: Z for the Gram product: %w", err)
+		}
+		defer c.Free(raw)
+		if err := fillRandom(c, st, raw, zb, esize); err != nil {
 			return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
 		}
+		g.SetZScale(gram.Pow2Scale(6))
+		if err := g.Split(raw, ldz, z, ldz, s.M, s.K); err != nil {
+			return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
+		}
+	} else if err := fillRandom(c, st, z, zb, esize); err != nil {
+		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)
 	}
 	if err := c.Memset8(cc, 0, int64(s.M)*int64(s.M)*esize, st); err != nil {
 		return 0, "", fmt.Errorf("gpu: ceilings: %w", err)

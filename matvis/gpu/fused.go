@@ -130,11 +130,12 @@ func (r *run) zBytes() int64 {
 }
 
 // ldz is Z's leading dimension for a chunk of n sources: nf·n, padded to
-// even for the tensor-core product, which copies Z in 16-byte pieces.
+// a multiple of 4 for the tensor-core product, which copies each row's
+// planes in 16-byte pieces.
 func (r *run) ldz(n int) int {
 	k := r.nf * n
 	if r.st.SplitZ() {
-		k += k % 2
+		k = (k + 3) / 4 * 4
 	}
 	return k
 }
