@@ -95,6 +95,10 @@ func openGPUs(ids []int, all bool, opts gpu.Options) (*multi.Backend, error) {
 			ids = append(ids, d)
 		}
 	}
+	if opts.Tables == nil {
+		// One preparation of each channel's beams for all the devices.
+		opts.Tables = gpu.NewTableCache()
+	}
 	var bs []matvis.Backend
 	var names []string
 	closeAll := func() {

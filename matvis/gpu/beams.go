@@ -97,6 +97,14 @@ type geomKey struct {
 	sqrt                   bool
 }
 
+// beamTables are the run's beam tables at channel fi: built, or shared
+// with the other devices' runs through Options.Tables. They are read-only
+// once built.
+func (r *run) beamTables(fi int) (*beamTables, error) {
+	f := r.sim.Freqs[fi]
+	return r.opt.Tables.get(r.sim, f, r.p1, func() (*beamTables, error) { return buildBeamTables(r.sim, f, r.p1) })
+}
+
 // buildBeamTables builds the descriptors and the packed planes of every beam
 // at freqHz. Gridded beams are prepared concurrently.
 func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTables, error) {
@@ -306,7 +314,7 @@ func (r *run) prepareBeams(fi int) error {
 	r.tables0 = nil
 	if t == nil || fi != 0 {
 		var err error
-		if t, err = buildBeamTables(r.sim, r.sim.Freqs[fi], r.p1); err != nil {
+		if t, err = r.beamTables(fi); err != nil {
 			return err
 		}
 	}

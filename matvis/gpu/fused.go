@@ -69,7 +69,7 @@ func (r *run) stackedEligibility() error {
 			return nil
 		}
 	}
-	t, err := buildBeamTables(r.sim, r.sim.Freqs[0], r.p1)
+	t, err := r.beamTables(0)
 	if err != nil {
 		return err
 	}

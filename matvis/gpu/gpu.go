@@ -63,6 +63,10 @@ type Options struct {
 	// fuses (an error when the run is not eligible), FusedOff always uses
 	// the separate fused kernel and cuBLAS product.
 	Fused FusedMode
+	// Tables, when set, shares the host-side beam preparation with the
+	// other backends given the same cache (the devices of one process);
+	// nil: each run prepares its own.
+	Tables *TableCache
 }
 
 // FusedMode is Options.Fused.
