@@ -63,9 +63,9 @@ type Options struct {
 	// fuses (an error when the run is not eligible), FusedOff always uses
 	// the separate fused kernel and cuBLAS product.
 	Fused FusedMode
-	// Tables, when set, shares the host-side beam preparation with the
-	// other backends given the same cache (the devices of one process);
-	// nil: each run prepares its own.
+	// Tables shares the host-side beam preparation with the other
+	// backends given the same cache (the devices of one process); nil:
+	// Open gives the backend a cache of its own.
 	Tables *TableCache
 }
 
@@ -126,6 +126,11 @@ func Open(opts Options) (*Backend, error) {
 	c, err := cuda.Open(opts.Device)
 	if err != nil {
 		return nil, fmt.Errorf("gpu backend: %w", err)
+	}
+	if opts.Tables == nil {
+		// Runs of one backend reuse a channel's tables too (a warm-up
+		// run, blocks of one simulation).
+		opts.Tables = NewTableCache()
 	}
 	return &Backend{opts: opts, tune: defaultTuning(), c: c, info: c.Info(), chosen: map[[2]int]gram.Strategy{}}, nil
 }

@@ -59,7 +59,7 @@ func TestTableCacheSharesBuilds(t *testing.T) {
 			t.Errorf("%v: shared tables of another key", k)
 		}
 	}
-	// Four keys since the first: it was evicted and is built again.
+	// Three keys since the first: it was evicted and is built again.
 	before := builds.Load()
 	if tb, _ := c.get(simA, 100e6, true, build); tb == got[0] || builds.Load() != before+1 {
 		t.Error("the least recently used channel was kept beyond the cache's size")
