@@ -4,6 +4,8 @@
 package gpu
 
 import (
+	"reflect"
+	"slices"
 	"sync"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -32,42 +34,67 @@ func NewTableCache() *TableCache { return &TableCache{} }
 // of a run work on the same channel (time blocks) or on neighbouring ones.
 const tableCacheSize = 2
 
-// tableKey names one channel's tables: the simulation's beams (their
-// slice, shared by a simulation's blocks), the frequency, the precision of
-// the planes and the polarization mode.
+// tableKey names one channel's tables: the frequency, the precision of
+// the planes and the polarization mode; the entry also holds the beams
+// they were built from.
 type tableKey struct {
-	beams  *beam.Beam
-	nbeam  int
 	freqHz float64
 	p1     bool
 	mode   beam.Mode
 }
 
 type tableEntry struct {
-	key  tableKey
-	done chan struct{} // closed once t, err are set
-	t    *beamTables
-	err  error
+	key   tableKey
+	beams []beam.Beam   // a copy of the simulation's beams when built
+	done  chan struct{} // closed once t, err are set
+	t     *beamTables
+	err   error
+}
+
+// matches reports whether e holds the tables of key for beams: the same
+// beam values (the same beam objects for pointer beams), so a simulation
+// whose beams were replaced never gets another's tables.
+func (e *tableEntry) matches(key tableKey, beams []beam.Beam) bool {
+	if e.key != key || len(e.beams) != len(beams) {
+		return false
+	}
+	for i, b := range beams {
+		if !sameBeam(e.beams[i], b) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameBeam(a, b beam.Beam) bool {
+	ta := reflect.TypeOf(a)
+	if ta != reflect.TypeOf(b) {
+		return false
+	}
+	if ta == nil || ta.Comparable() {
+		return a == b
+	}
+	return reflect.DeepEqual(a, b)
 }
 
 // get returns the tables of sim's beams at freqHz, building them with
 // build unless another caller built or is building them.
 func (c *TableCache) get(sim *matvis.Simulation, freqHz float64, p1 bool,
 	build func() (*beamTables, error)) (*beamTables, error) {
-	if c == nil || len(sim.Beams) == 0 {
+	if c == nil {
 		return build()
 	}
-	key := tableKey{&sim.Beams[0], len(sim.Beams), freqHz, p1, sim.Mode}
+	key := tableKey{freqHz, p1, sim.Mode}
 	c.mu.Lock()
 	for i, e := range c.entries {
-		if e.key == key {
+		if e.matches(key, sim.Beams) {
 			c.entries = append(append(c.entries[:i:i], c.entries[i+1:]...), e)
 			c.mu.Unlock()
 			<-e.done
 			return e.t, e.err
 		}
 	}
-	e := &tableEntry{key: key, done: make(chan struct{})}
+	e := &tableEntry{key: key, beams: slices.Clone(sim.Beams), done: make(chan struct{})}
 	c.entries = append(c.entries, e)
 	if len(c.entries) > tableCacheSize {
 		c.entries = c.entries[1:]

@@ -11,13 +11,14 @@ import (
 )
 
 // Concurrent runs asking for one channel build its tables once and share
-// them; another channel, precision or simulation builds its own; a failed
-// build is not kept; only the last tableCacheSize channels are.
+// them; another channel, precision or set of beams builds its own (a
+// simulation with equal beams shares); a failed build is not kept; only
+// the last tableCacheSize channels are.
 func TestTableCacheSharesBuilds(t *testing.T) {
 	c := NewTableCache()
 	simA := &matvis.Simulation{Config: matvis.Config{Beams: []beam.Beam{beam.Gaussian{DiameterM: 14}}}}
 	simA2 := *simA // a block of the same simulation: the same beams
-	simB := &matvis.Simulation{Config: matvis.Config{Beams: []beam.Beam{beam.Gaussian{DiameterM: 14}}}}
+	simB := &matvis.Simulation{Config: matvis.Config{Beams: []beam.Beam{beam.Gaussian{DiameterM: 12}}}}
 	var builds atomic.Int32
 	build := func() (*beamTables, error) {
 		builds.Add(1)
@@ -71,6 +72,13 @@ func TestTableCacheSharesBuilds(t *testing.T) {
 	before = builds.Load()
 	if _, err := c.get(simA, 200e6, true, build); err != nil || builds.Load() != before+1 {
 		t.Errorf("a failed build was kept: %v", err)
+	}
+	// A beam replaced in place (a notebook re-running with another beam)
+	// is another key.
+	tb1, _ := c.get(simA, 300e6, true, build)
+	simA.Beams[0] = beam.Gaussian{DiameterM: 20}
+	if tb2, _ := c.get(simA, 300e6, true, build); tb2 == tb1 {
+		t.Error("a replaced beam got the old beam's tables")
 	}
 	var none *TableCache
 	if tb, err := none.get(simA, 100e6, true, build); err != nil || tb == nil {
