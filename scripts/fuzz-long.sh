@@ -3,7 +3,8 @@
 # table row per target (executions, seconds, result); exits 1 if any found
 # a failure. By default each runs until 10⁶ executions or 10 minutes,
 # whichever comes first: the long runs behind bench/RESULTS.md. With
-# FUZZTIME set (e.g. 6s, as scripts/test.sh does for CI) each runs that long.
+# FUZZTIME set (a duration such as 6s, or a count such as 20000x, which
+# scripts/test.sh uses for CI) each runs that long.
 # FUZZ_ONLY=REGEXP picks targets; FUZZ_LIMIT_S and FUZZ_EXECS change the
 # defaults. Usage: scripts/fuzz-long.sh
 set -uo pipefail
