@@ -14,18 +14,35 @@ func TestCompareFigure(t *testing.T) {
 	}
 	peer := PeerRun{Name: "matvis", Chunks: 1, PerIntegration: 0.021,
 		PerChunk: []PeerStage{{"beam", 1.6e-3}, {"tau_z", 0.46e-3}, {"matprod", 18.3e-3}}}
+	// The fused label follows the run: the Gram product inside the Z
+	// kernel, or beam and τ/Z in one kernel before a separate product.
+	for _, fused := range []bool{false, true} {
+		r := *rep
+		r.GramFused, r.BeamInTauZ = fused, true
+		f, err := CompareFigure("dev", peer, &r, []string{"source"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, s := range f.Series {
+			names = append(names, s.Name)
+		}
+		label, other := "beam+tau_z (fused)", "beam+tau_z+matprod (fused)"
+		if fused {
+			label, other = other, label
+		}
+		for _, want := range []string{"beam", "matprod", otherStage, label, "coords"} {
+			if !slices.Contains(names, want) {
+				t.Errorf("fused %v: series %v lack %q", fused, names, want)
+			}
+		}
+		if slices.Contains(names, other) {
+			t.Errorf("fused %v: series %v hold %q", fused, names, other)
+		}
+	}
 	f, err := CompareFigure("dev", peer, rep, []string{"source"})
 	if err != nil {
 		t.Fatal(err)
-	}
-	var names []string
-	for _, s := range f.Series {
-		names = append(names, s.Name)
-	}
-	for _, want := range []string{"beam", "matprod", otherStage, "beam+tau_z+matprod (fused)", "coords"} {
-		if !slices.Contains(names, want) {
-			t.Errorf("series %v lack %q", names, want)
-		}
 	}
 	if f.Count("labels") != 1 || len(f.Caption) != 1 {
 		t.Errorf("series %+v, caption %q", f.Series, f.Caption)
