@@ -128,9 +128,16 @@ type Result struct {
 	Plan  MemoryPlan
 }
 
-// NewResult allocates the output of sim.
+// NewResult allocates the output of sim; for a simulation made by
+// SubsetInto whose block is contiguous in the larger result, the output
+// is that part of the larger result's memory instead (its Done flags and
+// statistics are its own).
 func NewResult(sim *Simulation) *Result {
 	shape := sim.OutputShape()
+	if v := sim.out; v != nil {
+		return &Result{Shape: shape, Precision: sim.Options.Precision, Done: make([]bool, sim.NFreq()*sim.NTime()),
+			Vis64: v.vis64, Vis128: v.vis128}
+	}
 	n := 1
 	for _, d := range shape {
 		n *= d

@@ -113,6 +113,9 @@ type Simulation struct {
 	Pairs [][2]int
 	// Mode is the beam mode (polarisation, feed).
 	Mode beam.Mode
+	// out, when set (SubsetInto), is where NewResult puts this
+	// simulation's visibilities: a part of a larger result's memory.
+	out *resultView
 }
 
 // NAnt is the number of antennas.

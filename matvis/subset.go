@@ -62,6 +62,46 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 	return New(c)
 }
 
+// resultView is the visibilities of a block inside a larger result.
+type resultView struct {
+	vis64  []complex64
+	vis128 []complex128
+}
+
+// SubsetInto is Subset for a run whose result goes into whole (a result of
+// s, e.g. NewResult(s)): when block b's integrations are contiguous in
+// whole (one channel, or every time of its channels), the subset's
+// NewResult writes straight into whole's memory, so a multi-device run
+// holds its output once and PutBlock has nothing to copy. Otherwise it is
+// Subset.
+func (s *Simulation) SubsetInto(b Block, whole *Result) (*Simulation, error) {
+	sub, err := s.Subset(b)
+	if err != nil {
+		return nil, err
+	}
+	nt := s.NTime()
+	if whole == nil || !(b.NFreq() == 1 || b.NTime() == nt) || len(whole.Shape) < 2 ||
+		whole.Shape[0] != s.NFreq() || whole.Shape[1] != nt || whole.Precision != sub.Options.Precision {
+		return sub, nil
+	}
+	inner := 1
+	for _, d := range whole.Shape[2:] {
+		inner *= d
+	}
+	lo, hi := (b.F0*nt+b.T0)*inner, ((b.F1-1)*nt+b.T1)*inner
+	v := &resultView{}
+	switch {
+	case whole.Precision == 1 && len(whole.Vis64) >= hi:
+		v.vis64 = whole.Vis64[lo:hi:hi]
+	case whole.Precision != 1 && len(whole.Vis128) >= hi:
+		v.vis128 = whole.Vis128[lo:hi:hi]
+	default:
+		return sub, nil
+	}
+	sub.out = v
+	return sub, nil
+}
+
 // subFlux is the columns [f0, f1) of a source-major nsrc × nfreq table.
 func subFlux(flux []float64, nfreq, f0, f1 int) []float64 {
 	nsrc := len(flux) / nfreq
@@ -126,9 +166,12 @@ func (r *Result) PutBlock(b Block, sub *Result) error {
 			}
 			src := (f*b.NTime() + t) * inner
 			dst := ((b.F0+f)*r.Shape[1] + b.T0 + t) * inner
+			// A result of SubsetInto already lies in r: nothing to copy.
 			if r.Precision == 1 {
-				copy(r.Vis64[dst:dst+inner], sub.Vis64[src:src+inner])
-			} else {
+				if inner > 0 && &r.Vis64[dst] != &sub.Vis64[src] {
+					copy(r.Vis64[dst:dst+inner], sub.Vis64[src:src+inner])
+				}
+			} else if inner > 0 && &r.Vis128[dst] != &sub.Vis128[src] {
 				copy(r.Vis128[dst:dst+inner], sub.Vis128[src:src+inner])
 			}
 			r.Done[(b.F0+f)*r.Shape[1]+b.T0+t] = true

@@ -179,7 +179,9 @@ func (r *run) worker(ctx context.Context, d int, queue <-chan int) error {
 			return nil
 		}
 		b := r.blocks[bi]
-		sub, err := r.sim.Subset(b)
+		// The block's result lies in the run's own where it is contiguous
+		// there (time blocks of one channel), so the output is held once.
+		sub, err := r.sim.SubsetInto(b, r.res)
 		if err != nil {
 			return fmt.Errorf("%s: %v: %w", name, b, err)
 		}

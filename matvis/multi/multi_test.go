@@ -103,6 +103,51 @@ func TestSubsetCoordinatesBitIdentical(t *testing.T) {
 
 // TestSubsetKeepsERFARotation: a block of an ERFA-method run keeps the
 // matrix and BCRS interfaces the GPU uses, shifted to the block's times.
+// SubsetInto's result is the block's part of the whole result where that
+// part is contiguous (one channel, or all times of its channels), and a
+// result of its own otherwise; PutBlock of an in-place result copies
+// nothing and marks the block done.
+func TestSubsetIntoWritesInPlace(t *testing.T) {
+	sim := testSim(t, 3, 6, 1, false)
+	whole := matvis.NewResult(sim)
+	inner := len(whole.Vis64) / (3 * 6)
+	for _, c := range []struct {
+		b       matvis.Block
+		inPlace bool
+	}{
+		{matvis.Block{F0: 1, F1: 2, T0: 2, T1: 5}, true},
+		{matvis.Block{F0: 0, F1: 2, T0: 0, T1: 6}, true},
+		{matvis.Block{F0: 0, F1: 3, T0: 1, T1: 4}, false},
+	} {
+		sub, err := sim.SubsetInto(c.b, whole)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := matvis.NewResult(sub)
+		at := (c.b.F0*6 + c.b.T0) * inner
+		if got := &r.Vis64[0] == &whole.Vis64[at]; got != c.inPlace {
+			t.Errorf("%v: in place %v, want %v", c.b, got, c.inPlace)
+		}
+		for i := range r.Vis64 {
+			r.Vis64[i] = complex(float32(i+1), 0)
+		}
+		for i := range r.Done {
+			r.Done[i] = true
+		}
+		if err := whole.PutBlock(c.b, r); err != nil {
+			t.Fatal(err)
+		}
+		for f := c.b.F0; f < c.b.F1; f++ {
+			for tt := c.b.T0; tt < c.b.T1; tt++ {
+				i := ((f-c.b.F0)*c.b.NTime() + tt - c.b.T0) * inner
+				if got := whole.Vis64[(f*6+tt)*inner]; got != complex(float32(i+1), 0) || !whole.Done[f*6+tt] {
+					t.Fatalf("%v: integration (%d, %d) holds %v, done %v", c.b, f, tt, got, whole.Done[f*6+tt])
+				}
+			}
+		}
+	}
+}
+
 func TestSubsetKeepsERFARotation(t *testing.T) {
 	sim := testSimMethod(t, 2, 9, 2, false, astro.MethodERFA)
 	sub, err := sim.Subset(matvis.Block{F0: 0, F1: 2, T0: 3, T1: 8})
@@ -152,6 +197,8 @@ func TestMultiMatchesOneBackend(t *testing.T) {
 		{"freq blocks", 4, 2, 2, true, 2, 7},
 		{"one backend", 2, 3, 2, false, 1, 1},
 		{"erfa fp64 3 backends", 3, 7, 2, false, 3, 0},
+		{"one channel: blocks written in place", 1, 9, 1, true, 2, 0},
+		{"one channel fp64, 4 blocks in place", 1, 9, 2, false, 2, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sim := testSim(t, c.nf, c.nt, c.prec, c.pol)
