@@ -61,11 +61,31 @@ func prefilterLine(c []float64, n, stride int, buf []float64) {
 // prefilter2D turns a row-major nrow × ncol plane into cubic B-spline
 // coefficients in place: along the rows' axis (axis 0) first, then along
 // the columns' axis, as scipy.ndimage.spline_filter does.
+//
+// Both passes run as prefilterColumns — the rows' pass on the transposed
+// plane — because a single line's recursive filter is a chain of dependent
+// multiply-adds, while a sweep over many columns at once is not: the same
+// operations per line, so the same bits as prefilterLine line by line.
 func prefilter2D(p []float64, nrow, ncol int) {
 	prefilterColumns(p, nrow, ncol)
-	buf := make([]float64, ncol)
-	for i := 0; i < nrow; i++ {
-		prefilterLine(p[i*ncol:], ncol, 1, buf)
+	t := make([]float64, nrow*ncol)
+	transpose(t, p, nrow, ncol)
+	prefilterColumns(t, ncol, nrow)
+	transpose(p, t, ncol, nrow)
+}
+
+// transpose writes the nrow × ncol row-major src to dst as ncol × nrow,
+// in 32 × 32 blocks so that both sides stay in cache.
+func transpose(dst, src []float64, nrow, ncol int) {
+	const blk = 32
+	for i0 := 0; i0 < nrow; i0 += blk {
+		for j0 := 0; j0 < ncol; j0 += blk {
+			for i := i0; i < min(i0+blk, nrow); i++ {
+				for j := j0; j < min(j0+blk, ncol); j++ {
+					dst[j*nrow+i] = src[i*ncol+j]
+				}
+			}
+		}
 	}
 }
 

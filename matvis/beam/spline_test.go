@@ -31,3 +31,32 @@ func TestPrefilterColumnsMatchesLines(t *testing.T) {
 		}
 	}
 }
+
+// prefilter2D (both passes swept over many lines at once) gives the bits
+// of the plain definition: prefilterLine down every column, then along
+// every row.
+func TestPrefilter2DMatchesLines(t *testing.T) {
+	seed := rand.Uint64()
+	rng := rand.New(rand.NewPCG(seed, 10))
+	for _, sh := range [][2]int{{1, 1}, {1, 9}, {7, 1}, {2, 3}, {33, 65}, {181, 361}} {
+		nrow, ncol := sh[0], sh[1]
+		p := make([]float64, nrow*ncol)
+		for i := range p {
+			p[i] = rng.NormFloat64() * math.Exp(rng.NormFloat64()*5)
+		}
+		want := append([]float64(nil), p...)
+		buf := make([]float64, max(nrow, ncol))
+		for j := 0; j < ncol; j++ {
+			prefilterLine(want[j:], nrow, ncol, buf)
+		}
+		for i := 0; i < nrow; i++ {
+			prefilterLine(want[i*ncol:], ncol, 1, buf)
+		}
+		prefilter2D(p, nrow, ncol)
+		for i := range p {
+			if p[i] != want[i] {
+				t.Fatalf("%d×%d (seed %d): element %d is %v, line by line %v", nrow, ncol, seed, i, p[i], want[i])
+			}
+		}
+	}
+}
