@@ -19,45 +19,6 @@ import (
 // cubicPole is the single pole of the cubic B-spline prefilter, √3 − 2.
 const cubicPole = -0.267949192431122706472553658494127633
 
-// prefilterLine replaces the n samples of c (stride apart, starting at
-// c[0]) by their cubic B-spline coefficients under mirror-symmetric
-// boundaries. buf is scratch space of at least n values. Lines of one
-// sample are left alone, as scipy does.
-func prefilterLine(c []float64, n, stride int, buf []float64) {
-	if n <= 1 {
-		return
-	}
-	line := buf[:n]
-	for i := range line {
-		line[i] = c[i*stride]
-	}
-	z := cubicPole
-	gain := (1 - z) * (1 - 1/z)
-	for i := range line {
-		line[i] *= gain
-	}
-	// Causal initialisation for a mirror-symmetric extension.
-	zn1 := math.Pow(z, float64(n-1))
-	c0 := line[0] + zn1*line[n-1]
-	zi := z
-	for i := 1; i < n-1; i++ {
-		c0 += zi * (line[i] + zn1*line[n-1-i])
-		zi *= z
-	}
-	line[0] = c0 / (1 - zn1*zn1)
-	for i := 1; i < n; i++ {
-		line[i] += z * line[i-1]
-	}
-	// Anti-causal initialisation and backward pass.
-	line[n-1] = (z*line[n-2] + line[n-1]) * z / (z*z - 1)
-	for i := n - 2; i >= 0; i-- {
-		line[i] = z * (line[i+1] - line[i])
-	}
-	for i := range line {
-		c[i*stride] = line[i]
-	}
-}
-
 // prefilter2D turns a row-major nrow × ncol plane into cubic B-spline
 // coefficients in place: along the rows' axis (axis 0) first, then along
 // the columns' axis, as scipy.ndimage.spline_filter does.
@@ -65,7 +26,8 @@ func prefilterLine(c []float64, n, stride int, buf []float64) {
 // Both passes run as prefilterColumns — the rows' pass on the transposed
 // plane — because a single line's recursive filter is a chain of dependent
 // multiply-adds, while a sweep over many columns at once is not: the same
-// operations per line, so the same bits as prefilterLine line by line.
+// operations per line, so the same bits as the one-line filter of the
+// tests (prefilterLine) line by line.
 func prefilter2D(p []float64, nrow, ncol int) {
 	prefilterColumns(p, nrow, ncol)
 	t := make([]float64, nrow*ncol)
@@ -89,7 +51,8 @@ func transpose(dst, src []float64, nrow, ncol int) {
 	}
 }
 
-// prefilterColumns is prefilterLine applied to every column of the
+// prefilterColumns is the one-line recursive filter (the tests'
+// prefilterLine) applied to every column of the
 // row-major nrow × ncol plane p, the same operations in the same order per
 // column (so the same bits), but swept row by row over all columns at once:
 // contiguous memory instead of a stride of ncol values per step, which

@@ -6,6 +6,46 @@ import (
 	"testing"
 )
 
+// prefilterLine, the plain definition the production sweeps are checked
+// against, replaces the n samples of c (stride apart, starting at c[0]) by
+// their cubic B-spline coefficients under mirror-symmetric boundaries. buf
+// is scratch space of at least n values. Lines of one sample are left
+// alone, as scipy does.
+func prefilterLine(c []float64, n, stride int, buf []float64) {
+	if n <= 1 {
+		return
+	}
+	line := buf[:n]
+	for i := range line {
+		line[i] = c[i*stride]
+	}
+	z := cubicPole
+	gain := (1 - z) * (1 - 1/z)
+	for i := range line {
+		line[i] *= gain
+	}
+	// Causal initialisation for a mirror-symmetric extension.
+	zn1 := math.Pow(z, float64(n-1))
+	c0 := line[0] + zn1*line[n-1]
+	zi := z
+	for i := 1; i < n-1; i++ {
+		c0 += zi * (line[i] + zn1*line[n-1-i])
+		zi *= z
+	}
+	line[0] = c0 / (1 - zn1*zn1)
+	for i := 1; i < n; i++ {
+		line[i] += z * line[i-1]
+	}
+	// Anti-causal initialisation and backward pass.
+	line[n-1] = (z*line[n-2] + line[n-1]) * z / (z*z - 1)
+	for i := n - 2; i >= 0; i-- {
+		line[i] = z * (line[i+1] - line[i])
+	}
+	for i := range line {
+		c[i*stride] = line[i]
+	}
+}
+
 // prefilterColumns is the per-line column filter swept row by row: the
 // same bits as prefilterLine down each column, on fresh random planes of
 // every small shape and of a beam grid's.

@@ -179,8 +179,10 @@ func (r *run) allocDevice() error {
 	if !r.fusedCand {
 		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
 	}
+	tcPart := int64(0)
 	if r.st.SplitZ() {
-		reqs = append(reqs, req{&r.dTCPart, termGramPartials, gram.TensorCoreScratch(r.M, r.c.Info().SMs)})
+		tcPart = gram.TensorCoreScratch(r.M, r.c.Info().SMs)
+		reqs = append(reqs, req{&r.dTCPart, termGramPartials, tcPart})
 	}
 	if r.polSky {
 		for i := range r.dW {
@@ -194,7 +196,7 @@ func (r *run) allocDevice() error {
 		}
 	}
 	if r.dTCPart != 0 {
-		r.g.UsePartials(r.dTCPart, gram.TensorCoreScratch(r.M, r.c.Info().SMs))
+		r.g.UsePartials(r.dTCPart, tcPart)
 	}
 	return nil
 }
