@@ -6,6 +6,7 @@ import (
 	"runtime"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
+	"github.com/gomatvis/gomatvis/internal/matrix3"
 )
 
 // RigidBasis is pyradiosky's basis angle (SkyModel._calc_average_rotation_matrix,
@@ -95,8 +96,8 @@ func (b *RigidBasis) Basis(ti int, cosX, sinX []float64) error {
 			th := [3]float64{sd * ca, sd * sa, -cd} // θ̂ = −deĉ
 			ph := [3]float64{-sa, ca, 0}            // φ̂ = râ
 			p := [3]float64{e[s], nn[s], up[s]}
-			r := mul3(alignRotation(apply3(u, nf), p), u)
-			cosX[s], sinX[s] = projectBasis(p, apply3(r, th), apply3(r, ph))
+			r := matrix3.Mul(alignRotation(matrix3.Apply(u, nf), p), u)
+			cosX[s], sinX[s] = projectBasis(p, matrix3.Apply(r, th), matrix3.Apply(r, ph))
 		}
 	})
 	return nil
@@ -111,27 +112,9 @@ func projectBasis(p, th, ph [3]float64) (c, s float64) {
 	sa, ca := math.Sincos(az)
 	sz, cz := math.Sincos(za)
 	zh := [3]float64{cz * ca, cz * sa, -sz}
-	c, s = dot3(zh, th), dot3(zh, ph)
+	c, s = matrix3.Dot(zh, th), matrix3.Dot(zh, ph)
 	l := math.Hypot(c, s)
 	return c / l, s / l
-}
-
-func dot3(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-
-func apply3(m m3, v [3]float64) [3]float64 {
-	return [3]float64{dot3(m[0], v), dot3(m[1], v), dot3(m[2], v)}
-}
-
-func mul3(a, b m3) m3 {
-	var c m3
-	for i := range 3 {
-		for j := range 3 {
-			for k := range 3 {
-				c[i][j] += a[i][k] * b[k][j]
-			}
-		}
-	}
-	return c
 }
 
 // polarFactor is the orthogonal factor U of A = U·H (the nearest
@@ -178,8 +161,8 @@ func inverse3(m m3) m3 {
 // about r1 × r2 by the angle between them (pyradiosky's vecs2rot).
 func alignRotation(r1, r2 [3]float64) m3 {
 	k := [3]float64{r1[1]*r2[2] - r1[2]*r2[1], r1[2]*r2[0] - r1[0]*r2[2], r1[0]*r2[1] - r1[1]*r2[0]}
-	sn := math.Sqrt(dot3(k, k))
-	cs := dot3(r1, r2)
+	sn := math.Sqrt(matrix3.Dot(k, k))
+	cs := matrix3.Dot(r1, r2)
 	if sn == 0 {
 		return m3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 	}

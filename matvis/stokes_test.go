@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/matrix3"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -381,7 +382,7 @@ func TestRigidBasis(t *testing.T) {
 		a[i][i] += 5
 	}
 	u := polarFactor(a)
-	uu := mul3(u, m3{{u[0][0], u[1][0], u[2][0]}, {u[0][1], u[1][1], u[2][1]}, {u[0][2], u[1][2], u[2][2]}})
+	uu := matrix3.Mul(u, m3{{u[0][0], u[1][0], u[2][0]}, {u[0][1], u[1][1], u[2][1]}, {u[0][2], u[1][2], u[2][2]}})
 	for i := range 3 {
 		for j := range 3 {
 			want := 0.0
@@ -406,7 +407,7 @@ func TestRigidBasis(t *testing.T) {
 	l := math.Sqrt(x*x + y*y + z*z)
 	r1 := [3]float64{x / l, y / l, z / l}
 	r2 := [3]float64{0.6, 0, 0.8}
-	if got := apply3(alignRotation(r1, r2), r1); math.Abs(got[0]-r2[0])+math.Abs(got[1]-r2[1])+math.Abs(got[2]-r2[2]) > 1e-14 {
+	if got := matrix3.Apply(alignRotation(r1, r2), r1); math.Abs(got[0]-r2[0])+math.Abs(got[1]-r2[1])+math.Abs(got[2]-r2[2]) > 1e-14 {
 		t.Errorf("alignRotation takes r1 to %v, want %v", got, r2)
 	}
 }

@@ -3,6 +3,8 @@ package astro
 import (
 	"math"
 	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/matrix3"
 )
 
 // erfaRotation is MethodERFA (matvis CoordinateRotationERFA).
@@ -112,7 +114,7 @@ func (a *astrom) enuMatrix() mat3 {
 	sy, cy := math.Sincos(a.ypl)
 	W := mat3{{cx, 0, sx}, {sx * sy, cy, -cx * sy}, {-sx * cy, sy, cx * cy}}
 	E := mat3{{0, 1, 0}, {-a.sphi, 0, a.cphi}, {a.cphi, 0, a.sphi}}
-	return E.mul(W.mul(R))
+	return matrix3.Mul(E, matrix3.Mul(W, R))
 }
 
 func (r *erfaRotation) Matrix(ti int) ([9]float64, error) {

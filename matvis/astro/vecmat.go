@@ -50,17 +50,6 @@ func (r *mat3) rotZ(psi float64) {
 	r[1] = [3]float64{a10, a11, a12}
 }
 
-// mul returns a·b.
-func (a mat3) mul(b mat3) mat3 {
-	var c mat3
-	for i := 0; i < 3; i++ {
-		for j := 0; j < 3; j++ {
-			c[i][j] = a[i][0]*b[0][j] + a[i][1]*b[1][j] + a[i][2]*b[2][j]
-		}
-	}
-	return c
-}
-
 // apply returns m·v.
 func (m *mat3) apply(v vec3) vec3 {
 	return vec3{

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/matrix3"
 )
 
 // Frame is a celestial reference frame a catalog's positions may be in.
@@ -32,28 +34,6 @@ func ParseFrame(s string) (Frame, error) {
 
 type mat3 [3][3]float64
 
-func (a mat3) mul(b mat3) mat3 {
-	var c mat3
-	for i := range 3 {
-		for j := range 3 {
-			for k := range 3 {
-				c[i][j] += a[i][k] * b[k][j]
-			}
-		}
-	}
-	return c
-}
-
-func (a mat3) transpose() mat3 {
-	var t mat3
-	for i := range 3 {
-		for j := range 3 {
-			t[i][j] = a[j][i]
-		}
-	}
-	return t
-}
-
 // rot returns the passive rotation by deg degrees about axis 0, 1 or 2
 // (x, y, z): the matrix that re-expresses a vector in axes rotated by deg.
 func rot(deg float64, axis int) mat3 {
@@ -69,7 +49,7 @@ func rot(deg float64, axis int) mat3 {
 // astropy uses between ICRS and FK5 J2000.
 func icrsToFK5() mat3 {
 	const mas = 1.0 / 3600000
-	return rot(19.9*mas, 0).mul(rot(9.1*mas, 1)).mul(rot(-22.9*mas, 2))
+	return matrix3.Mul(matrix3.Mul(rot(19.9*mas, 0), rot(9.1*mas, 1)), rot(-22.9*mas, 2))
 }
 
 // fk5ToGalactic rotates FK5 J2000 into galactic coordinates using the
@@ -78,18 +58,17 @@ func icrsToFK5() mat3 {
 // (122.9319185680026°), the constants astropy adopts for the IAU 1958
 // system precessed to J2000 (Murray 1989, A&A 218, 325).
 func fk5ToGalactic() mat3 {
-	return rot(180-122.9319185680026, 2).
-		mul(rot(90-27.12825118085622, 1)).
-		mul(rot(192.8594812065348, 2))
+	return matrix3.Mul(matrix3.Mul(rot(180-122.9319185680026, 2), rot(90-27.12825118085622, 1)),
+		rot(192.8594812065348, 2))
 }
 
 // toICRSMatrix returns the rotation taking frame f's unit vectors to ICRS.
 func (f Frame) toICRSMatrix() mat3 {
 	switch f {
 	case FK5J2000:
-		return icrsToFK5().transpose()
+		return matrix3.Transpose(icrsToFK5())
 	case Galactic:
-		return fk5ToGalactic().mul(icrsToFK5()).transpose()
+		return matrix3.Transpose(matrix3.Mul(fk5ToGalactic(), icrsToFK5()))
 	}
 	return mat3{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
 }
