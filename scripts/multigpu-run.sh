@@ -69,24 +69,7 @@ fi
 
 echo "== spec: ${NSRC:=20000} sources, ${NANT:=128} antennas, ${NFREQ:=16} freqs × ${NTIME:=32} times"
 spec="$OUT/multigpu-spec.json"
-python3 - "$spec" "$NSRC" "$NANT" "$NFREQ" "$NTIME" <<'PY'
-import json, math, random, sys
-path, nsrc, nant, nf, nt = sys.argv[1], *map(int, sys.argv[2:])
-r = random.Random(1)
-side = math.ceil(math.sqrt(nant))
-spec = {
-  "name": "multigpu", "telescope": {"lat_deg": -30.72, "lon_deg": 21.43, "height_m": 1073.0},
-  "antennas_enu_m": [[14.6 * (a % side), 12.6 * (a // side), 0.0] for a in range(nant)],
-  "freqs_hz": [100e6 + 1e6 * f for f in range(nf)],
-  "times_jd": [2459845.0 + t * 10.7 / 86400 for t in range(nt)],
-  "sources": {"ra_rad": [r.uniform(0, 2 * math.pi) for _ in range(nsrc)],
-              "dec_rad": [r.uniform(-1.2, 0.2) for _ in range(nsrc)],
-              "flux_jy": [[r.uniform(0.1, 10)] * nf for _ in range(nsrc)]},
-  "beams": [{"type": "gaussian", "sigma_rad": 0.2}], "beam_idx": None, "antpairs": None,
-  "polarized": False, "precision": 1, "coord_method": "CoordinateRotationERFA",
-}
-json.dump(spec, open(path, "w"))
-PY
+scripts/random-spec.py "$spec" multigpu "$NSRC" "$NANT" "$NFREQ" "$NTIME" 1
 
 timed() { # name args...: runs gomatvis, prints its wall time
   local name=$1; shift

@@ -199,23 +199,7 @@ grep -q "truncated or damaged" "$E2E_DIR/work-npy/logs/shard-1.out" || fail "tas
 cmp "$E2E_DIR/whole.npy" "$E2E_DIR/merged.npy" || fail "merged npy after the resubmission differs"
 say "kill and resubmit: a bigger spec, one array task cancelled while it runs"
 kspec="$E2E_DIR/kill-spec.json"
-python3 - "$kspec" 40000 80 4 48 <<'PY'
-import json, math, random, sys
-path, nsrc, nant, nf, nt = sys.argv[1], *map(int, sys.argv[2:])
-r = random.Random(1)
-side = math.ceil(math.sqrt(nant))
-json.dump({
-  "name": "slurm-kill", "telescope": {"lat_deg": -30.72, "lon_deg": 21.43, "height_m": 1073.0},
-  "antennas_enu_m": [[14.6 * (a % side), 12.6 * (a // side), 0.0] for a in range(nant)],
-  "freqs_hz": [100e6 + 1e6 * f for f in range(nf)],
-  "times_jd": [2459845.0 + t * 10.7 / 86400 for t in range(nt)],
-  "sources": {"ra_rad": [r.uniform(0, 2 * math.pi) for _ in range(nsrc)],
-              "dec_rad": [r.uniform(-1.2, 0.2) for _ in range(nsrc)],
-              "flux_jy": [[r.uniform(0.1, 10)] * nf for _ in range(nsrc)]},
-  "beams": [{"type": "gaussian", "sigma_rad": 0.2}], "beam_idx": None, "antpairs": None,
-  "polarized": False, "precision": 2, "coord_method": "CoordinateRotationERFA",
-}, open(path, "w"))
-PY
+scripts/random-spec.py "$kspec" slurm-kill 40000 80 4 48 2
 t_kill=$(date +%s)
 "$bin" simulate "$kspec" -o "$E2E_DIR/kill-whole.npy" --backend cpu -q >"$E2E_DIR/log/kill-whole.log" 2>&1 \
   || fail "single-process run of $kspec: $(tail -3 "$E2E_DIR/log/kill-whole.log")"
