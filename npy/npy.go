@@ -368,6 +368,19 @@ func Write(w io.Writer, shape []int, data any) error {
 	if want != n {
 		return fmt.Errorf("npy: shape %v holds %d elements, data has %d", shape, want, n)
 	}
+	if _, err := w.Write(Header(shape, dt)); err != nil {
+		return fmt.Errorf("npy: writing header: %w", err)
+	}
+	if err := writeData(w, data); err != nil {
+		return fmt.Errorf("npy: writing data: %w", err)
+	}
+	return nil
+}
+
+// Header is the version-1.0 header of a C-ordered array of dt with the
+// given shape, padded so that the data start on a 64-byte boundary, as
+// NumPy writes it: for writers that put the data in place themselves.
+func Header(shape []int, dt DType) []byte {
 	dims := make([]string, len(shape))
 	for i, s := range shape {
 		dims[i] = strconv.Itoa(s)
@@ -377,19 +390,12 @@ func Write(w io.Writer, shape []int, data any) error {
 		st += ","
 	}
 	h := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", dt, st)
-	// Pad so that the data starts on a 64-byte boundary, as NumPy does.
 	total := len(magic) + 2 + 2 + len(h) + 1
 	h += strings.Repeat(" ", (64-total%64)%64) + "\n"
 	pre := make([]byte, 0, len(magic)+4+len(h))
 	pre = append(append(pre, magic...), 1, 0)
 	pre = binary.LittleEndian.AppendUint16(pre, uint16(len(h)))
-	if _, err := w.Write(append(pre, h...)); err != nil {
-		return fmt.Errorf("npy: writing header: %w", err)
-	}
-	if err := writeData(w, data); err != nil {
-		return fmt.Errorf("npy: writing data: %w", err)
-	}
-	return nil
+	return append(pre, h...)
 }
 
 // writeBlock is the size in bytes of the blocks writeData encodes: the

@@ -11,6 +11,7 @@ import (
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/shard"
+	"github.com/gomatvis/gomatvis/npy"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
@@ -225,7 +226,11 @@ func (s *Set) WriteNpy(out, metaPath string) error {
 		if !ok {
 			return errors.New("merge: the output cannot be written in place")
 		}
-		hdr := npyHeader(shape, m.Precision)
+		dt := npy.Complex128
+		if m.Precision == 1 {
+			dt = npy.Complex64
+		}
+		hdr := npy.Header(shape, dt)
 		if _, err := w.Write(hdr); err != nil {
 			return err
 		}
@@ -282,30 +287,4 @@ func writeAt(w io.WriterAt, at int64, data any) error {
 	}
 	_, err = w.WriteAt(buf, at)
 	return err
-}
-
-// npyHeader is a version-1.0 .npy header for a C-ordered complex array.
-func npyHeader(shape []int, precision int) []byte {
-	descr := "<c16"
-	if precision == 1 {
-		descr = "<c8"
-	}
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = fmt.Sprint(d)
-	}
-	tuple := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		tuple += ","
-	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, tuple)
-	const pre = 10 // magic (6), version (2), header length (2)
-	pad := 64 - (pre+len(dict)+1)%64
-	if pad == 64 {
-		pad = 0
-	}
-	dict += strings.Repeat(" ", pad) + "\n"
-	h := []byte("\x93NUMPY\x01\x00")
-	h = binary.LittleEndian.AppendUint16(h, uint16(len(dict)))
-	return append(h, dict...)
 }
