@@ -353,6 +353,9 @@ func HostSlice[T any](h *HostBuffer) []T {
 type Module struct {
 	c *Context
 	h uintptr
+	// Target is the architecture Compile compiled it for (e.g. "sm_90a",
+	// "compute_90"); empty for a module loaded from an image.
+	Target string
 }
 
 // LoadModule loads a CUBIN or NUL-terminated PTX image.

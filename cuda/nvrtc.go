@@ -82,6 +82,11 @@ type Source struct {
 	Name    string            // file name shown in diagnostics, e.g. "gram.cu"
 	Code    string            // the main file's text
 	Headers map[string]string // include name -> text
+	// ArchSpecific compiles for the device's architecture-specific target
+	// when it has one (sm_90a on an sm_90 device: Hopper's wgmma), whose
+	// code runs on that architecture only; Module.Target says which target
+	// was used, and kernels can test __CUDA_ARCH_FEAT_SM90_ALL.
+	ArchSpecific bool
 }
 
 // CompileError is a failed compilation, with NVRTC's log.
@@ -146,7 +151,7 @@ func (c *Context) targetArch(a *nvrtcAPI) (arch string, cubin bool, err error) {
 // loads the result. Compiled images are cached on disk, keyed by the source,
 // headers, options, target, NVRTC version and driver version.
 func (c *Context) Compile(src Source, options ...string) (*Module, error) {
-	img, err := c.CompileImage(src, options...)
+	img, arch, err := c.compileImage(src, options...)
 	if err != nil {
 		return nil, err
 	}
@@ -154,35 +159,44 @@ func (c *Context) Compile(src Source, options ...string) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load module %s: %w", src.Name, err)
 	}
+	m.Target = arch
 	return m, nil
 }
 
 // CompileImage is Compile without the loading: it returns the CUBIN (or
 // NUL-terminated PTX) image, from the cache when present.
 func (c *Context) CompileImage(src Source, options ...string) ([]byte, error) {
+	img, _, err := c.compileImage(src, options...)
+	return img, err
+}
+
+// compileImage is CompileImage that also returns the target compiled for.
+func (c *Context) compileImage(src Source, options ...string) (img []byte, arch string, err error) {
 	a, err := c.loadNVRTC()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	arch, cubin, err := c.targetArch(a)
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if src.ArchSpecific && cubin && arch == "sm_90" {
+		arch = "sm_90a"
 	}
 	var ma, mi int32
 	if err := a.check("nvrtcVersion", a.version(&ma, &mi)); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	opts := append([]string{"--gpu-architecture=" + arch, "--std=c++17"}, options...)
 	key := cacheKey(src, opts, fmt.Sprintf("nvrtc %d.%d driver %d", ma, mi, c.info.DriverVersion))
 	if img, ok := c.cacheGet(key); ok {
-		return img, nil
+		return img, arch, nil
 	}
-	img, err := a.build(src, opts, cubin)
-	if err != nil {
-		return nil, err
+	if img, err = a.build(src, opts, cubin); err != nil {
+		return nil, "", err
 	}
 	c.cachePut(key, img)
-	return img, nil
+	return img, arch, nil
 }
 
 func (a *nvrtcAPI) build(src Source, opts []string, cubin bool) ([]byte, error) {

@@ -4,6 +4,7 @@
 // single-precision data. All matrices are column-major.
 #include "common.cuh"
 #include "gram_tc.cuh"
+#include "gram_wg.cuh"
 
 // C[i + j*ldc] for i < j (upper) takes conj(C[j + i*ldc]) (lower). Tiles of
 // 32x32 go through shared memory so reads and writes are both coalesced.

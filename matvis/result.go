@@ -63,6 +63,9 @@ type Stats struct {
 	// Setup is the time before the first integration (beam preparation,
 	// coordinate caches, device set-up).
 	Setup time.Duration
+	// Prepare is the host time spent preparing channels (fluxes, beam
+	// tables) between integrations, where the backend measures it (GPU).
+	Prepare time.Duration
 	// Integrations holds the wall time of each (freq, time) integration in
 	// run order; a run over several backends (matvis/multi) holds them in
 	// grid order (frequency-major), 0 for an integration not run.
@@ -92,8 +95,12 @@ type BackendStats struct {
 	Name string
 	// Blocks and Integrations count what the backend ran.
 	Blocks, Integrations int
-	// Busy is the sum of the backend's block runs' wall times.
-	Busy time.Duration
+	// Busy is the sum of the backend's block runs' wall times; Setup and
+	// Prepare sum their Stats.Setup and Stats.Prepare.
+	Busy, Setup, Prepare time.Duration
+	// Start and End are when its first block started and its last ended,
+	// from the start of the run.
+	Start, End time.Duration
 	// ChunkTime is the sum of its chunks' stage times (on a GPU, device
 	// time from CUDA events).
 	ChunkTime time.Duration

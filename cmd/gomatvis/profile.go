@@ -181,6 +181,6 @@ func printDevices(w io.Writer, rep *profile.Report) {
 		if s.DeviceUsedBytes != nil {
 			fmt.Fprintf(w, "  device memory %.3f GB", float64(*s.DeviceUsedBytes)/1e9)
 		}
-		fmt.Fprintln(w)
+		fmt.Fprintf(w, "\n  %-32s from %.3f to %.3f s of the run; set-up %.3f s, channel preparation %.3f s\n", "", s.StartSeconds, s.EndSeconds, s.SetupSeconds, s.PrepareSeconds)
 	}
 }

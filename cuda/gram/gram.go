@@ -34,6 +34,7 @@ const (
 	TF32     Strategy = "cgemm-tf32"   // GemmEx with TF32 tensor cores: fails the fp32 accuracy gate
 	BF16x9   Strategy = "cgemm-bf16x9" // GemmEx, fp32 emulated with bf16 products (cuBLAS 13)
 	TCF16    Strategy = "tc-f16"       // our kernel: split-FP16 tensor-core products, lower triangle, Z split (Gram.Split)
+	TCF16WG  Strategy = "tc-f16-wg"    // the same product on Hopper's wgmma (sm_90 only)
 	triCgemm          = "tri-cgemm-"   // + number of row blocks: blocked lower triangle in cgemm
 	triZgemm          = "tri-zgemm-"   // the same in complex128
 )
@@ -54,12 +55,12 @@ func (s Strategy) Double() bool {
 // SplitZ reports whether the strategy reads Z as scaled FP16 words
 // (Gram.Split's format, 8 bytes per value, ldz a multiple of 4) rather
 // than complex64.
-func (s Strategy) SplitZ() bool { return s == TCF16 }
+func (s Strategy) SplitZ() bool { return s == TCF16 || s == TCF16WG }
 
 // LowerOnly reports whether only the lower triangle of C is valid after
 // the product (Mirror completes it).
 func (s Strategy) LowerOnly() bool {
-	return s == Cherk || s == Zherk || s == TCF16 || strings.HasPrefix(string(s), "tri-")
+	return s == Cherk || s == Zherk || s.SplitZ() || strings.HasPrefix(string(s), "tri-")
 }
 
 // blocks parses the row-block count of a blocked strategy (0 if none).
@@ -93,7 +94,8 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 	if err != nil {
 		return nil, err
 	}
-	mod, err := c.Compile(cuda.Source{Name: "gram.cu", Code: code, Headers: headers}, tcDefines()...)
+	// Arch-specific: on an sm_90 card the module holds the wgmma product.
+	mod, err := c.Compile(cuda.Source{Name: "gram.cu", Code: code, Headers: headers, ArchSpecific: true}, tcDefines()...)
 	if err != nil {
 		return nil, fmt.Errorf("gram kernels: %w", err)
 	}
@@ -102,7 +104,7 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 		dst  *cuda.Function
 		name string
 	}{{&g.mirror32, "herm_mirror_f32"}, {&g.mirror64, "herm_mirror_f64"}, {&g.upcast, "upcast_c64_c128"},
-		{&g.tc.f16, "gram_tc_f16"}, {&g.tc.reduce, "gram_tc_reduce"}, {&g.tc.split, "tc_split"}} {
+		{&g.tc.f16, "gram_tc_f16"}, {&g.tc.wg, "gram_wg_f16"}, {&g.tc.reduce, "gram_tc_reduce"}, {&g.tc.split, "tc_split"}} {
 		if *f.dst, err = mod.Function(f.name); err != nil {
 			mod.Unload()
 			return nil, err
@@ -111,6 +113,12 @@ func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
 	if err := g.tc.f16.SetMaxDynamicShared(tcShared); err != nil {
 		mod.Unload()
 		return nil, fmt.Errorf("gram_tc_f16: %w", err)
+	}
+	if g.tc.wgOK = mod.Target == "sm_90a"; g.tc.wgOK {
+		if err := g.tc.wg.SetMaxDynamicShared(wgShared); err != nil {
+			mod.Unload()
+			return nil, fmt.Errorf("gram_wg_f16: %w", err)
+		}
 	}
 	return g, nil
 }
@@ -157,8 +165,8 @@ func (g *Gram) AccumulateScaled(st Strategy, z cuda.DevicePtr, ldz, m, k int, c 
 		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FFastTF32)
 	case st == BF16x9:
 		err = g.b.GemmEx(cuda.OpC, cuda.OpN, m, m, k, complex(alpha, 0), z, ldz, z, ldz, complex(beta, 0), c, m, cuda.C32F, cuda.Compute32FEmuBF16x9)
-	case st == TCF16:
-		err = g.tensorCore(z, ldz, m, k, c, alpha, beta)
+	case st.SplitZ():
+		err = g.tensorCore(st, z, ldz, m, k, c, alpha, beta)
 	case st.blocks() > 0:
 		err = g.triangle(st, z, ldz, m, k, c, alpha, beta)
 	default:

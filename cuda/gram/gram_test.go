@@ -187,7 +187,7 @@ func TestGemmStrategies(t *testing.T) {
 		name string
 		m, k int
 	}{{"prodslice chunk", 700, 66668}, {"dev", 128, 400000}, {"M = 256", 256, 200000}, {"M = 1400", 1400, 33334}}
-	strategies := []gram.Strategy{gram.TCF16, gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.TF32, gram.BF16x9,
+	strategies := []gram.Strategy{gram.TCF16WG, gram.TCF16, gram.Cherk, gram.Cgemm, gram.Cgemm3m, gram.TF32, gram.BF16x9,
 		gram.TriCgemm(2), gram.TriCgemm(3), gram.TriCgemm(4), gram.TriCgemm(6),
 		gram.Zherk, gram.Zgemm, gram.TriZgemm(2), gram.TriZgemm(4)}
 	for _, sh := range shapes {

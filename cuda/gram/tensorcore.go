@@ -1,6 +1,7 @@
 package gram
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -28,7 +29,17 @@ const (
 	tcBlocksPerSM = 2
 	// tcReduceBlocks is the reduction's blocks per tile (TC_RB).
 	tcReduceBlocks = 16
+	// wgStages is gram_wg_f16's copy pipeline depth (WG_NSTAGE); its
+	// stages are 32 complex columns (one 128-byte swizzled row per plane).
+	wgStages = 3
+	// wgShared is gram_wg_f16's dynamic shared memory: wgStages stages of
+	// four 64-row planes of 128 bytes, and 1 KB to align the swizzle atoms.
+	wgShared = wgStages*4*tcTile*128 + 1024
 )
+
+// ErrNoWgmma is TCF16WG's error on a card without Hopper's wgmma (or a
+// module not compiled for sm_90a).
+var ErrNoWgmma = errors.New("tc-f16-wg needs an sm_90 card (Hopper's wgmma)")
 
 func tcDefines() []string {
 	return []string{
@@ -39,6 +50,8 @@ func tcDefines() []string {
 		fmt.Sprintf("-DTC_MINB=%d", tcBlocksPerSM),
 		fmt.Sprintf("-DTC_RB=%d", tcReduceBlocks),
 		fmt.Sprintf("-DTC_NSTAGE=%d", tcStages),
+		fmt.Sprintf("-DWG_NSTAGE=%d", wgStages),
+		fmt.Sprintf("-DWG_MINB=%d", tcBlocksPerSM),
 	}
 }
 
@@ -46,11 +59,12 @@ func tcDefines() []string {
 // sums' scratch (grown on demand, freed by Close) and the scale of the Z
 // it is given.
 type tensorCore struct {
-	f16, reduce, split cuda.Function
-	part               cuda.DevicePtr
-	partBytes          int64
-	partOwned          bool // allocated here (freed by Close), not lent by UsePartials
-	zScale             float64
+	f16, wg, reduce, split cuda.Function
+	wgOK                   bool // wg holds the wgmma product (sm_90a)
+	part                   cuda.DevicePtr
+	partBytes              int64
+	partOwned              bool // allocated here (freed by Close), not lent by UsePartials
+	zScale                 float64
 	// The tile list on the device: for m×m products, all lower tiles or
 	// (restricted) those holding the entries given to Restrict.
 	tiles      cuda.DevicePtr
@@ -214,24 +228,49 @@ type KernelFit struct {
 	Registers, LocalBytes, BlocksPerSM, PlannedBlocksPerSM int
 }
 
-// TensorCoreKernel reports the product kernel's fit on this device.
-func (g *Gram) TensorCoreKernel() (KernelFit, error) {
+// TensorCoreKernel reports the product kernel of st (TCF16 or TCF16WG)
+// and its fit on this device.
+func (g *Gram) TensorCoreKernel(st Strategy) (KernelFit, error) {
 	k := KernelFit{PlannedBlocksPerSM: tcBlocksPerSM}
-	var err error
-	if k.Registers, err = g.tc.f16.Attribute(cuda.AttrRegisters); err != nil {
+	f, shared, err := g.tcKernel(st)
+	if err != nil {
 		return k, err
 	}
-	if k.LocalBytes, err = g.tc.f16.Attribute(cuda.AttrLocalBytes); err != nil {
+	if k.Registers, err = f.Attribute(cuda.AttrRegisters); err != nil {
 		return k, err
 	}
-	k.BlocksPerSM, err = g.tc.f16.MaxActiveBlocksPerSM(tcThreads, tcShared)
+	if k.LocalBytes, err = f.Attribute(cuda.AttrLocalBytes); err != nil {
+		return k, err
+	}
+	k.BlocksPerSM, err = f.MaxActiveBlocksPerSM(tcThreads, shared)
 	return k, err
 }
 
+// Wgmma reports whether TCF16WG runs here (an sm_90 card, the module
+// compiled for sm_90a).
+func (g *Gram) Wgmma() bool { return g.tc.wgOK }
+
+// tcKernel is st's product kernel and its dynamic shared memory.
+func (g *Gram) tcKernel(st Strategy) (cuda.Function, int, error) {
+	switch {
+	case st == TCF16:
+		return g.tc.f16, tcShared, nil
+	case st == TCF16WG && g.tc.wgOK:
+		return g.tc.wg, wgShared, nil
+	case st == TCF16WG:
+		return g.tc.wg, 0, ErrNoWgmma
+	}
+	return g.tc.f16, 0, fmt.Errorf("gram: %q is not a tensor-core strategy", st)
+}
+
 // tensorCore queues C = alpha·Zᴴ·Z + beta·C (lower triangle, complex64 C;
-// Z split, see Split) with the split-FP16 kernel and the reduction of its
+// Z split, see Split) with st's split-FP16 kernel and the reduction of its
 // K ranges.
-func (g *Gram) tensorCore(z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alpha, beta float64) error {
+func (g *Gram) tensorCore(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alpha, beta float64) error {
+	f, shared, err := g.tcKernel(st)
+	if err != nil {
+		return err
+	}
 	if ldz%4 != 0 {
 		return fmt.Errorf("ldz %d is not a multiple of 4: the product copies each row's planes in 16-byte pieces", ldz)
 	}
@@ -256,7 +295,7 @@ func (g *Gram) tensorCore(z cuda.DevicePtr, ldz, m, k int, c cuda.DevicePtr, alp
 	}
 	scale := g.scale()
 	grid := cuda.Dim3{X: uint32(tiles * splits), Y: 1, Z: 1}
-	if err := g.tc.f16.Launch(grid, cuda.Dim3{X: tcThreads, Y: 1, Z: 1}, tcShared, g.s,
+	if err := f.Launch(grid, cuda.Dim3{X: tcThreads, Y: 1, Z: 1}, shared, g.s,
 		z, int64(ldz), int32(m), int32(k), g.tc.tiles, int32(splits), float32(scale), g.tc.part); err != nil {
 		return err
 	}

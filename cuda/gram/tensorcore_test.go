@@ -39,6 +39,28 @@ func uploadSplit(t *testing.T, e *env, z []complex128, m, k, ld int, s float64) 
 	return sp
 }
 
+// tensorCoreStrategies are the split-FP16 products this card runs: TCF16
+// everywhere, TCF16WG on sm_90 (where its absence is an error).
+func tensorCoreStrategies(t *testing.T, e *env) []gram.Strategy {
+	t.Helper()
+	sts := []gram.Strategy{gram.TCF16}
+	info := e.c.Info()
+	switch {
+	case e.g.Wgmma():
+		sts = append(sts, gram.TCF16WG)
+	case info.Major == 9 && info.Minor == 0:
+		t.Errorf("an sm_90 card without the wgmma product (tc-f16-wg)")
+	}
+	return sts
+}
+
+// forEachTensorCore runs f as a subtest per split-FP16 product.
+func forEachTensorCore(t *testing.T, e *env, f func(t *testing.T, st gram.Strategy)) {
+	for _, st := range tensorCoreStrategies(t, e) {
+		t.Run(string(st), func(t *testing.T) { f(t, st) })
+	}
+}
+
 // poisoned allocates an m×m complex64 C filled with NaN.
 func poisoned(t *testing.T, e *env, m int) cuda.DevicePtr {
 	t.Helper()
@@ -64,6 +86,10 @@ func maxPart(z []complex128) float64 {
 // factors); only the lower triangle is written.
 func TestTensorCoreMatchesGoLoop(t *testing.T) {
 	e := setup(t)
+	forEachTensorCore(t, e, func(t *testing.T, st gram.Strategy) { tensorCoreMatchesGoLoop(t, e, st) })
+}
+
+func tensorCoreMatchesGoLoop(t *testing.T, e *env, st gram.Strategy) {
 	cases := []struct{ m, k, ld int }{
 		{1, 1, 4}, {5, 3, 8}, {63, 31, 32}, {64, 32, 36}, {65, 33, 40}, {128, 4000, 4004},
 		{130, 1001, 1004}, {200, 257, 260}, {700, 300, 304}, {1400, 70, 72},
@@ -96,10 +122,10 @@ func TestTensorCoreMatchesGoLoop(t *testing.T) {
 				alpha = -1
 			}
 			d := uploadSplit(t, e, z, tc.m, tc.k, tc.ld, gram.Pow2Scale(maxPart(z)))
-			gputest.Must(t, e.g.AccumulateScaled(gram.TCF16, d, tc.ld, tc.m, tc.k, c, alpha, beta))
+			gputest.Must(t, e.g.AccumulateScaled(st, d, tc.ld, tc.m, tc.k, c, alpha, beta))
 		}
 		got := download(t, e, c, tc.m, false)
-		if err := e.g.Accumulate(gram.TCF16, c, tc.ld+2, tc.m, tc.k, c, 1); err == nil {
+		if err := e.g.Accumulate(st, c, tc.ld+2, tc.m, tc.k, c, 1); err == nil {
 			t.Errorf("m=%d: ldz %d (not a multiple of 4) accepted", tc.m, tc.ld+2)
 		}
 		er := gputest.MaxRelErr(got, ref, tc.m, true)
@@ -121,12 +147,14 @@ func TestTensorCoreMatchesGoLoop(t *testing.T) {
 // local memory) and as many blocks fit on an SM as the K split assumes.
 func TestTensorCoreKernelFits(t *testing.T) {
 	e := setup(t)
-	k, err := e.g.TensorCoreKernel()
-	gputest.Must(t, err)
-	t.Logf("gram_tc_f16: %+v", k)
-	if k.LocalBytes != 0 || k.BlocksPerSM < k.PlannedBlocksPerSM {
-		t.Errorf("gram_tc_f16: %d bytes of local memory (spills), %d blocks per SM (want 0 and ≥ %d)", k.LocalBytes, k.BlocksPerSM, k.PlannedBlocksPerSM)
-	}
+	forEachTensorCore(t, e, func(t *testing.T, st gram.Strategy) {
+		k, err := e.g.TensorCoreKernel(st)
+		gputest.Must(t, err)
+		t.Logf("%s: %+v", st, k)
+		if k.LocalBytes != 0 || k.BlocksPerSM < k.PlannedBlocksPerSM {
+			t.Errorf("%s: %d bytes of local memory (spills), %d blocks per SM (want 0 and ≥ %d)", st, k.LocalBytes, k.BlocksPerSM, k.PlannedBlocksPerSM)
+		}
+	})
 }
 
 // Dynamic range: the FP16 scale is per frequency, so a chunk of faint
@@ -138,6 +166,10 @@ func TestTensorCoreKernelFits(t *testing.T) {
 // largest |Z| of the channel — fp32-level accuracy relative to it.
 func TestTensorCoreDynamicRange(t *testing.T) {
 	e := setup(t)
+	forEachTensorCore(t, e, func(t *testing.T, st gram.Strategy) { tensorCoreDynamicRange(t, e, st) })
+}
+
+func tensorCoreDynamicRange(t *testing.T, e *env, st gram.Strategy) {
 	const m, k = 130, 6000
 	seed := rand.Uint64()
 	rng := rand.New(rand.NewPCG(seed, 2))
@@ -156,7 +188,7 @@ func TestTensorCoreDynamicRange(t *testing.T) {
 	b := math.Sqrt(1e4 / 2) // the channel's brightest source, in another chunk
 	d := uploadSplit(t, e, z, m, k, k, gram.Pow2Scale(b))
 	c := poisoned(t, e, m)
-	gputest.Must(t, e.g.Accumulate(gram.TCF16, d, k, m, k, c, 0))
+	gputest.Must(t, e.g.Accumulate(st, d, k, m, k, c, 0))
 	got := download(t, e, c, m, false)
 	ref := gputest.GramRef(z, m, k)
 	worst, worstAbs := 0.0, 0.0
@@ -184,6 +216,10 @@ func TestTensorCoreDynamicRange(t *testing.T) {
 // written; the entries are right and every other tile keeps its poison.
 func TestTensorCoreRestrict(t *testing.T) {
 	e := setup(t)
+	forEachTensorCore(t, e, func(t *testing.T, st gram.Strategy) { tensorCoreRestrict(t, e, st) })
+}
+
+func tensorCoreRestrict(t *testing.T, e *env, st gram.Strategy) {
 	const m, k = 300, 500
 	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
 	z := make([]complex128, m*k)
@@ -208,7 +244,7 @@ func TestTensorCoreRestrict(t *testing.T) {
 		t.Errorf("Restrict: %d of %d tiles, want %d of %d", got, total, len(inTile), nt*(nt+1)/2)
 	}
 	c := poisoned(t, e, m)
-	gputest.Must(t, e.g.Accumulate(gram.TCF16, d, k, m, k, c, 0))
+	gputest.Must(t, e.g.Accumulate(st, d, k, m, k, c, 0))
 	out := download(t, e, c, m, false)
 	peak := 0.0
 	for _, v := range ref {
@@ -289,22 +325,24 @@ func TestTensorCoreSubsets(t *testing.T) {
 		}
 	}
 	all := nant * (nant + 1) / 2
-	time := func(entries [][2]int) (float64, int, int) {
-		n, total, err := e.g.Restrict(m, entries)
-		gputest.Must(t, err)
-		ms, err := gram.TimeMs(e.c, e.s, 3, 15, func() error { return e.g.Accumulate(gram.TCF16, sp, ldz, m, k, c, 0) })
-		gputest.Must(t, err)
-		return ms, n, total
+	for _, st := range tensorCoreStrategies(t, e) {
+		time := func(entries [][2]int) (float64, int, int) {
+			n, total, err := e.g.Restrict(m, entries)
+			gputest.Must(t, err)
+			ms, err := gram.TimeMs(e.c, e.s, 3, 15, func() error { return e.g.Accumulate(st, sp, ldz, m, k, c, 0) })
+			gputest.Must(t, err)
+			return ms, n, total
+		}
+		full, nfull, _ := time(nil)
+		fmt.Printf("| %s subset (M = %d, K = %d, tiles of %d) | pairs | tiles | ms (median of 15) | × full |\n| --- | --- | --- | --- | --- |\n", st, m, k, gram.TensorCoreTile)
+		fmt.Printf("| all | %d | %d | %.3f | 1 |\n", all, nfull, full)
+		for _, s := range []struct {
+			name  string
+			pairs [][2]int
+		}{{"antennas 0–110", sub}, {"|a1 − a2| ≤ 17", short}, {"random 10 %", random}} {
+			ms, n, total := time(rows(s.pairs))
+			fmt.Printf("| %s | %d (%.1f %%) | %d of %d | %.3f | %.2f |\n", s.name, len(s.pairs), 100*float64(len(s.pairs))/float64(all), n, total, ms, ms/full)
+		}
+		gputest.Must(t, func() error { _, _, err := e.g.Restrict(m, nil); return err }())
 	}
-	full, nfull, _ := time(nil)
-	fmt.Printf("| subset (M = %d, K = %d, tiles of %d) | pairs | tiles | ms (median of 15) | × full |\n| --- | --- | --- | --- | --- |\n", m, k, gram.TensorCoreTile)
-	fmt.Printf("| all | %d | %d | %.3f | 1 |\n", all, nfull, full)
-	for _, s := range []struct {
-		name  string
-		pairs [][2]int
-	}{{"antennas 0–110", sub}, {"|a1 − a2| ≤ 17", short}, {"random 10 %", random}} {
-		ms, n, total := time(rows(s.pairs))
-		fmt.Printf("| %s | %d (%.1f %%) | %d of %d | %.3f | %.2f |\n", s.name, len(s.pairs), 100*float64(len(s.pairs))/float64(all), n, total, ms, ms/full)
-	}
-	gputest.Must(t, func() error { _, _, err := e.g.Restrict(m, nil); return err }())
 }

@@ -280,7 +280,7 @@ func TestPrecisionGate(t *testing.T) {
 		f16      bool
 		strategy gram.Strategy
 	}
-	for _, size := range []struct {
+	sizes := []struct {
 		name             string
 		nant, nsrc, nchk int
 		variants         []variant
@@ -288,7 +288,13 @@ func TestPrecisionGate(t *testing.T) {
 		{"dev", 64, 200000, 1, []variant{{"auto", FusedAuto, true, ""}, {"fused TF32", FusedOn, false, ""},
 			{"fused FP16", FusedOn, true, ""}, {"tc-f16", FusedOff, true, gram.TCF16}}},
 		{"prodslice", 350, 1000000, 30, []variant{{"auto", FusedAuto, true, ""}, {"tc-f16", FusedOff, true, gram.TCF16}}},
-	} {
+	}
+	if info := g.c.Info(); info.Major == 9 && info.Minor == 0 {
+		for i := range sizes {
+			sizes[i].variants = append(sizes[i].variants, variant{"tc-f16-wg", FusedOff, true, gram.TCF16WG})
+		}
+	}
+	for _, size := range sizes {
 		for _, sky := range []string{uniformSky, brightFaint, allFaint} {
 			g.opts.Fused, g.opts.Strategy, g.tune.fusedF16 = FusedAuto, "", true
 			r2, err := g.Run(context.Background(), skySim(t, size.nant, size.nsrc, 1, size.nchk, 2, sky))

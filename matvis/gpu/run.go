@@ -309,6 +309,7 @@ func (r *run) run() (*matvis.Result, error) {
 		return r.res, err
 	}
 	for fi := 0; fi < sim.NFreq(); fi++ {
+		tp := time.Now()
 		if err := r.channelSky(fi); err != nil {
 			return fail(err)
 		}
@@ -316,6 +317,7 @@ func (r *run) run() (*matvis.Result, error) {
 			return fail(err)
 		}
 		r.setZScale()
+		r.res.Stats.Prepare += time.Since(tp)
 		r.sampleFree()
 		if err := r.queueCoords(fi, 0, 0); err != nil {
 			return fail(err)

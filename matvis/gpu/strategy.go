@@ -99,14 +99,21 @@ func (r *run) chooseStrategy() error {
 	return nil
 }
 
-// TensorCoreName is Stats.MatProdImpl.Strategy for the split-FP16
-// tensor-core product (gram.TCF16); the cuBLAS strategies are
-// "cuBLAS " + their name.
-const TensorCoreName = "tensor-core split-FP16 (tc-f16)"
+// TensorCoreName and TensorCoreWgmmaName are Stats.MatProdImpl.Strategy
+// for the split-FP16 tensor-core products (gram.TCF16 on mma.sync,
+// gram.TCF16WG on Hopper's wgmma); the cuBLAS strategies are "cuBLAS " +
+// their name.
+const (
+	TensorCoreName      = "tensor-core split-FP16 (tc-f16)"
+	TensorCoreWgmmaName = "tensor-core split-FP16 on wgmma (tc-f16-wg)"
+)
 
 func strategyName(st gram.Strategy) string {
-	if st == gram.TCF16 {
+	switch st {
+	case gram.TCF16:
 		return TensorCoreName
+	case gram.TCF16WG:
+		return TensorCoreWgmmaName
 	}
 	return "cuBLAS " + string(st)
 }

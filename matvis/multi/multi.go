@@ -107,7 +107,7 @@ func (m *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	if err != nil {
 		return nil, fmt.Errorf("multi: %w", err)
 	}
-	r := &run{m: m, sim: sim, res: matvis.NewResult(sim), blocks: blocks, total: sim.NFreq() * sim.NTime()}
+	r := &run{m: m, sim: sim, res: matvis.NewResult(sim), blocks: blocks, total: sim.NFreq() * sim.NTime(), start: start}
 	st := &r.res.Stats
 	st.Backend = m.Name()
 	st.Integrations = make([]time.Duration, r.total)
@@ -126,6 +126,7 @@ type run struct {
 	sim    *matvis.Simulation
 	blocks []matvis.Block
 	total  int
+	start  time.Time
 
 	mu       sync.Mutex // guards what follows
 	res      *matvis.Result
@@ -189,7 +190,7 @@ func (r *run) worker(ctx context.Context, d int, queue <-chan int) error {
 		sub.Options.Progress = func(p matvis.Progress) { r.progress(p.Done - last); last = p.Done }
 		t0 := time.Now()
 		res, err := r.m.backends[d].Run(ctx, sub)
-		if perr := r.put(d, b, res, time.Since(t0)); perr != nil && err == nil {
+		if perr := r.put(d, b, res, t0); perr != nil && err == nil {
 			err = perr
 		}
 		if err != nil {
@@ -213,12 +214,13 @@ func (r *run) progress(n int) {
 }
 
 // put copies a block's result (finished integrations only), run by
-// backend d in wall time busy, into the run's result and merges its
+// backend d from t0 until now, into the run's result and merges its
 // statistics.
-func (r *run) put(d int, b matvis.Block, sub *matvis.Result, busy time.Duration) error {
+func (r *run) put(d int, b matvis.Block, sub *matvis.Result, t0 time.Time) error {
 	if sub == nil {
 		return nil
 	}
+	end := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if err := r.res.PutBlock(b, sub); err != nil {
@@ -243,7 +245,13 @@ func (r *run) put(d int, b matvis.Block, sub *matvis.Result, busy time.Duration)
 	bs := &st.Backends[d]
 	bs.Blocks++
 	bs.Integrations += len(sub.Stats.Integrations)
-	bs.Busy += busy
+	if bs.Blocks == 1 {
+		bs.Start = t0.Sub(r.start)
+	}
+	bs.End = end.Sub(r.start)
+	bs.Busy += end.Sub(t0)
+	bs.Setup += sub.Stats.Setup
+	bs.Prepare += sub.Stats.Prepare
 	if dm := sub.Stats.Device; dm != nil && (bs.Device == nil || dm.UsedPeakBytes > bs.Device.UsedPeakBytes) {
 		bs.Device = dm
 	}

@@ -377,6 +377,10 @@ func checkBackendStats(t *testing.T, res *matvis.Result, n, total int) {
 		if b.Blocks > 0 && (b.Busy <= 0 || b.ChunkTime <= 0) {
 			t.Errorf("%s: %d blocks in busy %v, chunk time %v", b.Name, b.Blocks, b.Busy, b.ChunkTime)
 		}
+		// Its blocks ran one after another between Start and End, inside the run.
+		if b.Blocks > 0 && (b.Start < 0 || b.End < b.Start || b.End > st.Total || b.Busy > b.End-b.Start || b.Setup > b.Busy) {
+			t.Errorf("%s: blocks from %v to %v of a %v run, busy %v, set-up %v", b.Name, b.Start, b.End, st.Total, b.Busy, b.Setup)
+		}
 	}
 	if ints != total || len(st.Integrations) != total {
 		t.Errorf("backends ran %d integrations, %d walls; want %d", ints, len(st.Integrations), total)

@@ -142,6 +142,14 @@ type DeviceShare struct {
 	Integrations int     `json:"integrations"`
 	BusySeconds  float64 `json:"busy_s"`
 	ChunkSeconds float64 `json:"chunk_s"`
+	// SetupSeconds and PrepareSeconds are the parts of BusySeconds its
+	// blocks spent setting up and preparing channels on the host (GPU);
+	// StartSeconds and EndSeconds when its first block started and its
+	// last ended, from the start of the measured run.
+	SetupSeconds   float64 `json:"setup_s"`
+	PrepareSeconds float64 `json:"prepare_s"`
+	StartSeconds   float64 `json:"start_s"`
+	EndSeconds     float64 `json:"end_s"`
 	// BusyFraction is BusySeconds over the measured run's wall.
 	BusyFraction float64 `json:"busy_fraction"`
 	// DeviceUsedBytes is the device memory of its largest block (GPU).
@@ -427,6 +435,8 @@ func summarizeDevices(rep *Report, res *matvis.Result) {
 		s := DeviceShare{
 			Name: b.Name, Blocks: b.Blocks, Integrations: b.Integrations,
 			BusySeconds: b.Busy.Seconds(), ChunkSeconds: b.ChunkTime.Seconds(),
+			SetupSeconds: b.Setup.Seconds(), PrepareSeconds: b.Prepare.Seconds(),
+			StartSeconds: b.Start.Seconds(), EndSeconds: b.End.Seconds(),
 		}
 		if rep.Timing.Run > 0 {
 			s.BusyFraction = s.BusySeconds / rep.Timing.Run
