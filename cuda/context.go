@@ -451,13 +451,19 @@ func Grid1(n, bs int) Dim3 {
 
 // Launch queues the kernel on s. Each argument is passed by value and must
 // be one of DevicePtr, int32, uint32, int64, uint64, float32 or float64,
-// matching the kernel's parameter list.
+// or a []float64 for a struct of that many doubles, matching the kernel's
+// parameter list.
 func (f Function) Launch(grid, block Dim3, shared int, s Stream, args ...any) error {
 	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
 		return nil // nothing to do; CUDA rejects empty grids
 	}
 	slots := make([]uint64, len(args))
 	params := make([]unsafe.Pointer, len(args))
+	// The params array holds pointers into slots (and into by-value
+	// arrays): pin them for the call so the driver may read them (it
+	// copies the values during the launch).
+	var pin runtime.Pinner
+	defer pin.Unpin()
 	for i, a := range args {
 		switch v := a.(type) {
 		case DevicePtr:
@@ -474,6 +480,15 @@ func (f Function) Launch(grid, block Dim3, shared int, s Stream, args ...any) er
 			*(*float32)(unsafe.Pointer(&slots[i])) = v
 		case float64:
 			slots[i] = math.Float64bits(v)
+		case []float64:
+			// By value: a struct of len(v) doubles (at most the 4 KB of
+			// kernel parameters); params points at the values themselves.
+			if len(v) == 0 {
+				return fmt.Errorf("cuda: launch %s: argument %d is an empty []float64", f.Name, i)
+			}
+			pin.Pin(&v[0])
+			params[i] = unsafe.Pointer(&v[0])
+			continue
 		case int:
 			return fmt.Errorf("cuda: launch %s: argument %d is a Go int; pass int32 or int64", f.Name, i)
 		default:
@@ -481,10 +496,6 @@ func (f Function) Launch(grid, block Dim3, shared int, s Stream, args ...any) er
 		}
 		params[i] = unsafe.Pointer(&slots[i])
 	}
-	// The params array holds pointers into slots: pin both for the call so
-	// the driver may read them (it copies the values during the launch).
-	var pin runtime.Pinner
-	defer pin.Unpin()
 	var pp unsafe.Pointer
 	if len(args) > 0 {
 		pin.Pin(&slots[0])

@@ -294,3 +294,46 @@ func TestBlasAgainstGoLoop(t *testing.T) {
 		t.Logf("bad lda reported as: %v", err)
 	}
 }
+
+// A []float64 argument reaches the kernel by value, as a struct of that
+// many doubles between ordinary arguments, and stays readable through a
+// pointer (__grid_constant__).
+func TestLaunchByValueBlock(t *testing.T) {
+	c := gputest.Open(t)
+	src := cuda.Source{Name: "byvalue.cu", Code: `
+struct Blk { double v[27]; };
+extern "C" __global__ void weigh(int n, const __grid_constant__ Blk b, double scale, double* out) {
+  const double* p = b.v;
+  int i = threadIdx.x;
+  if (i < n) out[i] = scale * p[(i * 7) % 27] + (double)i;
+}`}
+	m, err := c.Compile(src)
+	gputest.Must(t, err)
+	defer m.Unload()
+	f, err := m.Function("weigh")
+	gputest.Must(t, err)
+	s, err := c.NewStream()
+	gputest.Must(t, err)
+	defer c.DestroyStream(s)
+	blk := make([]float64, 27)
+	for i := range blk {
+		blk[i] = rand.NormFloat64()
+	}
+	const n = 64
+	d, err := cuda.AllocFor[float64](c, n)
+	gputest.Must(t, err)
+	defer c.Free(d)
+	gputest.Must(t, c.Memset8(d, 0xFF, n*8, s))
+	gputest.Must(t, f.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: n, Y: 1, Z: 1}, 0, s, int32(n), blk, 0.5, d))
+	got := make([]float64, n)
+	gputest.Must(t, cuda.Download(c, got, d, s))
+	gputest.Must(t, c.SyncStream(s))
+	for i, v := range got {
+		if want := 0.5*blk[(i*7)%27] + float64(i); v != want {
+			t.Fatalf("out[%d] = %v, want %v", i, v, want)
+		}
+	}
+	if err := f.Launch(cuda.Dim3{X: 1, Y: 1, Z: 1}, cuda.Dim3{X: 1, Y: 1, Z: 1}, 0, s, int32(1), []float64{}, 0.5, d); err == nil {
+		t.Error("an empty by-value block was accepted")
+	}
+}

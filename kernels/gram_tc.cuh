@@ -32,8 +32,8 @@
 #include "tc_f16.cuh"
 
 #if !defined(TC_BT) || !defined(TC_WM) || !defined(TC_KT) || !defined(TC_THREADS) || !defined(TC_NSTAGE) || \
-    !defined(TC_MINB) || !defined(TC_RB)
-#error "gram_tc: TC_BT, TC_WM, TC_KT, TC_THREADS, TC_NSTAGE, TC_MINB and TC_RB come from package gram (-D)"
+    !defined(TC_MINB) || !defined(TC_RB) || !defined(TC_RG)
+#error "gram_tc: TC_BT, TC_WM, TC_KT, TC_THREADS, TC_NSTAGE, TC_MINB, TC_RB and TC_RG come from package gram (-D)"
 #endif
 static_assert(TC_NSTAGE >= 2, "gram_tc: at least two shared-memory stages");
 static_assert(TC_BT == 64 && TC_WM == 32 && TC_THREADS == 128, "gram_tc: the warp layout is 2×2 warps of 32×32");
@@ -215,23 +215,31 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
 }
 
 // gram_tc_reduce: C = alpha·Σ_split part + beta·C on the lower triangle
-// of the listed tiles, TC_RB blocks of TC_BT·TC_BT/TC_RB threads a tile
-// of tiles[blockIdx.x] of the complex64 C, the splits added in double
-// (beta 0 never reads C, as in BLAS). Entries outside the listed tiles
-// are left alone.
-extern "C" __global__ void gram_tc_reduce(int nsplit, int M, const int2* __restrict__ tiles,
-                                          const float2* __restrict__ part, float2* c, double alpha, double beta) {
-  // Block b: tile b / TC_RB, its entries (b % TC_RB)·blockDim.x + thread.
-  const int tb = blockIdx.x / TC_RB, e = (blockIdx.x % TC_RB) * blockDim.x + threadIdx.x;
+// of the listed tiles of the complex64 C, the splits added in double
+// (beta 0 never reads C, as in BLAS). Entries outside the listed tiles are
+// left alone. Block b takes TC_RE entries of tile tiles[b / TC_RB] (TC_RB
+// blocks a tile), TC_RG threads an entry, each summing every TC_RG-th
+// split, so a product of few tiles and many splits (a small M) still has
+// enough loads in flight; the groups' sums meet in shared memory.
+#define TC_RE (TC_BT * TC_BT / TC_RB)
+extern "C" __global__ void __launch_bounds__(TC_RE* TC_RG)
+    gram_tc_reduce(int nsplit, int M, const int2* __restrict__ tiles, const float2* __restrict__ part, float2* c,
+                   double alpha, double beta) {
+  __shared__ double2 sums[TC_RG][TC_RE];
+  const int tb = blockIdx.x / TC_RB, le = threadIdx.x % TC_RE, grp = threadIdx.x / TC_RE;
+  const int e = (blockIdx.x % TC_RB) * TC_RE + le;
   const int2 tile = tiles[tb];
   const int r = tile.x * TC_BT + e % TC_BT, col = tile.y * TC_BT + e / TC_BT;
-  if (e >= TC_BT * TC_BT || r >= M || col > r) return;
   const float2* p = part + (long long)tb * nsplit * TC_BT * TC_BT + e;
   double x = 0, y = 0;
-  for (int s = 0; s < nsplit; s++) {
+  for (int s = grp; s < nsplit; s += TC_RG) {
     const float2 v = p[(long long)s * TC_BT * TC_BT];
     x += v.x, y += v.y;
   }
+  sums[grp][le] = make_double2(x, y);
+  __syncthreads();
+  if (grp != 0 || r >= M || col > r) return;
+  for (int g = 1; g < TC_RG; g++) x += sums[g][le].x, y += sums[g][le].y;
   x *= alpha, y *= alpha;
   const long long t = r + (long long)col * M;
   if (beta != 0) x += beta * (double)c[t].x, y += beta * (double)c[t].y;

@@ -17,6 +17,22 @@
 #error "PAR_*: compile vis.cu through matvis/gpu, which passes them with -D"
 #endif
 
+// ParBlock is the parameter block passed by value: a kernel argument, so a
+// time's coordinates need no copy to the device before its kernels;
+// __grid_constant__ lets the kernels index it without a local copy.
+struct ParBlock {
+  double m[PAR_N];
+};
+
+// par_shared copies the block to shared memory, where the block's threads
+// read it as broadcasts (reads of the argument through a pointer are
+// slower); every thread of the block calls it.
+__device__ __forceinline__ const double* par_shared(const ParBlock& par, double* sm) {
+  for (int i = threadIdx.x; i < PAR_N; i += blockDim.x) sm[i] = par.m[i];
+  __syncthreads();
+  return sm;
+}
+
 // bcrs_step is the ERFA method's "BCRS step" (matvis-conventions §4.2 step
 // 2) of one ECI unit vector, in double: Sun light deflection, aberration
 // (the last term on the bm1-scaled vector, as matvis), normalisation, then
@@ -93,14 +109,18 @@ __device__ __forceinline__ void enu_of(int mode, const double* __restrict__ s0, 
 // enu_all writes every source's double ENU vector (enu_d), horizon or not:
 // the tests compare it with the CPU's.
 extern "C" __global__ void enu_all(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
-                                   const double* m, double* e, double* n, double* u) {
+                                   const __grid_constant__ ParBlock par, double* e, double* n, double* u) {
+  __shared__ double pm[PAR_N];
+  const double* m = par_shared(par, pm);
   long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (s < nsrc) enu_d(mode, s0, s1, s2, m, s, e + s, n + s, u + s);
 }
 
 // Block counts of sources strictly above the horizon (256 threads).
 extern "C" __global__ void horizon_count(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
-                                         const double* m, int* blockCount) {
+                                         const __grid_constant__ ParBlock par, int* blockCount) {
+  __shared__ double pm[PAR_N];
+  const double* m = par_shared(par, pm);
   long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   int vis = 0;
   if (s < nsrc) {
@@ -112,64 +132,103 @@ extern "C" __global__ void horizon_count(long long nsrc, int mode, const double*
   if (threadIdx.x == 0) blockCount[blockIdx.x] = c;
 }
 
-// Exclusive scan of n counts in one block of 1024 threads; the total goes
-// to *total. Tiles of 8192 counts go through shared memory: coalesced loads
-// and stores (8 independent loads per thread in flight), each thread scans
-// 8 adjacent counts, warp shuffles and one warp scan the thread sums.
+// Exclusive scans of n counts, by blocks of THREADS_SCAN threads over
+// tiles of SCAN_TILE counts through shared memory: coalesced loads and
+// stores (SCAN_PER independent loads per thread in flight), each thread
+// scans SCAN_PER adjacent counts, warp shuffles and one warp scan the
+// thread sums. scan_blocks does every tile in one block; a long scan is
+// scan_tile_sums, scan_blocks over the tile sums, then scan_tiles, one
+// block a tile.
 #define SCAN_PER 8
-extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, const int* in, int* out, int* total) {
-  __shared__ int tile[THREADS_SCAN * SCAN_PER];
-  __shared__ int ws[32];
-  int t = threadIdx.x, lane = t & 31, warp = t >> 5;
-  int carry = 0;
-  for (int base = 0; base < n; base += THREADS_SCAN * SCAN_PER) {
+#define SCAN_TILE (THREADS_SCAN * SCAN_PER)
+
+// scan_tile writes the exclusive scan of counts [base, base+SCAN_TILE) ∩
+// [0, n), plus carry, to out and returns the tile's total. Every thread of
+// the block calls it; tile and ws are the block's shared scratch.
+__device__ int scan_tile(int base, int n, const int* in, int* out, int carry, int* tile, int* ws) {
+  const int t = threadIdx.x, lane = t & 31, warp = t >> 5;
 #pragma unroll
-    for (int j = 0; j < SCAN_PER; j++) {
-      int i = base + j * THREADS_SCAN + t;
-      tile[j * THREADS_SCAN + t] = i < n ? in[i] : 0;
-    }
-    __syncthreads();
-    int loc[SCAN_PER];
-    int sum = 0;
+  for (int j = 0; j < SCAN_PER; j++) {
+    int i = base + j * THREADS_SCAN + t;
+    tile[j * THREADS_SCAN + t] = i < n ? in[i] : 0;
+  }
+  __syncthreads();
+  int loc[SCAN_PER];
+  int sum = 0;
 #pragma unroll
-    for (int k = 0; k < SCAN_PER; k++) {
-      loc[k] = sum;
-      sum += tile[t * SCAN_PER + k];
-    }
-    int inc = sum;  // inclusive warp scan of the thread sums
+  for (int k = 0; k < SCAN_PER; k++) {
+    loc[k] = sum;
+    sum += tile[t * SCAN_PER + k];
+  }
+  int inc = sum;  // inclusive warp scan of the thread sums
+#pragma unroll
+  for (int off = 1; off < 32; off <<= 1) {
+    int v = __shfl_up_sync(0xffffffffu, inc, off);
+    if (lane >= off) inc += v;
+  }
+  if (lane == 31) ws[warp] = inc;
+  __syncthreads();
+  if (warp == 0) {
+    int w = ws[lane], wi = w;
 #pragma unroll
     for (int off = 1; off < 32; off <<= 1) {
-      int v = __shfl_up_sync(0xffffffffu, inc, off);
-      if (lane >= off) inc += v;
+      int v = __shfl_up_sync(0xffffffffu, wi, off);
+      if (lane >= off) wi += v;
     }
-    if (lane == 31) ws[warp] = inc;
-    __syncthreads();
-    if (warp == 0) {
-      int w = ws[lane], wi = w;
-#pragma unroll
-      for (int off = 1; off < 32; off <<= 1) {
-        int v = __shfl_up_sync(0xffffffffu, wi, off);
-        if (lane >= off) wi += v;
-      }
-      ws[lane] = wi - w;  // exclusive prefix of each warp
-      if (lane == 31) tile[0] = wi;  // tile total (tile[0] is consumed: thread 0's loc)
-    }
-    __syncthreads();
-    int tileTotal = tile[0];
-    int pre = carry + ws[warp] + inc - sum;
-    __syncthreads();
-#pragma unroll
-    for (int k = 0; k < SCAN_PER; k++) tile[t * SCAN_PER + k] = pre + loc[k];
-    __syncthreads();
-#pragma unroll
-    for (int j = 0; j < SCAN_PER; j++) {
-      int i = base + j * THREADS_SCAN + t;
-      if (i < n) out[i] = tile[j * THREADS_SCAN + t];
-    }
-    carry += tileTotal;
-    __syncthreads();
+    ws[lane] = wi - w;  // exclusive prefix of each warp
+    if (lane == 31) tile[0] = wi;  // tile total (tile[0] is consumed: thread 0's loc)
   }
-  if (t == 0) *total = carry;
+  __syncthreads();
+  const int tileTotal = tile[0];
+  const int pre = carry + ws[warp] + inc - sum;
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < SCAN_PER; k++) tile[t * SCAN_PER + k] = pre + loc[k];
+  __syncthreads();
+#pragma unroll
+  for (int j = 0; j < SCAN_PER; j++) {
+    int i = base + j * THREADS_SCAN + t;
+    if (i < n) out[i] = tile[j * THREADS_SCAN + t];
+  }
+  __syncthreads();
+  return tileTotal;
+}
+
+// scan_blocks: the whole scan in one block; the total goes to *total.
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, const int* in, int* out, int* total) {
+  __shared__ int tile[SCAN_TILE];
+  __shared__ int ws[32];
+  int carry = 0;
+  for (int base = 0; base < n; base += SCAN_TILE) carry += scan_tile(base, n, in, out, carry, tile, ws);
+  if (threadIdx.x == 0) *total = carry;
+}
+
+// scan_tile_sums: block b writes the sum of tile b's counts to sums[b].
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tile_sums(int n, const int* in, int* sums) {
+  const int base = blockIdx.x * SCAN_TILE;
+  int v = 0;
+#pragma unroll
+  for (int j = 0; j < SCAN_PER; j++) {
+    int i = base + j * THREADS_SCAN + threadIdx.x;
+    v += i < n ? in[i] : 0;
+  }
+  v = __reduce_add_sync(0xffffffffu, v);
+  __shared__ int ws[32];
+  if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;
+  __syncthreads();
+  if (threadIdx.x < 32) {
+    v = threadIdx.x < THREADS_SCAN / 32 ? ws[threadIdx.x] : 0;
+    v = __reduce_add_sync(0xffffffffu, v);
+    if (threadIdx.x == 0) sums[blockIdx.x] = v;
+  }
+}
+
+// scan_tiles: block b scans tile b, starting from offsets[b] (the
+// exclusive scan of the tile sums).
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tiles(int n, const int* in, int* out, const int* offsets) {
+  __shared__ int tile[SCAN_TILE];
+  __shared__ int ws[32];
+  scan_tile(blockIdx.x * SCAN_TILE, n, in, out, offsets[blockIdx.x], tile, ws);
 }
 
 // Stable scatter of the visible sources: their index, ENU vector and
@@ -177,9 +236,11 @@ extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, co
 // nfreq < 0 (a full-Stokes sky, whose amplitudes are the per-source
 // factors beam_tau_z_stokes reads) amp holds the source's index instead.
 extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const double* s0, const double* s1, const double* s2,
-                                           const double* m, const int* blockOffset, const double* flux, int nfreq, int fi,
-                                           real* ce, real* cn, real* cu, double* amp) {
+                                           const __grid_constant__ ParBlock par, const int* blockOffset, const double* flux,
+                                           int nfreq, int fi, real* ce, real* cn, real* cu, double* amp) {
   __shared__ int warpSum[WARPS_COORDS];
+  __shared__ double pm[PAR_N];
+  const double* m = par_shared(par, pm);
   long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   real e = 0, n = 0, u = 0;
   bool vis = false;

@@ -27,8 +27,11 @@ const (
 	// shared memory); the K range is split until the card is full at
 	// least once over.
 	tcBlocksPerSM = 2
-	// tcReduceBlocks is the reduction's blocks per tile (TC_RB).
-	tcReduceBlocks = 16
+	// tcReduceBlocks is the reduction's blocks per tile (TC_RB), each of
+	// tcTile²/tcReduceBlocks entries, and tcReduceGroups its threads per
+	// entry (TC_RG), which share the entry's K splits.
+	tcReduceBlocks = 64
+	tcReduceGroups = 4
 	// wgStages is gram_wg_f16's copy pipeline depth (WG_NSTAGE); its
 	// stages are 32 complex columns (one 128-byte swizzled row per plane).
 	wgStages = 3
@@ -49,6 +52,7 @@ func tcDefines() []string {
 		fmt.Sprintf("-DTC_WM=%d", tcWarpRows),
 		fmt.Sprintf("-DTC_MINB=%d", tcBlocksPerSM),
 		fmt.Sprintf("-DTC_RB=%d", tcReduceBlocks),
+		fmt.Sprintf("-DTC_RG=%d", tcReduceGroups),
 		fmt.Sprintf("-DTC_NSTAGE=%d", tcStages),
 		fmt.Sprintf("-DWG_NSTAGE=%d", wgStages),
 		fmt.Sprintf("-DWG_MINB=%d", tcBlocksPerSM),
@@ -299,6 +303,6 @@ func (g *Gram) tensorCore(st Strategy, z cuda.DevicePtr, ldz, m, k int, c cuda.D
 		z, int64(ldz), int32(m), int32(k), g.tc.tiles, int32(splits), float32(scale), g.tc.part); err != nil {
 		return err
 	}
-	return g.tc.reduce.Launch(cuda.Dim3{X: uint32(tiles * tcReduceBlocks), Y: 1, Z: 1}, cuda.Dim3{X: tcTile * tcTile / tcReduceBlocks, Y: 1, Z: 1}, 0, g.s,
+	return g.tc.reduce.Launch(cuda.Dim3{X: uint32(tiles * tcReduceBlocks), Y: 1, Z: 1}, cuda.Dim3{X: tcTile * tcTile / tcReduceBlocks * tcReduceGroups, Y: 1, Z: 1}, 0, g.s,
 		int32(splits), int32(m), g.tc.tiles, g.tc.part, c, alpha, beta)
 }

@@ -26,10 +26,14 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 	if err := c.Record(ev.s, r.s); err != nil {
 		return err
 	}
-	if err := c.Memset8(r.dAcc, 0, int64(r.M)*int64(r.M)*r.zsize, r.s); err != nil {
-		return err
-	}
 	size, count := r.chunkPlan(nvis)
+	// The first chunk's product overwrites the accumulator (beta 0); the
+	// fused path's reduction only adds, and no chunk writes nothing.
+	if r.fused || count == 0 {
+		if err := c.Memset8(r.dAcc, 0, int64(r.M)*int64(r.M)*r.zsize, r.s); err != nil {
+			return err
+		}
+	}
 	for len(ev.chunk) < count {
 		var e [3]cuda.Event
 		for k := range e {
@@ -45,21 +49,21 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 	// gram_reduce. The beam is evaluated inside the first: the beam
 	// stage's event pair stays (it measures the gap before the launch, ~0).
 	first := func(n, p0 int) error { return r.launchBTZ(fi, sl, n, p0, r.dZ, r.s) }
-	second := func(n int) error {
-		if err := r.g.Accumulate(r.st, r.dZ, r.ldz(n), r.M, r.nf*n, r.dAcc, 1); err != nil {
+	second := func(n int, beta float64) error {
+		if err := r.g.Accumulate(r.st, r.dZ, r.ldz(n), r.M, r.nf*n, r.dAcc, beta); err != nil {
 			return fmt.Errorf("gpu: %w", err)
 		}
 		return nil
 	}
 	if r.fused {
 		first = func(n, p0 int) error { return r.launchFused(fi, sl, n, p0) }
-		second = func(int) error { return r.launchReduce() }
+		second = func(int, float64) error { return r.launchReduce() }
 	}
 	var p0 int
 	if r.polSky {
 		// The negative factors' Z and Gram come in the second stage.
 		first = func(n, p0 int) error { return r.launchStokesZ(fi, sl, n, p0, false) }
-		second = func(n int) error { return r.stokesChunk(fi, sl, n, p0) }
+		second = func(n int, beta float64) error { return r.stokesChunk(fi, sl, n, p0, beta) }
 	}
 	for ci := 0; ci < count; ci++ {
 		if err := r.ctx.Err(); err != nil {
@@ -76,7 +80,11 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		if err := c.Record(ev.chunk[ci][1], r.s); err != nil {
 			return err
 		}
-		if err := second(n); err != nil {
+		beta := 1.0
+		if ci == 0 {
+			beta = 0
+		}
+		if err := second(n, beta); err != nil {
 			return err
 		}
 		if err := c.Record(ev.chunk[ci][2], r.s); err != nil {

@@ -48,8 +48,10 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	}
 	mode := int32(0)
 	ns := int64(r.nsrc)
+	// The time's parameters go to the kernels as an argument (mode 0
+	// ignores them).
+	hm := make([]float64, parN)
 	if r.rot != nil {
-		hm := cuda.HostSlice[float64](r.hMat)[sl*parN : (sl+1)*parN]
 		var err error
 		if mode, err = r.params(ti, hm); err != nil {
 			return err
@@ -71,9 +73,6 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 				r.lastVec = &x[0]
 			}
 		}
-		if err := c.CopyHtoD(r.dMat[sl], unsafe.Pointer(&hm[0]), parBytes, r.s); err != nil {
-			return err
-		}
 	} else {
 		h := cuda.HostSlice[float64](r.hENU[sl])
 		if err := r.sim.Coords.ENU(ti, h[:ns], h[ns:2*ns], h[2*ns:3*ns]); err != nil {
@@ -89,10 +88,10 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		return err
 	}
 	src := srcVectors(r.dSrc)
-	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkCnt); err != nil {
+	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, hm, r.dBlkCnt); err != nil {
 		return err
 	}
-	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl]); err != nil {
+	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl], r.dScanTmp); err != nil {
 		return err
 	}
 	// The device holds one channel's fluxes (uploadFlux): channel 0 of 1;
@@ -106,7 +105,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			return err
 		}
 	}
-	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, r.dMat[sl], r.dBlkOff, r.dFlux, nfreq, 0, slot); err != nil {
+	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, hm, r.dBlkOff, r.dFlux, nfreq, 0, slot); err != nil {
 		return err
 	}
 	if r.order {
@@ -121,7 +120,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
 				return err
 			}
-			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot); err != nil {
+			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp); err != nil {
 				return err
 			}
 			if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
@@ -165,12 +164,12 @@ func (r *run) uploadFlux(fi int) error {
 // deviceENU computes every source's ENU vector at time ti on the device
 // (the horizon kernels' coordinates, in double, before the horizon test):
 // the tests compare it with the CPU's. It needs a matrix rotation and
-// leaves the run's slots alone (it uses parameter slot 0 and syncs).
+// leaves the run's slots alone (it syncs).
 func (r *run) deviceENU(ti int) (e, n, u []float64, err error) {
 	if r.rot == nil {
 		return nil, nil, nil, fmt.Errorf("gpu: deviceENU needs a matrix rotation, have %T", r.sim.Coords)
 	}
-	hm := cuda.HostSlice[float64](r.hMat)[:parN]
+	hm := make([]float64, parN)
 	mode, err := r.params(ti, hm)
 	if err != nil {
 		return nil, nil, nil, err
@@ -187,9 +186,6 @@ func (r *run) deviceENU(ti int) (e, n, u []float64, err error) {
 		}
 		r.lastVec = nil
 	}
-	if err := r.c.CopyHtoD(r.dMat[0], unsafe.Pointer(&hm[0]), parBytes, r.s); err != nil {
-		return nil, nil, nil, err
-	}
 	ns := int64(r.nsrc)
 	var out [3]cuda.DevicePtr
 	for k := range out {
@@ -197,7 +193,7 @@ func (r *run) deviceENU(ti int) (e, n, u []float64, err error) {
 			return nil, nil, nil, err
 		}
 	}
-	if err := r.k.enu(r.s, ns, mode, srcVectors(r.dSrc), r.dMat[0], out[0], out[1], out[2]); err != nil {
+	if err := r.k.enu(r.s, ns, mode, srcVectors(r.dSrc), hm, out[0], out[1], out[2]); err != nil {
 		return nil, nil, nil, err
 	}
 	res := [3][]float64{make([]float64, ns), make([]float64, ns), make([]float64, ns)}

@@ -10,7 +10,6 @@ const (
 	// matrix, then the BCRS-step constants of an astro.BCRSRotation.
 	parEH, parEM, parV, parBM1, parBPN, parSRS = 9, 12, 13, 16, 17, 26
 	parN                                       = 27
-	parBytes                                   = parN * 8
 
 	// sortItems is the sources per block of the sort kernels
 	// (SORT_ITEMS).

@@ -18,7 +18,7 @@ const (
 	termBeamTables = "gpu_beam_tables" // beam descriptors and grid geometries
 	termCompaction = "gpu_compaction"  // visible counts and the scan's block counts and offsets
 	termSort       = "gpu_sort"        // the source ordering's scratch copies and bin counts
-	termIO         = "gpu_io"          // antenna→beam map, pairs, rotation matrices, extracted output
+	termIO         = "gpu_io"          // antenna→beam map, pairs, extracted output
 )
 
 // allocRec is one live device allocation: its memory term and size.
@@ -161,17 +161,20 @@ func (r *run) allocDevice() error {
 		// uploaded ENU of every source: the model's crd_eq; its crd_top
 		// are the compaction slots' ENU.
 		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
-		{&r.dMat[0], termIO, parBytes}, {&r.dMat[1], termIO, parBytes}, {&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
+		{&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
 		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
 		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
 		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
 	}
+	scanMax := int64(r.nblk)
 	if r.order {
 		nt := int64(r.nblkSort) * int64(max(sortBands, sortAzBins)) * 4
+		scanMax = max(scanMax, nt/4)
 		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
+	reqs = append(reqs, req{&r.dScanTmp, termCompaction, scanScratch(scanMax)})
 	for i := 0; i < 2; i++ {
 		reqs = append(reqs, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
 			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})
@@ -225,9 +228,6 @@ func (r *run) allocHost() (err error) {
 				return fmt.Errorf("gpu: Stokes factor buffer: %w", err)
 			}
 		}
-	}
-	if r.hMat, err = r.c.AllocHost(2 * parBytes); err != nil {
-		return fmt.Errorf("gpu: coordinate parameter buffer: %w", err)
 	}
 	return nil
 }

@@ -9,7 +9,7 @@
 // interpolates) and those planes are uploaded as they are. Per time: ENU
 // vectors (for an astro.BCRSRotation, the ERFA method, the device holds the
 // ECI vectors from the start and does the BCRS step and the rotation itself
-// from 27 constants per time; for another astro.MatrixRotation it rotates
+// from 27 constants per time, passed as a kernel argument; for another astro.MatrixRotation it rotates
 // cached vectors uploaded when they change; else they are uploaded),
 // horizon compaction by a prefix sum (the host reads one count per time,
 // while the device works on the previous time's chunks) and, with gridded

@@ -15,6 +15,7 @@ import (
 // them with -D (defines.go).
 type visKernels struct {
 	enuAll, horizonCount, scanBlocks, horizonScatter cuda.Function
+	scanTileSums, scanTiles                          cuda.Function
 	keyCount, keyScatter                             cuda.Function
 	beamTauZ, visOut                                 cuda.Function
 	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go).
@@ -32,6 +33,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 		p    *cuda.Function
 		name string
 	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
+		{&k.scanTileSums, "scan_tile_sums"}, {&k.scanTiles, "scan_tiles"},
 		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
 		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"}}
 	if fused {
@@ -65,20 +67,39 @@ func dim1(n int) cuda.Dim3 { return cuda.Dim3{X: uint32(n), Y: 1, Z: 1} }
 type srcVectors [3]cuda.DevicePtr
 
 // enu writes every source's double ENU vector (enu_all).
-func (k *visKernels) enu(s cuda.Stream, nsrc int64, mode int32, src srcVectors, par, e, n, u cuda.DevicePtr) error {
+func (k *visKernels) enu(s cuda.Stream, nsrc int64, mode int32, src srcVectors, par []float64, e, n, u cuda.DevicePtr) error {
 	return k.enuAll.Launch(cuda.Grid1(int(nsrc), threadsCoords), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, e, n, u)
 }
 
 // countVisible counts, per block of threadsCoords sources, those above the
 // horizon (horizon_count); blocks is ⌈nsrc/threadsCoords⌉.
-func (k *visKernels) countVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par, blockCount cuda.DevicePtr) error {
+func (k *visKernels) countVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par []float64, blockCount cuda.DevicePtr) error {
 	return k.horizonCount.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, blockCount)
 }
 
-// scan writes the exclusive scan of n counts and their total (scan_blocks,
-// one block).
-func (k *visKernels) scan(s cuda.Stream, n int32, in, out, total cuda.DevicePtr) error {
-	return k.scanBlocks.Launch(dim1(1), dim1(threadsScan), 0, s, n, in, out, total)
+// scanTile is how many counts one block of a scan takes at a time.
+const scanTile = threadsScan * 8
+
+// scanScratch is the device memory (bytes) a scan of n counts needs in
+// tmp: the sums of its tiles and their scan.
+func scanScratch(n int64) int64 { return 2 * 4 * max(1, (n+scanTile-1)/scanTile) }
+
+// scan writes the exclusive scan of n counts and their total: one block
+// (scan_blocks) for a single tile, else one block a tile (scan_tile_sums,
+// scan_blocks over the sums, scan_tiles) with tmp of scanScratch(n) bytes.
+func (k *visKernels) scan(s cuda.Stream, n int32, in, out, total, tmp cuda.DevicePtr) error {
+	tiles := (int(n) + scanTile - 1) / scanTile
+	if tiles <= 1 {
+		return k.scanBlocks.Launch(dim1(1), dim1(threadsScan), 0, s, n, in, out, total)
+	}
+	sums, offsets := tmp, tmp.Offset(int64(tiles)*4)
+	if err := k.scanTileSums.Launch(dim1(tiles), dim1(threadsScan), 0, s, n, in, sums); err != nil {
+		return err
+	}
+	if err := k.scanBlocks.Launch(dim1(1), dim1(threadsScan), 0, s, int32(tiles), sums, offsets, total); err != nil {
+		return err
+	}
+	return k.scanTiles.Launch(dim1(tiles), dim1(threadsScan), 0, s, n, in, out, offsets)
 }
 
 // compactSlot is a compaction slot's visible sources: ENU vectors in the
@@ -89,7 +110,7 @@ type compactSlot struct {
 
 // scatterVisible writes the visible sources, in order, into dst
 // (horizon_scatter) with the fluxes of channel fi of nfreq in flux.
-func (k *visKernels) scatterVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par, blockOffset, flux cuda.DevicePtr,
+func (k *visKernels) scatterVisible(s cuda.Stream, blocks int, nsrc int64, mode int32, src srcVectors, par []float64, blockOffset, flux cuda.DevicePtr,
 	nfreq, fi int32, dst compactSlot) error {
 	return k.horizonScatter.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, blockOffset,
 		flux, nfreq, fi, dst.e, dst.n, dst.u, dst.amp)

@@ -76,16 +76,18 @@ type coordState struct {
 	nblk    int
 
 	dSrc                [3]cuda.DevicePtr
-	dMat, dTotal        [2]cuda.DevicePtr
+	dTotal              [2]cuda.DevicePtr
 	dBlkCnt, dBlkOff    cuda.DevicePtr
 	dCe, dCn, dCu, dAmp [2]cuda.DevicePtr
 	hENU                [2]*cuda.HostBuffer
-	hCount, hMat        *cuda.HostBuffer
+	hCount              *cuda.HostBuffer
 	// order sorts the visible sources by (zenith band, azimuth bin) for
 	// the gridded beams' gathers (any gridded beam)
 	order                                                    bool
 	nblkSort                                                 int
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
+	// dScanTmp is the scans' scratch (tile sums and their scan).
+	dScanTmp cuda.DevicePtr
 }
 
 // chunkState is the chunk stage's (chunks.go): Z, the accumulated Gram
@@ -274,7 +276,7 @@ func (r *run) close() {
 	}
 	r.freeBeamTables()
 	r.freeAll()
-	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hMat, r.hW[0], r.hW[1]} {
+	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1]} {
 		_ = r.c.FreeHost(h)
 	}
 	if r.mod != nil {

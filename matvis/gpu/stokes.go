@@ -149,12 +149,12 @@ func (r *run) launchStokesZ(fi, sl, n, p0 int, negative bool) error {
 }
 
 // stokesChunk is a full-Stokes chunk's Gram stage: the positive factors'
-// Z (already made by launchStokesZ) added, and, when some source of the
-// integration has a negative eigenvalue, the negative factors' Z made
-// into the same buffer and its Gram subtracted.
-func (r *run) stokesChunk(fi, sl, n, p0 int) error {
+// Z (already made by launchStokesZ) added to beta times the accumulator,
+// and, when some source of the integration has a negative eigenvalue, the
+// negative factors' Z made into the same buffer and its Gram subtracted.
+func (r *run) stokesChunk(fi, sl, n, p0 int, beta float64) error {
 	ldz, k := r.ldz(n), r.nf*n
-	if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, k, r.dAcc, 1); err != nil {
+	if err := r.g.Accumulate(r.st, r.dZ, ldz, r.M, k, r.dAcc, beta); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	if !r.neg[sl] {
