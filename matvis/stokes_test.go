@@ -331,14 +331,21 @@ func TestRigidBasis(t *testing.T) {
 	}
 	lst := []float64{0.4, 2.2}
 	rigidMk := func(ra, dec []float64) (Coordinates, error) { return rigid{-0.5361, lst, ra, dec}, nil }
+	site, jd := astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, []float64{2459845.0, 2459845.3}
 	astroMk := func(ra, dec []float64) (Coordinates, error) {
-		return astro.New(astro.Config{Method: astro.MethodAstropy, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: []float64{2459845.0, 2459845.3}}, ra, dec)
+		return astro.New(astro.Config{Method: astro.MethodAstropy, Site: site, TimesJD: jd}, ra, dec)
 	}
+	// Within a few degrees of the Sun (RA 179°, Dec 0.3° on these dates)
+	// its light deflection shears the mapping (docs/stokes.md: up to 4e-4
+	// rad within a degree or two), which a rigid rotation cannot follow:
+	// the 1e-4 bar holds more than 5° from it.
+	nearSun := sunNeighbourhood(t, site, jd, ra, dec, 5*math.Pi/180)
 	for _, c := range []struct {
 		name string
 		mk   func(ra, dec []float64) (Coordinates, error)
 		tol  float64
-	}{{"rigid sky", rigidMk, 1e-9}, {"astropy chain", astroMk, 1e-4}} {
+		skip [][]bool // [time][source]: not compared
+	}{{"rigid sky", rigidMk, 1e-9, nil}, {"astropy chain", astroMk, 1e-4, nearSun}} {
 		rb, err := NewRigidBasis(c.mk, ra, dec)
 		if err != nil {
 			t.Fatal(err)
@@ -363,7 +370,7 @@ func TestRigidBasis(t *testing.T) {
 				t.Fatal(err)
 			}
 			for s := range n {
-				if up[s] > 0 {
+				if up[s] > 0 && (c.skip == nil || !c.skip[ti][s]) {
 					worst = max(worst, math.Abs(math.Remainder(math.Atan2(s1[s], c1[s])-math.Atan2(s2[s], c2[s]), 2*math.Pi)))
 				}
 			}
@@ -410,4 +417,32 @@ func TestRigidBasis(t *testing.T) {
 	if got := matrix3.Apply(alignRotation(r1, r2), r1); math.Abs(got[0]-r2[0])+math.Abs(got[1]-r2[1])+math.Abs(got[2]-r2[2]) > 1e-14 {
 		t.Errorf("alignRotation takes r1 to %v, want %v", got, r2)
 	}
+}
+
+// sunNeighbourhood marks, per time, the sources within angle of the Sun's
+// direction (the ERFA method's heliocentric observer direction, reversed,
+// in the ICRS axes the sources' RA and Dec are given in).
+func sunNeighbourhood(t *testing.T, site astro.Site, jd, ra, dec []float64, angle float64) [][]bool {
+	t.Helper()
+	r, err := astro.New(astro.Config{Method: astro.MethodERFA, Site: site, TimesJD: jd}, []float64{0}, []float64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, ok := r.(astro.BCRSRotation)
+	if !ok {
+		t.Fatalf("the ERFA method's rotation %T gives no BCRS parameters", r)
+	}
+	near := make([][]bool, len(jd))
+	for ti := range jd {
+		p, err := br.BCRSParams(ti)
+		if err != nil {
+			t.Fatal(err)
+		}
+		near[ti] = make([]bool, len(ra))
+		for s := range ra {
+			v := [3]float64{math.Cos(dec[s]) * math.Cos(ra[s]), math.Cos(dec[s]) * math.Sin(ra[s]), math.Sin(dec[s])}
+			near[ti][s] = -(v[0]*p.Eh[0] + v[1]*p.Eh[1] + v[2]*p.Eh[2]) > math.Cos(angle)
+		}
+	}
+	return near
 }
