@@ -203,9 +203,10 @@ extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_blocks(int n, co
   if (threadIdx.x == 0) *total = carry;
 }
 
-// scan_tile_sums: block b writes the sum of tile b's counts to sums[b].
-extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tile_sums(int n, const int* in, int* sums) {
-  const int base = blockIdx.x * SCAN_TILE;
+// tile_sum returns the sum of tile b's counts to thread 0 (ws: 32 ints of
+// shared scratch); every thread of the block calls it.
+__device__ int tile_sum(int b, int n, const int* in, int* ws) {
+  const int base = b * SCAN_TILE;
   int v = 0;
 #pragma unroll
   for (int j = 0; j < SCAN_PER; j++) {
@@ -213,14 +214,21 @@ extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tile_sums(int n,
     v += i < n ? in[i] : 0;
   }
   v = __reduce_add_sync(0xffffffffu, v);
-  __shared__ int ws[32];
   if ((threadIdx.x & 31) == 0) ws[threadIdx.x >> 5] = v;
   __syncthreads();
   if (threadIdx.x < 32) {
     v = threadIdx.x < THREADS_SCAN / 32 ? ws[threadIdx.x] : 0;
     v = __reduce_add_sync(0xffffffffu, v);
-    if (threadIdx.x == 0) sums[blockIdx.x] = v;
   }
+  __syncthreads();  // ws is free again
+  return v;
+}
+
+// scan_tile_sums: block b writes the sum of tile b's counts to sums[b].
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tile_sums(int n, const int* in, int* sums) {
+  __shared__ int ws[32];
+  const int v = tile_sum(blockIdx.x, n, in, ws);
+  if (threadIdx.x == 0) sums[blockIdx.x] = v;
 }
 
 // scan_tiles: block b scans tile b, starting from offsets[b] (the
@@ -229,6 +237,57 @@ extern "C" __global__ void __launch_bounds__(THREADS_SCAN) scan_tiles(int n, con
   __shared__ int tile[SCAN_TILE];
   __shared__ int ws[32];
   scan_tile(blockIdx.x * SCAN_TILE, n, in, out, offsets[blockIdx.x], tile, ws);
+}
+
+// Decoupled look-back (one launch instead of counts, scan and a second
+// pass): each block publishes its aggregate in status[b], then walks back
+// over its predecessors' words, adding aggregates until one holds an
+// inclusive prefix, and publishes its own. A word is the launch's epoch
+// (bits 32–61: the host counts launches, so status never needs clearing),
+// a flag (bits 62–63: 1 aggregate, 2 inclusive prefix) and the value (bits
+// 0–31). A block waits only on lower-numbered blocks, so the host
+// launches these kernels only with every block resident at once.
+#define LB_AGG 1ull
+#define LB_INC 2ull
+__device__ __forceinline__ unsigned long long lb_word(unsigned epoch, unsigned long long flag, int v) {
+  return ((unsigned long long)(epoch & 0x3FFFFFFFu) << 32) | (flag << 62) | (unsigned)v;
+}
+
+// lookback_prefix returns the sum of the aggregates of blocks 0 … b−1 and
+// publishes block b's inclusive prefix; one thread of block b calls it.
+__device__ int lookback_prefix(unsigned long long* status, int b, int agg, unsigned epoch) {
+  if (b == 0) {
+    atomicExch(&status[0], lb_word(epoch, LB_INC, agg));
+    return 0;
+  }
+  atomicExch(&status[b], lb_word(epoch, LB_AGG, agg));
+  int prefix = 0;
+  for (int p = b - 1; p >= 0;) {
+    const unsigned long long w = atomicAdd(&status[p], 0ull);
+    const unsigned flag = (unsigned)(w >> 62);
+    if (((unsigned)(w >> 32) & 0x3FFFFFFFu) != (epoch & 0x3FFFFFFFu) || flag == 0) continue;  // not published yet
+    prefix += (int)(unsigned)w;
+    if (flag == LB_INC) break;
+    p--;
+  }
+  atomicExch(&status[b], lb_word(epoch, LB_INC, prefix + agg));
+  return prefix;
+}
+
+// scan_lookback: scan_blocks's result with one block a tile in one launch;
+// the last block writes the total.
+extern "C" __global__ void __launch_bounds__(THREADS_SCAN)
+    scan_lookback(int n, const int* in, int* out, int* total, unsigned long long* status, unsigned epoch) {
+  __shared__ int tile[SCAN_TILE];
+  __shared__ int ws[32];
+  __shared__ int carry;
+  const int agg = tile_sum(blockIdx.x, n, in, ws);
+  if (threadIdx.x == 0) {
+    carry = lookback_prefix(status, blockIdx.x, agg, epoch);
+    if (blockIdx.x == gridDim.x - 1) *total = carry + agg;
+  }
+  __syncthreads();
+  scan_tile(blockIdx.x * SCAN_TILE, n, in, out, carry, tile, ws);
 }
 
 // Stable scatter of the visible sources: their index, ENU vector and
@@ -258,5 +317,69 @@ extern "C" __global__ void horizon_scatter(long long nsrc, int mode, const doubl
     int pos = blockOffset[blockIdx.x] + before + __popc(ballot & ((1u << lane) - 1u));
     ce[pos] = e, cn[pos] = n, cu[pos] = u;
     amp[pos] = nfreq < 0 ? (double)s : sqrt(0.5 * flux[s * nfreq + fi]);
+  }
+}
+
+// horizon_compact: horizon_count, the scan and horizon_scatter in one
+// launch by decoupled look-back (same outputs, bit for bit); the last
+// block writes the visible count to *total. Block b takes the rounds ×
+// blockDim.x sources from b·rounds·blockDim.x on, so that every block of
+// the launch fits on the card at once: it counts them round by round,
+// learns its offset by look-back, then computes their ENU vectors again
+// and scatters them.
+#ifndef COMPACT_MAX_ROUNDS
+#error "COMPACT_MAX_ROUNDS: compile vis.cu through matvis/gpu, which passes it with -D"
+#endif
+extern "C" __global__ void horizon_compact(long long nsrc, int rounds, int mode, const double* s0, const double* s1,
+                                           const double* s2, const __grid_constant__ ParBlock par, const double* flux,
+                                           int nfreq, int fi, real* ce, real* cn, real* cu, double* amp, int* total,
+                                           unsigned long long* status, unsigned epoch) {
+  __shared__ int warpSum[COMPACT_MAX_ROUNDS][WARPS_COORDS];
+  __shared__ int blockBase;
+  __shared__ double pm[PAR_N];
+  const double* m = par_shared(par, pm);
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+  const long long first = (long long)blockIdx.x * rounds * blockDim.x;
+  for (int r = 0; r < rounds; r++) {
+    const long long s = first + (long long)r * blockDim.x + threadIdx.x;
+    bool vis = false;
+    if (s < nsrc) {
+      real e, n, u;
+      enu_of(mode, s0, s1, s2, m, s, &e, &n, &u);
+      vis = u > (real)0;
+    }
+    const unsigned ballot = __ballot_sync(0xffffffffu, vis);
+    if (lane == 0) warpSum[r][warp] = __popc(ballot);
+  }
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    int agg = 0;
+    for (int r = 0; r < rounds; r++)
+      for (int w = 0; w < WARPS_COORDS; w++) agg += warpSum[r][w];
+    blockBase = lookback_prefix(status, blockIdx.x, agg, epoch);
+    if (blockIdx.x == gridDim.x - 1) *total = blockBase + agg;
+  }
+  __syncthreads();
+  int base = blockBase;
+  for (int r = 0; r < rounds; r++) {
+    const long long s = first + (long long)r * blockDim.x + threadIdx.x;
+    real e = 0, n = 0, u = 0;
+    bool vis = false;
+    if (s < nsrc) {
+      enu_of(mode, s0, s1, s2, m, s, &e, &n, &u);
+      vis = u > (real)0;
+    }
+    const unsigned ballot = __ballot_sync(0xffffffffu, vis);
+    int before = base, all = 0;
+    for (int w = 0; w < WARPS_COORDS; w++) {
+      before += w < warp ? warpSum[r][w] : 0;
+      all += warpSum[r][w];
+    }
+    if (vis) {
+      const int pos = before + __popc(ballot & ((1u << lane) - 1u));
+      ce[pos] = e, cn[pos] = n, cu[pos] = u;
+      amp[pos] = nfreq < 0 ? (double)s : sqrt(0.5 * flux[s * nfreq + fi]);
+    }
+    base += all;
   }
 }

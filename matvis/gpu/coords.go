@@ -88,12 +88,6 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		return err
 	}
 	src := srcVectors(r.dSrc)
-	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, hm, r.dBlkCnt); err != nil {
-		return err
-	}
-	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, r.dTotal[sl], r.dScanTmp); err != nil {
-		return err
-	}
 	// The device holds one channel's fluxes (uploadFlux): channel 0 of 1;
 	// a full-Stokes sky's slot holds the source indices (nfreq −1) and its
 	// factors are uploaded per integration.
@@ -105,7 +99,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			return err
 		}
 	}
-	if err := r.k.scatterVisible(r.s, r.nblk, ns, mode, src, hm, r.dBlkOff, r.dFlux, nfreq, 0, slot); err != nil {
+	if err := r.compactVisible(ns, mode, src, hm, nfreq, slot, r.dTotal[sl]); err != nil {
 		return err
 	}
 	if r.order {
@@ -120,7 +114,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
 				return err
 			}
-			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp); err != nil {
+			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp, &r.lb); err != nil {
 				return err
 			}
 			if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
@@ -132,6 +126,23 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		return err
 	}
 	return c.Record(ev.c1, r.s)
+}
+
+// compactVisible writes the sources above the horizon, in order, into
+// slot and their count to total: in one launch (look-back), else by block
+// counts, their scan and a scatter.
+func (r *run) compactVisible(ns int64, mode int32, src srcVectors, par []float64, nfreq int32, slot compactSlot, total cuda.DevicePtr) error {
+	done, err := r.k.compact(r.s, ns, mode, src, par, r.dFlux, nfreq, 0, slot, total, &r.lb)
+	if done || err != nil {
+		return err
+	}
+	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, par, r.dBlkCnt); err != nil {
+		return err
+	}
+	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, total, r.dScanTmp, &r.lb); err != nil {
+		return err
+	}
+	return r.k.scatterVisible(r.s, r.nblk, ns, mode, src, par, r.dBlkOff, r.dFlux, nfreq, 0, slot)
 }
 
 // channelSky loads channel fi's sky: the fluxes on the device, or a

@@ -26,6 +26,11 @@ const (
 	threadsCoords  = 256
 	threadsScan    = 1024
 	threadsBeamTau = 128
+
+	// compactMaxRounds (COMPACT_MAX_ROUNDS) bounds horizon_compact's
+	// rounds of threadsCoords sources per block (its shared counts); a
+	// sky that needs more is compacted in three launches.
+	compactMaxRounds = 64
 )
 
 // sharedDefines are the NVRTC options that give vis.cu the constants
@@ -38,6 +43,7 @@ func sharedDefines() []string {
 		{"PAR_EH", parEH}, {"PAR_EM", parEM}, {"PAR_V", parV}, {"PAR_BM1", parBM1}, {"PAR_BPN", parBPN}, {"PAR_SRS", parSRS}, {"PAR_N", parN},
 		{"SORT_ITEMS", sortItems}, {"FUSED_FOOT_BYTES", fusedFootBytes},
 		{"THREADS_COORDS", threadsCoords}, {"WARPS_COORDS", threadsCoords / 32}, {"THREADS_SCAN", threadsScan}, {"THREADS_BTZ", threadsBeamTau},
+		{"COMPACT_MAX_ROUNDS", compactMaxRounds},
 		{"KIND_GAUSSIAN", kindGaussian}, {"KIND_AIRY", kindAiry}, {"KIND_DIPOLE", kindDipole}, {"KIND_DIAGONAL", kindDiagonal},
 	}
 	out := make([]string, len(defs))

@@ -142,6 +142,10 @@ func (r *run) allocate() error {
 	if err := r.poisonOutput(); err != nil {
 		return err
 	}
+	// Zeroed words carry tag 0, which no look-back launch uses.
+	if err := r.c.Memset8(r.lb.status, 0, int64(r.lb.words)*8, r.s); err != nil {
+		return err
+	}
 	return r.uploadInputs()
 }
 
@@ -174,7 +178,8 @@ func (r *run) allocDevice() error {
 		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
 			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
 	}
-	reqs = append(reqs, req{&r.dScanTmp, termCompaction, scanScratch(scanMax)})
+	r.lb.words = max(r.nblk, int((scanMax+scanTile-1)/scanTile))
+	reqs = append(reqs, req{&r.dScanTmp, termCompaction, scanScratch(scanMax)}, req{&r.lb.status, termCompaction, int64(r.lb.words) * 8})
 	for i := 0; i < 2; i++ {
 		reqs = append(reqs, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
 			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})

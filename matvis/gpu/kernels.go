@@ -16,8 +16,13 @@ import (
 type visKernels struct {
 	enuAll, horizonCount, scanBlocks, horizonScatter cuda.Function
 	scanTileSums, scanTiles                          cuda.Function
-	keyCount, keyScatter                             cuda.Function
-	beamTauZ, visOut                                 cuda.Function
+	// The decoupled look-back kernels (one launch for a scan, one for the
+	// horizon compaction) and how many of their blocks fit on the card
+	// at once: they run only when every block is resident.
+	scanLookback, horizonCompact  cuda.Function
+	scanResident, compactResident int
+	keyCount, keyScatter          cuda.Function
+	beamTauZ, visOut              cuda.Function
 	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go).
 	beamTauZStokes cuda.Function
 	// The fused path's kernels: present when the module was compiled with
@@ -34,6 +39,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 		name string
 	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
 		{&k.scanTileSums, "scan_tile_sums"}, {&k.scanTiles, "scan_tiles"},
+		{&k.scanLookback, "scan_lookback"}, {&k.horizonCompact, "horizon_compact"},
 		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
 		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"}}
 	if fused {
@@ -84,13 +90,60 @@ const scanTile = threadsScan * 8
 // tmp: the sums of its tiles and their scan.
 func scanScratch(n int64) int64 { return 2 * 4 * max(1, (n+scanTile-1)/scanTile) }
 
+// lookback is the state of the decoupled look-back kernels: one status
+// word per block (zeroed once when allocated) and the launch count that
+// tags the words, so that they never need clearing.
+type lookback struct {
+	status cuda.DevicePtr
+	words  int
+	epoch  uint32
+}
+
+// next is the tag of the next look-back launch (30 bits, never 0, the
+// zeroed words' tag).
+func (l *lookback) next() uint32 {
+	l.epoch = (l.epoch + 1) & 0x3FFFFFFF
+	if l.epoch == 0 {
+		l.epoch = 1
+	}
+	return l.epoch
+}
+
+// fits reports whether a look-back launch of blocks blocks has its status
+// words and every block resident at once (resident per card).
+func (l *lookback) fits(blocks, resident int) bool {
+	return l != nil && l.status != 0 && blocks <= l.words && blocks <= resident
+}
+
+// residency records how many blocks of the look-back kernels a card of
+// sms multiprocessors holds at once.
+func (k *visKernels) residency(sms int) error {
+	for _, f := range []struct {
+		fn      cuda.Function
+		threads int
+		dst     *int
+	}{{k.scanLookback, threadsScan, &k.scanResident}, {k.horizonCompact, threadsCoords, &k.compactResident}} {
+		per, err := f.fn.MaxActiveBlocksPerSM(f.threads, 0)
+		if err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		*f.dst = per * sms
+	}
+	return nil
+}
+
 // scan writes the exclusive scan of n counts and their total: one block
-// (scan_blocks) for a single tile, else one block a tile (scan_tile_sums,
-// scan_blocks over the sums, scan_tiles) with tmp of scanScratch(n) bytes.
-func (k *visKernels) scan(s cuda.Stream, n int32, in, out, total, tmp cuda.DevicePtr) error {
+// (scan_blocks) for a single tile; else one block a tile, by look-back in
+// one launch (scan_lookback) when lb has room and the blocks fit at once,
+// or in three (scan_tile_sums, scan_blocks over the sums, scan_tiles) with
+// tmp of scanScratch(n) bytes.
+func (k *visKernels) scan(s cuda.Stream, n int32, in, out, total, tmp cuda.DevicePtr, lb *lookback) error {
 	tiles := (int(n) + scanTile - 1) / scanTile
 	if tiles <= 1 {
 		return k.scanBlocks.Launch(dim1(1), dim1(threadsScan), 0, s, n, in, out, total)
+	}
+	if lb.fits(tiles, k.scanResident) {
+		return k.scanLookback.Launch(dim1(tiles), dim1(threadsScan), 0, s, n, in, out, total, lb.status, lb.next())
 	}
 	sums, offsets := tmp, tmp.Offset(int64(tiles)*4)
 	if err := k.scanTileSums.Launch(dim1(tiles), dim1(threadsScan), 0, s, n, in, sums); err != nil {
@@ -114,6 +167,27 @@ func (k *visKernels) scatterVisible(s cuda.Stream, blocks int, nsrc int64, mode 
 	nfreq, fi int32, dst compactSlot) error {
 	return k.horizonScatter.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, mode, src[0], src[1], src[2], par, blockOffset,
 		flux, nfreq, fi, dst.e, dst.n, dst.u, dst.amp)
+}
+
+// compact writes the visible sources in order into dst and their count to
+// total in one launch (horizon_compact), each block taking as many rounds
+// of threadsCoords sources as make the launch fit on the card at once, and
+// reports whether it did; it declines (the caller counts, scans and
+// scatters) when lb has too few words or a block would need more than
+// compactMaxRounds rounds.
+func (k *visKernels) compact(s cuda.Stream, nsrc int64, mode int32, src srcVectors, par []float64, flux cuda.DevicePtr,
+	nfreq, fi int32, dst compactSlot, total cuda.DevicePtr, lb *lookback) (bool, error) {
+	groups := int((nsrc + threadsCoords - 1) / threadsCoords)
+	if k.compactResident < 1 || groups < 1 {
+		return false, nil
+	}
+	rounds := (groups + k.compactResident - 1) / k.compactResident
+	blocks := (groups + rounds - 1) / rounds
+	if rounds > compactMaxRounds || !lb.fits(blocks, k.compactResident) {
+		return false, nil
+	}
+	return true, k.horizonCompact.Launch(dim1(blocks), dim1(threadsCoords), 0, s, nsrc, int32(rounds), mode, src[0], src[1], src[2], par,
+		flux, nfreq, fi, dst.e, dst.n, dst.u, dst.amp, total, lb.status, lb.next())
 }
 
 // countKeys counts the sort keys of pass per block (key_count).
@@ -230,6 +304,9 @@ func (r *run) compile() error {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked); err != nil {
+		return err
+	}
+	if err = r.k.residency(r.c.Info().SMs); err != nil {
 		return err
 	}
 	if r.fusedCand {

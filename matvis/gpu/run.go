@@ -86,8 +86,10 @@ type coordState struct {
 	order                                                    bool
 	nblkSort                                                 int
 	dTmpE, dTmpN, dTmpU, dTmpA, dSortCnt, dSortOff, dSortTot cuda.DevicePtr
-	// dScanTmp is the scans' scratch (tile sums and their scan).
+	// dScanTmp is the scans' scratch (tile sums and their scan); lb the
+	// look-back kernels' status words.
 	dScanTmp cuda.DevicePtr
+	lb       lookback
 }
 
 // chunkState is the chunk stage's (chunks.go): Z, the accumulated Gram
