@@ -5,7 +5,9 @@
 #pragma once
 
 // ---------------------------------------------------------------------------
-// Horizon compaction: three launches per time, no host synchronisation.
+// Horizon compaction: one launch per time (horizon_compact, by decoupled
+// look-back) or three (horizon_count, a scan, horizon_scatter), no host
+// synchronisation.
 
 // Layout of the per-time parameter block m (double[PAR_N]): the row-major
 // 3x3 ENU matrix, then (mode 2) the BCRS-step constants of the time's
