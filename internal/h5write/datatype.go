@@ -122,35 +122,29 @@ func fixedPoint(size int, signed bool) []byte {
 	return e.b
 }
 
-// float64Type is class 1, IEEE 754 double: mantissa normalisation 2
-// (implied leading 1, bits 4-5 = 0x20), sign bit 63; properties: offset 0,
-// precision 64, exponent at bit 52 of size 11, mantissa at 0 of size 52,
-// bias 1023.
-func float64Type() []byte {
-	e := enc{b: typeHeader(1, 0x20, 63, 0, 8)}
+// ieeeFloat is class 1, an IEEE 754 float of size bytes whose exponent
+// has expBits bits: mantissa normalisation 2 (implied leading 1, bits 4-5
+// = 0x20), the sign in the top bit; properties: offset 0, precision
+// 8·size, exponent just above the mantissa, mantissa at bit 0, exponent
+// bias 2^(expBits−1) − 1. Double: exponent at bit 52 of size 11, bias
+// 1023; single: at 23 of size 8, bias 127.
+func ieeeFloat(size, expBits int) []byte {
+	bits := 8 * size
+	mant := bits - 1 - expBits
+	e := enc{b: typeHeader(1, 0x20, byte(bits-1), 0, size)}
 	e.u16(0)
-	e.u16(64)
-	e.u8(52)
-	e.u8(11)
+	e.u16(uint16(bits))
+	e.u8(byte(mant))
+	e.u8(byte(expBits))
 	e.u8(0)
-	e.u8(52)
-	e.u32(1023)
+	e.u8(byte(mant))
+	e.u32(1<<(expBits-1) - 1)
 	return e.b
 }
 
-// float32Type is class 1, IEEE 754 single: sign bit 31, exponent at 23 of
-// size 8, mantissa at 0 of size 23, bias 127.
-func float32Type() []byte {
-	e := enc{b: typeHeader(1, 0x20, 31, 0, 4)}
-	e.u16(0)
-	e.u16(32)
-	e.u8(23)
-	e.u8(8)
-	e.u8(0)
-	e.u8(23)
-	e.u32(127)
-	return e.b
-}
+func float64Type() []byte { return ieeeFloat(8, 11) }
+
+func float32Type() []byte { return ieeeFloat(4, 8) }
 
 // boolEnum is class 8 (enumeration) version 1 with two members over a
 // signed 8-bit base: names null-terminated and padded to a multiple of 8
