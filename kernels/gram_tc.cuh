@@ -106,16 +106,9 @@ __device__ __forceinline__ void tc_pass(float acc[2][4][2][4], const unsigned a[
 
 // tc_stage adds one stage's product to the warp's running sums: rows sa
 // (the warp's 32 rows), columns sb (its 32 columns).
-__device__ __forceinline__ void tc_stage(float run[2][4][2][4], const unsigned* sa, const unsigned* sb, int g, int t4) {
+__device__ __forceinline__ void tc_stage(float (&run)[2][4][2][4], const unsigned* sa, const unsigned* sb, int g, int t4) {
   float acc[2][4][2][4];
-#pragma unroll
-  for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-    for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-      for (int h = 0; h < 2; h++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) acc[mi][ni][h][q] = 0.f;
+  frag_zero(acc);
 #pragma unroll
   for (int k8 = 0; k8 < TC_KT; k8 += 8) {
     // A fragments (row g or g+8 of an m-tile; k' slots 2t4.. of column
@@ -143,14 +136,7 @@ __device__ __forceinline__ void tc_stage(float run[2][4][2][4], const unsigned* 
     tc_pass(acc, ab, bs);
     tc_pass(acc, ab, bb);
   }
-#pragma unroll
-  for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-    for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-      for (int h = 0; h < 2; h++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) run[mi][ni][h][q] += acc[mi][ni][h][q];
+  frag_add(run, acc);
 }
 
 extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
@@ -171,14 +157,7 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, TC_MINB)
   const int colHalf = diag ? 0 : 2 * TC_PLANE;  // the columns' planes (a diagonal tile's are the rows')
 
   float run[2][4][2][4];
-#pragma unroll
-  for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-    for (int ni = 0; ni < 4; ni++)
-#pragma unroll
-      for (int h = 0; h < 2; h++)
-#pragma unroll
-        for (int q = 0; q < 4; q++) run[mi][ni][h][q] = 0.f;
+  frag_zero(run);
 
   // TC_NSTAGE-deep pipeline: stages kt+1 … kt+TC_NSTAGE−1 are in flight
   // while stage kt is multiplied. One barrier per stage: past it, stage kt

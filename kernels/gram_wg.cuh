@@ -116,7 +116,7 @@ __device__ __forceinline__ void wg_frag(unsigned rows, int kk, unsigned ab[4], u
 
 // wg_stage multiplies one stage (rows at shared address rows, columns at
 // cols; each the big plane then the small one) into the running sums.
-__device__ __forceinline__ void wg_stage(float run_re[32], float run_im[32], unsigned rows, unsigned cols) {
+__device__ __forceinline__ void wg_stage(float (&run_re)[32], float (&run_im)[32], unsigned rows, unsigned cols) {
   float re[32], im[32];
   unsigned f[2][4][4];  // double-buffered fragments: [buffer][big, small, rot big, rot small][register]
 #pragma unroll
@@ -128,8 +128,8 @@ __device__ __forceinline__ void wg_stage(float run_re[32], float run_im[32], uns
     wg_wait<1>(re, im);
   }
   wg_wait<0>(re, im);
-#pragma unroll
-  for (int i = 0; i < 32; i++) run_re[i] += re[i], run_im[i] += im[i];
+  frag_add(run_re, re);
+  frag_add(run_im, im);
 }
 
 #endif  // __CUDA_ARCH_FEAT_SM90_ALL
@@ -176,8 +176,8 @@ extern "C" __global__ void __launch_bounds__(TC_THREADS, WG_MINB)
   const unsigned colHalf = diag ? 0 : 2 * WG_PLANE;  // a diagonal tile's columns are its rows
 
   float run_re[32], run_im[32];
-#pragma unroll
-  for (int i = 0; i < 32; i++) run_re[i] = 0.f, run_im[i] = 0.f;
+  frag_zero(run_re);
+  frag_zero(run_im);
 
   // As gram_tc_f16: WG_NSTAGE−1 stages in flight while one is multiplied;
   // past the barrier, stage kt is in shared memory and every product of

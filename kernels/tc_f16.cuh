@@ -44,3 +44,26 @@ __device__ __forceinline__ void mma_f16(float d[4], const unsigned a[4], unsigne
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
 }
+
+// Accumulator arrays (float[…] of any shape, held in registers: the loops
+// unroll to constant indices): set to zero, add another of the same shape,
+// scale.
+template <typename A>
+__device__ __forceinline__ void frag_zero(A& a) {
+  float* p = reinterpret_cast<float*>(&a);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(A) / sizeof(float)); i++) p[i] = 0.f;
+}
+template <typename A>
+__device__ __forceinline__ void frag_add(A& d, const A& s) {
+  float* p = reinterpret_cast<float*>(&d);
+  const float* q = reinterpret_cast<const float*>(&s);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(A) / sizeof(float)); i++) p[i] += q[i];
+}
+template <typename A>
+__device__ __forceinline__ void frag_scale(A& a, float f) {
+  float* p = reinterpret_cast<float*>(&a);
+#pragma unroll
+  for (int i = 0; i < (int)(sizeof(A) / sizeof(float)); i++) p[i] *= f;
+}

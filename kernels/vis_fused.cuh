@@ -329,14 +329,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
       // tile's running sum with float32 adds (round to nearest): the
       // tensor cores' own accumulation then covers one slice only.
       float acc[2][2][2][4];
-#pragma unroll
-      for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-          for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) acc[mi][ni][h][q] = 0.f;
+      frag_zero(acc);
 #ifdef FG_F16
       for (int k8 = 0; k8 < ncol; k8 += 8) {
         const float2* z0 = zb + (k8 + t4) * FG_MP;
@@ -365,15 +358,7 @@ extern "C" __global__ void __launch_bounds__(FG_THREADS, 1) gram_fused(int n, in
         mma_pass(acc, ab, bs);
         mma_pass(acc, ab, bb);
       }
-      const float unscale = 1.f / (zscale * zscale);  // exact: zscale is a power of two
-#pragma unroll
-      for (int mi = 0; mi < 2; mi++)
-#pragma unroll
-        for (int ni = 0; ni < 2; ni++)
-#pragma unroll
-          for (int h = 0; h < 2; h++)
-#pragma unroll
-            for (int q = 0; q < 4; q++) acc[mi][ni][h][q] *= unscale;
+      frag_scale(acc, 1.f / (zscale * zscale));  // exact: zscale is a power of two
 #else
       for (int k4 = 0; k4 < ncol; k4 += 4) {
         const float2* zc = zb + (k4 + t4) * FG_MP;
