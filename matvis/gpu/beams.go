@@ -310,19 +310,14 @@ func (r *run) prepareBeams(fi int) error {
 		return nil
 	}
 	r.beamsFreq = -1
-	t := r.tables0
-	r.tables0 = nil
-	if t == nil || fi != 0 {
-		var err error
-		if t, err = r.beamTables(fi); err != nil {
-			return err
-		}
+	t, err := r.beamTables(fi)
+	if err != nil {
+		return err
 	}
 	if err := cuda.Upload(r.c, r.dDesc, t.desc, r.s); err != nil {
 		return fmt.Errorf("gpu: upload beam descriptors: %w", err)
 	}
 	r.freeBeamTables()
-	var err error
 	if len(t.geom) > 0 {
 		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
 			return fmt.Errorf("gpu: beam geometries: %w", err)

@@ -149,10 +149,20 @@ func (r *run) compactVisible(ns int64, mode int32, src srcVectors, par []float64
 // full-Stokes sky's Stokes parameters on the host (queueFactors uploads
 // their factors per integration).
 func (r *run) channelSky(fi int) error {
-	if r.polSky {
-		return r.loadStokes(fi)
+	if fi == r.skyFreq {
+		return nil // loaded already (the fused path's measurement loads channel 0)
 	}
-	return r.uploadFlux(fi)
+	r.skyFreq = -1
+	var err error
+	if r.polSky {
+		err = r.loadStokes(fi)
+	} else {
+		err = r.uploadFlux(fi)
+	}
+	if err == nil {
+		r.skyFreq = fi
+	}
+	return err
 }
 
 // uploadFlux evaluates the sky at channel fi and uploads its fluxes: one

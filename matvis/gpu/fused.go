@@ -57,9 +57,9 @@ const maxStackedBeams = 64
 
 // stackedEligibility decides gram_fused's stacked path: a polarized run
 // whose beams are all gridded on one grid geometry at the first frequency
-// (frequency 0's tables are built here and kept for prepareBeams). The
-// stacked path has its own slice size (its beam values take shared
-// memory from the Z buffers).
+// (frequency 0's tables are built here; the table cache keeps them for
+// prepareBeams). The stacked path has its own slice size (its beam values
+// take shared memory from the Z buffers).
 func (r *run) stackedEligibility() error {
 	if !r.sim.Mode.Polarized || len(r.sim.Beams) > maxStackedBeams {
 		return nil
@@ -69,11 +69,10 @@ func (r *run) stackedEligibility() error {
 			return nil
 		}
 	}
-	t, err := r.beamTables(0)
+	t, err := r.beamTables(0) // kept by the table cache for prepareBeams(0)
 	if err != nil {
 		return err
 	}
-	r.tables0 = t
 	if len(t.geom) != 6 { // one GeomDesc
 		return nil
 	}

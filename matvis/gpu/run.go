@@ -52,6 +52,7 @@ type inputs struct {
 	// flux is every source's Stokes-I flux at the channel being simulated.
 	flux                         []float64
 	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
+	skyFreq                      int // frequency whose sky is loaded (-1: none)
 }
 
 // beamState are the beam tables on the device.
@@ -60,10 +61,8 @@ type beamState struct {
 	// beam tables of the current frequency (buildBeamTables)
 	dDesc, dGeom, dCoef cuda.DevicePtr
 	// dCoefS: the gridded beams restacked by node for gram_fused's stacked
-	// path (run.stacked); tables0 holds frequency 0's tables, built early
-	// to decide that path, until prepareBeams(0) uploads them.
-	dCoefS  cuda.DevicePtr
-	tables0 *beamTables
+	// path (run.stacked).
+	dCoefS cuda.DevicePtr
 }
 
 // coordState is the coordinate stage's (coords.go): the source vectors,
@@ -134,7 +133,8 @@ type timingState struct {
 // set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1}}
+	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1},
+		inputs: inputs{skyFreq: -1}}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
 	made := r
