@@ -7,7 +7,7 @@
 //
 // One warpgroup (4 warps) computes a 64×64 tile with m64n64k16 products:
 // A (the tile's rows) from registers, loaded with ldmatrix, so that the
-// imaginary part's operand (y, x) → (−y, x) is made in registers; B (the
+// imaginary part's operand (x, y) → (−y, x) is made in registers; B (the
 // tile's columns) from shared memory through a matrix descriptor. With
 // rows A = (x, y) and columns B = (x, y) per complex value, A·B is Re C and
 // rot(A)·B, rot(x, y) = (−y, x), is Im C; each is three products of the
@@ -30,7 +30,8 @@ static_assert(TC_BT == 64 && TC_THREADS == 128, "gram_wg: one warpgroup per 64×
 #define WG_KT 32                     // complex columns per stage: 128 bytes of a plane row
 #define WG_PLANE (TC_BT * 128)       // bytes of one plane of a stage (64 rows)
 #define WG_STAGE (4 * WG_PLANE)      // rows' big, rows' small, columns' big, columns' small
-#define WG_SHARED (WG_NSTAGE * WG_STAGE + 1024)  // + alignment of the 1024-byte swizzle atoms
+// The dynamic shared memory, WG_NSTAGE stages and 1 KB to align the swizzle
+// atoms, is package gram's wgShared.
 
 // wg_swz is the byte offset of 16-byte chunk c of row r in a swizzled plane.
 __device__ __forceinline__ unsigned wg_swz(int r, int c) { return r * 128 + ((c ^ (r & 7)) << 4); }
