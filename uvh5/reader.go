@@ -110,22 +110,24 @@ func (r *reader) has(name string) bool {
 	return !errors.Is(err, h5read.ErrNotFound)
 }
 
-// shaped checks that a dataset has one of the given shapes (nil = scalar).
-func (r *reader) shaped(name string, d *h5read.Dataset, shapes ...[]int) error {
-	for _, s := range shapes {
-		if slices.Equal(d.Shape, s) && !d.Null {
-			return nil
-		}
-	}
-	return r.fail(name, fmt.Errorf("shape %v, want %v", d.Shape, shapes))
-}
-
-func (r *reader) ints(name string, shapes ...[]int) ([]int64, error) {
+// shaped is the dataset name, which must have one of the given shapes
+// (nil = scalar).
+func (r *reader) shaped(name string, shapes ...[]int) (*h5read.Dataset, error) {
 	d, err := r.dataset(name)
 	if err != nil {
 		return nil, err
 	}
-	if err := r.shaped(name, d, shapes...); err != nil {
+	for _, s := range shapes {
+		if slices.Equal(d.Shape, s) && !d.Null {
+			return d, nil
+		}
+	}
+	return nil, r.fail(name, fmt.Errorf("shape %v, want %v", d.Shape, shapes))
+}
+
+func (r *reader) ints(name string, shapes ...[]int) ([]int64, error) {
+	d, err := r.shaped(name, shapes...)
+	if err != nil {
 		return nil, err
 	}
 	v, err := d.Int64s()
@@ -136,11 +138,8 @@ func (r *reader) ints(name string, shapes ...[]int) ([]int64, error) {
 }
 
 func (r *reader) floats(name string, shapes ...[]int) ([]float64, error) {
-	d, err := r.dataset(name)
+	d, err := r.shaped(name, shapes...)
 	if err != nil {
-		return nil, err
-	}
-	if err := r.shaped(name, d, shapes...); err != nil {
 		return nil, err
 	}
 	v, err := d.Float64s()
@@ -175,11 +174,8 @@ func (r *reader) scalarFloat(name string) (float64, error) {
 }
 
 func (r *reader) str(name string) (string, error) {
-	d, err := r.dataset(name)
+	d, err := r.shaped(name, nil)
 	if err != nil {
-		return "", err
-	}
-	if err := r.shaped(name, d, nil); err != nil {
 		return "", err
 	}
 	v, err := d.Strings()
@@ -190,11 +186,8 @@ func (r *reader) str(name string) (string, error) {
 }
 
 func (r *reader) boolean(name string) (bool, error) {
-	d, err := r.dataset(name)
+	d, err := r.shaped(name, nil)
 	if err != nil {
-		return false, err
-	}
-	if err := r.shaped(name, d, nil); err != nil {
 		return false, err
 	}
 	v, err := d.Bools()
@@ -265,11 +258,8 @@ func (r *reader) telescope() error {
 	if h.AntennaNumbers, err = r.ints("/Header/antenna_numbers", []int{n}); err != nil {
 		return err
 	}
-	d, err := r.dataset("/Header/antenna_names")
+	d, err := r.shaped("/Header/antenna_names", []int{n})
 	if err != nil {
-		return err
-	}
-	if err := r.shaped("/Header/antenna_names", d, []int{n}); err != nil {
 		return err
 	}
 	if h.AntennaNames, err = d.Strings(); err != nil {
@@ -496,11 +486,8 @@ func (r *reader) optional() error {
 func (r *reader) data() error {
 	c := r.out.Counts
 	cur, old := []int{c.Nblts, c.Nfreqs, c.Npols}, []int{c.Nblts, 1, c.Nfreqs, c.Npols}
-	vis, err := r.dataset("/Data/visdata")
+	vis, err := r.shaped("/Data/visdata", cur, old)
 	if err != nil {
-		return err
-	}
-	if err := r.shaped("/Data/visdata", vis, cur, old); err != nil {
 		return err
 	}
 	r.out.OldShapes = len(vis.Shape) == 4
@@ -508,11 +495,8 @@ func (r *reader) data() error {
 	if r.out.Vis, err = vis.Complex128s(); err != nil {
 		return r.fail("/Data/visdata", err)
 	}
-	fl, err := r.dataset("/Data/flags")
+	fl, err := r.shaped("/Data/flags", vis.Shape)
 	if err != nil {
-		return err
-	}
-	if err := r.shaped("/Data/flags", fl, vis.Shape); err != nil {
 		return err
 	}
 	if r.out.Flags, err = fl.Bools(); err != nil {
