@@ -133,19 +133,12 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := profile.WriteDir(rep, *out); err != nil {
 		return err
 	}
-	d := rep.Derived
+	printHeadline(stdout, rep, filepath.Join(*out, "summary.json"))
 	printDevices(stdout, rep)
-	fmt.Fprintf(stdout, "%s: %d ants, %d sources, %d chunks; steady %.4f s per integration (chunk stages %.4f s × %d, host overhead %.4f s); peak heap %.1f MB, model %.1f MB; %s\n",
-		rep.Backend, cfg.NAnt, cfg.NSrc, d.ChunksPerIntegration, d.SteadyWallPerIntegration, d.ChunkTotalMedian, d.ChunksPerIntegration,
-		d.HostOverheadPerIntegration, float64(rep.Memory.MeasuredPeakHeapBytes)/1e6, float64(rep.Memory.Plan.Total)/1e6,
-		filepath.Join(*out, "summary.json"))
 	if dm := rep.Memory.Device; dm != nil {
 		fmt.Fprintf(stdout, "device memory: %.3f GB used at peak (cuMemGetInfo), backend allocations %.3f GB, model %.3f GB at %d chunks (raw beam grids %.3f GB)\n",
 			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9, rep.Memory.Plan.NChunks,
 			float64(rep.Memory.Plan.Term(matvis.TermBeamGrid))/1e9)
-	}
-	if g := d.GPUTimePerIntegration; g != nil {
-		fmt.Fprintf(stdout, "GPU time per integration %.5f s (median chunk total × chunks); matprod: %s\n", *g, rep.MatProd)
 	}
 	if rl := rep.Roofline; rl != nil {
 		for _, c := range append(append([]profile.Ceiling(nil), rl.Ceilings.Bandwidth...), rl.Ceilings.Compute...) {
@@ -168,13 +161,25 @@ func checkDevices(spec string) (string, error) {
 	return spec, nil
 }
 
-// printDevices prints the measured run's wall time and, for a run over
-// several devices, each device's share and the summed stage time.
+// printHeadline prints the profile's first result line: the backend, the
+// run's wall per integration by name with the GPU (or host) stage time and
+// the GPU busy fraction beside it (profile.Report.Headline), the size, the
+// memory and where summary.json is, which holds the rest (the steady
+// median, the host overhead, the per-stage times).
+func printHeadline(w io.Writer, rep *profile.Report, summary string) {
+	cfg := rep.Config
+	fmt.Fprintf(w, "%s: %s; %d ants, %d sources, %d chunk(s) per integration; peak heap %.1f MB, model %.1f MB; the rest in %s\n",
+		rep.Backend, rep.Headline(), cfg.NAnt, cfg.NSrc, rep.Derived.ChunksPerIntegration,
+		float64(rep.Memory.MeasuredPeakHeapBytes)/1e6, float64(rep.Memory.Plan.Total)/1e6, summary)
+}
+
+// printDevices prints the measured run's wall time, its set-up and the
+// Gram product used, and, for a run over several devices, each device's
+// share.
 func printDevices(w io.Writer, rep *profile.Report) {
-	d := rep.Derived
 	n := len(rep.PerIntegration)
-	fmt.Fprintf(w, "measured run: wall %.3f s for %d integrations on %d device(s) (%.5f s per integration); stage time summed over devices %.5f s per integration, concurrency %.2f\n",
-		rep.Timing.Run, n, d.Devices, d.RunWallPerIntegration, d.ChunkTimePerIntegration, d.Concurrency)
+	fmt.Fprintf(w, "measured run: wall %.3f s for %d integrations on %d device(s), set-up %.3f s of it; matprod: %s\n",
+		rep.Timing.Run, n, rep.Derived.Devices, rep.Timing.Setup, rep.MatProd)
 	for _, s := range rep.Devices {
 		fmt.Fprintf(w, "  %-32s %3d blocks %5d integrations  busy %8.3f s (%3.0f%% of the wall)  stages %8.3f s",
 			s.Name, s.Blocks, s.Integrations, s.BusySeconds, 100*s.BusyFraction, s.ChunkSeconds)

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -33,6 +34,19 @@ func TestProfileCommand(t *testing.T) {
 	}
 	if rep.Config.NAnt != 6 || rep.Config.NBeam != 6 || rep.Config.NSrc != 2000 || rep.Config.Preset != "dev" {
 		t.Errorf("config %+v: flags did not override the preset", rep.Config)
+	}
+	// The first result line names the one per-integration figure, the
+	// run's wall per integration as summary.json has it; no unlabelled
+	// steady / chunk-stage / host-overhead numbers.
+	first, _, _ := strings.Cut(out.String(), "\n")
+	want := fmt.Sprintf("cpu: run wall per integration %.3g s (host stage time %.3g s, no GPU time); ", rep.Derived.RunWallPerIntegration, rep.Derived.ChunkTimePerIntegration)
+	if !strings.HasPrefix(first, want) {
+		t.Errorf("first line %q, want it to start with %q", first, want)
+	}
+	for _, gone := range []string{"steady", "host overhead", "chunk stages"} {
+		if strings.Contains(out.String(), gone) {
+			t.Errorf("stdout still prints %q:\n%s", gone, out.String())
+		}
 	}
 	// roofline --from re-measures the ceilings and places the stages.
 	rdir := filepath.Join(t.TempDir(), "roof")
@@ -123,6 +137,35 @@ func TestProfileDevices(t *testing.T) {
 			}
 			if !strings.Contains(out.String(), "measured run: wall") {
 				t.Errorf("stdout lacks the measured wall:\n%s", out.String())
+			}
+		})
+	}
+}
+
+// TestProfileHeadline: the console's first line from a report's derived
+// numbers, named, for one GPU, two GPUs and the CPU.
+func TestProfileHeadline(t *testing.T) {
+	per := make([]profile.IntegrationSample, 4)
+	for _, c := range []struct {
+		name    string
+		backend string
+		devices int
+		run     float64 // timing.run_s
+		chunk   float64 // derived.chunk_time_per_integration
+		want    string
+	}{
+		{"one gpu", "gpu", 1, 0.0844, 0.0191, "gpu: run wall per integration 0.0211 s (GPU time 0.0191 s, GPU busy 91 %); 350 ants, "},
+		{"two gpus", "gpu", 2, 0.0422, 0.0191, "gpu: run wall per integration 0.0106 s over 2 devices (GPU time 0.0191 s summed over the devices, GPU busy 91 %); 350 ants, "},
+		{"cpu", "cpu", 1, 0.0844, 0.0191, "cpu: run wall per integration 0.0211 s (host stage time 0.0191 s, no GPU time); 350 ants, "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			rep := &profile.Report{Backend: c.backend, PerIntegration: per, Timing: profile.Timing{Run: c.run}}
+			rep.Config.NAnt, rep.Config.NSrc = 350, 1000
+			rep.Derived = profile.Derived{Devices: c.devices, ChunksPerIntegration: 1, RunWallPerIntegration: c.run / 4, ChunkTimePerIntegration: c.chunk}
+			var b bytes.Buffer
+			printHeadline(&b, rep, "DIR/summary.json")
+			if got := b.String(); !strings.HasPrefix(got, c.want) || !strings.HasSuffix(got, "the rest in DIR/summary.json\n") {
+				t.Errorf("%q, want %q… the rest in DIR/summary.json", got, c.want)
 			}
 		})
 	}

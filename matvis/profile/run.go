@@ -80,10 +80,16 @@ type Report struct {
 
 // Timing holds whole-run times in seconds.
 type Timing struct {
+	// Build is building the synthetic simulation; Warmup the untimed
+	// warm-up run of its first integration: neither is in Run.
 	Build  float64 `json:"build_s"`
 	Warmup float64 `json:"warmup_s"`
-	Setup  float64 `json:"setup_s"`
-	Run    float64 `json:"run_s"`
+	// Setup is the measured run's set-up (Stats.Setup: beam preparation,
+	// coordinate caches, device buffers), part of Run.
+	Setup float64 `json:"setup_s"`
+	// Run is the measured run's wall: the backend's Run from call to
+	// return, Setup included.
+	Run float64 `json:"run_s"`
 }
 
 // IntegrationSample is one integration's wall time and stage sums (s).
@@ -95,10 +101,16 @@ type IntegrationSample struct {
 }
 
 // Derived are the per-integration numbers a reader wants first.
+// RunWallPerIntegration is THE number (the console's headline, with
+// ChunkTimePerIntegration and GPUBusyFraction beside it: Report.Headline);
+// the others break it down.
 type Derived struct {
 	// SteadyWallPerIntegration is the median wall time per integration
-	// excluding the first (which pays one-off costs); with one
-	// integration, that one.
+	// excluding the run's first (which pays one-off costs); with one
+	// integration, that one. Being a median, it hides what only some
+	// integrations pay: a channel change (the channel's preparation on
+	// the host, Stats.Prepare) falls in one integration per channel, and
+	// the run's set-up in none; RunWallPerIntegration includes both.
 	SteadyWallPerIntegration float64 `json:"steady_wall_per_integration"`
 	// GPUTimePerIntegration is the median chunk total × chunks (chunks of
 	// the integrations after the first); null on the CPU, whose chunk
@@ -121,18 +133,31 @@ type Derived struct {
 	// host overhead above are per device and per integration, not the
 	// run's wall per integration; RunWallPerIntegration is.
 	Devices int `json:"devices"`
-	// RunWallPerIntegration is the measured run's wall time over its
-	// integrations (set-up and first integrations included): what one
-	// integration costs the run, comparable between device counts.
+	// RunWallPerIntegration, THE number, is the measured run's wall
+	// (Timing.Run) over its integrations: set-up (Timing.Setup), the
+	// first integration, channel changes and all host time between
+	// integrations included; build and warm-up not. What one integration
+	// costs the run, comparable between device counts; a short run pays
+	// its set-up over few integrations (Timing.Setup says how much).
 	RunWallPerIntegration float64 `json:"run_wall_per_integration"`
 	// ChunkTimePerIntegration is the sum of every chunk's stage times,
-	// over all devices, per integration: GPU seconds per integration
-	// summed over the devices (host seconds on the CPU).
+	// over all the run's integrations and devices, per integration: GPU
+	// seconds per integration summed over the devices (CUDA events; the
+	// console's "GPU time"), host seconds on the CPU. Unlike
+	// GPUTimePerIntegration it is a mean over every integration and holds
+	// the stages timed once per integration.
 	ChunkTimePerIntegration float64 `json:"chunk_time_per_integration"`
 	// Concurrency is the sum of every chunk's stage times over the run's
 	// wall: about the number of devices kept busy in the timed stages
 	// (at most Devices; lower by the host overhead and idle devices).
 	Concurrency float64 `json:"concurrency"`
+	// GPUBusyFraction is the GPU time summed over the run's chunks (every
+	// integration, every device) over the run's wall × Devices: on one
+	// device ChunkTimePerIntegration / RunWallPerIntegration, on several
+	// Concurrency / Devices. 1 − it is the share of the wall the devices
+	// waited on the host (set-up, channel changes, launches). Null on the
+	// CPU, whose stage times are host time.
+	GPUBusyFraction *float64 `json:"gpu_busy_fraction"`
 }
 
 // DeviceShare is one device's share of a run over several devices.
@@ -411,17 +436,28 @@ func summarizeStats(rep *Report, res *matvis.Result) {
 		d.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
 	}
 	d.HostOverheadPerIntegration = d.SteadyWallPerIntegration - chunkTime
-	d.Devices = max(1, len(st.Backends))
-	var chunks float64
-	for _, c := range st.Chunks {
-		chunks += c.Stages.Total().Seconds()
-	}
-	if n := len(walls); n > 0 {
-		d.RunWallPerIntegration = rep.Timing.Run / float64(n)
-		d.ChunkTimePerIntegration = chunks / float64(n)
-	}
+	f := FiguresOf(&st, rep.Timing.Run, len(walls))
+	d.Devices = f.Devices
+	d.RunWallPerIntegration = f.WallPerIntegration()
+	d.ChunkTimePerIntegration = f.ChunkTimePerIntegration()
 	if rep.Timing.Run > 0 {
-		d.Concurrency = chunks / rep.Timing.Run
+		d.Concurrency = f.ChunkTime / rep.Timing.Run
+	}
+	if b, ok := f.BusyFraction(); ok {
+		d.GPUBusyFraction = &b
+	}
+}
+
+// Headline is the report's per-integration figures: the run's wall per
+// integration (Derived.RunWallPerIntegration), the GPU (or host) stage
+// time per integration (Derived.ChunkTimePerIntegration) and on a GPU the
+// busy fraction (Derived.GPUBusyFraction); its String is the console's
+// first result line.
+func (rep *Report) Headline() RunFigures {
+	n := len(rep.PerIntegration)
+	return RunFigures{
+		Backend: rep.Backend, Integrations: n, Devices: max(1, rep.Derived.Devices),
+		Wall: rep.Timing.Run, ChunkTime: rep.Derived.ChunkTimePerIntegration * float64(n),
 	}
 }
 
@@ -594,7 +630,8 @@ func placeStages(rep *Report) {
 // a summary.json written by an earlier version): the roofline points'
 // times and rates from the stage summaries, its datasheet (unmeasured)
 // ceilings from the current Datasheet table, and on a GPU the stage sum
-// per integration from the per-integration samples.
+// per integration from the per-integration samples, and a GPU run's busy
+// fraction where the report lacks it.
 func Rederive(rep *Report) {
 	placeStages(rep)
 	if rl := rep.Roofline; rl != nil && rep.Machine.GPU != "" {
@@ -612,6 +649,13 @@ func Rederive(rep *Report) {
 	}
 	if rep.Derived.GPUTimePerIntegration != nil {
 		rep.Derived.GPUStageSumPerIntegration = stageSum(rep.PerIntegration)
+	}
+	// A summary older than chunk_time_per_integration has no GPU time to
+	// give a busy fraction from.
+	if rep.Derived.GPUBusyFraction == nil && rep.Derived.ChunkTimePerIntegration > 0 {
+		if b, ok := rep.Headline().BusyFraction(); ok {
+			rep.Derived.GPUBusyFraction = &b
+		}
 	}
 }
 
