@@ -153,13 +153,17 @@ func (b *Backend) Close() error {
 	return err
 }
 
-// Run simulates every frequency and time of sim on the device.
+// Run simulates every frequency and time of sim on the device. When sim's
+// pairs use only some of its antennas, the device runs the simulation of
+// those alone (matvis.Simulation.OverPairAntennas: the same visibilities
+// and result, a Gram product and memory plan of the pairs' antennas).
 func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.c == nil {
 		return nil, errors.New("gpu: backend is closed")
 	}
+	sim, _ = sim.OverPairAntennas()
 	r, err := newRun(ctx, b, sim)
 	if err != nil {
 		return nil, err
