@@ -197,6 +197,13 @@ func (c *Context) Record(e Event, s Stream) error {
 	return c.call("cuEventRecord", func() int32 { return c.drv.cuEventRecord(uintptr(e), uintptr(s)) })
 }
 
+// WaitEvent makes the work queued on s after this call wait until e has
+// completed, without the host waiting: how one stream hands its results
+// to another.
+func (c *Context) WaitEvent(s Stream, e Event) error {
+	return c.call("cuStreamWaitEvent", func() int32 { return c.drv.cuStreamWaitEvent(uintptr(s), uintptr(e), 0) })
+}
+
 // SyncEvent waits until e has completed.
 func (c *Context) SyncEvent(e Event) error {
 	return c.call("cuEventSynchronize", func() int32 { return c.drv.cuEventSynchronize(uintptr(e)) })

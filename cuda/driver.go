@@ -24,6 +24,7 @@ type driverAPI struct {
 	cuEventCreate              func(e *uintptr, flags uint32) int32
 	cuEventDestroy             func(e uintptr) int32
 	cuEventRecord              func(e, s uintptr) int32
+	cuStreamWaitEvent          func(s, e uintptr, flags uint32) int32
 	cuEventSynchronize         func(e uintptr) int32
 	cuEventElapsedTime         func(ms *float32, start, end uintptr) int32
 	cuMemAlloc                 func(p *uint64, n uint64) int32
@@ -69,6 +70,7 @@ func loadDriver() (*driverAPI, error) {
 	b.fn(&d.cuEventCreate, "cuEventCreate")
 	b.fn(&d.cuEventDestroy, "cuEventDestroy_v2", "cuEventDestroy")
 	b.fn(&d.cuEventRecord, "cuEventRecord")
+	b.fn(&d.cuStreamWaitEvent, "cuStreamWaitEvent")
 	b.fn(&d.cuEventSynchronize, "cuEventSynchronize")
 	b.fn(&d.cuEventElapsedTime, "cuEventElapsedTime_v2", "cuEventElapsedTime")
 	b.fn(&d.cuMemAlloc, "cuMemAlloc_v2")

@@ -66,6 +66,16 @@ type Stats struct {
 	// Prepare is the host time spent preparing channels (fluxes, beam
 	// tables) between integrations, where the backend measures it (GPU).
 	Prepare time.Duration
+	// ChannelPrep describes where a GPU run prepared each channel's beam
+	// tables: "device" (a weighted sum of beam channels prefiltered once,
+	// on the device's own stream while the previous channel integrates)
+	// or "host: " and why; empty on the CPU.
+	ChannelPrep string
+	// ChannelPrepGPU is the device time of the channel preparations
+	// (CUDA events on their stream), ChannelPreps how many ran, BeamBases
+	// the set-up's preparation of every beam channel the run uses.
+	ChannelPrepGPU, BeamBases time.Duration
+	ChannelPreps              int
 	// Integrations holds the wall time of each (freq, time) integration in
 	// run order; a run over several backends (matvis/multi) holds them in
 	// grid order (frequency-major), 0 for an integration not run.

@@ -135,6 +135,10 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	printHeadline(stdout, rep, filepath.Join(*out, "summary.json"))
 	printDevices(stdout, rep)
+	if cp := rep.ChannelPrep; cp != nil {
+		fmt.Fprintf(stdout, "channel preparation: %s; %d channel changes, %.3f ms of GPU time each; every beam channel prepared at set-up in %.3f s; host time on channel changes %.3f s\n",
+			cp.Where, cp.Count, cp.PerChannelGPUSeconds*1e3, cp.BasesSeconds, cp.HostSeconds)
+	}
 	if dm := rep.Memory.Device; dm != nil {
 		fmt.Fprintf(stdout, "device memory: %.3f GB used at peak (cuMemGetInfo), backend allocations %.3f GB, model %.3f GB at %d chunks (raw beam grids %.3f GB)\n",
 			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9, rep.Memory.Plan.NChunks,

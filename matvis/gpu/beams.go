@@ -114,7 +114,15 @@ func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTabl
 		return nil, err
 	}
 	nc := sim.Mode.Components()
-	offs, err := t.layout(sim, resp, nc)
+	grids := make([]*beam.PlaneGrid, len(resp))
+	nplanes := make([]int, len(resp))
+	for b, r := range resp {
+		if r != nil {
+			g := r.Grid()
+			grids[b], nplanes[b] = &g, r.NPlanes()
+		}
+	}
+	offs, err := t.layout(sim, grids, nplanes, nc)
 	if err != nil || t.ncoef == 0 {
 		return t, err
 	}
@@ -166,20 +174,21 @@ func (t *beamTables) prepare(sim *matvis.Simulation, freqHz float64) ([]*beam.Gr
 
 // layout writes the gridded beams' descriptors and one GeomDesc per
 // distinct grid geometry, and returns each beam's offset into the packed
-// planes (complex values; t.ncoef is their total).
-func (t *beamTables) layout(sim *matvis.Simulation, resp []*beam.GriddedResponse, nc int) ([]int64, error) {
+// planes (complex values; t.ncoef is their total). grids[b] is gridded
+// beam b's plane geometry and nplanes[b] its plane count (grids[b] nil:
+// analytic).
+func (t *beamTables) layout(sim *matvis.Simulation, grids []*beam.PlaneGrid, nplanes []int, nc int) ([]int64, error) {
 	geoms := map[geomKey]int{}
-	offs := make([]int64, len(resp))
-	for b, r := range resp {
-		if r == nil {
+	offs := make([]int64, len(grids))
+	for b, g := range grids {
+		if g == nil {
 			continue
 		}
-		g := r.Grid()
 		if g.Order != 1 && g.Order != 3 {
 			return nil, fmt.Errorf("gpu: beam %d (%v): spline order %d not supported on the GPU (1 or 3)", b, sim.Beams[b], g.Order)
 		}
-		if len(r.Planes()) != nc {
-			return nil, fmt.Errorf("gpu: beam %d (%v): %d planes, want %d", b, sim.Beams[b], len(r.Planes()), nc)
+		if nplanes[b] != nc {
+			return nil, fmt.Errorf("gpu: beam %d (%v): %d planes, want %d", b, sim.Beams[b], nplanes[b], nc)
 		}
 		k := geomKey{g.NZa, g.NAz, g.ZaMin, g.ZaScale, g.AzMin, g.AzScale, g.Order, g.SqrtAfterwards}
 		gi, ok := geoms[k]
@@ -197,10 +206,15 @@ func (t *beamTables) layout(sim *matvis.Simulation, resp []*beam.GriddedResponse
 		t.desc[4*b] = uint64(t.ncoef)
 		none := int32(kindNone)
 		t.desc[4*b+1] = uint64(uint32(none)) | uint64(uint32(gi))<<32
-		t.ncoef += (int64(g.NZa*g.NAz*nc) + 3) / 4 * 4
+		t.ncoef += tableValues(g.NZa*g.NAz, nc)
 	}
 	return offs, nil
 }
+
+// tableValues is the complex values one beam's planes take in the packed
+// tables: nodes × nc, rounded up to a multiple of 4 so that every beam
+// starts aligned for the kernels' vector loads.
+func tableValues(nodes, nc int) int64 { return (int64(nodes)*int64(nc) + 3) / 4 * 4 }
 
 // pack packs the gridded beams' planes at offs in the run's real type,
 // beams concurrently; each notes its largest value, the largest of which
@@ -310,6 +324,13 @@ func (r *run) prepareBeams(fi int) error {
 		return nil
 	}
 	r.beamsFreq = -1
+	if r.bp != nil {
+		if err := r.bp.bind(r, fi); err != nil {
+			return err
+		}
+		r.beamsFreq = fi
+		return nil
+	}
 	t, err := r.beamTables(fi)
 	if err != nil {
 		return err

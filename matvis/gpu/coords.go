@@ -165,18 +165,20 @@ func (r *run) channelSky(fi int) error {
 	return err
 }
 
-// uploadFlux evaluates the sky at channel fi and uploads its fluxes: one
-// channel on the device at a time, so a spectral sky never becomes an
-// nsrc × nfreq table. The copy is on r.s, after every kernel of the
-// previous channel that reads dFlux (the horizon scatter) in stream order.
+// uploadFlux evaluates the sky at channel fi into the pinned flux buffer
+// and queues its upload: one channel on the device at a time, so a
+// spectral sky never becomes an nsrc × nfreq table. The copy is on r.s,
+// after every kernel of the previous channel that reads dFlux (the horizon
+// compaction) in stream order, and asynchronous: the host does not wait
+// for the previous channel's chunks. The buffer is free to rewrite: its
+// last copy was queued before the previous channel's first coordinates,
+// which the run has waited for.
 func (r *run) uploadFlux(fi int) error {
-	if r.flux == nil {
-		r.flux = make([]float64, r.nsrc)
-	}
+	r.flux = cuda.HostSlice[float64](r.hFlux)[:r.nsrc]
 	if err := r.sim.FluxAt(fi, r.flux); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if err := cuda.Upload(r.c, r.dFlux, r.flux, r.s); err != nil {
+	if err := r.c.CopyHtoD(r.dFlux, r.hFlux.Ptr(), int64(r.nsrc)*8, r.s); err != nil {
 		return fmt.Errorf("gpu: upload fluxes of freqs[%d]: %w", fi, err)
 	}
 	return nil

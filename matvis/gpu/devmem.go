@@ -224,6 +224,11 @@ func (r *run) allocHost() (err error) {
 			return fmt.Errorf("gpu: output buffer: %w", err)
 		}
 	}
+	if !r.polSky {
+		if r.hFlux, err = r.c.AllocHost(max(ns*8, 8)); err != nil {
+			return fmt.Errorf("gpu: flux upload buffer: %w", err)
+		}
+	}
 	if r.hCount, err = r.c.AllocHost(8); err != nil {
 		return fmt.Errorf("gpu: visible-count buffer: %w", err)
 	}

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -69,7 +70,10 @@ func (r *run) stackedEligibility() error {
 			return nil
 		}
 	}
-	t, err := r.beamTables(0) // kept by the table cache for prepareBeams(0)
+	t, err := r.deviceLayout() // the geometries, without preparing planes
+	if errors.Is(err, errHostPrep) {
+		t, err = r.beamTables(0) // kept by the table cache for prepareBeams(0)
+	}
 	if err != nil {
 		return err
 	}
@@ -180,6 +184,13 @@ func (r *run) chooseFused() (err error) {
 	}
 	r.fusedChosen = true
 	switch {
+	case r.bp != nil:
+		r.bp.keep(!(r.fused && r.stacked), r.fused && r.stacked)
+		if r.fused && r.stacked {
+			r.dCoef = 0
+		} else {
+			r.dCoefS = 0
+		}
 	case r.fused && r.stacked:
 		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
 	case !r.fused:

@@ -41,6 +41,11 @@ type run struct {
 	chunkState
 	fusedState
 	stokesState
+	// bp prepares each channel's beam tables on the device (nil: on the
+	// host, beams.go).
+	bp *beamPrep
+	// scaleFreq is the channel whose FP16 scale is set (-1: none).
+	scaleFreq int
 	timingState
 	// devMem holds the run's device buffers and their accounting.
 	devMem
@@ -51,6 +56,7 @@ type run struct {
 type inputs struct {
 	// flux is every source's Stokes-I flux at the channel being simulated.
 	flux                         []float64
+	hFlux                        *cuda.HostBuffer // pinned: flux's storage, uploaded asynchronously
 	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
 	skyFreq                      int // frequency whose sky is loaded (-1: none)
 }
@@ -134,7 +140,7 @@ type timingState struct {
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
 	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1},
-		inputs: inputs{skyFreq: -1}}
+		inputs: inputs{skyFreq: -1}, scaleFreq: -1}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
 	made := r
@@ -172,6 +178,9 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		return nil, err
 	}
 	if err = r.makeEvents(); err != nil {
+		return nil, err
+	}
+	if err = r.setupBeamPrep(); err != nil {
 		return nil, err
 	}
 	if err = r.chooseFused(); err != nil {
@@ -276,9 +285,14 @@ func (r *run) close() {
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
 	}
+	if r.bp != nil {
+		// The tables and geometries are the preparation's own.
+		r.dGeom, r.dCoef, r.dCoefS = 0, 0, 0
+		r.bp.close()
+	}
 	r.freeBeamTables()
 	r.freeAll()
-	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1]} {
+	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1], r.hFlux} {
 		_ = r.c.FreeHost(h)
 	}
 	if r.mod != nil {
@@ -295,9 +309,14 @@ func (r *run) close() {
 	}
 }
 
-// run simulates every integration, frequency by frequency: the
-// coordinates of time t+1 are queued before the chunks of time t, and
-// time t's output is collected once time t+1's chunks are queued. On an error or cancellation it
+// run simulates every integration, channel by channel, as one pipeline:
+// the coordinates of the next integration are queued before the chunks of
+// this one (at a channel's end, after them: the next channel's sky is
+// loaded once every chunk of this one is queued), and an integration's
+// output is collected once the next one's chunks are queued, so that the
+// device always has queued work, across channel changes too. With the
+// device's channel preparation (beamPrep) the next channel's tables are
+// made on their own stream meanwhile. On an error or cancellation it
 // returns the result with the integrations finished so far.
 func (r *run) run() (*matvis.Result, error) {
 	t0 := time.Now()
@@ -308,71 +327,126 @@ func (r *run) run() (*matvis.Result, error) {
 	counts := cuda.HostSlice[int32](r.hCount)
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
-		r.res.Stats.Device = r.deviceMemory()
-		r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
+		r.endStats(t0)
 		return r.res, err
 	}
-	for fi := 0; fi < sim.NFreq(); fi++ {
-		tp := time.Now()
-		if err := r.channelSky(fi); err != nil {
-			return fail(err)
+	if err := r.loadSky(0); err != nil {
+		return fail(err)
+	}
+	if err := r.queueCoords(0, 0, 0); err != nil {
+		return fail(err)
+	}
+	pending := -1 // integration whose output is queued but not collected
+	pendingVis := 0
+	last := time.Now()
+	collect := func() error {
+		if pending < 0 {
+			return nil
 		}
-		if err := r.prepareBeams(fi); err != nil {
-			return fail(err)
-		}
-		r.setZScale()
-		r.res.Stats.Prepare += time.Since(tp)
-		r.sampleFree()
-		if err := r.queueCoords(fi, 0, 0); err != nil {
-			return fail(err)
-		}
-		pending := -1 // time whose output is queued but not collected
-		pendingVis := 0
-		last := time.Now()
-		for ti := 0; ti < nt; ti++ {
-			sl := ti % 2
-			if err := r.c.SyncEvent(r.ev[sl].c1); err != nil {
-				return fail(fmt.Errorf("gpu: coordinates at time %d: %w", ti, err))
-			}
-			nvis := int(counts[sl])
-			// Read the coordinate stage times now: the slot's coordinate
-			// events are recorded again for time ti+2 before finish(ti).
-			r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
-			if ti+1 < nt {
-				if err := r.queueCoords(fi, ti+1, 1-sl); err != nil {
-					return fail(err)
-				}
-			}
-			if err := r.queueChunks(fi, sl, nvis); err != nil {
-				// Cancelled between launches: keep the integration
-				// queued before this one.
-				if pending >= 0 && r.ctx.Err() != nil {
-					if err2 := r.finish(fi, pending, pending%2, pendingVis); err2 == nil {
-						r.tick(&done, total, &last)
-					}
-				}
-				return fail(err)
-			}
-			if pending >= 0 {
-				if err := r.finish(fi, pending, pending%2, pendingVis); err != nil {
-					return fail(err)
-				}
-				r.tick(&done, total, &last)
-			}
-			pending, pendingVis = ti, nvis
-			if err := r.ctx.Err(); err != nil {
-				if err2 := r.finish(fi, pending, pending%2, pendingVis); err2 == nil {
-					r.tick(&done, total, &last)
-				}
-				return fail(err)
-			}
-		}
-		if err := r.finish(fi, pending, pending%2, pendingVis); err != nil {
-			return fail(err)
+		if err := r.finish(pending/nt, pending%nt, pending%2, pendingVis); err != nil {
+			return err
 		}
 		r.tick(&done, total, &last)
+		pending = -1
+		return nil
+	}
+	for k := 0; k < total; k++ {
+		fi, ti, sl := k/nt, k%nt, k%2
+		if err := r.c.SyncEvent(r.ev[sl].c1); err != nil {
+			return fail(fmt.Errorf("gpu: coordinates at time %d: %w", ti, err))
+		}
+		nvis := int(counts[sl])
+		// Read the coordinate stage times now: the slot's coordinate
+		// events are recorded again two integrations on, before finish.
+		r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
+		if ti+1 < nt {
+			if err := r.queueCoords(fi, ti+1, 1-sl); err != nil {
+				return fail(err)
+			}
+		}
+		if err := r.bindChannel(fi); err != nil {
+			return fail(err)
+		}
+		if err := r.queueChunks(fi, sl, nvis); err != nil {
+			// Cancelled between launches: keep the integration queued
+			// before this one.
+			if r.ctx.Err() != nil {
+				_ = collect()
+			}
+			return fail(err)
+		}
+		if ti+1 == nt {
+			if err := r.channelQueued(fi); err != nil {
+				return fail(err)
+			}
+			if k+1 < total {
+				if err := r.loadSky(fi + 1); err != nil {
+					return fail(err)
+				}
+				if err := r.queueCoords(fi+1, 0, 1-sl); err != nil {
+					return fail(err)
+				}
+			}
+		}
+		if err := collect(); err != nil {
+			return fail(err)
+		}
+		pending, pendingVis = k, nvis
+		if err := r.ctx.Err(); err != nil {
+			_ = collect()
+			return fail(err)
+		}
+	}
+	if err := collect(); err != nil {
+		return fail(err)
+	}
+	r.endStats(t0)
+	return r.res, nil
+}
+
+// loadSky loads channel fi's sky (fluxes, or a full-Stokes sky's Stokes
+// parameters) for its coordinates, timing it as channel preparation.
+func (r *run) loadSky(fi int) error {
+	tp := time.Now()
+	err := r.channelSky(fi)
+	r.res.Stats.Prepare += time.Since(tp)
+	return err
+}
+
+// bindChannel points the chunks queued next at channel fi's beam tables
+// and FP16 scale (nothing when they already are).
+func (r *run) bindChannel(fi int) error {
+	if fi == r.beamsFreq && fi == r.scaleFreq {
+		return nil
+	}
+	tp := time.Now()
+	if err := r.prepareBeams(fi); err != nil {
+		return err
+	}
+	r.setZScale()
+	r.scaleFreq = fi
+	r.res.Stats.Prepare += time.Since(tp)
+	r.sampleFree()
+	return nil
+}
+
+// channelQueued is called once every chunk of channel fi is queued: the
+// device's preparation may reuse its tables' slot.
+func (r *run) channelQueued(fi int) error {
+	if r.bp == nil {
+		return nil
+	}
+	return r.bp.release(r, fi)
+}
+
+// endStats completes the run's statistics.
+func (r *run) endStats(t0 time.Time) {
+	if r.bp != nil {
+		_ = r.c.SyncStream(r.bp.s)
+		r.bp.collect(0)
+		r.bp.collect(1)
+		r.res.Stats.ChannelPrepGPU, r.res.Stats.ChannelPreps = r.bp.prepGPU, r.bp.preps
 	}
 	r.res.Stats.Device = r.deviceMemory()
 	r.res.Stats.Total = time.Since(t0) + r.res.Stats.Setup
-	return r.res, nil
 }

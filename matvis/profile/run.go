@@ -68,6 +68,8 @@ type Report struct {
 	Machine        Machine             `json:"machine"`
 	Roofline       *Roofline           `json:"roofline,omitempty"`
 	Scaling        []ScalePoint        `json:"scaling,omitempty"`
+	// ChannelPrep is how a GPU run prepared its channels (nil on the CPU).
+	ChannelPrep *ChannelPrep `json:"channel_prep,omitempty"`
 	// Devices is each backend's share of a run over several (nil for one).
 	Devices []DeviceShare `json:"devices,omitempty"`
 	Figures []string      `json:"figures"`
@@ -76,6 +78,37 @@ type Report struct {
 	Result *matvis.Result `json:"-"`
 	// Sim is the simulation that was run.
 	Sim *matvis.Simulation `json:"-"`
+}
+
+// ChannelPrep is where and at what cost a GPU run prepared each
+// channel's beam tables (matvis.Stats.ChannelPrep and its times).
+type ChannelPrep struct {
+	// Where is "device" or "host: " and why.
+	Where string `json:"where"`
+	// GPUSeconds is the device time of the Count preparations (CUDA
+	// events on the preparation's stream), PerChannelGPUSeconds their mean.
+	GPUSeconds           float64 `json:"gpu_s"`
+	Count                int     `json:"count"`
+	PerChannelGPUSeconds float64 `json:"per_channel_gpu_s"`
+	// BasesSeconds is the set-up's preparation of every used beam channel
+	// (part of Timing.Setup); HostSeconds the host time spent on channel
+	// changes during the run (Stats.Prepare).
+	BasesSeconds float64 `json:"bases_s"`
+	HostSeconds  float64 `json:"host_s"`
+}
+
+// channelPrep summarises a run's channel preparation, nil when the
+// backend does not report one.
+func channelPrep(st matvis.Stats) *ChannelPrep {
+	if st.ChannelPrep == "" {
+		return nil
+	}
+	c := &ChannelPrep{Where: st.ChannelPrep, GPUSeconds: st.ChannelPrepGPU.Seconds(), Count: st.ChannelPreps,
+		BasesSeconds: st.BeamBases.Seconds(), HostSeconds: st.Prepare.Seconds()}
+	if c.Count > 0 {
+		c.PerChannelGPUSeconds = c.GPUSeconds / float64(c.Count)
+	}
+	return c
 }
 
 // Timing holds whole-run times in seconds.
@@ -299,6 +332,7 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.BeamInTauZ = res.Stats.BeamInTauZ
 	rep.GramFused = res.Stats.MatProdImpl.Fused
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
+	rep.ChannelPrep = channelPrep(res.Stats)
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
 	summarizeDevices(rep, res)
