@@ -79,6 +79,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc()}
 	r.topo = make([][3][]float64, sim.NTime())
 	r.cacheTopo = matvis.CacheAllENU(sim.NTime(), sim.NSrc())
+	r.rep = distinctBeams(sim.Beams)
 	r.used = make([]bool, len(sim.Beams))
 	for _, bi := range sim.BeamOf {
 		r.used[bi] = true
@@ -100,6 +101,9 @@ type run struct {
 	cacheTopo bool
 	// used marks the beams some antenna uses; only those are evaluated.
 	used []bool
+	// rep[i] is the first beam of the list that is the same object as
+	// beam i (prepare.go): each channel prepares it once for all of them.
+	rep []int
 	// acc is the Gram accumulator, cleared at each integration.
 	acc *accumulator
 	// buf holds the per-chunk work arrays, reused from chunk to chunk.
@@ -154,13 +158,13 @@ func (r *run) loop(ctx context.Context) error {
 		if err := r.channelSky(fi); err != nil {
 			return fmt.Errorf("cpu: %w", err)
 		}
-		resp := make([]beam.Response, len(sim.Beams))
-		for i, bm := range sim.Beams {
-			rr, err := bm.At(freq, sim.Mode)
-			if err != nil {
-				return fmt.Errorf("cpu: beam %d (%v) at %g Hz: %w", i, bm, freq, err)
-			}
-			resp[i] = rr
+		// Prepared once per channel, shared by every time and chunk.
+		resp, err := r.prepare(ctx, freq)
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("cpu: cancelled after %d of %d integrations: %w", done, total, cerr)
+		}
+		if err != nil {
+			return err
 		}
 		for ti := range nt {
 			if err := ctx.Err(); err != nil {

@@ -1,0 +1,96 @@
+package cpu
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"sync"
+	"sync/atomic"
+
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// sameBeam reports whether a and b are the same beam object: the same
+// pointer for pointer beams (a *beam.Gridded shared by many list entries),
+// equal values for comparable value beams (beam.Gaussian{…}). Such beams
+// give the same response at every frequency, so one preparation serves
+// both. Beams that are not comparable are never taken for the same:
+// comparing them could cost as much as preparing them. The check is on
+// the values, not only their type: a comparable struct holding an
+// interface (beam.DiagonalJones) panics under == when both hold the same
+// non-comparable type.
+func sameBeam(a, b beam.Beam) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	if !reflect.ValueOf(a).Comparable() || !reflect.ValueOf(b).Comparable() {
+		return false
+	}
+	return a == b
+}
+
+// distinctBeams returns rep: rep[i] is the first j ≤ i with beams[j] the
+// same object as beams[i] (rep[i] = i for the first of each).
+func distinctBeams(beams []beam.Beam) []int {
+	rep := make([]int, len(beams))
+	var firsts []int
+	for i, b := range beams {
+		rep[i] = i
+		for _, j := range firsts {
+			if sameBeam(beams[j], b) {
+				rep[i] = j
+				break
+			}
+		}
+		if rep[i] == i {
+			firsts = append(firsts, i)
+		}
+	}
+	return rep
+}
+
+// prepare returns every beam's response at freq: each distinct beam object
+// prepared once (At: frequency interpolation, spline prefilter), the
+// distinct ones in parallel over the workers, and the list entries of the
+// same object sharing its response (a Response is read only by Eval,
+// which may run concurrently). The memory model still counts every entry.
+// An error names the first failing beam of the list, as a serial loop
+// would; a cancelled ctx's error is returned as it is.
+func (r *run) prepare(ctx context.Context, freq float64) ([]beam.Response, error) {
+	sim := r.sim
+	resp := make([]beam.Response, len(sim.Beams))
+	var todo []int
+	for i, j := range r.rep {
+		if i == j {
+			todo = append(todo, i)
+		}
+	}
+	errs := make([]error, len(sim.Beams))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(r.b.workers, len(todo)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				n := int(next.Add(1) - 1)
+				if n >= len(todo) || ctx.Err() != nil {
+					return
+				}
+				i := todo[n]
+				resp[i], errs[i] = sim.Beams[i].At(freq, sim.Mode)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, j := range r.rep {
+		if err := errs[j]; err != nil {
+			return nil, fmt.Errorf("cpu: beam %d (%v) at %g Hz: %w", i, sim.Beams[i], freq, err)
+		}
+		resp[i] = resp[j]
+	}
+	return resp, nil
+}
