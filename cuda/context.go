@@ -345,6 +345,9 @@ func (c *Context) FreeHost(h *HostBuffer) error {
 // Ptr is the buffer's address.
 func (h *HostBuffer) Ptr() unsafe.Pointer { return h.p }
 
+// Len is the buffer's size in bytes.
+func (h *HostBuffer) Len() int64 { return h.n }
+
 // HostSlice views a pinned buffer as a slice of T (as many whole elements
 // as fit).
 func HostSlice[T any](h *HostBuffer) []T {

@@ -153,3 +153,14 @@ extern "C" __global__ void bp_combine(const real* bases, const int* uniq, const 
   real* o = out + 2 * (ooff[b] + (i / nc) * nstride + i % nc);
   o[0] = (real)re, o[1] = (real)im;
 }
+
+// bp_flux_max writes the largest |flux| of each channel f (blockIdx.y) of
+// the source-major flux table (flux[s·nfreq + f], nsrc sources) as the
+// bits of a non-negative double into maxbits[f] (atomicMax, as bp_pack).
+extern "C" __global__ void bp_flux_max(const double* flux, long long nsrc, int nfreq, unsigned long long* maxbits) {
+  long long s = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  int f = blockIdx.y;
+  double m = s < nsrc ? fabs(flux[s * nfreq + f]) : 0.0;
+  for (int off = 16; off > 0; off >>= 1) m = fmax(m, __shfl_xor_sync(0xffffffffu, m, off));
+  if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(maxbits + f, (unsigned long long)__double_as_longlong(m));
+}

@@ -63,6 +63,9 @@ type Stats struct {
 	// Setup is the time before the first integration (beam preparation,
 	// coordinate caches, device set-up).
 	Setup time.Duration
+	// SetupSteps are the parts of Setup, in order, where the backend
+	// times them (GPU).
+	SetupSteps []TimedStep
 	// Prepare is the host time spent preparing channels (fluxes, beam
 	// tables) between integrations, where the backend measures it (GPU).
 	Prepare time.Duration
@@ -97,6 +100,12 @@ type Stats struct {
 	// Backends holds, for a run over several backends (matvis/multi), each
 	// backend's share of the work; nil for a run on one backend.
 	Backends []BackendStats
+}
+
+// TimedStep is one named part of a run's set-up and its wall time.
+type TimedStep struct {
+	Name string
+	Time time.Duration
 }
 
 // BackendStats is one backend's share of a run over several backends.

@@ -2,6 +2,8 @@ package matvis
 
 import (
 	"fmt"
+	"runtime"
+	"sync"
 )
 
 // Spectrum gives every source's Stokes-I flux at one frequency. A sky
@@ -37,5 +39,27 @@ func (s *Simulation) FluxAt(fi int, dst []float64) error {
 			return fmt.Errorf("matvis: sky flux of source %d at freqs[%d] = %g Hz is %v: must be finite and not negative", src, fi, s.Freqs[fi], v)
 		}
 	}
+	return nil
+}
+
+// FluxAtParallel is FluxAt on all cores for a flux table (Config.Flux: a
+// strided gather, one cache miss per source) and FluxAt for a sky model.
+func (s *Simulation) FluxAtParallel(fi int, dst []float64) error {
+	nsrc, nfreq := s.NSrc(), s.NFreq()
+	workers := min(runtime.GOMAXPROCS(0), max(1, nsrc/16384))
+	if s.Sky != nil || workers == 1 || len(dst) != nsrc {
+		return s.FluxAt(fi, dst)
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for src := w * nsrc / workers; src < (w+1)*nsrc/workers; src++ {
+				dst[src] = s.Flux[src*nfreq+fi]
+			}
+		}()
+	}
+	wg.Wait()
 	return nil
 }

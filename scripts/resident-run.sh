@@ -14,14 +14,14 @@ B=.devbin
 nvidia-smi --query-gpu=name,driver_version,memory.used,memory.total --format=csv,noheader
 if [ "${TESTS:-1}" = 1 ] && [ -x $B/matvis_gpu.test ]; then
 	t0=$SECONDS
-	$B/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m -test.run "${TESTRUN:-DevicePrep|Parity|Fused|DeviceMemoryModel|HugeArray|PrecisionGate|Stokes}" >"$OUT/tests.log" 2>&1
+	$B/matvis_gpu.test -test.v -test.count=1 -test.timeout=5m -test.run "${TESTRUN:-DevicePrep|Parity|Fused|DeviceMemoryModel|HugeArray|PrecisionGate|Stokes}" ${TESTFLAGS:-} >"$OUT/tests.log" 2>&1
 	echo "tests rc=$? $((SECONDS - t0)) s: $(grep -c -- '^--- PASS' "$OUT/tests.log") pass, $(grep -c -- '--- FAIL' "$OUT/tests.log") fail, $(grep -c -- '--- SKIP' "$OUT/tests.log") skip"
 	grep -E -- '--- FAIL|^panic|worst|parity|precision gate|Error' "$OUT/tests.log" | head -60
 fi
 mkdir -p "$OUT/sum"
 for c in ${CASES:-prodslice:32:2 dev:1:64 dev:8:8 dev:64:1}; do
 	IFS=: read -r preset nf nt stokes <<<"$c"
-	for bin in gomatvis-base gomatvis; do
+	for bin in ${BINS:-gomatvis-base gomatvis}; do
 		[ -x "$B/$bin" ] || continue
 		name="$bin-$preset-${nf}x$nt${stokes:+-stokes}"
 		t0=$(date +%s.%N)
@@ -49,3 +49,11 @@ for f in sorted(glob.glob(sys.argv[1] + "/*.json")):
     print(f"{os.path.basename(f)[:-5]:38s} n={n:5d} run_wall/int {rw*1e3:8.3f} ms  gpu/int(median) {g*1e3:7.3f} ms  chunk/int {ct*1e3:7.3f} ms  ratio {rw/g if g else 0:5.2f}  busy {d.get('gpu_busy_fraction') or 0:5.2f}  setup {s.get('timing',{}).get('setup_s',0):.3f} s  heap {heap/1e9:.2f} GB")
 EOF
 grep -H "channel preparation" "$OUT"/sum/*.log | cut -c1-220
+python3 - "$OUT/sum" <<'PY'
+import json, sys, glob, os
+for f in sorted(glob.glob(sys.argv[1] + "/gomatvis-*.json")):
+    if "base" in f: continue
+    s = json.load(open(f))
+    st = s["timing"].get("setup_steps", [])
+    print(os.path.basename(f)[:-5], "setup:", ", ".join(f"{x['name']} {x['s']*1e3:.1f}" for x in st), "ms")
+PY

@@ -20,8 +20,9 @@ import (
 
 // Device-memory terms of the device's channel preparation.
 const (
-	termBeamBases = "gpu_beam_bases" // every used beam channel, prepared once
-	termBeamSlots = "gpu_beam_slots" // the second channel's tables (double buffering) and the taps
+	termBeamBases   = "gpu_beam_bases"   // every used beam channel, prepared once
+	termBeamSlots   = "gpu_beam_slots"   // the second channel's tables (double buffering), the taps, every channel's descriptors
+	termBeamStacked = "gpu_beam_stacked" // both slots of gram_fused's stacked layout
 )
 
 // threadsPrep is the block of the preparation kernels.
@@ -267,12 +268,12 @@ func (r *run) laterBytes() int64 {
 	return max(r.zBytes(), r.partBytes()+int64(r.bufSrc)*fusedFootBytes)
 }
 
-// start compiles the kernels, makes the stream, events and buffers,
+// start loads the kernels (the backend keeps the module), makes the stream, events and buffers,
 // prepares the bases and queues channels 0 and 1. desc is the run's
 // per-beam layout (descriptors of channel 0, geometries, ncoef).
 func (p *beamPrep) start(r *run, t *beamTables) (err error) {
 	t0 := time.Now()
-	if err = p.compile(r.p1); err != nil {
+	if err = p.compile(r); err != nil {
 		return err
 	}
 	if p.s, err = p.c.NewStream(); err != nil {
@@ -305,18 +306,28 @@ func (r *run) geomNodes(t *beamTables) int {
 	return int(uint32(t.geom[4])) * int(uint32(t.geom[4]>>32))
 }
 
-// compile compiles beamprep.cu for the run's real type.
-func (p *beamPrep) compile(p1 bool) error {
+// prepModule is beamprep.cu compiled for the run's real type (kept by the
+// backend).
+func (r *run) prepModule() (*cuda.Module, error) {
 	code, headers, err := kernels.Program("beamprep.cu")
 	if err != nil {
-		return fmt.Errorf("gpu: %w", err)
+		return nil, fmt.Errorf("gpu: %w", err)
 	}
 	rt := "double"
-	if p1 {
+	if r.p1 {
 		rt = "float"
 	}
-	if p.mod, err = p.c.Compile(cuda.Source{Name: "beamprep.cu", Code: code, Headers: headers}, "-DR_T="+rt); err != nil {
-		return fmt.Errorf("gpu: %w", err)
+	m, err := r.keep.module(cuda.Source{Name: "beamprep.cu", Code: code, Headers: headers}, "-DR_T="+rt)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: %w", err)
+	}
+	return m, nil
+}
+
+// compile looks up beamprep.cu's kernels.
+func (p *beamPrep) compile(r *run) (err error) {
+	if p.mod, err = r.prepModule(); err != nil {
+		return err
 	}
 	for _, f := range []struct {
 		dst  *cuda.Function
@@ -441,10 +452,10 @@ func (p *beamPrep) uploadTables(r *run, t *beamTables) (err error) {
 	return p.allocSlots()
 }
 
-// allocSlots allocates the two slots of each layout kept: the first of
-// each counts as the beam tables (matvis.TermBeamGrid), the second as
-// the double buffering. Stacked slots start zeroed: their padding beams
-// are never written.
+// allocSlots allocates the two slots of each layout kept: the per-beam
+// layout's first counts as the beam tables (matvis.TermBeamGrid), its
+// second as the double buffering; the stacked layout's as their own term.
+// Stacked slots start zeroed: their padding beams are never written.
 func (p *beamPrep) allocSlots() (err error) {
 	for i := range 2 {
 		term := matvis.TermBeamGrid
@@ -457,7 +468,7 @@ func (p *beamPrep) allocSlots() (err error) {
 			}
 		}
 		if p.stacked {
-			if p.slotS[i], err = p.alloc(term, p.ncoefS*8); err != nil {
+			if p.slotS[i], err = p.alloc(termBeamStacked, p.ncoefS*8); err != nil {
 				return err
 			}
 			if err = p.c.Memset8(p.slotS[i], 0, p.ncoefS*8, p.s); err != nil {
@@ -784,9 +795,6 @@ func (p *beamPrep) close() {
 			}
 		}
 	}
-	if p.mod != nil {
-		_ = p.mod.Unload()
-	}
 	if p.s != 0 {
 		_ = p.c.DestroyStream(p.s)
 	}
@@ -814,7 +822,31 @@ func (r *run) setupBeamPrep() error {
 	}
 	r.res.Stats.ChannelPrep = "device"
 	r.res.Stats.BeamBases = r.bp.basesBuilt
+	r.bp.modelTerms(&r.res.Plan)
 	return nil
+}
+
+// modelTerms adds the device memory of the channel preparation to the
+// run's memory plan, beside matvis's terms (whose beam_grid term is the
+// first per-beam slot): the bases, the second slot with the taps and
+// descriptors, and the stacked slots. The build's transient raw grid and
+// scratch (one distinct beam at a time, at most 512 MB) are not in it.
+func (p *beamPrep) modelTerms(plan *matvis.MemoryPlan) {
+	small := int64(p.nfreq*p.descWords)*8 + int64(len(p.tapStart))*4 + int64(p.nbeam)*(4+8+8) + int64(len(p.srcs))*(8+4)
+	for _, t := range p.taps {
+		for _, ts := range t {
+			small += int64(len(ts.off)) * (8 + 8)
+		}
+	}
+	terms := []matvis.MemoryTerm{{Name: termBeamBases, Bytes: p.baseValues() * 2 * int64(p.rsize)},
+		{Name: termBeamSlots, Bytes: p.ncoef*2*int64(p.rsize) + small}}
+	if p.stacked {
+		terms = append(terms, matvis.MemoryTerm{Name: termBeamStacked, Bytes: 2 * p.ncoefS * 8})
+	}
+	for _, t := range terms {
+		plan.Terms = append(plan.Terms, t)
+		plan.Total += t.Bytes
+	}
 }
 
 // deviceLayout is the beam tables' layout without their planes: every

@@ -21,6 +21,17 @@ type prepCase struct {
 	basis    bool // unpolarized E-field beams with their own basis vectors
 	power    bool // unpolarized power beams
 	halfAz   bool // azimuths that do not wrap
+	spectral bool // a power-law sky model instead of a flux table
+}
+
+// powerLaw is a sky of power-law spectra, I(f) = i0·(f/100 MHz)^alpha.
+type powerLaw struct{ i0, alpha []float64 }
+
+func (p powerLaw) StokesIAt(f float64, dst []float64) error {
+	for s := range dst {
+		dst[s] = p.i0[s] * math.Pow(f/100e6, p.alpha[s])
+	}
+	return nil
 }
 
 // randomGrid is a gridded beam of random complex samples (E-field, 2
@@ -91,6 +102,13 @@ func prepSim(t *testing.T, rng *rand.Rand, c prepCase) *matvis.Simulation {
 		for range cfg.Freqs {
 			cfg.Flux = append(cfg.Flux, rng.Float64()+0.1)
 		}
+	}
+	if c.spectral {
+		pl := powerLaw{make([]float64, nsrc), make([]float64, nsrc)}
+		for s := range nsrc {
+			pl.i0[s], pl.alpha[s] = rng.Float64()+0.1, -2*rng.Float64()
+		}
+		cfg.Flux, cfg.Sky = nil, pl
 	}
 	cfg.Coords = backendtest.RandomTopo(t, rng, nt, nsrc)
 	shared := randomGrid(t, rng, c, 36, 19, 3, 2, beamFreqs)
@@ -233,10 +251,13 @@ func must(t *testing.T, err error) {
 
 // TestDevicePrepParityChannels runs many-channel simulations end to end
 // with the device's preparation and compares them with the plain-loop
-// twin (channels on and between beam channels, so each slot is reused).
+// twin (channels on and between beam channels, so each slot is reused;
+// flux tables on the device and a sky model evaluated channel by channel
+// ahead of use).
 func TestDevicePrepParityChannels(t *testing.T) {
 	g := openGPU(t)
-	for i, c := range []prepCase{{name: "pol fp64", pol: true}, {name: "pol fp32", pol: true, p1: true}, {name: "unpol fp64 analytic", analytic: true}} {
+	for i, c := range []prepCase{{name: "pol fp64", pol: true}, {name: "pol fp32", pol: true, p1: true}, {name: "unpol fp64 analytic", analytic: true},
+		{name: "pol fp32 spectral sky", pol: true, p1: true, spectral: true}} {
 		rng := rand.New(rand.NewPCG(uint64(i)+901, 3))
 		sim := prepSim(t, rng, c)
 		checkParity(t, g, sim, fmt.Sprintf("device prep %s", c.name), func(res *matvis.Result) string {

@@ -383,13 +383,18 @@ func (r *run) prepareBeams(fi int) error {
 
 // zBound bounds the Z values of a channel whose sources have Stokes I
 // flux (or, for a polarized sky, parameters stokes, flux unused): |Z| ≤
-// √λ·|A|, λ the largest eigenvalue magnitude of a source's coherency,
-// (|I| + √(Q²+U²+V²))/2 (|I|/2 unpolarized), and an interpolated beam
-// value at most maxBeam (the largest plane value: spline weights are
-// non-negative and sum to 1; analytic beams are at most 1). Parts may
-// exceed it by up to √2 (complex beams, two feeds' sum), far inside FP16's
-// range once scaled (65504).
+// √λ·|A|, λ the largest eigenvalue magnitude of a source's coherency
+// (skyLambda), and an interpolated beam value at most maxBeam (the largest
+// plane value: spline weights are non-negative and sum to 1; analytic
+// beams are at most 1). Parts may exceed it by up to √2 (complex beams,
+// two feeds' sum), far inside FP16's range once scaled (65504).
 func zBound(flux []float64, stokes *[4][]float64, maxBeam float64) float64 {
+	return math.Sqrt(skyLambda(flux, stokes)) * max(maxBeam, 1)
+}
+
+// skyLambda is the largest eigenvalue magnitude of the sources'
+// coherencies: (|I| + √(Q²+U²+V²))/2, |I|/2 unpolarized.
+func skyLambda(flux []float64, stokes *[4][]float64) float64 {
 	maxL := 0.0
 	if stokes != nil {
 		for k, i := range stokes[0] {
@@ -401,18 +406,15 @@ func zBound(flux []float64, stokes *[4][]float64, maxBeam float64) float64 {
 			maxL = max(maxL, math.Abs(v)/2)
 		}
 	}
-	return math.Sqrt(maxL) * max(maxBeam, 1)
+	return maxL
 }
 
-// setZScale sets the FP16 scale of the loaded channel (sky and beams):
-// the power of two that brings zBound to at most 1, for the fused kernel
-// and the tensor-core product, whose Z kernel writes Z scaled by it.
-func (r *run) setZScale() {
-	var st *[4][]float64
-	if r.polSky {
-		st = &r.stoke
-	}
-	r.zscale = gram.Pow2Scale(zBound(r.flux, st, r.beamMax))
+// setZScale sets the FP16 scale of channel fi (its sky's λ, recorded when
+// the sky was loaded, and the bound of its beam tables): the power of two
+// that brings zBound to at most 1, for the fused kernel and the
+// tensor-core product, whose Z kernel writes Z scaled by it.
+func (r *run) setZScale(fi int) {
+	r.zscale = gram.Pow2Scale(math.Sqrt(r.skyL[fi%2]) * max(r.beamMax, 1))
 	r.g.SetZScale(r.zscale)
 }
 

@@ -216,25 +216,27 @@ func (r *run) allocHost() (err error) {
 	ns := int64(r.nsrc)
 	for i := 0; i < 2; i++ {
 		if r.rot == nil {
-			if r.hENU[i], err = r.c.AllocHost(3 * ns * 8); err != nil {
+			if r.hENU[i], err = r.keep.hostBuffer(3 * ns * 8); err != nil {
 				return fmt.Errorf("gpu: ENU upload buffer: %w", err)
 			}
 		}
-		if r.hOut[i], err = r.c.AllocHost(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
+		if r.hOut[i], err = r.keep.hostBuffer(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
 			return fmt.Errorf("gpu: output buffer: %w", err)
 		}
 	}
 	if !r.polSky {
-		if r.hFlux, err = r.c.AllocHost(max(ns*8, 8)); err != nil {
-			return fmt.Errorf("gpu: flux upload buffer: %w", err)
+		for i := range r.hFlux {
+			if r.hFlux[i], err = r.keep.hostBuffer(max(ns*8, 8)); err != nil {
+				return fmt.Errorf("gpu: flux upload buffer: %w", err)
+			}
 		}
 	}
-	if r.hCount, err = r.c.AllocHost(8); err != nil {
+	if r.hCount, err = r.keep.hostBuffer(8); err != nil {
 		return fmt.Errorf("gpu: visible-count buffer: %w", err)
 	}
 	if r.polSky {
 		for i := range r.hW {
-			if r.hW[i], err = r.c.AllocHost(2 * ns * stokesWords * 8); err != nil {
+			if r.hW[i], err = r.keep.hostBuffer(2 * ns * stokesWords * 8); err != nil {
 				return fmt.Errorf("gpu: Stokes factor buffer: %w", err)
 			}
 		}

@@ -164,15 +164,12 @@ func (r *run) chooseFused() (err error) {
 		r.fused = true
 		g.Why = "forced"
 	} else {
-		fusedMs, sepMs, n, err := r.measureFused()
+		d, err := r.fusedDecision()
 		if err != nil {
 			return err
 		}
-		r.fused = n > 0 && fusedMs < sepMs
-		cmp := fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + %s %.3f ms", n, fusedMs, strategyName(r.st), sepMs)
-		if n == 0 {
-			cmp = "no visible source at the first time to measure on"
-		}
+		r.fused = d.fused
+		cmp := d.why
 		if r.fused {
 			g.Why = cmp
 		} else {
@@ -210,6 +207,27 @@ func (r *run) chooseFused() (err error) {
 	return err
 }
 
+// fusedDecision measures the two ways on the run's first chunk, or takes
+// the decision the backend measured for a run of the same shape.
+func (r *run) fusedDecision() (fusedDecision, error) {
+	key := fusedKey{p1: r.p1, pol: r.sim.Mode.Polarized, stacked: r.stacked, m: r.M, bufSrc: r.bufSrc, nbeam: r.nbeam, strategy: r.st}
+	if d, ok := r.keep.fusedChoice[key]; ok {
+		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
+	}
+	fusedMs, sepMs, n, err := r.measureFused()
+	if err != nil {
+		return fusedDecision{}, err
+	}
+	d := fusedDecision{fused: n > 0 && fusedMs < sepMs,
+		why: fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + %s %.3f ms", n, fusedMs, strategyName(r.st), sepMs)}
+	if n == 0 {
+		d.why = "no visible source at the first time to measure on"
+		return d, nil // not a measurement to keep
+	}
+	r.keep.fusedChoice[key] = d
+	return d, nil
+}
+
 // measureFused times the two ways on the first chunk of frequency 0,
 // time 0 (ms, gram.TimeMs: medians of three after a warm-up) and returns
 // the chunk's visible sources (0: nothing to measure on).
@@ -220,7 +238,7 @@ func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
 	if err := r.prepareBeams(0); err != nil {
 		return 0, 0, 0, err
 	}
-	r.setZScale()
+	r.setZScale(0)
 	if err := r.queueCoords(0, 0, 0); err != nil {
 		return 0, 0, 0, err
 	}

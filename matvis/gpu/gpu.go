@@ -115,6 +115,8 @@ type Backend struct {
 	tune tuning
 	c    *cuda.Context
 	info cuda.DeviceInfo
+	// keep is what runs leave for the next run (resident.go).
+	keep *resident
 	// chosen is the Gram strategy of the last run per (precision, M), for
 	// MeasureCeilings.
 	chosen map[[2]int]gram.Strategy
@@ -132,7 +134,7 @@ func Open(opts Options) (*Backend, error) {
 		// run, blocks of one simulation).
 		opts.Tables = NewTableCache()
 	}
-	return &Backend{opts: opts, tune: defaultTuning(), c: c, info: c.Info(), chosen: map[[2]int]gram.Strategy{}}, nil
+	return &Backend{opts: opts, tune: defaultTuning(), c: c, info: c.Info(), keep: newResident(c), chosen: map[[2]int]gram.Strategy{}}, nil
 }
 
 // Name returns "gpu".
@@ -148,6 +150,7 @@ func (b *Backend) Close() error {
 	if b.c == nil {
 		return nil
 	}
+	b.keep.close()
 	err := b.c.Close()
 	b.c = nil
 	return err

@@ -299,7 +299,7 @@ func (r *run) compile() error {
 			opts = append(opts, "-DFG_F16")
 		}
 	}
-	r.mod, err = r.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
+	r.mod, err = r.keep.module(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}

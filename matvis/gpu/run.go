@@ -17,6 +17,7 @@ import (
 type run struct {
 	ctx  context.Context
 	c    *cuda.Context
+	keep *resident // the backend's, kept between runs
 	sim  *matvis.Simulation
 	res  *matvis.Result
 	opt  Options
@@ -55,8 +56,16 @@ type run struct {
 // channel's fluxes.
 type inputs struct {
 	// flux is every source's Stokes-I flux at the channel being simulated.
-	flux                         []float64
-	hFlux                        *cuda.HostBuffer // pinned: flux's storage, uploaded asynchronously
+	flux []float64
+	// skyL is the largest coherency eigenvalue of the sky loaded for
+	// channel fi at fi % 2 (skyLambda; its FP16 scale's part).
+	skyL   [2]float64
+	hFlux  [2]*cuda.HostBuffer // pinned: channels' fluxes, uploaded asynchronously
+	fluxes fluxPrefetch        // the next channel's, evaluated on the host meanwhile
+	// fluxTable holds every channel's fluxes on the device (0: one
+	// channel at a time in dFlux), fluxTableMax each channel's largest.
+	fluxTable                    cuda.DevicePtr
+	fluxTableMax                 []float64
 	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
 	skyFreq                      int // frequency whose sky is loaded (-1: none)
 }
@@ -139,8 +148,8 @@ type timingState struct {
 // set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1},
-		inputs: inputs{skyFreq: -1}, scaleFreq: -1}
+	r = &run{ctx: ctx, c: b.c, keep: b.keep, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1},
+		inputs: inputs{skyFreq: -1, fluxes: fluxPrefetch{fi: -1}}, scaleFreq: -1}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
 	made := r
@@ -152,40 +161,23 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.newResult(); err != nil {
 		return nil, err
 	}
-	if err = r.shape(); err != nil {
-		return nil, err
+	for _, step := range []struct {
+		name string
+		do   func() error
+	}{
+		{"shape", r.shape}, {"handles", r.openHandles}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
+		{"tiles", r.restrictTiles}, {"fused eligibility", r.fusedEligibility}, {"compile", r.compile},
+		{"allocate", func() error { r.res.Stats.ZBytes = int(r.zsize); return r.allocate() }}, {"events", r.makeEvents},
+		{"flux table", r.setupFluxTable}, {"channel preparation", r.setupBeamPrep}, {"fused choice", r.chooseFused},
+	} {
+		t := time.Now()
+		if err = step.do(); err != nil {
+			return nil, err
+		}
+		r.sampleFree() // a step's transient buffers count too
+		r.res.Stats.SetupSteps = append(r.res.Stats.SetupSteps, matvis.TimedStep{Name: step.name, Time: time.Since(t)})
 	}
-	if err = r.openHandles(); err != nil {
-		return nil, err
-	}
-	if err = r.planMemory(); err != nil {
-		return nil, err
-	}
-	if err = r.chooseStrategy(); err != nil {
-		return nil, err
-	}
-	if err = r.restrictTiles(); err != nil {
-		return nil, err
-	}
-	if err = r.fusedEligibility(); err != nil {
-		return nil, err
-	}
-	if err = r.compile(); err != nil {
-		return nil, err
-	}
-	r.res.Stats.ZBytes = int(r.zsize)
-	if err = r.allocate(); err != nil {
-		return nil, err
-	}
-	if err = r.makeEvents(); err != nil {
-		return nil, err
-	}
-	if err = r.setupBeamPrep(); err != nil {
-		return nil, err
-	}
-	if err = r.chooseFused(); err != nil {
-		return nil, err
-	}
+	r.keep.trimPinned() // kept buffers this run did not take
 	r.describeMatProd(&r.res.Stats.MatProdImpl)
 	r.sampleFree()
 	r.res.Stats.Setup = time.Since(start)
@@ -238,21 +230,11 @@ func (r *run) shape() error {
 	return nil
 }
 
-// openHandles makes the run's stream, cuBLAS handle and Gram product.
+// openHandles takes the backend's stream, cuBLAS handle and Gram
+// product (made by its first run).
 func (r *run) openHandles() (err error) {
-	if r.s, err = r.c.NewStream(); err != nil {
-		return fmt.Errorf("gpu: main stream: %w", err)
-	}
-	if r.blas, err = r.c.NewBlas(r.s); err != nil {
-		return fmt.Errorf("gpu: cuBLAS handle: %w", err)
-	}
-	if err = r.blas.SetMathMode(cuda.DefaultMath); err != nil {
-		return fmt.Errorf("gpu: cuBLAS math mode: %w", err)
-	}
-	if r.g, err = gram.New(r.c, r.blas, r.s); err != nil {
-		return fmt.Errorf("gpu: %w", err)
-	}
-	return nil
+	r.s, r.blas, r.g, err = r.keep.handles()
+	return err
 }
 
 // planMemory plans the chunks against Options.MaxMemory or, by default,
@@ -277,11 +259,13 @@ func (r *run) planMemory() error {
 	return nil
 }
 
-// close waits for the run's stream and releases everything it made.
+// close waits for the run's stream and releases everything it made
+// (what it took from the backend's resident state stays there).
 func (r *run) close() {
 	if r.s != 0 {
 		_ = r.c.SyncStream(r.s)
 	}
+	r.fluxes.wait() // it writes into a pinned buffer freed below
 	for _, e := range r.events {
 		_ = r.c.DestroyEvent(e)
 	}
@@ -292,27 +276,17 @@ func (r *run) close() {
 	}
 	r.freeBeamTables()
 	r.freeAll()
-	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1], r.hFlux} {
-		_ = r.c.FreeHost(h)
+	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1], r.hFlux[0], r.hFlux[1]} {
+		r.keep.keepHost(h) // for the backend's next run
 	}
-	if r.mod != nil {
-		_ = r.mod.Unload()
-	}
-	if r.g != nil {
-		_ = r.g.Close()
-	}
-	if r.blas != nil {
-		_ = r.blas.Close()
-	}
-	if r.s != 0 {
-		_ = r.c.DestroyStream(r.s)
-	}
+	// The stream, cuBLAS, the Gram product and the modules are the
+	// backend's (resident), kept for its next run.
+	r.keep.endRun()
 }
 
 // run simulates every integration, channel by channel, as one pipeline:
-// the coordinates of the next integration are queued before the chunks of
-// this one (at a channel's end, after them: the next channel's sky is
-// loaded once every chunk of this one is queued), and an integration's
+// the coordinates of the next integration, in this channel or the next,
+// are queued before the chunks of this one, and an integration's
 // output is collected once the next one's chunks are queued, so that the
 // device always has queued work, across channel changes too. With the
 // device's channel preparation (beamPrep) the next channel's tables are
@@ -359,8 +333,17 @@ func (r *run) run() (*matvis.Result, error) {
 		// Read the coordinate stage times now: the slot's coordinate
 		// events are recorded again two integrations on, before finish.
 		r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
-		if ti+1 < nt {
-			if err := r.queueCoords(fi, ti+1, 1-sl); err != nil {
+		// The next integration's coordinates, before this one's chunks
+		// (so that its count is read while they run): at a channel's
+		// end, after loading the next channel's sky, whose upload is
+		// ordered after this channel's coordinates on the stream.
+		if k+1 < total {
+			if ti+1 == nt {
+				if err := r.loadSky(fi + 1); err != nil {
+					return fail(err)
+				}
+			}
+			if err := r.queueCoords((k+1)/nt, (k+1)%nt, 1-sl); err != nil {
 				return fail(err)
 			}
 		}
@@ -378,14 +361,6 @@ func (r *run) run() (*matvis.Result, error) {
 		if ti+1 == nt {
 			if err := r.channelQueued(fi); err != nil {
 				return fail(err)
-			}
-			if k+1 < total {
-				if err := r.loadSky(fi + 1); err != nil {
-					return fail(err)
-				}
-				if err := r.queueCoords(fi+1, 0, 1-sl); err != nil {
-					return fail(err)
-				}
 			}
 		}
 		if err := collect(); err != nil {
@@ -423,7 +398,7 @@ func (r *run) bindChannel(fi int) error {
 	if err := r.prepareBeams(fi); err != nil {
 		return err
 	}
-	r.setZScale()
+	r.setZScale(fi)
 	r.scaleFreq = fi
 	r.res.Stats.Prepare += time.Since(tp)
 	r.sampleFree()

@@ -80,6 +80,12 @@ type Report struct {
 	Sim *matvis.Simulation `json:"-"`
 }
 
+// SetupStep is one timed part of a run's set-up.
+type SetupStep struct {
+	Name    string  `json:"name"`
+	Seconds float64 `json:"s"`
+}
+
 // ChannelPrep is where and at what cost a GPU run prepared each
 // channel's beam tables (matvis.Stats.ChannelPrep and its times).
 type ChannelPrep struct {
@@ -120,6 +126,9 @@ type Timing struct {
 	// Setup is the measured run's set-up (Stats.Setup: beam preparation,
 	// coordinate caches, device buffers), part of Run.
 	Setup float64 `json:"setup_s"`
+	// SetupSteps are Setup's parts where the backend times them (GPU):
+	// step name → seconds, in order.
+	SetupSteps []SetupStep `json:"setup_steps,omitempty"`
 	// Run is the measured run's wall: the backend's Run from call to
 	// return, Setup included.
 	Run float64 `json:"run_s"`
@@ -333,6 +342,9 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep.GramFused = res.Stats.MatProdImpl.Fused
 	rep.Timing.Setup = res.Stats.Setup.Seconds()
 	rep.ChannelPrep = channelPrep(res.Stats)
+	for _, st := range res.Stats.SetupSteps {
+		rep.Timing.SetupSteps = append(rep.Timing.SetupSteps, SetupStep{Name: st.Name, Seconds: st.Time.Seconds()})
+	}
 	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
 	summarizeStats(rep, res)
 	summarizeDevices(rep, res)
