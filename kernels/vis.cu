@@ -42,5 +42,6 @@ typedef C<real> creal;
 #include "vis_sort.cuh"
 #include "vis_beam.cuh"
 #include "vis_btz.cuh"
+#include "vis_stokes.cuh"
 #include "vis_out.cuh"
 #include "vis_fused.cuh"

@@ -61,27 +61,42 @@ func NewPolBasis(rot CoherencyRotation, mk func(ra, dec []float64) (Coordinates,
 	return NewRigidBasis(mk, ra, dec)
 }
 
-// Basis writes cos X and sin X of every source at time ti (PolBasis).
-func (b *RigidBasis) Basis(ti int, cosX, sinX []float64) error {
-	n := b.NSources()
-	if len(cosX) != n || len(sinX) != n {
-		return fmt.Errorf("matvis: polarization basis buffers hold %d and %d values for %d sources", len(cosX), len(sinX), n)
-	}
+// Sources are the sources' ICRS right ascensions and declinations
+// (radians; the basis's own slices: do not modify).
+func (b *RigidBasis) Sources() (ra, dec []float64) { return b.ra, b.dec }
+
+// Frame is the basis's rigid rotation at time ti: U, the orthogonal factor
+// of the ICRS axes' images (row i, column j: ENU component i of axis j).
+// Per source, Basis turns U·n̂ onto the source's direction by the
+// smallest rotation and projects the turned θ̂ and φ̂ onto ẑâ; a device
+// doing the same needs U per time and each source's direction.
+func (b *RigidBasis) Frame(ti int) ([3][3]float64, error) {
 	var ax [3][]float64
 	for k := range ax {
 		ax[k] = make([]float64, 3)
 	}
 	if err := b.axes.ENU(ti, ax[0], ax[1], ax[2]); err != nil {
-		return fmt.Errorf("matvis: rigid polarization basis at time %d: %w", ti, err)
+		return [3][3]float64{}, fmt.Errorf("matvis: rigid polarization basis at time %d: %w", ti, err)
 	}
-	// A[:, j] = the image of ICRS axis j (ENU components).
 	var a m3
 	for i := range 3 {
 		for j := range 3 {
 			a[i][j] = ax[i][j]
 		}
 	}
-	u := polarFactor(a)
+	return polarFactor(a), nil
+}
+
+// Basis writes cos X and sin X of every source at time ti (PolBasis).
+func (b *RigidBasis) Basis(ti int, cosX, sinX []float64) error {
+	n := b.NSources()
+	if len(cosX) != n || len(sinX) != n {
+		return fmt.Errorf("matvis: polarization basis buffers hold %d and %d values for %d sources", len(cosX), len(sinX), n)
+	}
+	u, err := b.Frame(ti)
+	if err != nil {
+		return err
+	}
 	e, nn, up := make([]float64, n), make([]float64, n), make([]float64, n)
 	if err := b.src.ENU(ti, e, nn, up); err != nil {
 		return fmt.Errorf("matvis: rigid polarization basis at time %d: %w", ti, err)

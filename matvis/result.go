@@ -79,6 +79,9 @@ type Stats struct {
 	// the set-up's preparation of every beam channel the run uses.
 	ChannelPrepGPU, BeamBases time.Duration
 	ChannelPreps              int
+	// StokesFactors says where a full-Stokes sky's per-time factors were
+	// made ("device", or "host" and why); empty for a Stokes-I sky.
+	StokesFactors string
 	// Integrations holds the wall time of each (freq, time) integration in
 	// run order; a run over several backends (matvis/multi) holds them in
 	// grid order (frequency-major), 0 for an integration not run.

@@ -343,9 +343,12 @@ func (p *beamPrep) compile(r *run) (err error) {
 // alloc allocates a buffer of p's, tracked in the run's accounting.
 func (p *beamPrep) alloc(term string, n int64) (cuda.DevicePtr, error) {
 	n = max(n, 8)
-	d, err := p.c.Alloc(n)
-	if err != nil {
-		return 0, fmt.Errorf("gpu: %s: %w", term, err)
+	d := p.mem.pool.deviceBuffer(n)
+	if d == 0 {
+		var err error
+		if d, err = p.c.Alloc(n); err != nil {
+			return 0, fmt.Errorf("gpu: %s: %w", term, err)
+		}
 	}
 	p.bufs = append(p.bufs, d)
 	p.mem.track(d, term, n)
@@ -784,10 +787,16 @@ func (p *beamPrep) close() {
 		p.collect(0)
 		p.collect(1)
 	}
-	for len(p.bufs) > 0 {
-		d := p.bufs[0]
-		p.freeBuf(&d)
+	// The run's buffers go to the backend's pool for its next run.
+	for _, d := range p.bufs {
+		if a, ok := p.mem.live[d]; ok && p.mem.pool != nil {
+			p.mem.untrack(d)
+			p.mem.pool.keepDevice(d, a.n)
+		} else {
+			_ = p.c.Free(d)
+		}
 	}
+	p.bufs = nil
 	for i := range 2 {
 		for _, e := range []cuda.Event{p.ready[i], p.free[i], p.t0[i], p.t1[i]} {
 			if e != 0 {

@@ -101,7 +101,11 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	}
 	if r.polSky {
 		fl.nfreq = -1
-		if err := r.queueFactors(ti, sl); err != nil {
+		factors := func() error { return r.queueFactors(ti, sl) }
+		if r.devFactors != nil {
+			factors = func() error { return r.queueDeviceFactors(ti, sl, mode, src, hm) }
+		}
+		if err := factors(); err != nil {
 			return err
 		}
 	}
@@ -210,11 +214,16 @@ type fluxColumn struct {
 	nfreq, fi int32
 }
 
+// fluxTableSmall is the flux table size below which it goes to the device
+// whatever the run's times (an upload of ~15 ms at most).
+const fluxTableSmall = 128 << 20
+
 // termFluxTable is the device memory of every channel's fluxes.
 const termFluxTable = "gpu_flux_table"
 
 // setupFluxTable puts a flux table's every channel on the device when it
-// takes at most an eighth of the free memory (and 4 GB), with each
+// is small (fluxTableSmall) or each channel has one time, and it takes at
+// most an eighth of the free memory (and 4 GB), with each
 // channel's largest flux (for the FP16 scale) from one reduction: a
 // channel change then costs the host nothing. A sky model (Config.Sky),
 // a full-Stokes sky or a larger table keeps the per-channel upload.
@@ -223,6 +232,12 @@ func (r *run) setupFluxTable() error {
 	n := int64(r.nsrc) * int64(sim.NFreq())
 	table := sim.Sky == nil && int64(len(sim.Flux)) == n
 	if r.polSky || !table || n >= 1<<31 { // the kernels index it in int
+		return nil
+	}
+	// Its upload (from pageable memory, ~7 GB/s) is worth it when a
+	// channel's integrations are too short to hide the next channel's
+	// evaluation on the host (one time per channel) or when it is small.
+	if n*8 > fluxTableSmall && sim.NTime() > 1 {
 		return nil
 	}
 	free, _, err := r.c.MemInfo()

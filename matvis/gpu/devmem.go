@@ -32,7 +32,11 @@ type allocRec struct {
 // own and those tracked for it) for Stats.Device: the peak with its
 // breakdown by memory term, and the least free memory seen.
 type devMem struct {
-	dev       *cuda.Context
+	dev *cuda.Context
+	// pool keeps buffers between a backend's runs: alloc takes one of
+	// the size asked for, freeAll and recycle give them back, and its idle
+	// bytes count as free memory in the accounting.
+	pool      *resident
 	allocs    []cuda.DevicePtr
 	mem       matvis.DeviceMemory
 	live      map[cuda.DevicePtr]allocRec
@@ -41,22 +45,35 @@ type devMem struct {
 	termOrder []string
 }
 
-// newDevMem starts the accounting on c from its current free memory.
-func newDevMem(c *cuda.Context) devMem {
-	m := devMem{dev: c, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
+// newDevMem starts the accounting on c from its current free memory
+// (with pool's idle buffers).
+func newDevMem(c *cuda.Context, pool *resident) devMem {
+	m := devMem{dev: c, pool: pool, live: map[cuda.DevicePtr]allocRec{}, liveTerm: map[string]int64{}}
 	if free, total, err := c.MemInfo(); err == nil {
+		free += m.idle()
 		m.mem = matvis.DeviceMemory{TotalBytes: total, FreeBeforeBytes: free, MinFreeBytes: free}
 	}
 	return m
+}
+
+// idle is the pool's idle bytes (free for this run's purposes).
+func (m *devMem) idle() int64 {
+	if m.pool == nil {
+		return 0
+	}
+	return m.pool.idleBytes
 }
 
 // alloc allocates n bytes (at least 8) for memory term term, freed by
 // freeAll.
 func (m *devMem) alloc(term string, n int64) (cuda.DevicePtr, error) {
 	n = max(n, 8)
-	p, err := m.dev.Alloc(n)
-	if err != nil {
-		return 0, fmt.Errorf("gpu: %s: %w", term, err)
+	p := m.pool.deviceBuffer(n)
+	if p == 0 {
+		var err error
+		if p, err = m.dev.Alloc(n); err != nil {
+			return 0, fmt.Errorf("gpu: %s: %w", term, err)
+		}
 	}
 	m.allocs = append(m.allocs, p)
 	m.track(p, term, n)
@@ -104,8 +121,8 @@ func (m *devMem) sampleFree() {
 	if m.mem.TotalBytes == 0 {
 		return
 	}
-	if free, _, err := m.dev.MemInfo(); err == nil && free < m.mem.MinFreeBytes {
-		m.mem.MinFreeBytes = free
+	if free, _, err := m.dev.MemInfo(); err == nil && free+m.idle() < m.mem.MinFreeBytes {
+		m.mem.MinFreeBytes = free + m.idle()
 	}
 }
 
@@ -121,11 +138,20 @@ func (m *devMem) deviceMemory() *matvis.DeviceMemory {
 	return &d
 }
 
-// freeAll frees every buffer alloc made.
+// freeAll gives every live buffer alloc made to the pool (frees it
+// without one).
 func (m *devMem) freeAll() {
 	for _, p := range m.allocs {
-		_ = m.dev.Free(p)
+		if a, ok := m.live[p]; ok && m.pool != nil {
+			m.untrack(p)
+			m.pool.keepDevice(p, a.n)
+			continue
+		}
+		if _, ok := m.live[p]; ok {
+			_ = m.dev.Free(p)
+		}
 	}
+	m.allocs = nil
 }
 
 // allocate makes the run's buffers (Z only when the fused path is out of

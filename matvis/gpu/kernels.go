@@ -23,8 +23,9 @@ type visKernels struct {
 	scanResident, compactResident int
 	keyCount, keyScatter          cuda.Function
 	beamTauZ, visOut              cuda.Function
-	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go).
-	beamTauZStokes cuda.Function
+	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go),
+	// stokesFactor its per-time factors (vis_stokes.cuh).
+	beamTauZStokes, stokesFactor cuda.Function
 	// The fused path's kernels: present when the module was compiled with
 	// FG_MT (gramFoot only with FG_STACKED).
 	gramFused, gramReduce, gramFoot cuda.Function
@@ -41,7 +42,8 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 		{&k.scanTileSums, "scan_tile_sums"}, {&k.scanTiles, "scan_tiles"},
 		{&k.scanLookback, "scan_lookback"}, {&k.horizonCompact, "horizon_compact"},
 		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
-		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"}}
+		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"},
+		{&k.stokesFactor, "stokes_factor"}}
 	if fused {
 		fns = append(fns, struct {
 			p    *cuda.Function

@@ -30,6 +30,11 @@ type resident struct {
 	// slow: about a millisecond a buffer), for the next run's; idle ones
 	// are freed once a run's set-up is done (trimPinned).
 	pinned map[int64][]*cuda.HostBuffer
+	// device are the last run's device buffers by size, likewise
+	// (trimDevice); idleBytes their total, which a run's accounting
+	// counts as free memory.
+	device    map[int64][]cuda.DevicePtr
+	idleBytes int64
 }
 
 // fusedKey is what chooseFused's measurement depends on: the run's
@@ -48,7 +53,8 @@ type fusedDecision struct {
 }
 
 func newResident(c *cuda.Context) *resident {
-	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}, pinned: map[int64][]*cuda.HostBuffer{}}
+	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}, pinned: map[int64][]*cuda.HostBuffer{},
+		device: map[int64][]cuda.DevicePtr{}}
 }
 
 // handles returns the stream, cuBLAS handle and Gram product, made on
@@ -119,6 +125,38 @@ func (k *resident) trimPinned() {
 	}
 }
 
+// deviceBuffer returns a kept device buffer of n bytes, or 0.
+func (k *resident) deviceBuffer(n int64) cuda.DevicePtr {
+	if k == nil {
+		return 0
+	}
+	l := k.device[n]
+	if len(l) == 0 {
+		return 0
+	}
+	p := l[len(l)-1]
+	k.device[n] = l[:len(l)-1]
+	k.idleBytes -= n
+	return p
+}
+
+// keepDevice takes back a run's device buffer of n bytes for the next run.
+func (k *resident) keepDevice(p cuda.DevicePtr, n int64) {
+	k.device[n] = append(k.device[n], p)
+	k.idleBytes += n
+}
+
+// trimDevice frees the kept device buffers a run's set-up did not take.
+func (k *resident) trimDevice() {
+	for n, l := range k.device {
+		for _, p := range l {
+			_ = k.c.Free(p)
+		}
+		delete(k.device, n)
+	}
+	k.idleBytes = 0
+}
+
 // endRun clears what a run lent the Gram product (its partials, freed
 // with the run's buffers).
 func (k *resident) endRun() {
@@ -137,6 +175,7 @@ func (k *resident) close() {
 	}
 	k.mods = nil
 	k.trimPinned()
+	k.trimDevice()
 	if k.g != nil {
 		_ = k.g.Close()
 	}

@@ -148,7 +148,7 @@ type timingState struct {
 // set-up releases what it made.
 func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, err error) {
 	start := time.Now()
-	r = &run{ctx: ctx, c: b.c, keep: b.keep, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c), beamState: beamState{beamsFreq: -1},
+	r = &run{ctx: ctx, c: b.c, keep: b.keep, sim: sim, opt: b.opts, tune: b.tune, devMem: newDevMem(b.c, b.keep), beamState: beamState{beamsFreq: -1},
 		inputs: inputs{skyFreq: -1, fluxes: fluxPrefetch{fi: -1}}, scaleFreq: -1}
 	// A failed set-up releases what it made: "return nil, err" has set r
 	// to nil by the time this runs, so it closes its own copy.
@@ -161,13 +161,14 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 	if err = r.newResult(); err != nil {
 		return nil, err
 	}
+	r.res.Stats.SetupSteps = append(r.res.Stats.SetupSteps, matvis.TimedStep{Name: "result", Time: time.Since(start)})
 	for _, step := range []struct {
 		name string
 		do   func() error
 	}{
 		{"shape", r.shape}, {"handles", r.openHandles}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
 		{"tiles", r.restrictTiles}, {"fused eligibility", r.fusedEligibility}, {"compile", r.compile},
-		{"allocate", func() error { r.res.Stats.ZBytes = int(r.zsize); return r.allocate() }}, {"events", r.makeEvents},
+		{"allocate", func() error { r.res.Stats.ZBytes = int(r.zsize); return r.allocate() }}, {"events", r.makeEvents}, {"stokes", r.setupStokes},
 		{"flux table", r.setupFluxTable}, {"channel preparation", r.setupBeamPrep}, {"fused choice", r.chooseFused},
 	} {
 		t := time.Now()
@@ -177,9 +178,12 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		r.sampleFree() // a step's transient buffers count too
 		r.res.Stats.SetupSteps = append(r.res.Stats.SetupSteps, matvis.TimedStep{Name: step.name, Time: time.Since(t)})
 	}
+	t := time.Now()
 	r.keep.trimPinned() // kept buffers this run did not take
+	r.keep.trimDevice()
 	r.describeMatProd(&r.res.Stats.MatProdImpl)
 	r.sampleFree()
+	r.res.Stats.SetupSteps = append(r.res.Stats.SetupSteps, matvis.TimedStep{Name: "trim", Time: time.Since(t)})
 	r.res.Stats.Setup = time.Since(start)
 	return r, nil
 }

@@ -8,6 +8,7 @@ package gpu
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -24,17 +25,73 @@ import (
 type stokesState struct {
 	// polSky: the sky has Q, U or V (Simulation.SkyPolarized).
 	polSky bool
-	stoke  [4][]float64
-	basis  [][2][]float64
-	cache  bool
-	dW     [2]cuda.DevicePtr
-	hW     [2]*cuda.HostBuffer
-	neg    [2]bool
+	// devFactors makes the factors on the device (nil: on the host).
+	devFactors *deviceStokes
+	stoke      [4][]float64
+	basis      [][2][]float64
+	cache      bool
+	dW         [2]cuda.DevicePtr
+	hW         [2]*cuda.HostBuffer
+	neg        [2]bool
 }
 
 // stokesWords is the doubles of one source's factors of one sign: W[ax,k]
 // complex, index 2·(ax·2 + k) (beam_tau_z_stokes's layout).
 const stokesWords = 8
+
+// deviceStokes makes a full-Stokes sky's factors on the device, per
+// time, for a pyradiosky (rigid) basis: every source's direction (enu_all,
+// the coordinates' own transform), its basis angle, coherency and factors
+// (stokes_factor). The host computes only the time's 3×3 frame. Whether a
+// channel has a negative eigenvalue is the same at every time (the
+// eigenvalues (I ± √(Q²+U²+V²))/2 do not depend on the rotation), so it is
+// known per channel.
+type deviceStokes struct {
+	basis                          *matvis.RigidBasis
+	iau                            int32
+	dRA, dDec, dStokes, dE, dN, dU cuda.DevicePtr
+	negChan                        bool
+}
+
+// termStokesDevice is the device memory of the device's factoring.
+const termStokesDevice = "gpu_stokes_factoring"
+
+// setupStokes chooses where a full-Stokes sky's factors are made: on the
+// device for a matvis.RigidBasis (pyuvsim's basis), else on the host.
+func (r *run) setupStokes() error {
+	if !r.polSky {
+		return nil
+	}
+	b, ok := r.sim.PolBasis.(*matvis.RigidBasis)
+	if !ok || b.NSources() != r.nsrc {
+		r.res.Stats.StokesFactors = fmt.Sprintf("host (basis %T)", r.sim.PolBasis)
+		return nil
+	}
+	d := &deviceStokes{basis: b}
+	if r.sim.Options.Rotation == matvis.RotationIAU {
+		d.iau = 1
+	}
+	ns := int64(r.nsrc)
+	for _, q := range []struct {
+		p *cuda.DevicePtr
+		n int64
+	}{{&d.dRA, ns}, {&d.dDec, ns}, {&d.dStokes, 4 * ns}, {&d.dE, ns}, {&d.dN, ns}, {&d.dU, ns}} {
+		var err error
+		if *q.p, err = r.alloc(termStokesDevice, q.n*8); err != nil {
+			return err
+		}
+	}
+	ra, dec := b.Sources()
+	if err := cuda.Upload(r.c, d.dRA, ra, r.s); err != nil {
+		return fmt.Errorf("gpu: upload the sources' right ascensions: %w", err)
+	}
+	if err := cuda.Upload(r.c, d.dDec, dec, r.s); err != nil {
+		return fmt.Errorf("gpu: upload the sources' declinations: %w", err)
+	}
+	r.devFactors = d
+	r.res.Stats.StokesFactors = "device"
+	return nil
+}
 
 // loadStokes evaluates the sky's four Stokes parameters at channel fi.
 func (r *run) loadStokes(fi int) error {
@@ -48,6 +105,47 @@ func (r *run) loadStokes(fi int) error {
 	if err := r.sim.StokesAt(fi, r.stoke); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
+	if d := r.devFactors; d != nil {
+		ns := int64(r.nsrc)
+		for k := range r.stoke {
+			if err := cuda.Upload(r.c, d.dStokes.Offset(int64(k)*ns*8), r.stoke[k], r.s); err != nil {
+				return fmt.Errorf("gpu: upload the Stokes parameters of channel %d: %w", fi, err)
+			}
+		}
+		d.negChan = false
+		for s, i := range r.stoke[0] {
+			if i < math.Sqrt(r.stoke[1][s]*r.stoke[1][s]+r.stoke[2][s]*r.stoke[2][s]+r.stoke[3][s]*r.stoke[3][s]) {
+				d.negChan = true
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// queueDeviceFactors queues time ti's factors into slot sl on the device,
+// from the time's coordinates (mode, src, par as the compaction takes
+// them).
+func (r *run) queueDeviceFactors(ti, sl int, mode int32, src srcVectors, par []float64) error {
+	d := r.devFactors
+	u, err := d.basis.Frame(ti)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	ns := int64(r.nsrc)
+	if err := r.k.enu(r.s, ns, mode, src, par, d.dE, d.dN, d.dU); err != nil {
+		return err
+	}
+	frame := make([]float64, 0, 9)
+	for i := range 3 {
+		frame = append(frame, u[i][0], u[i][1], u[i][2])
+	}
+	pos, neg := r.dW[sl], r.dW[sl].Offset(ns*stokesWords*8)
+	if err := r.k.stokesFactor.Launch(cuda.Grid1(r.nsrc, threadsCoords), dim1(threadsCoords), 0, r.s, ns, d.dRA, d.dDec,
+		d.dE, d.dN, d.dU, frame, d.dStokes, d.iau, pos, neg); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	r.neg[sl] = d.negChan
 	return nil
 }
 
