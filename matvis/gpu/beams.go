@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -407,6 +409,19 @@ func skyLambda(flux []float64, stokes *[4][]float64) float64 {
 		}
 	}
 	return maxL
+}
+
+// skyLambdaParallel is skyLambda of a full-Stokes sky on every core.
+func skyLambdaParallel(st *[4][]float64) float64 {
+	n := len(st[0])
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/65536))
+	part := make([]float64, workers)
+	step := (n + workers - 1) / max(workers, 1)
+	blocks.Run(n, workers, func(lo, hi int) {
+		sub := [4][]float64{st[0][lo:hi], st[1][lo:hi], st[2][lo:hi], st[3][lo:hi]}
+		part[lo/max(step, 1)] = skyLambda(nil, &sub)
+	})
+	return slices.Max(part)
 }
 
 // setZScale sets the FP16 scale of channel fi (its sky's λ, recorded when

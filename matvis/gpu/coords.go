@@ -172,7 +172,7 @@ func (r *run) channelSky(fi int) error {
 	if err == nil {
 		r.skyFreq = fi
 		if r.polSky {
-			r.skyL[fi%2] = skyLambda(nil, &r.stoke)
+			r.skyL[fi%2] = skyLambdaParallel(&r.stoke)
 		}
 	}
 	return err

@@ -12,8 +12,10 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
@@ -112,15 +114,25 @@ func (r *run) loadStokes(fi int) error {
 				return fmt.Errorf("gpu: upload the Stokes parameters of channel %d: %w", fi, err)
 			}
 		}
-		d.negChan = false
-		for s, i := range r.stoke[0] {
-			if i < math.Sqrt(r.stoke[1][s]*r.stoke[1][s]+r.stoke[2][s]*r.stoke[2][s]+r.stoke[3][s]*r.stoke[3][s]) {
-				d.negChan = true
-				break
-			}
-		}
+		d.negChan = anyNegative(r.stoke)
 	}
 	return nil
+}
+
+// anyNegative reports whether a source has a negative coherency
+// eigenvalue, I < √(Q²+U²+V²), on every core.
+func anyNegative(st [4][]float64) bool {
+	n := len(st[0])
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/65536))
+	var found atomic.Bool
+	blocks.Run(n, workers, func(lo, hi int) {
+		for s := lo; s < hi && !found.Load(); s++ {
+			if st[0][s] < math.Sqrt(st[1][s]*st[1][s]+st[2][s]*st[2][s]+st[3][s]*st[3][s]) {
+				found.Store(true)
+			}
+		}
+	})
+	return found.Load()
 }
 
 // queueDeviceFactors queues time ti's factors into slot sl on the device,
