@@ -90,6 +90,9 @@ func (m *devMem) track(p cuda.DevicePtr, term string, n int64) {
 	}
 	m.liveTerm[term] += n
 	if m.liveBytes > m.mem.AllocatedPeakBytes {
+		// A new peak of the allocations is a candidate for the least
+		// free memory too: sample it before a transient buffer goes.
+		m.sampleFree()
 		m.mem.AllocatedPeakBytes = m.liveBytes
 		m.mem.AllocatedTerms = m.mem.AllocatedTerms[:0]
 		for _, t := range m.termOrder {
