@@ -71,7 +71,9 @@ func sameBeam(a, b beam.Beam) bool {
 	if ta != reflect.TypeOf(b) {
 		return false
 	}
-	if ta == nil || ta.Comparable() {
+	// The values', not the type's, comparability: == panics on a
+	// comparable struct holding an interface whose value is not.
+	if ta == nil || reflect.ValueOf(a).Comparable() && reflect.ValueOf(b).Comparable() {
 		return a == b
 	}
 	return reflect.DeepEqual(a, b)

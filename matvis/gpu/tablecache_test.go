@@ -85,3 +85,29 @@ func TestTableCacheSharesBuilds(t *testing.T) {
 		t.Errorf("nil cache: %v %v", tb, err)
 	}
 }
+
+// holder is a comparable struct type holding a beam interface, as
+// beam.DiagonalJones does.
+type holder struct{ beam.Beam }
+
+// sliceBeam is a beam type that is not comparable.
+type sliceBeam struct {
+	beam.Uniform
+	w []float64
+}
+
+// TestSameBeamNeverPanics: a comparable struct holding a value that is
+// not comparable is compared by value, without the panic of ==.
+func TestSameBeamNeverPanics(t *testing.T) {
+	a := holder{sliceBeam{w: []float64{1}}}
+	b := holder{sliceBeam{w: []float64{1}}}
+	c := holder{sliceBeam{w: []float64{2}}}
+	for _, tc := range []struct {
+		x, y beam.Beam
+		want bool
+	}{{a, b, true}, {a, c, false}, {holder{beam.Uniform{}}, holder{beam.Uniform{}}, true}, {a, beam.Uniform{}, false}} {
+		if got := sameBeam(tc.x, tc.y); got != tc.want {
+			t.Errorf("sameBeam(%v, %v) = %v, want %v", tc.x, tc.y, got, tc.want)
+		}
+	}
+}
