@@ -70,6 +70,11 @@ func NewFDBasis(mk func(ra, dec []float64) (Coordinates, error), ra, dec []float
 	return b, nil
 }
 
+// Neighbours are the coordinates of the sources' neighbours at dec + h
+// (up) and dec − h (down), whose directions' difference is θ̂: what a
+// device doing Basis's arithmetic needs besides the sources' directions.
+func (b *FDBasis) Neighbours() (up, down Coordinates) { return b.nb[0], b.nb[1] }
+
 // NSources is the number of sources.
 func (b *FDBasis) NSources() int { return b.center.NSources() }
 

@@ -25,7 +25,7 @@ type visKernels struct {
 	beamTauZ, visOut              cuda.Function
 	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go),
 	// stokesFactor its per-time factors (vis_stokes.cuh).
-	beamTauZStokes, stokesFactor cuda.Function
+	beamTauZStokes, stokesFactor, stokesFactorFD cuda.Function
 	// The fused path's kernels: present when the module was compiled with
 	// FG_MT (gramFoot only with FG_STACKED).
 	gramFused, gramReduce, gramFoot cuda.Function
@@ -43,7 +43,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 		{&k.scanLookback, "scan_lookback"}, {&k.horizonCompact, "horizon_compact"},
 		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
 		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"},
-		{&k.stokesFactor, "stokes_factor"}}
+		{&k.stokesFactor, "stokes_factor"}, {&k.stokesFactorFD, "stokes_factor_fd"}}
 	if fused {
 		fns = append(fns, struct {
 			p    *cuda.Function

@@ -17,6 +17,7 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
 )
 
 // stokesState is a full-Stokes run's: the channel's Stokes parameters,
@@ -42,14 +43,21 @@ type stokesState struct {
 const stokesWords = 8
 
 // deviceStokes makes a full-Stokes sky's factors on the device, per
-// time, for a pyradiosky (rigid) basis: every source's direction (enu_all,
-// the coordinates' own transform), its basis angle, coherency and factors
-// (stokes_factor). The host computes only the time's 3×3 frame. Whether a
+// time: every source's direction (enu_all, the coordinates' own
+// transform), its basis angle, coherency and factors — for pyuvsim's
+// rigid basis (stokes_factor; the host computes only the time's 3×3 frame)
+// or the exact local mapping of the IAU rotation (stokes_factor_fd, with
+// the directions of each source's neighbours at dec ± h, by the same
+// transform from their ECI vectors: ERFA coordinates). Whether a
 // channel has a negative eigenvalue is the same at every time (the
 // eigenvalues (I ± √(Q²+U²+V²))/2 do not depend on the rotation), so it is
 // known per channel.
 type deviceStokes struct {
-	basis                          *matvis.RigidBasis
+	basis *matvis.RigidBasis // nil: fd
+	// fd: the neighbours' ECI vectors and directions (up, down).
+	fd                             bool
+	nbECI                          [2]srcVectors
+	nbENU                          [2][3]cuda.DevicePtr
 	iau                            int32
 	dRA, dDec, dStokes, dE, dN, dU cuda.DevicePtr
 	negChan                        bool
@@ -59,39 +67,90 @@ type deviceStokes struct {
 const termStokesDevice = "gpu_stokes_factoring"
 
 // setupStokes chooses where a full-Stokes sky's factors are made: on the
-// device for a matvis.RigidBasis (pyuvsim's basis), else on the host.
+// device for a matvis.RigidBasis (pyuvsim's basis) and for a
+// matvis.FDBasis whose coordinates and neighbours are ERFA rotations on the
+// device (astro.BCRSRotation), else on the host.
 func (r *run) setupStokes() error {
 	if !r.polSky {
 		return nil
 	}
-	b, ok := r.sim.PolBasis.(*matvis.RigidBasis)
-	if !ok || b.NSources() != r.nsrc {
-		r.res.Stats.StokesFactors = fmt.Sprintf("host (basis %T)", r.sim.PolBasis)
-		return nil
+	d := &deviceStokes{}
+	switch b := r.sim.PolBasis.(type) {
+	case *matvis.RigidBasis:
+		if b.NSources() != r.nsrc {
+			return r.hostStokes("a basis of another sky")
+		}
+		d.basis = b
+	case *matvis.FDBasis:
+		up, down := b.Neighbours()
+		bu, ok1 := up.(astro.BCRSRotation)
+		bd, ok2 := down.(astro.BCRSRotation)
+		if r.rot == nil || r.bcrs == nil || !ok1 || !ok2 {
+			return r.hostStokes("an FDBasis whose coordinates are not ERFA rotations")
+		}
+		d.fd = true
+		if err := d.uploadNeighbours(r, [2]astro.BCRSRotation{bu, bd}); err != nil {
+			return err
+		}
+	default:
+		return r.hostStokes(fmt.Sprintf("basis %T", r.sim.PolBasis))
 	}
-	d := &deviceStokes{basis: b}
 	if r.sim.Options.Rotation == matvis.RotationIAU {
 		d.iau = 1
 	}
 	ns := int64(r.nsrc)
-	for _, q := range []struct {
-		p *cuda.DevicePtr
-		n int64
-	}{{&d.dRA, ns}, {&d.dDec, ns}, {&d.dStokes, 4 * ns}, {&d.dE, ns}, {&d.dN, ns}, {&d.dU, ns}} {
+	for _, p := range []*cuda.DevicePtr{&d.dStokes, &d.dE, &d.dN, &d.dU, &d.dRA, &d.dDec} {
+		n := ns * 8
+		if p == &d.dStokes {
+			n *= 4
+		}
 		var err error
-		if *q.p, err = r.alloc(termStokesDevice, q.n*8); err != nil {
+		if *p, err = r.alloc(termStokesDevice, n); err != nil {
 			return err
 		}
 	}
-	ra, dec := b.Sources()
-	if err := cuda.Upload(r.c, d.dRA, ra, r.s); err != nil {
-		return fmt.Errorf("gpu: upload the sources' right ascensions: %w", err)
-	}
-	if err := cuda.Upload(r.c, d.dDec, dec, r.s); err != nil {
-		return fmt.Errorf("gpu: upload the sources' declinations: %w", err)
+	if d.basis != nil {
+		ra, dec := d.basis.Sources()
+		if err := cuda.Upload(r.c, d.dRA, ra, r.s); err != nil {
+			return fmt.Errorf("gpu: upload the sources' right ascensions: %w", err)
+		}
+		if err := cuda.Upload(r.c, d.dDec, dec, r.s); err != nil {
+			return fmt.Errorf("gpu: upload the sources' declinations: %w", err)
+		}
 	}
 	r.devFactors = d
 	r.res.Stats.StokesFactors = "device"
+	return nil
+}
+
+// hostStokes records why the factors are made on the host.
+func (r *run) hostStokes(why string) error {
+	r.res.Stats.StokesFactors = "host (" + why + ")"
+	return nil
+}
+
+// uploadNeighbours puts the FD basis's neighbours' ECI vectors on the
+// device, with room for their directions.
+func (d *deviceStokes) uploadNeighbours(r *run, nb [2]astro.BCRSRotation) error {
+	ns := int64(r.nsrc)
+	for k, b := range nb {
+		x, y, z := b.ECI()
+		for j, v := range [][]float64{x, y, z} {
+			if len(v) != r.nsrc {
+				return fmt.Errorf("gpu: polarization basis neighbour %d has %d ECI vectors, want %d", k, len(v), r.nsrc)
+			}
+			var err error
+			if d.nbECI[k][j], err = r.alloc(termStokesDevice, ns*8); err != nil {
+				return err
+			}
+			if d.nbENU[k][j], err = r.alloc(termStokesDevice, ns*8); err != nil {
+				return err
+			}
+			if err := cuda.Upload(r.c, d.nbECI[k][j], v, r.s); err != nil {
+				return fmt.Errorf("gpu: upload the polarization basis's neighbours: %w", err)
+			}
+		}
+	}
 	return nil
 }
 
@@ -140,24 +199,39 @@ func anyNegative(st [4][]float64) bool {
 // them).
 func (r *run) queueDeviceFactors(ti, sl int, mode int32, src srcVectors, par []float64) error {
 	d := r.devFactors
-	u, err := d.basis.Frame(ti)
-	if err != nil {
-		return fmt.Errorf("gpu: %w", err)
-	}
 	ns := int64(r.nsrc)
 	if err := r.k.enu(r.s, ns, mode, src, par, d.dE, d.dN, d.dU); err != nil {
 		return err
+	}
+	pos, neg := r.dW[sl], r.dW[sl].Offset(ns*stokesWords*8)
+	r.neg[sl] = d.negChan
+	if d.fd {
+		// The neighbours by the same transform as the sources (mode 2:
+		// ECI vectors and this time's BCRS parameters).
+		for k := range d.nbENU {
+			if err := r.k.enu(r.s, ns, mode, d.nbECI[k], par, d.nbENU[k][0], d.nbENU[k][1], d.nbENU[k][2]); err != nil {
+				return err
+			}
+		}
+		up, dn := d.nbENU[0], d.nbENU[1]
+		if err := r.k.stokesFactorFD.Launch(cuda.Grid1(r.nsrc, threadsCoords), dim1(threadsCoords), 0, r.s, ns, d.dE, d.dN, d.dU,
+			up[0], up[1], up[2], dn[0], dn[1], dn[2], d.dStokes, d.iau, pos, neg); err != nil {
+			return fmt.Errorf("gpu: %w", err)
+		}
+		return nil
+	}
+	u, err := d.basis.Frame(ti)
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
 	}
 	frame := make([]float64, 0, 9)
 	for i := range 3 {
 		frame = append(frame, u[i][0], u[i][1], u[i][2])
 	}
-	pos, neg := r.dW[sl], r.dW[sl].Offset(ns*stokesWords*8)
 	if err := r.k.stokesFactor.Launch(cuda.Grid1(r.nsrc, threadsCoords), dim1(threadsCoords), 0, r.s, ns, d.dRA, d.dDec,
 		d.dE, d.dN, d.dU, frame, d.dStokes, d.iau, pos, neg); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	r.neg[sl] = d.negChan
 	return nil
 }
 
