@@ -1,0 +1,172 @@
+// The set-up half of the device's channel preparation: every beam
+// channel a run uses, prepared once (kernels/beamprep.cu bp_planes,
+// bp_prefilter, bp_pack).
+
+package gpu
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+)
+
+// buildBases prepares every used beam channel of every distinct beam
+// into the bases and reads back each base's largest value, from which
+// each channel's bound follows.
+func (p *beamPrep) buildBases() error {
+	nbase := 0
+	for u := range p.srcs {
+		nbase += len(p.used[u])
+	}
+	maxBits, err := p.alloc(termBeamSlots, int64(max(nbase, 1))*8)
+	if err != nil {
+		return err
+	}
+	defer p.freeBuf(&maxBits)
+	if err := p.c.Memset8(maxBits, 0, int64(max(nbase, 1))*8, p.s); err != nil {
+		return fmt.Errorf("gpu: channel preparation: %w", err)
+	}
+	k := 0
+	for u := range p.srcs {
+		if err := p.buildBeam(u, maxBits.Offset(int64(k)*8)); err != nil {
+			return err
+		}
+		k += len(p.used[u])
+	}
+	bits := make([]uint64, max(nbase, 1))
+	if err := cuda.Download(p.c, bits, maxBits, p.s); err != nil {
+		return fmt.Errorf("gpu: channel preparation: read the bases' largest values: %w", err)
+	}
+	p.maxAbs = make([]map[int]float64, len(p.srcs))
+	k = 0
+	for u := range p.srcs {
+		p.maxAbs[u] = map[int]float64{}
+		for _, j := range p.used[u] {
+			p.maxAbs[u][j] = math.Float64frombits(bits[k])
+			k++
+		}
+	}
+	for fi := range p.nfreq {
+		for u := range p.srcs {
+			var s float64
+			for t, j := range p.taps[fi][u].j {
+				s += math.Abs(p.taps[fi][u].w[t]) * p.maxAbs[u][j]
+			}
+			p.bound[fi] = max(p.bound[fi], s)
+		}
+	}
+	return nil
+}
+
+// buildBeam prepares distinct beam u's used channels into the bases, a
+// batch of channels per launch, with its raw grid on the device for the
+// while.
+func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
+	src := p.srcs[u]
+	if len(p.used[u]) == 0 {
+		return nil
+	}
+	var raw, basis, plane0, chans, scratch cuda.DevicePtr
+	defer func() {
+		_ = p.c.SyncStream(p.s) // the build's buffers are free once its kernels ran
+		for _, d := range []*cuda.DevicePtr{&raw, &basis, &plane0, &chans, &scratch} {
+			p.freeBuf(d)
+		}
+	}()
+	f32 := int32(0)
+	if src.Raw32 != nil {
+		f32 = 1
+		raw, err = uploadNew(p, termBeamSlots, src.Raw32)
+	} else {
+		raw, err = uploadNew(p, termBeamSlots, src.Raw64)
+	}
+	if err != nil {
+		return err
+	}
+	if src.Basis != nil {
+		if basis, err = uploadNew(p, termBeamSlots, src.Basis); err != nil {
+			return err
+		}
+	}
+	p0 := make([]int32, len(src.Planes))
+	for q, pl := range src.Planes {
+		p0[q] = int32((pl.Vec*src.NComp + pl.Comp) * len(src.FreqsHz))
+	}
+	if plane0, err = uploadNew(p, termBeamSlots, p0); err != nil {
+		return err
+	}
+	used := make([]int32, len(p.used[u]))
+	for i, j := range p.used[u] {
+		used[i] = int32(j)
+	}
+	if chans, err = uploadNew(p, termBeamSlots, used); err != nil {
+		return err
+	}
+	nb := p.batch(u)
+	if scratch, err = p.alloc(termBeamSlots, p.scratchBytes(u)*int64(nb)); err != nil {
+		return err
+	}
+	for b0 := 0; b0 < len(used); b0 += nb {
+		n := min(nb, len(used)-b0)
+		if err := p.buildBatch(u, raw, f32, basis, plane0, chans.Offset(int64(b0)*4), n, scratch,
+			p.baseAt[u][p.used[u][b0]], maxBits.Offset(int64(b0)*8)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// buildBatch prepares n beam channels of distinct beam u (chans: their
+// indices) into consecutive bases starting at base offset off.
+func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane0, chans cuda.DevicePtr, n int,
+	scratch cuda.DevicePtr, off int64, maxBits cuda.DevicePtr) error {
+	src := p.srcs[u]
+	g := src.Grid
+	ext := int32(0)
+	if g.Extended {
+		ext = int32((g.NAz - src.RawNAz) / 2)
+	}
+	cplx, power, ocplx := b2i(src.Complex), b2i(src.PowerFromE), b2i(src.OutComplex)
+	nodes := int64(g.NZa) * int64(g.NAz)
+	nplanes := int32(len(src.Planes))
+	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
+	if err := p.fn.planes.Launch(grid, dim1(threadsPrep), 0, p.s, raw, f32, cplx, int32(src.RawNZa), int32(src.RawNAz), ext,
+		int32(len(src.FreqsHz)), int32(src.NComp), chans, nplanes, plane0, power, int32(src.Planes[0].Comp), basis, ocplx, scratch); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	parts := int64(nplanes)
+	if src.OutComplex {
+		parts *= 2
+	}
+	planes := int64(n) * parts
+	if g.Order == 3 {
+		z := beam.CubicPole
+		for _, ax := range []struct {
+			per               int64
+			lstep, estride, n int64
+		}{{int64(g.NAz), 1, int64(g.NAz), int64(g.NZa)}, {int64(g.NZa), int64(g.NAz), 1, int64(g.NAz)}} {
+			lines := planes * ax.per
+			zn1 := math.Pow(z, float64(ax.n-1))
+			if err := p.fn.prefilter.Launch(dim1(int((lines+threadsPrep-1)/threadsPrep)), dim1(threadsPrep), 0, p.s, scratch, lines,
+				int32(ax.per), nodes, ax.lstep, ax.estride, int32(ax.n), z, zn1); err != nil {
+				return fmt.Errorf("gpu: %w", err)
+			}
+		}
+	}
+	bstride := tableValues(int(nodes), p.nc)
+	grid = cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
+	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, p.s, scratch, nodes, int32(p.nc), ocplx,
+		p.bases.Offset(off*2*int64(p.rsize)), bstride, maxBits); err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+func b2i(b bool) int32 {
+	if b {
+		return 1
+	}
+	return 0
+}
