@@ -24,10 +24,18 @@ type ObsOptions struct {
 	CoordMethod string
 	// Precision is 1 or 2 (0: 2, as pyuvsim computes in float64).
 	Precision int
+	// Run overrides the other run options (memory budget, chunking,
+	// matprod); a pyuvsim configuration has none of its own.
+	Run RunOverrides
 	// MatvisConventions keeps matvis's V_ij = Σ conj(Z_i)·Z_j over the
-	// baselines (i = ant1, j = ant2), as an npy output holds it; otherwise
-	// the Simulation gives pyuvsim's V(ant1, ant2) (Observation.UseConventions).
+	// baselines (i = ant1, j = ant2); otherwise the Simulation gives
+	// pyuvsim's V(ant1, ant2) (Observation.UseConventions), the numbers
+	// its UVH5 holds.
 	MatvisConventions bool
+	// WholeOutput says the caller holds the whole output at once (a .npy
+	// file) rather than streaming it by blocks of times as a UVH5 file is
+	// written: the memory check then counts all of it.
+	WholeOutput bool
 	// Rotation is how a polarized sky's coherency is turned into the
 	// beams' basis: empty or RotationPyradiosky reproduces pyuvsim
 	// (Rᵀ·C·R); RotationIAU is the one derived from the IAU convention
@@ -85,6 +93,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	c.BeamIdx = tel.BeamIndex()
 	c.Options.Precision = prec
 	c.Options.Rotation = o.Rotation
+	o.Run.apply(&c.Options)
 	obs, err := newObsObservation(cfg, o.EOP)
 	if err != nil {
 		return nil, nil, err
@@ -113,6 +122,9 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		}
 	} else {
 		obs.UseConventions(&c)
+		if o.WholeOutput {
+			c.Options.OutputTimes = 0
+		}
 	}
 	sim, err := New(c)
 	if err != nil {

@@ -20,6 +20,11 @@ type SpecOptions struct {
 	// beams' basis (empty: RotationPyradiosky, pyuvsim's; RotationIAU:
 	// derived from the IAU convention, docs/stokes.md).
 	Rotation CoherencyRotation
+	// Precision, when set (1 or 2), overrides the spec's precision.
+	Precision int
+	// Run overrides the spec's options section (memory budget, chunking,
+	// matprod).
+	Run RunOverrides
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -105,8 +110,12 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	if s.BeamSplineOpts != nil {
 		order = s.BeamSplineOpts.Order
 	}
+	prec := s.Precision
+	if o.Precision != 0 {
+		prec = o.Precision
+	}
 	for i, b := range s.Beams {
-		bm, err := specBeam(b, s.Dir, order, s.Precision)
+		bm, err := specBeam(b, s.Dir, order, prec)
 		if err != nil {
 			return Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
 		}
@@ -119,7 +128,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	if err != nil {
 		return Config{}, fmt.Errorf("matvis: use_feed: %w", err)
 	}
-	c.Options = Options{Precision: s.Precision, Polarized: s.Polarized, Feed: feed}
+	c.Options = Options{Precision: prec, Polarized: s.Polarized, Feed: feed}
 	if s.AntPairs != nil {
 		c.Options.AntPairs = make([][2]int, len(s.AntPairs))
 		for k, p := range s.AntPairs {
@@ -135,6 +144,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		c.Options.MatProd = MatProd(so.MatProd)
 		bcrsEvery = so.UpdateBCRSEveryS
 	}
+	o.Run.apply(&c.Options)
 	c.Options.Rotation = o.Rotation
 	method := s.CoordMethod
 	if o.CoordMethod != "" {

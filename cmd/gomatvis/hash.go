@@ -24,8 +24,10 @@ type hashInputs struct {
 	coordMethod string
 	// rotation is --stokes-rotation ("" and the default hash alike).
 	rotation matvis.CoherencyRotation
-	eopPath  string
-	topoPath string
+	// precision is --precision where it changes the run (0: the input's own).
+	precision int
+	eopPath   string
+	topoPath  string
 }
 
 // configHash is the SHA-256 (hex) of a canonical form of the run's
@@ -65,6 +67,9 @@ func configHash(in *simInput, o hashInputs) (string, error) {
 	put([]byte("coord_method=" + o.coordMethod))
 	if o.rotation != "" && o.rotation != matvis.RotationPyradiosky {
 		put([]byte("stokes_rotation=" + string(o.rotation)))
+	}
+	if o.precision != 0 {
+		put([]byte(fmt.Sprintf("precision=%d", o.precision)))
 	}
 	for _, f := range []string{o.eopPath, o.topoPath} {
 		if f == "" {

@@ -59,14 +59,27 @@ func (in *simInput) defaultOutput() string {
 
 // files are the input files, which no output may replace.
 func (in *simInput) files() []string {
+	var files []string
+	for _, f := range in.namedFiles() {
+		files = append(files, f.path)
+	}
+	return files
+}
+
+// namedFiles are the input files with what each is to the run, for the
+// refusal of an output that would replace one.
+func (in *simInput) namedFiles() []namedInput {
 	if in.spec != nil {
-		return specInputs(in.path, in.spec)
+		return namedAs(specInputs(in.path, in.spec), "")
 	}
 	t := in.cfg.Telescope
-	files := []string{in.cfg.Path, t.ConfigFile, t.LayoutFile, in.cfg.Sources.Catalog}
-	for _, b := range t.Beams {
+	files := []namedInput{
+		{in.cfg.Path, "obsparam"}, {t.ConfigFile, "telescope config (telescope.telescope_config_name)"},
+		{t.LayoutFile, "array layout (telescope.array_layout)"}, {in.cfg.Sources.Catalog, "catalog (sources.catalog)"},
+	}
+	for i, b := range t.Beams {
 		if b.Type == "beamfits" {
-			files = append(files, b.Path)
+			files = append(files, namedInput{b.Path, fmt.Sprintf("beam file (beam_paths[%d])", t.BeamIDs[i])})
 		}
 	}
 	return files
@@ -82,17 +95,25 @@ func (in *simInput) times() []float64 {
 
 // buildOptions are simulate's flags that shape the Simulation.
 type buildOptions struct {
+	// uvh5 says the output is UVH5 (else .npy, held whole).
 	uvh5        bool
 	topo        matvis.Coordinates
 	coordMethod string
 	eopPath     string
 	// rotation is a polarized sky's coherency rotation (--stokes-rotation).
 	rotation matvis.CoherencyRotation
-	warn     func(string)
+	// precision (--precision; 0: the input's) and run (the other matvis
+	// options) override the input's own.
+	precision int
+	run       matvis.RunOverrides
+	warn      func(string)
 }
 
-// build makes the Simulation, and for UVH5 output the Observation that
-// lays it out in pyuvsim's conventions.
+// build makes the Simulation, and the Observation that lays it out in
+// pyuvsim's conventions: for UVH5 output, and for every output of an
+// obsparam (its .npy holds the numbers of its UVH5, in pyuvsim's
+// conventions: V(ant1, ant2) over the obsparam's baselines). A spec's
+// .npy output is matvis's (no Observation).
 func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observation, error) {
 	var eop []astro.EOP
 	if o.eopPath != "" {
@@ -103,7 +124,8 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 	}
 	if in.cfg != nil {
 		return matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
-			EOP: eop, Topo: o.topo, CoordMethod: o.coordMethod, MatvisConventions: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
+			EOP: eop, Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
+			WholeOutput: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
 		})
 	}
 	if eop != nil {
@@ -112,10 +134,25 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 			in.spec.EOP[i] = simspec.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec}
 		}
 	}
-	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Warn: o.warn}
+	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run, Warn: o.warn}
 	if o.uvh5 {
 		return matvis.FromSpecObservation(in.spec, so)
 	}
 	sim, err := matvis.FromSpec(in.spec, so)
 	return sim, nil, err
+}
+
+// precisionOverride is --precision as it changes the run: 0 when not
+// given or equal to the input's own (a spec's precision; 2 for an
+// obsparam, as pyuvsim computes in float64), so that the config hash of
+// a sharded run changes only when the visibilities do.
+func (in *simInput) precisionOverride(p int) int {
+	own := 2
+	if in.spec != nil {
+		own = in.spec.Precision
+	}
+	if p == own {
+		return 0
+	}
+	return p
 }

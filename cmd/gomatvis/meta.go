@@ -36,7 +36,21 @@ type outputMeta struct {
 	Created    string `json:"created_utc"`
 	Units      string `json:"units"`
 	Convention string `json:"convention"`
+	// Conventions names the convention: "matvis" (a spec's npy: V_ij over
+	// matvis's antpairs) or "pyuvsim" (an obsparam's npy: the numbers of
+	// its UVH5, V(ant1, ant2) over its baselines).
+	Conventions string `json:"conventions"`
+	// An obsparam's npy: the layout's antenna numbers and names (antpairs
+	// index them), its polarization_array and, when polarized, where each
+	// polarization sits on the feed axes ([p, q]).
+	AntNums  []int    `json:"antenna_numbers,omitempty"`
+	AntNames []string `json:"antenna_names,omitempty"`
+	Pols     []int    `json:"polarization_array,omitempty"`
+	PolIndex [][2]int `json:"pol_index,omitempty"`
 }
+
+// pyuvsimConvention is the convention of an obsparam's npy output.
+const pyuvsimConvention = "V(ant1, ant2)[p][q] = Σ_s J_ant1[p]·C_s·J_ant2[q]ᴴ·exp(+2πiν (x_ant2 − x_ant1)·ŝ/c), as pyuvsim and this run's UVH5 (uvw = ENU(ant2) − ENU(ant1)); antpairs are (ant1, ant2) indices into antenna_numbers, in the UVH5's baseline order; the UVH5's data_array[t·Nbls + k, f, i] is [f, t, k] (polarized: [f, t, k, pol_index[i][0], pol_index[i][1]])"
 
 // metaPath is the sidecar of an output: OUT.npy → OUT.meta.json.
 func metaPath(out string) string {
@@ -44,7 +58,9 @@ func metaPath(out string) string {
 }
 
 // metaJSON is the sidecar of a finished run, to be written with its array.
-func metaJSON(out, name string, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
+// obs, for an obsparam, lays the run out in pyuvsim's conventions (nil:
+// matvis's).
+func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
 	m := outputMeta{
 		Gomatvis:    versionString(),
 		Spec:        name,
@@ -65,6 +81,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, res *matvis.Result, back
 		Created:     time.Now().UTC().Format(time.RFC3339),
 		Units:       "Jy",
 		Convention:  "V_ij = Σ_s conj(Z_i)·Z_j with Z = A·sqrt(I/2)·exp(+2πiν x·ŝ/c), as matvis's simulate_vis",
+		Conventions: "matvis",
 	}
 	if res.Precision == 1 {
 		m.DType = "complex64"
@@ -73,6 +90,17 @@ func metaJSON(out, name string, sim *matvis.Simulation, res *matvis.Result, back
 		m.Axes = append(m.Axes, "feed_p", "feed_q")
 		m.Feeds = []string{"x", "y"}
 		m.FeedOrder = "for antpair (i, j), [..., p, q] = Σ conj(feed q of antenna i)·(feed p of antenna j): the first feed index belongs to the unconjugated antenna j"
+	}
+	if obs != nil && obs.PyuvsimConventions() {
+		m.Conventions, m.Convention = "pyuvsim", pyuvsimConvention
+		m.AntPairs, m.AntNums, m.AntNames, m.Pols = obs.Baselines, obs.AntNums, obs.AntNames, obs.Pols
+		if sim.Options.Polarized {
+			m.FeedOrder = "for antpair (ant1, ant2), [..., p, q]: feed p of ant1 with feed q of ant2 (xy: ant1's x, ant2's y), as pyuvsim"
+			for _, p := range obs.Pols {
+				a, b := matvis.PolIndex(p, true)
+				m.PolIndex = append(m.PolIndex, [2]int{a, b})
+			}
+		}
 	}
 	// Compact: the antpair list of a large array runs to 10⁵ entries.
 	b, err := json.Marshal(m)

@@ -79,8 +79,29 @@ func checkOutputName(out string, formats []outputFormat) error {
 // checkNotInput refuses an output any of whose files is one of the inputs
 // (os.SameFile: links and other spellings of a path included).
 func checkNotInput(out string, inputs []string) error {
+	return checkOutputNotInput(out, namedAs(inputs, ""), "choose another -o")
+}
+
+// namedInput is an input file and what it is to the run ("" for nothing
+// to say).
+type namedInput struct {
+	path, role string
+}
+
+// namedAs names every path with one role.
+func namedAs(paths []string, role string) []namedInput {
+	var in []namedInput
+	for _, p := range paths {
+		in = append(in, namedInput{p, role})
+	}
+	return in
+}
+
+// checkOutputNotInput is checkNotInput with the inputs' roles named in
+// the refusal, which ends with hint (how to choose another output).
+func checkOutputNotInput(out string, inputs []namedInput, hint string) error {
 	for _, o := range outputFiles(out) {
-		if err := notAnInput(o, inputs); err != nil {
+		if err := notAnInput(o, inputs, hint); err != nil {
 			return err
 		}
 	}
@@ -88,15 +109,19 @@ func checkNotInput(out string, inputs []string) error {
 }
 
 // notAnInput fails when the existing file out is one of inputs.
-func notAnInput(out string, inputs []string) error {
+func notAnInput(out string, inputs []namedInput, hint string) error {
 	ost, err := os.Stat(out)
 	if err != nil {
 		return nil // not there: not an input
 	}
 	for _, in := range inputs {
-		ist, err := os.Stat(in)
+		ist, err := os.Stat(in.path)
 		if err == nil && os.SameFile(ost, ist) {
-			return fmt.Errorf("output %s is the input %s: writing it would destroy the input; choose another -o", out, in)
+			what := "the input"
+			if in.role != "" {
+				what += " " + in.role
+			}
+			return fmt.Errorf("output %s is %s %s: writing it would destroy the input; %s", out, what, in.path, hint)
 		}
 	}
 	return nil

@@ -66,7 +66,7 @@ func TestOutputIsNotAnInput(t *testing.T) {
 	}{
 		{"spec as output", func(t *testing.T, dir, spec string) []string {
 			return []string{"simulate", spec, "-o", spec}
-		}, "extension"},
+		}, "is the input"},
 		{"spec named .npy as output", func(t *testing.T, dir, spec string) []string {
 			p := filepath.Join(dir, "spec.npy")
 			os.Rename(spec, p)

@@ -25,7 +25,10 @@ type shardJob struct {
 	fused              gpu.FusedMode
 	topo, coord, eop   string
 	rotation           matvis.CoherencyRotation
-	quiet              bool
+	// precision (0: the input's) and run override the input's options.
+	precision int
+	run       matvis.RunOverrides
+	quiet     bool
 }
 
 // runShard computes one shard of the (frequency, time) grid into a part
@@ -45,7 +48,7 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 	if j.format != part.OutputUVH5 && j.format != part.OutputNpy {
 		return fmt.Errorf("%w: --format %q: want uvh5 or npy", errUsage, j.format)
 	}
-	hash, err := configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, eopPath: j.eop, topoPath: j.topo})
+	hash, err := configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, precision: j.precision, eopPath: j.eop, topoPath: j.topo})
 	if err != nil {
 		return err
 	}
@@ -81,7 +84,8 @@ func partComplete(path, hash string, sp shard.Spec, format string) (done bool, w
 // computeShard builds the simulation, runs the shard's block and writes
 // the part.
 func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
-	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation, warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation,
+		precision: j.precision, run: j.run, warn: warnTo(stderr)}
 	var err error
 	if j.topo != "" {
 		if bo.topo, err = readTopo(j.topo); err != nil {
@@ -102,7 +106,7 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	}
 	defer setMemoryLimit(sim)()
 	meta := part.Meta{ConfigHash: hash, Shard: sp.I, N: sp.N, NFreq: sim.NFreq(), NTime: sim.NTime(), Block: block, Output: j.format}
-	if obs != nil {
+	if bo.uvh5 {
 		if meta.UVH5, err = uvdata.NewLayout(sim, obs); err != nil {
 			return err
 		}
@@ -122,9 +126,9 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	}
 	wall := time.Since(t0)
 	meta.Backend, meta.MatProd, meta.NChunks = be.Name(), res.Stats.MatProdImpl.String(), res.Plan.NChunks
-	if obs == nil {
+	if !bo.uvh5 {
 		whole := &matvis.Result{Shape: sim.OutputShape(), Precision: res.Precision, Plan: res.Plan, Stats: res.Stats}
-		if meta.NpyMeta, err = shardMetaJSON(j, sim, whole, be.Name(), sp.N); err != nil {
+		if meta.NpyMeta, err = shardMetaJSON(j, sim, obs, whole, be.Name(), sp.N); err != nil {
 			return err
 		}
 	}
@@ -138,8 +142,8 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 
 // shardMetaJSON is the OUT.meta.json of the merged run, as a part
 // carries it: the whole run's axes, the shard count, no wall time.
-func shardMetaJSON(j shardJob, sim *matvis.Simulation, whole *matvis.Result, backend string, n int) ([]byte, error) {
-	b, err := metaJSON(j.out, j.in.name(), sim, whole, backend, coordsName(j.in, j.coord, j.topo), 0)
+func shardMetaJSON(j shardJob, sim *matvis.Simulation, obs *matvis.Observation, whole *matvis.Result, backend string, n int) ([]byte, error) {
+	b, err := metaJSON(j.out, j.in.name(), sim, obs, whole, backend, coordsName(j.in, j.coord, j.topo), 0)
 	if err != nil {
 		return nil, err
 	}

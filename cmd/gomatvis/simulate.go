@@ -39,22 +39,29 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
+	rf := addRunFlags(fs)
 	in, err := parseSimulateCommand(fs, args, out, shardFlag, topo, eopPath)
 	if err != nil {
 		return err
 	}
+	if err := rf.check(fs); err != nil {
+		return err
+	}
+	precision := in.precisionOverride(*rf.precision)
 	fusedMode, err := gpu.ParseFusedMode(*fused)
 	if err != nil {
 		return fmt.Errorf("--gpu-fused: %w", err)
 	}
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
-			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation), quiet: *quiet}, stdout, stderr)
+			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+			precision: precision, run: rf.overrides(), quiet: *quiet}, stdout, stderr)
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
-	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation), warn: warnTo(stderr)}
+	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+		precision: precision, run: rf.overrides(), warn: warnTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
 			return err
@@ -74,7 +81,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	bar := newProgressBar(stderr, *quiet)
 	t0 := time.Now()
 	var res *matvis.Result
-	if obs != nil {
+	if bo.uvh5 {
 		res, err = runUVH5(ctx, be, sim, obs, *out, bar, stderr)
 	} else {
 		res, err = runNpy(ctx, be, sim, *out, bar, stderr)
@@ -83,8 +90,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	wall := time.Since(t0)
-	if obs == nil {
-		if err := writeNpyOutputs(*out, in, sim, res, be.Name(), coordsName(in, coord.method, *topo), wall, stderr); err != nil {
+	if !bo.uvh5 {
+		if err := writeNpyOutputs(*out, in, sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), wall, stderr); err != nil {
 			return fmt.Errorf("writing %s: %w", *out, err)
 		}
 	}
@@ -100,9 +107,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if blas != "" {
 		fmt.Fprintln(stdout, blas)
 	}
-	if obs == nil {
+	switch {
+	case !bo.uvh5 && obs != nil:
+		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(*out))
+	case !bo.uvh5:
 		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
-	} else {
+	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
 	return nil
@@ -223,8 +233,10 @@ func openBackend(backend, devices string, fused gpu.FusedMode, stderr io.Writer)
 func isUVH5(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvh5") }
 
 // writeNpyOutputs writes the array and its metadata as one step.
-func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, res *matvis.Result, backend, coords string, wall time.Duration, stderr io.Writer) error {
-	meta, err := metaJSON(out, in.name(), sim, res, backend, coords, wall)
+// obs, for an obsparam, says the array holds its UVH5's numbers in
+// pyuvsim's conventions (nil: matvis's).
+func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration, stderr io.Writer) error {
+	meta, err := metaJSON(out, in.name(), sim, obs, res, backend, coords, wall)
 	if err != nil {
 		return err
 	}
@@ -240,8 +252,8 @@ func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, res *matv
 // parseSimulateCommand parses simulate's flags and its one input (a
 // spec, "example" or an obsparam YAML), settles the output (-o, or the
 // obsparam's filing section) and checks before any work that it can be
-// written and is none of the inputs (nor the files named by inputFlags).
-func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag *string, inputFlags ...*string) (*simInput, error) {
+// written and is none of the inputs (nor the --topo and --eop files).
+func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag, topo, eop *string) (*simInput, error) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -254,24 +266,30 @@ func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag *strin
 		return nil, err
 	}
 	formats := simulateFormats()
+	// Where the output comes from, to say how to choose another.
+	hint := "choose another -o"
 	if *shardFlag != "" {
 		formats = partFormats()
 	} else if *out == "" {
 		*out = in.defaultOutput()
+		if *out != "" {
+			hint = fmt.Sprintf("it is the filing section's outdir/outfile_name of %s (with clobber: true): change filing.outfile_name or outdir, or give -o", in.path)
+		}
 	}
 	if *out == "" {
 		return nil, fmt.Errorf("%w: -o %s is required", errUsage, formatNames(formats))
 	}
-	if err := checkOutputName(*out, formats); err != nil {
-		return nil, err
-	}
-	inputs := in.files()
-	for _, f := range inputFlags {
-		if *f != "" {
-			inputs = append(inputs, *f)
+	// Before the name's extension: -o OBSPARAM.yaml is refused as the input it is.
+	inputs := in.namedFiles()
+	for _, f := range []namedInput{{*topo, "--topo file"}, {*eop, "--eop file"}} {
+		if f.path != "" {
+			inputs = append(inputs, f)
 		}
 	}
-	if err := checkNotInput(*out, inputs); err != nil {
+	if err := checkOutputNotInput(*out, inputs, hint); err != nil {
+		return nil, err
+	}
+	if err := checkOutputName(*out, formats); err != nil {
 		return nil, err
 	}
 	return in, nil
