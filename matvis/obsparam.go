@@ -84,7 +84,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		prec = 2
 	}
 	for i, b := range tel.Beams {
-		bm, err := obsBeam(b, tel.SplineOrder, prec)
+		bm, err := obsBeam(b, tel.SplineOrder, tel.FreqInterpKind, prec)
 		if err != nil {
 			return nil, nil, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
 		}
@@ -147,8 +147,9 @@ func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
 }
 
 // obsBeam builds one beam of a telescope configuration: analytic beams
-// with pyuvsim's diagonal Jones matrices, beamfits beams as matvis reads them.
-func obsBeam(b simspec.Beam, order, precision int) (beam.Beam, error) {
+// with pyuvsim's diagonal Jones matrices, beamfits beams as matvis reads them
+// with the configuration's freq_interp_kind.
+func obsBeam(b simspec.Beam, order int, freqKind string, precision int) (beam.Beam, error) {
 	switch b.Type {
 	case "uniform", "gaussian", "airy":
 		b.Jones = simspec.JonesDiagonal
@@ -156,7 +157,11 @@ func obsBeam(b simspec.Beam, order, precision int) (beam.Beam, error) {
 	if order == 0 {
 		order = 3
 	}
-	return specBeam(b, "", order, precision)
+	bm, err := specBeam(b, "", order, precision)
+	if err != nil {
+		return nil, err
+	}
+	return withFreqInterp(bm, freqKind)
 }
 
 // obsCoords builds the ENU vectors of the catalog at the configuration's

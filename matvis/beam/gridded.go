@@ -79,13 +79,15 @@ type GridSpec struct {
 // frequency: a beamfits file, or an analytic beam sampled by
 // NewGriddedFromAnalytic. It reproduces what matvis's CPU backend gets from
 // pyuvdata (UVBeam.interp with "az_za_map_coordinates"): frequency
-// interpolation (nearest channel within 1 Hz, otherwise cubic), the
+// interpolation (nearest channel within 1 Hz, otherwise cubic, or the kind
+// WithFreqInterp gives), the
 // 3-column azimuth extension of a wrapping grid, and spatial interpolation
 // by scipy.ndimage.map_coordinates (prefiltered cubic B-spline by default,
 // bilinear with order 1), out-of-grid = 0.
 //
 // The raw grid is stored once, as float64 or (WithPrecision(1)) float32,
-// and shared by the values WithOrder and WithPrecision return. A Gridded is
+// and shared by the values WithOrder, WithFreqInterp and WithPrecision
+// return. A Gridded is
 // immutable and safe for concurrent use.
 type Gridded struct {
 	spec  GridSpec
@@ -96,6 +98,9 @@ type Gridded struct {
 	d64   []float64
 	d32   []float32
 	order int
+	// freqKind is the frequency interpolation kind (WithFreqInterp);
+	// "" is the default, cubic.
+	freqKind string
 }
 
 // NewGridded builds a gridded beam from its axes and data. data has
@@ -300,6 +305,42 @@ func (g *Gridded) WithOrder(order int) (*Gridded, error) {
 	c := *g
 	c.order = order
 	return &c, nil
+}
+
+// WithFreqInterp returns the beam interpolating along frequency with
+// kind, one of FreqInterpKinds — pyuvdata's freq_interp_kind, which it
+// passes to scipy.interpolate.interp1d: "cubic" (the default, the
+// not-a-knot cubic spline; needs 4 channels), "quadratic" (scipy's
+// make_interp_spline with k = 2 and its default knots; 3 channels),
+// "linear" and "slinear" (2 channels), "zero" and "previous" (the channel
+// at or below), "next" (at or above), "nearest-up" (the nearer, the upper
+// one on a tie), and "nearest" (the nearer, the lower one on a tie, as
+// pyuvdata's np.argmin picks it, at any frequency, outside the beam's
+// range too, as pyuvdata allows). Every kind takes a channel within
+// FreqTolHz as is, as pyuvdata does. The raw grid is shared.
+func (g *Gridded) WithFreqInterp(kind string) (*Gridded, error) {
+	if !validFreqInterp(kind) {
+		return nil, fmt.Errorf("beam: %s: freq_interp_kind %q: want one of %s", g, kind, strings.Join(FreqInterpKinds(), ", "))
+	}
+	c := *g
+	c.freqKind = kind
+	if kind == "cubic" {
+		c.freqKind = ""
+	}
+	return &c, nil
+}
+
+// FreqInterp is the frequency interpolation kind (see WithFreqInterp).
+func (g *Gridded) FreqInterp() string {
+	if g.freqKind == "" {
+		return "cubic"
+	}
+	return g.freqKind
+}
+
+// freqWeights are the channel weights at freqHz for the beam's kind.
+func (g *Gridded) freqWeights(freqHz float64) ([]float64, error) {
+	return freqWeightsKind(g.spec.FreqsHz, freqHz, FreqTolHz, g.FreqInterp())
 }
 
 // WithPrecision returns the beam with its raw grid stored as float32

@@ -118,8 +118,9 @@ func interleave[T float32 | float64](re, im [][]float64, cplx bool) []T {
 }
 
 // At prepares the beam at freqHz for mode: frequency interpolation
-// (nearest channel within FreqTolHz, otherwise cubic along frequency, which
-// needs 4 channels and freqHz inside the channel range), then for an
+// (nearest channel within FreqTolHz, otherwise the beam's FreqInterp kind —
+// by default cubic along frequency, which needs 4 channels and freqHz
+// inside the channel range), then for an
 // unpolarized mode the E-field → power conversion of the feed (|E₀|² +
 // |E₁|² for the aligned basis), the azimuth extension and, for order 3, the
 // spline prefilter. Polarized modes need an E-field beam with 2 feeds and
@@ -134,7 +135,7 @@ func (g *Gridded) At(freqHz float64, mode Mode) (Response, error) {
 
 // Prepare is At returning the concrete *GriddedResponse.
 func (g *Gridded) Prepare(freqHz float64, mode Mode) (*GriddedResponse, error) {
-	w, err := freqWeights(g.spec.FreqsHz, freqHz, FreqTolHz)
+	w, err := g.freqWeights(freqHz)
 	if err != nil {
 		return nil, fmt.Errorf("beam: %s: %w", g, err)
 	}
@@ -375,7 +376,7 @@ func (g *Gridded) planeSources(mode Mode) (srcs []planeSrc, powerFromE bool, err
 // it cannot serve. The simulator calls it for every beam and channel
 // before a run, so a bad channel fails at once rather than mid-run.
 func (g *Gridded) Check(freqHz float64, mode Mode) error {
-	if _, err := freqWeights(g.spec.FreqsHz, freqHz, FreqTolHz); err != nil {
+	if _, err := g.freqWeights(freqHz); err != nil {
 		return fmt.Errorf("beam: %s: %w", g, err)
 	}
 	_, _, err := g.planeSources(mode)

@@ -81,10 +81,11 @@ func (g *Gridded) Source(mode Mode) (*Source, error) {
 
 // FreqWeights are the weights, one per beam channel, with which Prepare
 // combines the beam channels into freqHz (the nearest channel alone
-// within FreqTolHz, else the not-a-knot cubic spline along frequency);
-// zero weights are channels Prepare skips.
+// within FreqTolHz, else the beam's frequency interpolation, FreqInterp:
+// by default the not-a-knot cubic spline along frequency); zero weights
+// are channels Prepare skips.
 func (g *Gridded) FreqWeights(freqHz float64) ([]float64, error) {
-	w, err := freqWeights(g.spec.FreqsHz, freqHz, FreqTolHz)
+	w, err := g.freqWeights(freqHz)
 	if err != nil {
 		return nil, fmt.Errorf("beam: %s: %w", g, err)
 	}

@@ -3,6 +3,8 @@ package beam
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 )
 
 // This file holds the numerical kernels behind gridded beams, written to
@@ -13,8 +15,11 @@ import (
 //     whose boundary is the whole-sample mirror ("mirror" mode), spline
 //     footprints that cross an edge read mirrored coefficients, and
 //     coordinates outside [0, n−1] on any axis give 0;
-//   - scipy.interpolate.interp1d(kind="cubic"), i.e. the not-a-knot cubic
-//     interpolating spline, used along frequency.
+//   - scipy.interpolate.interp1d along frequency: kind "cubic" (the
+//     not-a-knot cubic interpolating spline, the default), "quadratic"
+//     (make_interp_spline with k = 2 and its default knots), "linear" and
+//     "slinear", "zero", "previous", "next", "nearest-up", and pyuvdata's
+//     own "nearest" (np.argmin of the distance).
 
 // cubicPole is the single pole of the cubic B-spline prefilter, √3 − 2.
 const cubicPole = -0.267949192431122706472553658494127633
@@ -168,19 +173,31 @@ func axisWeights(c float64, n, order int, idx *[4]int, w *[4]float64) {
 	}
 }
 
-// freqWeights says how the beam channels x (strictly increasing, Hz)
-// combine into the value at f, following pyuvdata's UVBeam.interp: the
-// nearest channel alone when it is closer than tol Hz, otherwise the
-// not-a-knot cubic spline of scipy's interp1d(kind="cubic"), which needs
-// at least 4 channels and f inside [x₀, x_last]. The result has one
-// weight per channel.
+// freqWeights is freqWeightsKind with pyuvdata's default kind, cubic.
 func freqWeights(x []float64, f, tol float64) ([]float64, error) {
+	return freqWeightsKind(x, f, tol, "cubic")
+}
+
+// freqWeightsKind says how the beam channels x (strictly increasing, Hz)
+// combine into the value at f, following pyuvdata's UVBeam.interp
+// (_interp_freq) with freq_interp_kind kind: the nearest channel alone
+// when it is closer than tol Hz; otherwise, for "nearest", the channel
+// np.argmin(|x − f|) picks (the first, i.e. lower, of two equally near;
+// no range check: pyuvdata does not pass "nearest" to scipy), and for the
+// other kinds scipy's interp1d(x, y, kind) at f, which needs at least 2
+// channels and f inside [x₀, x_last] (pyuvdata's own checks), and
+// quadratic at least 3, cubic at least 4 (scipy's). The result has one
+// weight per channel, zero for the channels that do not contribute.
+func freqWeightsKind(x []float64, f, tol float64, kind string) ([]float64, error) {
 	n := len(x)
 	if n == 0 {
 		return nil, fmt.Errorf("beam has no frequencies")
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return nil, fmt.Errorf("frequency %v Hz is not finite", f)
+	}
+	if !validFreqInterp(kind) {
+		return nil, fmt.Errorf("freq_interp_kind %q: want one of %s", kind, strings.Join(FreqInterpKinds(), ", "))
 	}
 	w := make([]float64, n)
 	best, bestD := 0, math.Inf(1)
@@ -189,7 +206,7 @@ func freqWeights(x []float64, f, tol float64) ([]float64, error) {
 			best, bestD = i, d
 		}
 	}
-	if bestD < tol {
+	if bestD < tol || kind == "nearest" {
 		w[best] = 1
 		return w, nil
 	}
@@ -199,14 +216,40 @@ func freqWeights(x []float64, f, tol float64) ([]float64, error) {
 	if f < x[0] || f > x[n-1] {
 		return nil, fmt.Errorf("frequency %g Hz is outside the beam's frequency range [%g, %g] Hz", f, x[0], x[n-1])
 	}
-	if n < 4 {
-		return nil, fmt.Errorf("frequency %g Hz is not within %g Hz of a beam frequency and cubic interpolation along frequency needs at least 4 beam frequencies, the beam has %d (%v Hz)", f, tol, n, x)
+	switch kind {
+	case "linear", "slinear":
+		linearWeights(x, f, w)
+		return w, nil
+	case "zero", "previous":
+		// interp1d's "previous" (and the degree-0 B-spline of "zero"):
+		// the last channel at or below f.
+		i := sort.Search(n, func(j int) bool { return x[j] > f }) - 1
+		w[i] = 1
+		return w, nil
+	case "next":
+		w[sort.Search(n, func(j int) bool { return x[j] >= f })] = 1
+		return w, nil
+	case "nearest-up":
+		// interp1d's midpoints x_j/2 + x_{j+1}/2, searchsorted side
+		// "right": a frequency on a midpoint takes the upper channel.
+		i := sort.Search(n-1, func(j int) bool { return x[j]/2+x[j+1]/2 > f })
+		w[i] = 1
+		return w, nil
+	case "quadratic":
+		if n < 3 {
+			return nil, fmt.Errorf("frequency %g Hz is not within %g Hz of a beam frequency and quadratic interpolation along frequency needs at least 3 beam frequencies, the beam has %d (%v Hz)", f, tol, n, x)
+		}
+		w = interpSplineWeights(x, 2, quadraticKnots(x), f)
+	default: // cubic
+		if n < 4 {
+			return nil, fmt.Errorf("frequency %g Hz is not within %g Hz of a beam frequency and cubic interpolation along frequency needs at least 4 beam frequencies, the beam has %d (%v Hz)", f, tol, n, x)
+		}
+		w = notAKnotWeights(x, f)
 	}
-	w = notAKnotWeights(x, f)
-	// The spline's weights decay geometrically (×0.27 per channel) away
-	// from f; dropping those below 1e-17 of the total changes the result by
-	// less than float64 rounding and spares whole-plane passes on long
-	// frequency axes.
+	// The spline's weights decay geometrically (×0.27 per channel for the
+	// cubic) away from f; dropping those below 1e-17 of the total changes
+	// the result by less than float64 rounding and spares whole-plane
+	// passes on long frequency axes.
 	var sum float64
 	for _, v := range w {
 		sum += math.Abs(v)
@@ -217,6 +260,111 @@ func freqWeights(x []float64, f, tol float64) ([]float64, error) {
 		}
 	}
 	return w, nil
+}
+
+// FreqInterpKinds are the frequency interpolation kinds a gridded beam
+// takes (WithFreqInterp): scipy's interp1d kinds, as pyuvdata's
+// UVBeam.interp uses them.
+func FreqInterpKinds() []string {
+	return []string{"cubic", "linear", "nearest", "nearest-up", "next", "previous", "quadratic", "slinear", "zero"}
+}
+
+func validFreqInterp(kind string) bool {
+	for _, k := range FreqInterpKinds() {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// linearWeights writes into w (zeros) the weights of interp1d's "linear"
+// at f ∈ [x₀, x_last]: the channels lo = i−1, hi = i with i the
+// searchsorted (side "left") index of f clipped to [1, n−1], as scipy's
+// _call_linear picks them, and y_lo + (y_hi − y_lo)·s with s = (f −
+// x_lo)/(x_hi − x_lo) written as (1 − s)·y_lo + s·y_hi. "slinear" (the
+// degree-1 interpolating B-spline) is the same function.
+func linearWeights(x []float64, f float64, w []float64) {
+	n := len(x)
+	i := sort.Search(n, func(j int) bool { return x[j] >= f })
+	i = max(1, min(i, n-1))
+	lo, hi := i-1, i
+	s := (f - x[lo]) / (x[hi] - x[lo])
+	w[lo] = 1 - s
+	w[hi] = s
+}
+
+// quadraticKnots is make_interp_spline's default knot vector for k = 2
+// (scipy's "Greville sites + omit 2nd and 2nd-to-last points, a la
+// not-a-knot"): x₀ three times, the midpoints (x_j + x_{j+1})/2 for
+// j = 1 … n−3, x_last three times; n + 3 knots for n ≥ 3 points.
+func quadraticKnots(x []float64) []float64 {
+	n := len(x)
+	t := []float64{x[0], x[0], x[0]}
+	for j := 1; j <= n-3; j++ {
+		t = append(t, (x[j+1]+x[j])/2)
+	}
+	return append(t, x[n-1], x[n-1], x[n-1])
+}
+
+// interpSplineWeights returns w with S(f) = Σ w_j y_j for the degree-k
+// interpolating B-spline S = Σ c_j B_j on knots t through (x_j, y_j), as
+// scipy's make_interp_spline(x, y, k, t) builds it (n = len(x) =
+// len(t) − k − 1 coefficients, collocation B c = y, B_ij = B_j(x_i)):
+// S(f) = b(f)ᵀ B⁻¹ y, so w solves Bᵀ w = b(f), b_j(f) = B_j(f).
+func interpSplineWeights(x []float64, k int, t []float64, f float64) []float64 {
+	n := len(x)
+	bt := make([]float64, n*n)
+	h := make([]float64, k+1)
+	for i, xi := range x {
+		l := bsplInterval(t, k, xi)
+		bsplBasis(t, k, l, xi, h)
+		for a := 0; a <= k; a++ {
+			bt[(l-k+a)*n+i] = h[a] // Bᵀ[j][i] = B_j(x_i)
+		}
+	}
+	w := make([]float64, n)
+	l := bsplInterval(t, k, f)
+	bsplBasis(t, k, l, f, h)
+	for a := 0; a <= k; a++ {
+		w[l-k+a] = h[a]
+	}
+	solveDense(bt, w, n)
+	return w
+}
+
+// bsplInterval is scipy's find_interval (_bspl.pyx) for a point v inside
+// [t_k, t_m], m = len(t) − k − 1: the l in [k, m−1] with t_l ≤ v < t_{l+1},
+// and m−1 at v = t_m.
+func bsplInterval(t []float64, k int, v float64) int {
+	m := len(t) - k - 1
+	l := k + 1
+	for v >= t[l] && l != m {
+		l++
+	}
+	return l - 1
+}
+
+// bsplBasis writes into h the k+1 B-splines B_{l−k} … B_l nonzero on
+// [t_l, t_{l+1}) at v, by the Cox–de Boor recursion as scipy's _deBoor_D
+// computes them (derivative order 0).
+func bsplBasis(t []float64, k, l int, v float64, h []float64) {
+	hh := make([]float64, k+1)
+	h[0] = 1
+	for j := 1; j <= k; j++ {
+		copy(hh[:j], h[:j])
+		h[0] = 0
+		for m := 1; m <= j; m++ {
+			xb, xa := t[l+m], t[l+m-j]
+			if xb == xa {
+				h[m] = 0
+				continue
+			}
+			c := hh[m-1] / (xb - xa)
+			h[m-1] += c * (xb - v)
+			h[m] = c * (v - xa)
+		}
+	}
 }
 
 // notAKnotWeights returns w with S(t) = Σ w_j y_j for the not-a-knot

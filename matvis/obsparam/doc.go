@@ -92,7 +92,8 @@
 // world: earth only (moon refused). ellipsoid, lunar_ellipsoid,
 // interpolation_function: warning. spline_interp_opts: kx and ky equal, 1
 // or 3 (default 3), s 0; others refused. freq_interp_kind: one of scipy's
-// interp1d kinds (default cubic), recorded. select: freq_buffer and
+// interp1d kinds (default cubic), applied to the beamfits beams as
+// pyuvdata's UVBeam.interp applies it (beam.Gridded.WithFreqInterp). select: freq_buffer and
 // freq_range are ignored with a warning (gomatvis reads whole beam files);
 // other selections are refused while a beam file is used, and ignored with a
 // warning otherwise. diameter, sigma: pyuvsim 1.2's global shape for

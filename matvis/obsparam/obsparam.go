@@ -71,7 +71,8 @@ type Telescope struct {
 	// 3 (pyuvsim's default, cubic) or 1.
 	SplineOrder int
 	// FreqInterpKind is the beamfits frequency interpolation
-	// (pyuvsim's default "cubic"), recorded for the simulator.
+	// (pyuvsim's default "cubic"), which the simulator applies
+	// (beam.Gridded.WithFreqInterp).
 	FreqInterpKind string
 }
 
