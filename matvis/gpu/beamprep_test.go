@@ -21,7 +21,8 @@ type prepCase struct {
 	basis    bool // unpolarized E-field beams with their own basis vectors
 	power    bool // unpolarized power beams
 	halfAz   bool // azimuths that do not wrap
-	spectral bool // a power-law sky model instead of a flux table
+	spectral bool   // a power-law sky model instead of a flux table
+	interp   string // the gridded beams' freq_interp_kind ("": cubic)
 }
 
 // powerLaw is a sky of power-law spectra, I(f) = i0·(f/100 MHz)^alpha.
@@ -112,12 +113,16 @@ func prepSim(t *testing.T, rng *rand.Rand, c prepCase) *matvis.Simulation {
 	}
 	cfg.Coords = backendtest.RandomTopo(t, rng, nt, nsrc)
 	shared := randomGrid(t, rng, c, 36, 19, 3, 2, beamFreqs)
-	cfg.Beams = []beam.Beam{
-		shared,
-		randomGrid(t, rng, c, 24, 13, 3, 1, beamFreqs),
-		randomGrid(t, rng, c, 30, 17, 1, 2, beamFreqs),
-		shared,
+	grids := []*beam.Gridded{shared, randomGrid(t, rng, c, 24, 13, 3, 1, beamFreqs), randomGrid(t, rng, c, 30, 17, 1, 2, beamFreqs)}
+	if c.interp != "" {
+		for i, g := range grids {
+			var err error
+			if grids[i], err = g.WithFreqInterp(c.interp); err != nil {
+				t.Fatal(err)
+			}
+		}
 	}
+	cfg.Beams = []beam.Beam{grids[0], grids[1], grids[2], grids[0]}
 	if c.analytic {
 		cfg.Beams = append(cfg.Beams, beam.Gaussian{DiameterM: 14})
 	}
@@ -155,6 +160,8 @@ func TestDevicePrepMatchesHost(t *testing.T) {
 		{name: "power from E with basis fp32", basis: true, p1: true},
 		{name: "power beam fp64 half azimuth", power: true, halfAz: true},
 		{name: "polarized fp64 half azimuth", pol: true, halfAz: true},
+		{name: "polarized fp64 linear in frequency", pol: true, interp: "linear"},
+		{name: "power from E fp32 quadratic in frequency", p1: true, interp: "quadratic"},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -257,7 +264,8 @@ func must(t *testing.T, err error) {
 func TestDevicePrepParityChannels(t *testing.T) {
 	g := openGPU(t)
 	for i, c := range []prepCase{{name: "pol fp64", pol: true}, {name: "pol fp32", pol: true, p1: true}, {name: "unpol fp64 analytic", analytic: true},
-		{name: "pol fp32 spectral sky", pol: true, p1: true, spectral: true}} {
+		{name: "pol fp32 spectral sky", pol: true, p1: true, spectral: true},
+		{name: "pol fp64 linear in frequency", pol: true, interp: "linear"}} {
 		rng := rand.New(rand.NewPCG(uint64(i)+901, 3))
 		sim := prepSim(t, rng, c)
 		checkParity(t, g, sim, fmt.Sprintf("device prep %s", c.name), func(res *matvis.Result) string {
