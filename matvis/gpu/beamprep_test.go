@@ -17,10 +17,10 @@ import (
 type prepCase struct {
 	name     string
 	pol, p1  bool
-	analytic bool // an analytic beam among the gridded ones
-	basis    bool // unpolarized E-field beams with their own basis vectors
-	power    bool // unpolarized power beams
-	halfAz   bool // azimuths that do not wrap
+	analytic bool   // an analytic beam among the gridded ones
+	basis    bool   // unpolarized E-field beams with their own basis vectors
+	power    bool   // unpolarized power beams
+	halfAz   bool   // azimuths that do not wrap
 	spectral bool   // a power-law sky model instead of a flux table
 	interp   string // the gridded beams' freq_interp_kind ("": cubic)
 }
