@@ -8,7 +8,10 @@
 #   - the pyuvsim obsparam reference → UVH5, 4 tasks on a 3 freq × 3 time
 #     grid (more tasks than times: channel blocks too);
 #   - the example spec → npy, 4 tasks on 9 freqs × 6 times (4 does not
-#     divide 6).
+#     divide 6);
+#   - the same with a work directory and an output named with quotes,
+#     $(), backticks, ';', '#', '%', globs and blanks: nothing runs from
+#     the names, the logs land in that directory.
 # Then the array is resubmitted and every task must find its part complete;
 # then one part is truncated and one deleted, array and merge are
 # resubmitted as they are, and only those two tasks compute.
@@ -176,6 +179,21 @@ say "both arrays and merges done in $(( $(date +%s) - t_sub )) s"
 cmp "$E2E_DIR/whole.uvh5" "$E2E_DIR/merged.uvh5" || fail "merged UVH5 differs from the unsharded run"
 cmp "$E2E_DIR/whole.npy" "$E2E_DIR/merged.npy" || fail "merged npy differs from the unsharded run"
 say "merged files equal the unsharded runs byte for byte"
+
+# A work directory and an output whose names hold what a shell or sbatch
+# would read as code or options: quotes, $(), backticks, ';', '#', '%'
+# (Slurm's replacement symbols), glob characters, blanks and a leading '-'.
+say "hostile paths: the scripts must carry them unchanged and run nothing from them"
+hw="$E2E_DIR/work "'$(touch pwned) `touch pwned` ; touch pwned '"'q' \"dq\" #%a%j *?[a] -x"
+ho="$E2E_DIR/out "'$(touch pwned);`touch pwned`'" 'q' #%a.npy"
+mh=$(submit example "$ho" "$hw")
+wait_job "$mh"
+cmp "$E2E_DIR/whole.npy" "$ho" || fail "merged npy at the hostile path differs from the unsharded run"
+for f in shard-0.out shard-3.out merge.out; do
+  [ -f "$hw/logs/$f" ] || fail "no log $f in the hostile work directory"
+done
+[ -z "$(find "$E2E_DIR" "$repo" -maxdepth 2 -name pwned -print -quit)" ] || fail "a path in the scripts ran as shell code"
+say "hostile paths carried unchanged; nothing ran from them"
 
 say "resubmitting a complete array: every task must do nothing"
 id=$(sbatch --parsable "$E2E_DIR/work-npy/array.sbatch")

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -56,7 +57,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "wrote %s and %s: %d shards of %s → %s\n", j.arrayScript(), j.mergeScript(), j.tasks, j.config, j.out)
 	if !*submit {
-		fmt.Fprintf(stdout, "submit with: id=$(sbatch --parsable %s) && sbatch --dependency=afterok:${id%%%%;*} %s\n", j.arrayScript(), j.mergeScript())
+		fmt.Fprintf(stdout, "submit with: id=$(sbatch --parsable %s) && sbatch --dependency=afterok:${id%%%%;*} %s\n", shellQuote(j.arrayScript()), shellQuote(j.mergeScript()))
 		return nil
 	}
 	return j.submit(ctx, stdout)
@@ -69,6 +70,14 @@ func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]st
 	}
 	if out == "" || workdir == "" {
 		return fmt.Errorf("%w: -o OUT and --workdir DIR are required", errUsage)
+	}
+	if err := j.checkValues(); err != nil {
+		return err
+	}
+	for _, p := range [][2]string{{"SPEC", pos[0]}, {"-o", out}, {"--workdir", workdir}, {"--topo", extra["--topo"]}, {"--eop", extra["--eop"]}} {
+		if strings.ContainsRune(p[1], 0) {
+			return fmt.Errorf("%w: %s %q: a NUL character cannot be in a file name", errUsage, p[0], p[1])
+		}
 	}
 	if err := checkOutputName(out, simulateFormats()); err != nil {
 		return err
@@ -91,10 +100,7 @@ func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]st
 	if _, err := shard.Split(nf, nt, j.tasks); err != nil {
 		return fmt.Errorf("%w: --tasks %d: %w", errUsage, j.tasks, err)
 	}
-	if j.exe, err = os.Executable(); err == nil {
-		j.exe, err = filepath.EvalSymlinks(j.exe)
-	}
-	if err != nil {
+	if j.exe, err = slurmExecutable(); err != nil {
 		return fmt.Errorf("finding this program's path for the scripts: %w", err)
 	}
 	j.config, j.out, j.workdir = pos[0], out, workdir
@@ -106,19 +112,138 @@ func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]st
 			return err
 		}
 	}
+	if err := checkWorkdir(j.workdir); err != nil {
+		return err
+	}
+	inputs := in.namedFiles()
 	for _, k := range []string{"--coord-method", "--eop", "--topo"} {
 		v := extra[k]
 		if v == "" {
 			continue
 		}
-		if k != "--coord-method" {
+		if k == "--coord-method" {
+			if v, err = normalizeCoordMethod(v); err != nil {
+				return fmt.Errorf("%w: --coord-method %q: %w", errUsage, extra[k], err)
+			}
+		} else {
 			if v, err = filepath.Abs(v); err != nil {
 				return err
 			}
+			inputs = append(inputs, namedInput{v, k + " file"})
 		}
 		j.simFlags = append(j.simFlags, k, v)
 	}
+	return j.checkNotInputs(inputs)
+}
+
+// slurmExecutable is the gomatvis the scripts run (a variable for tests).
+var slurmExecutable = func() (string, error) {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	return exe, err
+}
+
+// What sbatch accepts in the values written into #SBATCH lines (sbatch(1)):
+// partition names (a comma-separated list), the time formats "minutes",
+// "minutes:seconds", "hours:minutes:seconds", "days-hours",
+// "days-hours:minutes", "days-hours:minutes:seconds" (or UNLIMITED /
+// INFINITE), and memory as an integer with an optional K, M, G or T unit.
+var (
+	slurmPartitionRe = regexp.MustCompile(`^[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63}(,[A-Za-z0-9_.][A-Za-z0-9_.-]{0,63})*$`)
+	slurmTimeRe      = regexp.MustCompile(`^([0-9]{1,9}-[0-9]{1,9}(:[0-9]{1,9}){0,2}|[0-9]{1,9}(:[0-9]{1,9}){0,2})$`)
+	slurmMemRe       = regexp.MustCompile(`^[0-9]{1,15}[KMGTkmgt]?$`)
+)
+
+// checkValues refuses, as usage errors naming the flag and the value,
+// every value the scripts would carry that Slurm or simulate does not
+// accept: nothing but those values reaches an #SBATCH line or the shell.
+func (j *slurmJob) checkValues() error {
+	for _, c := range []struct {
+		flag, v, want string
+		ok            bool
+	}{
+		{"--partition", j.partition, "partition names of letters, digits, '_', '.' and '-' (not first), comma-separated", slurmPartitionRe.MatchString(j.partition)},
+		{"--time", j.time, "minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, UNLIMITED or INFINITE",
+			slurmTimeRe.MatchString(j.time) || strings.EqualFold(j.time, "UNLIMITED") || strings.EqualFold(j.time, "INFINITE")},
+		{"--mem", j.mem, "an integer with an optional unit K, M, G or T (e.g. 64G)", slurmMemRe.MatchString(j.mem)},
+		{"--backend", j.backend, "cpu, gpu or auto", j.backend == "cpu" || j.backend == "gpu" || j.backend == "auto"},
+	} {
+		if c.v != "" && !c.ok || c.v == "" && c.flag == "--backend" {
+			return fmt.Errorf("%w: %s %q: want %s", errUsage, c.flag, c.v, c.want)
+		}
+	}
+	if j.cpusPerTask < 0 {
+		return fmt.Errorf("%w: --cpus-per-task %d: want 0 (Slurm's default) or more", errUsage, j.cpusPerTask)
+	}
+	if j.gpusPerTask < -1 {
+		return fmt.Errorf("%w: --gpus-per-task %d: want 0 or more", errUsage, j.gpusPerTask)
+	}
 	return nil
+}
+
+// checkWorkdir refuses a work directory (absolute) that cannot be written
+// into the #SBATCH --output lines, which sbatch parses itself: it is
+// quoted there (sbatchQuote), but a control character cannot be carried,
+// and a backslash turns off the %a of the log names.
+func checkWorkdir(workdir string) error {
+	if i := strings.IndexFunc(workdir, func(r rune) bool { return r < 0x20 || r == 0x7f || r == '\\' }); i >= 0 {
+		return fmt.Errorf("%w: --workdir %q: the character %q cannot be written into an #SBATCH --output line; choose a directory without control characters or backslashes", errUsage, workdir, workdir[i])
+	}
+	return nil
+}
+
+// checkNotInputs refuses outputs that are inputs: -o's files, the work
+// directory and the scripts, parts and logs in it, against the
+// configuration's files and --topo/--eop (the same path cleaned, or the
+// same file by os.SameFile).
+func (j *slurmJob) checkNotInputs(inputs []namedInput) error {
+	outs := []namedInput{{j.workdir, "--workdir"}, {j.arrayScript(), "the array script"}, {j.mergeScript(), "the merge script"}}
+	for _, o := range outputFiles(j.out) {
+		outs = append(outs, namedInput{o, "an output of -o " + j.out})
+	}
+	for _, in := range inputs {
+		if in.path == "" || in.path == "example" && in.role == "" {
+			continue
+		}
+		what := "the input " + in.path
+		if in.role != "" {
+			what = "the input " + in.role + " " + in.path
+		}
+		for _, o := range outs {
+			if samePath(o.path, in.path) {
+				return fmt.Errorf("%w: %s is %s: the job would overwrite it; choose another -o or --workdir", errUsage, o.path, what)
+			}
+		}
+		// The parts and logs the jobs write in the work directory.
+		names := []string{in.path}
+		if r, err := filepath.EvalSymlinks(in.path); err == nil {
+			names = append(names, r)
+		}
+		for _, n := range names {
+			dir, base := filepath.Dir(n), filepath.Base(n)
+			part, _ := filepath.Match("part-*"+partExt+"*", base)
+			log, _ := filepath.Match("*.out", base)
+			if part && samePath(dir, j.workdir) || log && samePath(dir, j.logDir()) {
+				return fmt.Errorf("%w: %s is where the jobs write their parts and logs, and holds %s, which they would overwrite; choose another --workdir", errUsage, j.workdir, what)
+			}
+		}
+	}
+	return nil
+}
+
+// samePath says whether a and b are one path (absolute, cleaned) or one
+// existing file.
+func samePath(a, b string) bool {
+	aa, err1 := filepath.Abs(a)
+	ab, err2 := filepath.Abs(b)
+	if err1 == nil && err2 == nil && aa == ab {
+		return true
+	}
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
 // inputGrid is the configuration's channel and time counts.
@@ -146,7 +271,7 @@ func (j *slurmJob) write() error {
 
 // header is the #SBATCH lines both scripts share.
 func (j *slurmJob) header(name, log string) []string {
-	h := []string{"#!/bin/bash", "#SBATCH --job-name=" + name, "#SBATCH --output=" + log}
+	h := []string{"#!/bin/bash", "#SBATCH --job-name=" + name, "#SBATCH --output=" + sbatchQuote(log)}
 	for _, o := range [][2]string{{"partition", j.partition}, {"time", j.time}, {"mem", j.mem}} {
 		if o[1] != "" {
 			h = append(h, fmt.Sprintf("#SBATCH --%s=%s", o[0], o[1]))
@@ -192,6 +317,17 @@ func (j *slurmJob) mergeText() string {
 		"set -euo pipefail",
 		"exec "+shellQuote(j.exe)+" merge "+shellQuote(filepath.Join(j.workdir, "part-"))+"*"+partExt+" -o "+shellQuote(j.out))
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// sbatchQuote writes a log path (already checked by checkValues: no
+// control characters, no backslash) for an #SBATCH line, which sbatch
+// splits at blanks and cuts at '#' unless quoted: in double quotes, an
+// embedded '"' escaped by a backslash, and every '%' of the path doubled
+// so that only the name's own %a or %j is a Slurm replacement symbol.
+func sbatchQuote(log string) string {
+	dir, base := filepath.Split(log)
+	dir = strings.ReplaceAll(dir, "%", "%%")
+	return `"` + strings.ReplaceAll(dir+base, `"`, `\"`) + `"`
 }
 
 // shellQuote quotes s for bash (single quotes; embedded ones escaped).
