@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/astro/iersdata"
 )
 
 // maxEOPFileBytes bounds an EOP file (IERS finals2000A.all is ~3.5 MB).
@@ -27,7 +29,9 @@ type eopJSON struct {
 
 // ReadEOPFile returns the Earth orientation at each of timesJD (UTC Julian
 // dates) from path: an IERS finals2000A file (what astropy downloads,
-// interpolated linearly between its daily rows) or a JSON object
+// interpolated linearly between its daily rows), an IERS EOP C04 file in
+// the eopc04_IAU2000.62-now layout (its header has the FORMAT line
+// "FORMAT(3(I4),I7,…"; interpolated as astropy does) or a JSON object
 // {"times": [{"jd_utc", "ut1_utc_s", "xp_arcsec", "yp_arcsec"}, …]} whose
 // entries must include every time (to 1 ms).
 func ReadEOPFile(path string, timesJD []float64) ([]astro.EOP, error) {
@@ -37,6 +41,24 @@ func ReadEOPFile(path string, timesJD []float64) ([]astro.EOP, error) {
 	}
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		return eopFromJSON(path, data, timesJD)
+	}
+	if isC04(data) {
+		tab, err := astro.ParseC04(bytes.NewReader(data))
+		if err != nil {
+			return nil, fmt.Errorf("eop file %s: %w", path, err)
+		}
+		out := make([]astro.EOP, len(timesJD))
+		for i, jd := range timesJD {
+			e, ok, err := tab.AtAstropy(jd)
+			if err == nil && !ok {
+				err = fmt.Errorf("jd %.9f (MJD %.5f) %w [%v, %v)", jd, jd-2400000.5, astro.ErrOutsideEOPTable, tab.MJD[0], tab.MJD[len(tab.MJD)-1])
+			}
+			if err != nil {
+				return nil, fmt.Errorf("eop file %s: times_jd[%d]: %w", path, i, err)
+			}
+			out[i] = e
+		}
+		return out, nil
 	}
 	tab, err := astro.ParseFinals2000A(bytes.NewReader(data))
 	if err != nil {
@@ -74,4 +96,56 @@ func eopFromJSON(path string, data []byte, timesJD []float64) ([]astro.EOP, erro
 		}
 	}
 	return out, nil
+}
+
+// isC04 reports whether data is an IERS EOP C04 file in the
+// eopc04_IAU2000.62-now layout: its header's FORMAT line.
+func isC04(data []byte) bool {
+	head := data[:min(len(data), 4096)]
+	return bytes.Contains(head, []byte("FORMAT(3(I4),I7,2(F11.6),2(F12.7)"))
+}
+
+// BuiltinEOPSource names the Earth orientation BuiltinEOP gives.
+const BuiltinEOPSource = iersdata.Name
+
+// BuiltinEOP returns the Earth orientation at each of timesJD (UTC Julian
+// dates) from the IERS EOP C04 table embedded in gomatvis (package
+// iersdata: astropy's bundled IERS-B), interpolated exactly as astropy
+// does. A time outside the table gets what astropy's coordinates then use
+// (UT1 − UTC = 0, the 50-year mean polar motion) and one warning for all
+// such times, naming the table's span and how to give a newer one.
+func BuiltinEOP(timesJD []float64, warn func(string)) ([]astro.EOP, error) {
+	tab, err := iersdata.Table()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]astro.EOP, len(timesJD))
+	outside, first := 0, -1
+	for i, jd := range timesJD {
+		e, ok, err := tab.AtAstropy(jd)
+		if err != nil {
+			return nil, fmt.Errorf("times_jd[%d]: %w", i, err)
+		}
+		if !ok {
+			if outside == 0 {
+				first = i
+			}
+			outside++
+		}
+		out[i] = e
+	}
+	if outside > 0 && warn != nil {
+		n := len(tab.MJD)
+		warn(fmt.Sprintf("%d of %d times (the first times_jd[%d] = %.6f, MJD %.5f) lie outside the embedded IERS table %s (MJD %v to %v, %s to %s): "+
+			"there UT1 − UTC = 0 and polar motion (%v″, %v″), as astropy takes outside its table, which turns the sky by up to 0.9 s of rotation; "+
+			"give a newer table with --eop FILE (an IERS finals2000A.all, an eopc04_IAU2000.62-now or a per-time eop.json) or refresh the embedded copy (scripts/refresh-iers.sh, matvis/astro/iersdata/README.md)",
+			outside, len(timesJD), first, timesJD[first], timesJD[first]-2400000.5, iersdata.File, tab.MJD[0], tab.MJD[n-1],
+			mjdDate(tab.MJD[0]), mjdDate(tab.MJD[n-1]), astro.AstropyDefaultPolarMotion[0], astro.AstropyDefaultPolarMotion[1]))
+	}
+	return out, nil
+}
+
+// mjdDate is an integer MJD as a calendar date (YYYY-MM-DD).
+func mjdDate(mjd float64) string {
+	return time.Date(1858, 11, 17, 0, 0, 0, 0, time.UTC).AddDate(0, 0, int(mjd)).Format("2006-01-02")
 }

@@ -51,6 +51,9 @@ type Observation struct {
 	IntegrationTime, ChannelWidth []float64
 	// History is the file's history text.
 	History string
+	// EOPSource names the Earth-orientation table or file that EOP came
+	// from ("" when none was used: UT1 − UTC = 0).
+	EOPSource string
 
 	// pyuvsim says UseConventions was applied, so the Simulation's pairs
 	// are this observation's baselines in pyuvsim's convention.

@@ -13,10 +13,14 @@ import (
 // ObsOptions adjust how a pyuvsim configuration becomes a Simulation.
 type ObsOptions struct {
 	// EOP holds the Earth orientation at each time, as astropy used it
-	// (ReadEOPFile reads it from an IERS finals file or a per-time JSON
-	// list). Nil means UT1 − UTC = 0 and no polar motion, with a warning:
-	// UT1 − UTC reaches 0.9 s, a 14″ turn of the sky.
+	// (ReadEOPFile reads it from an IERS finals or C04 file or a per-time
+	// JSON list). Nil means the IERS table embedded in gomatvis
+	// (BuiltinEOP: astropy's bundled IERS-B, interpolated as astropy
+	// does), warning for times outside it.
 	EOP []astro.EOP
+	// EOPSource names where EOP came from (e.g. "--eop FILE"), for the
+	// output's history and meta.json; ignored when EOP is nil.
+	EOPSource string
 	// Topo, when set, replaces the computed ENU vectors (e.g. pyradiosky's).
 	Topo Coordinates
 	// CoordMethod is an astro method; empty means CoordinateRotationAstropy,
@@ -70,6 +74,18 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	for _, w := range cfg.Warnings {
 		warn(w)
 	}
+	eopSource := o.EOPSource
+	if o.EOP == nil {
+		eop, err := BuiltinEOP(cfg.TimesJD, warn)
+		if err != nil {
+			return nil, nil, fmt.Errorf("matvis: %s: Earth orientation: %w", cfg.Path, err)
+		}
+		withEOP := *o
+		withEOP.EOP = eop
+		o, eopSource = &withEOP, BuiltinEOPSource
+	} else if eopSource == "" {
+		eopSource = "given by the caller (ObsOptions.EOP)"
+	}
 	sky, err := readObsSky(cfg)
 	if err != nil {
 		return nil, nil, err
@@ -98,9 +114,8 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	if err != nil {
 		return nil, nil, err
 	}
-	if o.EOP == nil {
-		warn("no Earth-orientation values (--eop): UT1 − UTC = 0 and no polar motion; pyuvsim used astropy's IERS tables, which moves the sky by up to 0.9 s of rotation")
-	}
+	obs.EOPSource = eopSource
+	obs.History += " Earth orientation (UT1 − UTC, polar motion): " + eopSource + "."
 	if c.Coords, err = obsCoords(cfg, sky, o); err != nil {
 		return nil, nil, err
 	}

@@ -124,7 +124,7 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 	}
 	if in.cfg != nil {
 		return matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
-			EOP: eop, Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
+			EOP: eop, EOPSource: eopSource(o.eopPath), Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
 			WholeOutput: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
 		})
 	}
@@ -155,4 +155,12 @@ func (in *simInput) precisionOverride(p int) int {
 		return 0
 	}
 	return p
+}
+
+// eopSource names an --eop file for the output's history ("" when none).
+func eopSource(path string) string {
+	if path == "" {
+		return ""
+	}
+	return "--eop " + path
 }

@@ -47,6 +47,9 @@ type outputMeta struct {
 	AntNames []string `json:"antenna_names,omitempty"`
 	Pols     []int    `json:"polarization_array,omitempty"`
 	PolIndex [][2]int `json:"pol_index,omitempty"`
+	// EarthOrientation names the Earth-orientation table or file an
+	// obsparam run used (the embedded IERS table unless --eop).
+	EarthOrientation string `json:"earth_orientation,omitempty"`
 }
 
 // pyuvsimConvention is the convention of an obsparam's npy output.
@@ -90,6 +93,9 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 		m.Axes = append(m.Axes, "feed_p", "feed_q")
 		m.Feeds = []string{"x", "y"}
 		m.FeedOrder = "for antpair (i, j), [..., p, q] = Σ conj(feed q of antenna i)·(feed p of antenna j): the first feed index belongs to the unconjugated antenna j"
+	}
+	if obs != nil {
+		m.EarthOrientation = obs.EOPSource
 	}
 	if obs != nil && obs.PyuvsimConventions() {
 		m.Conventions, m.Convention = "pyuvsim", pyuvsimConvention

@@ -32,7 +32,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := &coordFlag{}
 	fs.Var(coord, "coord-method", coordHelp+"; overrides the spec's coord_method")
-	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop)")
+	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A or eopc04_IAU2000.62-now file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop; an obsparam without it takes the IERS table embedded in gomatvis, matvis/astro/iersdata)")
 	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: pyradiosky (the default, pyuvsim's Rᵀ·C·R) or iau (derived from the IAU convention; docs/stokes.md)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
