@@ -41,9 +41,9 @@ type ObsOptions struct {
 	// written: the memory check then counts all of it.
 	WholeOutput bool
 	// Rotation is how a polarized sky's coherency is turned into the
-	// beams' basis: empty or RotationPyradiosky reproduces pyuvsim
-	// (Rᵀ·C·R); RotationIAU is the one derived from the IAU convention
-	// (docs/stokes.md).
+	// beams' basis: empty or RotationIAU is the one derived from the IAU
+	// convention (docs/stokes.md), the default; RotationPyradiosky
+	// reproduces pyuvsim 1.2 (Rᵀ·C·R with pyradiosky's rigid basis).
 	Rotation CoherencyRotation
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
@@ -120,6 +120,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		return nil, nil, err
 	}
 	if sky.Polarized() {
+		obs.History += " " + RotationNote(o.Rotation)
 		// The neighbours' warnings repeat the positions' own.
 		quiet := *o
 		quiet.Warn = nil

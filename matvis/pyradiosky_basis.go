@@ -50,15 +50,16 @@ func (b *RigidBasis) NTimes() int { return b.src.NTimes() }
 
 type m3 [3][3]float64
 
-// NewPolBasis is the basis that goes with a rotation: pyradiosky's own
-// (RigidBasis) with RotationPyradiosky or "", so that pyuvsim's files are
-// reproduced; the exact local mapping (FDBasis) with RotationIAU, the
-// physically derived one. mk gives the simulation's astrometry.
+// NewPolBasis is the basis that goes with a rotation: the exact local
+// mapping (FDBasis) with RotationIAU or "" (the default), the physically
+// derived one; pyradiosky's own (RigidBasis) with RotationPyradiosky, so
+// that pyuvsim's files are reproduced. mk gives the simulation's
+// astrometry.
 func NewPolBasis(rot CoherencyRotation, mk func(ra, dec []float64) (Coordinates, error), ra, dec []float64) (PolBasis, error) {
-	if rot == RotationIAU {
-		return NewFDBasis(mk, ra, dec, 0)
+	if rot == RotationPyradiosky {
+		return NewRigidBasis(mk, ra, dec)
 	}
-	return NewRigidBasis(mk, ra, dec)
+	return NewFDBasis(mk, ra, dec, 0)
 }
 
 // Sources are the sources' ICRS right ascensions and declinations

@@ -46,8 +46,9 @@ type Options struct {
 	// and the CPU's chunk plan gets what the output leaves of it.
 	MaxMemory int64
 	// Rotation is how a polarized sky's coherency is turned into the
-	// beams' local basis (empty: RotationPyradiosky, as pyuvsim). It is
-	// unused for a Stokes-I sky.
+	// beams' local basis (empty: RotationIAU, the physically derived one;
+	// RotationPyradiosky reproduces pyuvsim 1.2). It is unused for a
+	// Stokes-I sky.
 	Rotation CoherencyRotation
 	// MinChunks is the least number of source chunks (default 1).
 	MinChunks int
@@ -310,7 +311,7 @@ func settleOptions(o *Options, nant int) (autoMatProd bool, npairs int64, err er
 // sky's sizes and a known rotation.
 func (s *Simulation) checkStokes() error {
 	o := &s.Options
-	orDefault(&o.Rotation, RotationPyradiosky)
+	orDefault(&o.Rotation, RotationIAU)
 	if o.Rotation != RotationPyradiosky && o.Rotation != RotationIAU {
 		return fmt.Errorf("rotation = %q: must be %q or %q", o.Rotation, RotationPyradiosky, RotationIAU)
 	}

@@ -17,8 +17,8 @@ type SpecOptions struct {
 	// CoordMethod, when set, overrides the spec's coord_method.
 	CoordMethod string
 	// Rotation is how a polarized sky's coherency is turned into the
-	// beams' basis (empty: RotationPyradiosky, pyuvsim's; RotationIAU:
-	// derived from the IAU convention, docs/stokes.md).
+	// beams' basis (empty or RotationIAU: derived from the IAU convention,
+	// docs/stokes.md; RotationPyradiosky: pyuvsim 1.2's).
 	Rotation CoherencyRotation
 	// Precision, when set (1 or 2), overrides the spec's precision.
 	Precision int
@@ -76,6 +76,12 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 	if s.Name != "" {
 		obs.History = fmt.Sprintf("Simulated with gomatvis from the spec %q.", s.Name)
 	}
+	if ps, ok := c.Sky.(PolarizedSpectrum); ok && ps.Polarized() {
+		if obs.History != "" {
+			obs.History += " "
+		}
+		obs.History += RotationNote(o.rotation())
+	}
 	obs.Site = astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM}
 	for _, e := range s.EOP {
 		obs.EOP = append(obs.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
@@ -92,6 +98,14 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 		return nil, nil, err
 	}
 	return sim, obs, nil
+}
+
+// rotation is o's Rotation (nil: the default).
+func (o *SpecOptions) rotation() CoherencyRotation {
+	if o == nil {
+		return ""
+	}
+	return o.Rotation
 }
 
 // specConfig is the Config of a validated spec.

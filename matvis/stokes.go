@@ -38,16 +38,37 @@ type CoherencyRotation string
 
 const (
 	// RotationPyradiosky is pyradiosky's (and so pyuvsim's) C_loc = Rᵀ·C·R,
-	// with C = ½[[I+Q, U−iV], [U+iV, I−Q]] in the (θ̂, φ̂) basis. It is the
-	// default: pyuvsim configurations reproduce pyuvsim.
+	// with C = ½[[I+Q, U−iV], [U+iV, I−Q]] in the (θ̂, φ̂) basis. It
+	// reproduces pyuvsim 1.2 (with RigidBasis, NewPolBasis's pairing), but
+	// it mirrors the polarization angle about each source's vertical
+	// (docs/stokes.md): selectable, not the default.
 	RotationPyradiosky CoherencyRotation = "pyradiosky"
 	// RotationIAU is the rotation derived from first principles
 	// (docs/stokes.md): Stokes in the IAU convention (position angle from
 	// North through East, C = ½[[I+Q, U−iV], [U+iV, I−Q]] in the basis
 	// (deĉ, râ)), the field vectors projected onto (ẑâ, φ̂). Its diagonal
 	// equals pyradiosky's; its off-diagonal terms have the opposite sign.
+	// It is the default (Options.Rotation ""), for every input.
 	RotationIAU CoherencyRotation = "iau"
 )
+
+// EffectiveRotation is the rotation r runs as: RotationIAU for "".
+func EffectiveRotation(r CoherencyRotation) CoherencyRotation {
+	if r == "" {
+		return RotationIAU
+	}
+	return r
+}
+
+// RotationNote is one sentence naming the rotation a polarized sky ran
+// with and how to get the other, for an output's history and a run's
+// console.
+func RotationNote(r CoherencyRotation) string {
+	if EffectiveRotation(r) == RotationPyradiosky {
+		return "Stokes rotation: pyradiosky (pyuvsim 1.2's Rᵀ·C·R with pyradiosky's rigid basis, which mirrors the polarization angle about the source's vertical); --stokes-rotation iau, the default, gives the physically derived one (docs/stokes.md)."
+	}
+	return "Stokes rotation: iau (the default, derived from the IAU convention: a first-principles field projection); --stokes-rotation pyradiosky reproduces pyuvsim 1.2 (docs/stokes.md)."
+}
 
 // Coherency is a 2×2 Hermitian coherency matrix in the beams' axis order:
 // index 0 is the φ̂ (azimuth) axis and 1 the ẑâ axis, UVBeam's Naxes_vec
@@ -56,7 +77,8 @@ type Coherency [2][2]complex128
 
 // LocalCoherency is the coherency of a source with Stokes (i, q, u, v) whose
 // sky basis sits at angle X (cosX, sinX, PolBasis) in the local basis,
-// rotated by rot, in the beams' axis order (φ̂, ẑâ).
+// rotated by rot ("": RotationIAU, the default), in the beams' axis order
+// (φ̂, ẑâ).
 func LocalCoherency(i, q, u, v, cosX, sinX float64, rot CoherencyRotation) Coherency {
 	// Sky coherency in (θ̂, φ̂).
 	a, d := 0.5*(i+q), 0.5*(i-q)
@@ -68,7 +90,7 @@ func LocalCoherency(i, q, u, v, cosX, sinX float64, rot CoherencyRotation) Coher
 	tt := c*c*a - 2*cs*br + s*s*d
 	pp := s*s*a + 2*cs*br + c*c*d
 	tp := complex(cs*(a-d)+(c*c-s*s)*br, imag(b)) // C_loc[za][az]
-	if rot == RotationIAU {
+	if EffectiveRotation(rot) == RotationIAU {
 		tp = -tp
 	}
 	// Axis order (φ̂, ẑâ): index 0 is az, 1 is za.

@@ -22,7 +22,8 @@ import (
 type hashInputs struct {
 	format      string // uvh5 or npy: the conventions of the output
 	coordMethod string
-	// rotation is --stokes-rotation ("" and the default hash alike).
+	// rotation is --stokes-rotation ("" and the default, iau, hash alike;
+	// pyradiosky, the default before, hashes as "" did then).
 	rotation matvis.CoherencyRotation
 	// precision is --precision where it changes the run (0: the input's own).
 	precision int
@@ -65,8 +66,10 @@ func configHash(in *simInput, o hashInputs) (string, error) {
 	}
 	put([]byte("format=" + o.format))
 	put([]byte("coord_method=" + o.coordMethod))
-	if o.rotation != "" && o.rotation != matvis.RotationPyradiosky {
-		put([]byte("stokes_rotation=" + string(o.rotation)))
+	if rot := matvis.EffectiveRotation(o.rotation); rot != matvis.RotationPyradiosky {
+		// A part made when "" meant pyradiosky has no such line: it
+		// never merges with a part of the IAU default.
+		put([]byte("stokes_rotation=" + string(rot)))
 	}
 	if o.precision != 0 {
 		put([]byte(fmt.Sprintf("precision=%d", o.precision)))

@@ -107,6 +107,10 @@ type buildOptions struct {
 	precision int
 	run       matvis.RunOverrides
 	warn      func(string)
+	// notice receives the one line an obsparam run with a polarized sky
+	// prints: the rotation that runs and the flag for the other (nil:
+	// none).
+	notice func(string)
 }
 
 // build makes the Simulation, and the Observation that lays it out in
@@ -123,10 +127,15 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 		}
 	}
 	if in.cfg != nil {
-		return matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
+		sim, obs, err := matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
 			EOP: eop, EOPSource: eopSource(o.eopPath), Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
 			WholeOutput: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
 		})
+		if err == nil && o.notice != nil && sim.SkyPolarized() {
+			// pyuvsim 1.2 runs pyradiosky's rotation: say which ran.
+			o.notice("polarized sky: " + matvis.RotationNote(o.rotation))
+		}
+		return sim, obs, err
 	}
 	if eop != nil {
 		in.spec.EOP = make([]simspec.EOP, len(eop))

@@ -50,6 +50,9 @@ type outputMeta struct {
 	// EarthOrientation names the Earth-orientation table or file an
 	// obsparam run used (the embedded IERS table unless --eop).
 	EarthOrientation string `json:"earth_orientation,omitempty"`
+	// StokesRotation names a polarized sky's coherency rotation (iau,
+	// the default, or pyradiosky); absent for a Stokes-I sky.
+	StokesRotation string `json:"stokes_rotation,omitempty"`
 }
 
 // pyuvsimConvention is the convention of an obsparam's npy output.
@@ -96,6 +99,9 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 	}
 	if obs != nil {
 		m.EarthOrientation = obs.EOPSource
+	}
+	if sim.SkyPolarized() {
+		m.StokesRotation = string(matvis.EffectiveRotation(sim.Options.Rotation))
 	}
 	if obs != nil && obs.PyuvsimConventions() {
 		m.Conventions, m.Convention = "pyuvsim", pyuvsimConvention

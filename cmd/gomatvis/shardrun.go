@@ -85,7 +85,7 @@ func partComplete(path, hash string, sp shard.Spec, format string) (done bool, w
 // the part.
 func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
 	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation,
-		precision: j.precision, run: j.run, warn: warnTo(stderr)}
+		precision: j.precision, run: j.run, warn: warnTo(stderr), notice: lineTo(stderr)}
 	var err error
 	if j.topo != "" {
 		if bo.topo, err = readTopo(j.topo); err != nil {

@@ -33,7 +33,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	coord := &coordFlag{}
 	fs.Var(coord, "coord-method", coordHelp+"; overrides the spec's coord_method")
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A or eopc04_IAU2000.62-now file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop; an obsparam without it takes the IERS table embedded in gomatvis, matvis/astro/iersdata)")
-	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: pyradiosky (the default, pyuvsim's Rᵀ·C·R) or iau (derived from the IAU convention; docs/stokes.md)")
+	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: iau (the default: derived from the IAU convention, equal to a first-principles field projection; docs/stokes.md) or pyradiosky (pyuvsim 1.2's Rᵀ·C·R, which mirrors the polarization angle about the source's vertical)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
@@ -61,7 +61,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
 	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
-		precision: precision, run: rf.overrides(), warn: warnTo(stderr)}
+		precision: precision, run: rf.overrides(), warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
 			return err
@@ -346,6 +346,11 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 // warnTo prints warnings to w, one a line.
 func warnTo(w io.Writer) func(string) {
 	return func(m string) { fmt.Fprintf(w, "warning: %s\n", m) }
+}
+
+// lineTo prints each message on a line of its own to w.
+func lineTo(w io.Writer) func(string) {
+	return func(m string) { fmt.Fprintln(w, m) }
 }
 
 // loadSpec reads a spec file, or the embedded example for "example".
