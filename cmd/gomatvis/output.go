@@ -10,7 +10,9 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
 // outputFormat is one kind of file that -o may name, by extension.
@@ -21,6 +23,23 @@ type outputFormat struct {
 // simulateFormats are the outputs of simulate.
 func simulateFormats() []outputFormat {
 	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}, {".uvh5", "UVH5, as pyuvdata reads it"}}
+}
+
+// uvfitsFormat is simulate's UVFITS output (not a merge's or slurm's).
+func uvfitsFormat() outputFormat {
+	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)"}
+}
+
+// isUVFITS says whether an output path asks for UVFITS.
+func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvfits") }
+
+// createRows opens the file that a run streams its baseline-time rows
+// into: UVFITS for OUT.uvfits, else UVH5.
+func createRows(out string, sim *matvis.Simulation, obs *matvis.Observation) (*uvdata.Writer, error) {
+	if isUVFITS(out) {
+		return uvdata.CreateUVFITS(out, sim, obs)
+	}
+	return uvdata.Create(out, sim, obs)
 }
 
 // partExt is the extension of a shard's part file.

@@ -27,7 +27,7 @@ import (
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json) or OUT.uvh5 (pyuvdata's UVH5); required for a spec, an obsparam's filing section by default")
+	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5) or OUT.uvfits (UVFITS as pyuvdata writes it, unphased: docs/uvfits.md); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := &coordFlag{}
@@ -60,7 +60,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
-	bo := buildOptions{uvh5: isUVH5(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 		precision: precision, run: rf.overrides(), warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopo(*topo); err != nil {
@@ -112,6 +112,8 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(*out))
 	case !bo.uvh5:
 		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
+	case isUVFITS(*out):
+		fmt.Fprintf(stdout, "UVFITS as pyuvdata writes it, unphased (drift, as the UVH5; docs/uvfits.md): baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −(ENU(ant2) − ENU(ant1))/c\n")
 	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
@@ -138,7 +140,7 @@ func runNpy(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, out 
 // every block's chunks (for the run's GPU time).
 func runUVH5(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, obs *matvis.Observation, out string, bar *progressBar, stderr io.Writer) (*matvis.Result, error) {
 	defer bar.finish()
-	w, err := uvdata.Create(out, sim, obs)
+	w, err := createRows(out, sim, obs)
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", out, err)
 	}
@@ -265,7 +267,7 @@ func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag, topo,
 	if err != nil {
 		return nil, err
 	}
-	formats := simulateFormats()
+	formats := append(simulateFormats(), uvfitsFormat())
 	// Where the output comes from, to say how to choose another.
 	hint := "choose another -o"
 	if *shardFlag != "" {

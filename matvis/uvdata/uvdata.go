@@ -194,7 +194,7 @@ func Write(path string, sim *matvis.Simulation, obs *matvis.Observation, res *ma
 // written as it comes and can then be dropped, so an output larger than
 // memory never is held whole.
 type Writer struct {
-	w          *uvh5.Writer
+	w          rowWriter
 	sim        *matvis.Simulation
 	obs        *matvis.Observation
 	nbl, nf    int
@@ -202,6 +202,14 @@ type Writer struct {
 	timesDone  []bool
 	blockFlags []bool
 	blockNsamp []float32
+}
+
+// rowWriter is the file a Writer fills: a uvh5.Writer or a uvfits.Writer.
+type rowWriter interface {
+	WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error
+	Close() error
+	CloseAs(dest string) error
+	Abort() error
 }
 
 // Create writes the header of sim's output to a temporary file beside path

@@ -1,0 +1,515 @@
+// Package uvfits writes visibilities as UVFITS laid out as pyuvdata's
+// UVData.write_uvfits writes it and its read_uvfits reads it: a random-
+// groups primary HDU (axes COMPLEX, STOKES, FREQ, IF, RA, DEC; group
+// parameters UU, VV, WW in seconds, DATE with PZERO the JD of the first
+// time's UTC midnight, BASELINE 256·ant1 + ant2 when every antenna number
+// is below 255, SOURCE, ANTENNA1, ANTENNA2, SUBARRAY, INTTIM, LST), the
+// AIPS AN antenna table and the AIPS SU source table.
+//
+// The conventions are pyuvdata's: the file's visibilities are the complex
+// conjugates of UVData's (and of UVH5's) and its uvw the negatives
+// (uu = −u/c: FITS's baseline points from antenna 2 to antenna 1), the
+// polarization axis is sorted by |code| (xx, yy, xy, yx = −5 … −8) and the
+// weights are nsamples, negated where flagged. The rows are streamed like
+// uvh5.Writer's: Create writes the headers and tables to a temporary file
+// beside the path, WriteBlock fills baseline-time rows in any order,
+// Close renames the file into place.
+package uvfits
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/uvh5"
+)
+
+// speedOfLight is astropy's c (m/s), which pyuvdata divides uvw by.
+const speedOfLight = 299792458.0
+
+// PhaseCenter is what the file says its data are phased to: OBJECT, the
+// RA and DEC axes' CRVAL, EPOCH and RADESYS, and the AIPS SU table's row.
+type PhaseCenter struct {
+	Name          string  // OBJECT, SU SOURCE
+	RADeg, DecDeg float64 // CRVAL6, CRVAL7; SU RAEPO, DECEPO
+	Frame         string  // RADESYS, e.g. "icrs"
+	Epoch         float64 // EPOCH, years (2000.0)
+	AppRADeg      float64 // SU RAAPP
+	AppDecDeg     float64 // SU DECAPP
+}
+
+// Options are the values of the file that a UVH5 header does not hold.
+type Options struct {
+	PhaseCenter PhaseCenter
+	// EOP is the Earth orientation on RDATE (the first time's UTC date):
+	// UT1UTC and, with polar motion, GSTIA0 (Greenwich apparent sidereal
+	// time at 0h UTC of RDATE) come from it.
+	EOP astro.EOP
+	// Keywords are extra primary-header cards (≤ 8-character names;
+	// string, float64, int or bool values), as pyuvdata's extra_keywords.
+	Keywords []Keyword
+}
+
+// Keyword is one extra primary-header card.
+type Keyword struct {
+	Name  string
+	Value any
+}
+
+// Writer streams a UVFITS file by baseline-time rows.
+type Writer struct {
+	path, tmp string
+	fh        *os.File
+	h         *uvh5.Header
+	single    bool
+	pcount    int
+	npol, nf  int
+	polIdx    []int // file pol k is header pol polIdx[k]
+	params    []param
+	dataOff   int64
+	groupLen  int // bytes per group
+	written   []bool
+	done      bool
+	buf       []byte
+	jdMid     float64
+}
+
+// param is one random-group parameter: its name and how each row's value
+// is found.
+type param struct {
+	name  string
+	pzero float64
+	value func(r int) float64
+}
+
+// ErrIncomplete is returned by Close when some rows were never written.
+var ErrIncomplete = errors.New("uvfits: baseline-time rows never written")
+
+// Create checks h (a UVH5 header: the same run's metadata), writes the
+// primary header, the AIPS AN and SU tables into a temporary file beside
+// path and sizes the groups. Nothing appears at path before Close.
+func Create(path string, h *uvh5.Header, opt Options) (*Writer, error) {
+	if h == nil {
+		return nil, errors.New("uvfits: nil header")
+	}
+	if err := h.Validate(); err != nil {
+		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+	}
+	w := &Writer{path: path, h: h, single: h.SinglePrecision, npol: h.Npols(), nf: h.Nfreqs()}
+	primary, err := w.primaryHeader(opt)
+	if err != nil {
+		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+	}
+	an, err := antennaTable(h, opt)
+	if err != nil {
+		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+	}
+	su, err := sourceTable(h, opt)
+	if err != nil {
+		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+	}
+	fh, err := atomicfile.CreateTemp(path)
+	if err != nil {
+		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+	}
+	w.fh, w.tmp = fh, fh.Name()
+	nblts := h.Nblts()
+	w.dataOff = int64(len(primary))
+	w.groupLen = (w.pcount + 3*w.npol*w.nf) * w.elem()
+	tables := w.dataOff + padded(int64(nblts)*int64(w.groupLen))
+	w.written = make([]bool, nblts)
+	for _, p := range []struct {
+		b   []byte
+		off int64
+	}{{primary, 0}, {an, tables}, {su, tables + int64(len(an))}} {
+		if _, err := fh.WriteAt(p.b, p.off); err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("uvfits: %s: %w", path, err)
+		}
+	}
+	return w, nil
+}
+
+// elem is the size of a value: 4 for single precision, else 8.
+func (w *Writer) elem() int {
+	if w.single {
+		return 4
+	}
+	return 8
+}
+
+// polOrder sorts the polarizations by |code| as pyuvdata does and checks
+// that they are evenly spaced (the STOKES axis has one CDELT).
+func polOrder(pols []int64) (idx []int, delta float64, err error) {
+	idx = make([]int, len(pols))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return abs64(pols[idx[a]]) < abs64(pols[idx[b]]) })
+	if len(pols) == 1 {
+		return idx, 1, nil
+	}
+	d := pols[idx[1]] - pols[idx[0]]
+	for k := 2; k < len(idx); k++ {
+		if pols[idx[k]]-pols[idx[k-1]] != d {
+			return nil, 0, fmt.Errorf("polarizations %v are not evenly spaced: UVFITS's STOKES axis cannot hold them", pols)
+		}
+	}
+	return idx, float64(d), nil
+}
+
+func abs64(x int64) int64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// freqAxis is the FREQ axis: the first channel and the step, which must
+// be even (pyuvdata's check_freq_spacing), with the channel width the
+// median width signed as the channels run.
+func freqAxis(freqs, widths []float64) (f0, delta float64, err error) {
+	f0 = freqs[0]
+	if f0 <= 0 {
+		return 0, 0, fmt.Errorf("frequency %g Hz: UVFITS frequencies must be > 0", f0)
+	}
+	w := append([]float64(nil), widths...)
+	sort.Float64s(w)
+	med := w[len(w)/2]
+	if len(w)%2 == 0 {
+		med = (w[len(w)/2-1] + w[len(w)/2]) / 2
+	}
+	if len(freqs) == 1 {
+		return f0, med, nil
+	}
+	step := freqs[1] - freqs[0]
+	for i := 2; i < len(freqs); i++ {
+		if d := freqs[i] - freqs[i-1]; math.Abs(d-step) > 1e-3*math.Abs(step) {
+			return 0, 0, fmt.Errorf("channels are not evenly spaced (%g Hz after %g Hz): UVFITS's FREQ axis cannot hold them", d, step)
+		}
+	}
+	if step == 0 {
+		return 0, 0, errors.New("frequencies are not distinct")
+	}
+	return f0, math.Copysign(med, step), nil
+}
+
+// baseline256 says whether the BASELINE parameter is written: pyuvdata
+// writes it (256·ant1 + ant2) when every antenna number is below 255,
+// else only ANTENNA1 and ANTENNA2.
+func baseline256(h *uvh5.Header) bool {
+	for i := range h.Ant1 {
+		if h.Ant1[i] >= 255 || h.Ant2[i] >= 255 {
+			return false
+		}
+	}
+	return true
+}
+
+// split2 is x as a float32 and the float32 remainder (pyuvdata's two-part
+// parameters in single precision).
+func split2(x float64) (float64, float64) {
+	a := float64(float32(x))
+	return a, float64(float32(x - a))
+}
+
+func (w *Writer) makeParams() {
+	h := w.h
+	w.jdMid = math.Floor(h.Times[0]-0.5) + 0.5
+	uvw := func(k int) func(int) float64 { return func(r int) float64 { return -h.UVW[r][k] / speedOfLight } }
+	date := func(r int) float64 { return h.Times[r] - w.jdMid }
+	lst := func(r int) float64 { return h.LSTs[r] * 180 / math.Pi }
+	hi := func(f func(int) float64) func(int) float64 {
+		return func(r int) float64 { a, _ := split2(f(r)); return a }
+	}
+	lo := func(f func(int) float64) func(int) float64 {
+		return func(r int) float64 { _, b := split2(f(r)); return b }
+	}
+	var ps []param
+	if w.single {
+		ps = []param{{"UU", 0, hi(uvw(0))}, {"VV", 0, hi(uvw(1))}, {"WW", 0, hi(uvw(2))},
+			{"DATE", w.jdMid, hi(date)}, {"DATE", 0, lo(date)},
+			{"UU", 0, lo(uvw(0))}, {"VV", 0, lo(uvw(1))}, {"WW", 0, lo(uvw(2))}}
+	} else {
+		ps = []param{{"UU", 0, uvw(0)}, {"VV", 0, uvw(1)}, {"WW", 0, uvw(2)}, {"DATE", w.jdMid, date}}
+	}
+	if baseline256(h) {
+		ps = append(ps, param{"BASELINE", 0, func(r int) float64 { return float64(256*h.Ant1[r] + h.Ant2[r]) }})
+	}
+	ps = append(ps,
+		param{"SOURCE", 0, func(int) float64 { return 1 }},
+		param{"ANTENNA1", 0, func(r int) float64 { return float64(h.Ant1[r]) }},
+		param{"ANTENNA2", 0, func(r int) float64 { return float64(h.Ant2[r]) }},
+		param{"SUBARRAY", 0, func(int) float64 { return 1 }},
+		param{"INTTIM", 0, func(r int) float64 { return h.IntegrationTime[r] }})
+	if w.single {
+		ps = append(ps, param{"LST", 0, hi(lst)}, param{"LST", 0, lo(lst)})
+	} else {
+		ps = append(ps, param{"LST", 0, lst})
+	}
+	w.params, w.pcount = ps, len(ps)
+}
+
+// primaryHeader is the random-groups header, as pyuvdata writes it.
+func (w *Writer) primaryHeader(opt Options) ([]byte, error) {
+	h := w.h
+	idx, dpol, err := polOrder(h.Pols)
+	if err != nil {
+		return nil, err
+	}
+	w.polIdx = idx
+	f0, df, err := freqAxis(h.Freqs, h.ChannelWidth)
+	if err != nil {
+		return nil, err
+	}
+	w.makeParams()
+	bitpix := -64
+	if w.single {
+		bitpix = -32
+	}
+	c := []card{kv("SIMPLE", true), kv("BITPIX", bitpix), kv("NAXIS", 7), kv("NAXIS1", 0),
+		kv("NAXIS2", 3), kv("NAXIS3", w.npol), kv("NAXIS4", w.nf), kv("NAXIS5", 1), kv("NAXIS6", 1), kv("NAXIS7", 1),
+		kv("EXTEND", true), kv("GROUPS", true), kv("PCOUNT", w.pcount), kv("GCOUNT", h.Nblts())}
+	for i, p := range w.params {
+		c = append(c, kv(fmt.Sprintf("PTYPE%d", i+1), p.name), kv(fmt.Sprintf("PSCAL%d", i+1), 1.0), kv(fmt.Sprintf("PZERO%d", i+1), p.pzero))
+	}
+	pc := opt.PhaseCenter
+	if pc.Frame == "" {
+		pc.Frame = "icrs"
+	}
+	if pc.Epoch == 0 {
+		pc.Epoch = 2000
+	}
+	c = append(c, kv("DATE-OBS", isoDate(h.Times[0])),
+		kv("CTYPE2", "COMPLEX"), kv("CRVAL2", 1.0), kv("CRPIX2", 1.0), kv("CDELT2", 1.0),
+		kv("CTYPE3", "STOKES"), kv("CRVAL3", float64(h.Pols[idx[0]])), kv("CRPIX3", 1.0), kv("CDELT3", dpol),
+		kv("CTYPE4", "FREQ"), kv("CRVAL4", f0), kv("CRPIX4", 1.0), kv("CDELT4", df),
+		kv("CTYPE5", "IF"), kv("CRVAL5", 1.0), kv("CRPIX5", 1.0), kv("CDELT5", 1.0),
+		kv("CTYPE6", "RA"), kv("CRVAL6", pc.RADeg), kv("CRPIX6", 1.0), kv("CDELT6", 1.0),
+		kv("CTYPE7", "DEC"), kv("CRVAL7", pc.DecDeg), kv("CRPIX7", 1.0), kv("CDELT7", 1.0),
+		kv("BUNIT", h.VisUnits), kv("BSCALE", 1.0), kv("BZERO", 0.0),
+		kv("OBJECT", pc.Name), kv("TELESCOP", h.TelescopeName),
+		kv("LAT", h.Latitude), kv("LON", h.Longitude), kv("ALT", h.Altitude),
+		kv("INSTRUME", h.Instrument), kv("EPOCH", pc.Epoch), kv("RADESYS", pc.Frame))
+	if h.BltOrder != "" {
+		c = append(c, kv("BLTORDER", h.BltOrder))
+	}
+	for _, k := range opt.Keywords {
+		if len(k.Name) > 8 {
+			return nil, fmt.Errorf("keyword %q is longer than 8 characters", k.Name)
+		}
+		c = append(c, kv(k.Name, k.Value))
+	}
+	c = append(c, history(h.History)...)
+	return encodeHeader(c), nil
+}
+
+// isoDate is the UTC calendar date (YYYY-MM-DD) of a Julian date.
+func isoDate(jd float64) string {
+	y, m, d := calendar(jd)
+	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+}
+
+// calendar is the Gregorian date of a Julian date (Meeus, chapter 7).
+func calendar(jd float64) (y, m, d int) {
+	z := int(math.Floor(jd + 0.5))
+	a := z
+	if z >= 2299161 {
+		alpha := int(math.Floor((float64(z) - 1867216.25) / 36524.25))
+		a = z + 1 + alpha - alpha/4
+	}
+	b := a + 1524
+	c := int(math.Floor((float64(b) - 122.1) / 365.25))
+	dd := int(math.Floor(365.25 * float64(c)))
+	e := int(math.Floor(float64(b-dd) / 30.6001))
+	d = b - dd - int(math.Floor(30.6001*float64(e)))
+	if e < 14 {
+		m = e - 1
+	} else {
+		m = e - 13
+	}
+	if m > 2 {
+		y = c - 4716
+	} else {
+		y = c - 4715
+	}
+	return y, m, d
+}
+
+// antennaTable is the AIPS AN table as pyuvdata writes it: STABXYZ the
+// antennas' ECEF offsets rotated to the array's meridian (rotECEF).
+func antennaTable(h *uvh5.Header, opt Options) ([]byte, error) {
+	n := len(h.AntennaNumbers)
+	lon := h.Longitude * math.Pi / 180
+	so, co := math.Sincos(lon)
+	xyz := make([][]float64, n)
+	nosta := make([]float64, n)
+	zeros := make([]float64, n)
+	blank := make([]string, n)
+	width := 8
+	for i, p := range h.AntennaPositions {
+		xyz[i] = []float64{co*p[0] + so*p[1], -so*p[0] + co*p[1], p[2]}
+		nosta[i] = float64(h.AntennaNumbers[i])
+		width = max(width, len(h.AntennaNames[i]))
+	}
+	cols := []column{strCol("ANNAME", width, h.AntennaNames), numCol("STABXYZ", "", 'D', 3, xyz),
+		numCol("NOSTA", "", 'J', 1, scalars(nosta)), numCol("MNTSTA", "", 'J', 1, scalars(zeros)),
+		numCol("STAXOF", "", 'E', 1, scalars(zeros)), strCol("POLTYA", 1, blank), numCol("POLAA", "", 'E', 1, scalars(zeros)),
+		strCol("POLTYB", 1, blank), numCol("POLAB", "", 'E', 1, scalars(zeros))}
+	site := astro.Site{LatDeg: h.Latitude, LonDeg: h.Longitude, HeightM: h.Altitude}
+	arr := site.ECEF()
+	jd0 := math.Floor(h.Times[0]-0.5) + 0.5
+	gst, err := astro.ApparentLST(jd0, 0, opt.EOP)
+	if err != nil {
+		return nil, fmt.Errorf("GSTIA0: %w", err)
+	}
+	rdate := isoDate(h.Times[0])
+	extra := []card{kv("EXTNAME", "AIPS AN"), kv("EXTVER", 1), kv("ARRAYX", arr[0]), kv("ARRAYY", arr[1]), kv("ARRAYZ", arr[2]),
+		kv("FRAME", "ITRF"), kv("FREQ", h.Freqs[0]), kv("RDATE", rdate), kv("GSTIA0", gst*180/math.Pi),
+		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), kv("ARRNAM", h.TelescopeName), kv("NO_IF", 1),
+		kv("DEGPDY", 360.9856438593), kv("IATUTC", 37.0), kv("NUMORB", 0), kv("NOPCAL", 0), kv("POLTYPE", "X-Y LIN"),
+		kv("HASMNT", false), kv("HASFEED", false), kv("FREQID", 1), kv("POLARX", opt.EOP.XpArcsec), kv("POLARY", opt.EOP.YpArcsec),
+		kv("DATUTC", 0), kv("XYZHAND", "RIGHT")}
+	return binTable(n, cols, extra)
+}
+
+// sourceTable is the AIPS SU table of the one phase center (ID 1).
+func sourceTable(h *uvh5.Header, opt Options) ([]byte, error) {
+	pc := opt.PhaseCenter
+	if len(pc.Name) > 20 {
+		return nil, fmt.Errorf("phase center name %q is longer than 20 characters", pc.Name)
+	}
+	epoch := pc.Epoch
+	if epoch == 0 {
+		epoch = 2000
+	}
+	mean := 0.0
+	for _, f := range h.Freqs {
+		mean += f
+	}
+	mean /= float64(len(h.Freqs))
+	one := func(x float64) [][]float64 { return [][]float64{{x}} }
+	cols := []column{numCol("ID. NO.", "", 'J', 1, one(1)), strCol("SOURCE", 20, []string{pc.Name}),
+		numCol("QUAL", "", 'J', 1, one(0)), strCol("CALCODE", 4, []string{"    "}),
+		numCol("IFLUX", "JY", 'E', 1, one(0)), numCol("QFLUX", "JY", 'E', 1, one(0)),
+		numCol("UFLUX", "JY", 'E', 1, one(0)), numCol("VFLUX", "JY", 'E', 1, one(0)),
+		numCol("FREQOFF", "HZ", 'D', 1, one(0)), numCol("BANDWIDTH", "HZ", 'D', 1, one(0)),
+		numCol("RAEPO", "DEGREES", 'D', 1, one(pc.RADeg)), numCol("DECEPO", "DEGREES", 'D', 1, one(pc.DecDeg)),
+		numCol("EPOCH", "YEARS", 'D', 1, one(epoch)), numCol("RAAPP", "DEGREES", 'D', 1, one(pc.AppRADeg)),
+		numCol("DECAPP", "DEGREES", 'D', 1, one(pc.AppDecDeg)), numCol("LSRVEL", "M/SEC", 'D', 1, one(0)),
+		numCol("RESTFREQ", "HZ", 'D', 1, one(mean)), numCol("PMRA", "DEG/DAY", 'D', 1, one(0)),
+		numCol("PMDEC", "DEG/DAY", 'D', 1, one(0))}
+	extra := []card{kv("EXTNAME", "AIPS SU"), kv("NO_IF", 1), kv("FREQID", 1), kv("VELDEF", "RADIO"), kv("VELTYP", "LSR")}
+	return binTable(1, cols, extra)
+}
+
+// WriteBlock writes rows [bltStart, bltStart + n) from vis (n·Nfreqs·Npols
+// values in UVH5's (blt, freq, pol) order, the header's pols); flags and
+// nsamples may be nil (none flagged, nsamples 1).
+func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error {
+	if w.done {
+		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
+	}
+	row := w.nf * w.npol
+	if len(vis)%row != 0 {
+		return fmt.Errorf("uvfits: %s: %d values is not a whole number of rows of %d", w.path, len(vis), row)
+	}
+	n := len(vis) / row
+	if bltStart < 0 || bltStart+n > len(w.written) {
+		return fmt.Errorf("uvfits: %s: rows [%d, %d) outside [0, %d)", w.path, bltStart, bltStart+n, len(w.written))
+	}
+	if (flags != nil && len(flags) != len(vis)) || (nsamples != nil && len(nsamples) != len(vis)) {
+		return fmt.Errorf("uvfits: %s: flags or nsamples do not match the %d visibilities", w.path, len(vis))
+	}
+	const maxBuf = 8 << 20
+	per := max(1, maxBuf/w.groupLen)
+	for r0 := 0; r0 < n; r0 += per {
+		r1 := min(n, r0+per)
+		w.buf = w.buf[:0]
+		for r := r0; r < r1; r++ {
+			blt := bltStart + r
+			for _, p := range w.params {
+				w.put(p.value(blt))
+			}
+			for fi := range w.nf {
+				for _, pi := range w.polIdx {
+					i := r*row + fi*w.npol + pi
+					v := vis[i]
+					wt := 1.0
+					if nsamples != nil {
+						wt = float64(nsamples[i])
+					}
+					if flags != nil && flags[i] {
+						wt = -wt
+					}
+					w.put(real(v))
+					w.put(-imag(v)) // conjugated: FITS's baseline is ant2 → ant1
+					w.put(wt)
+				}
+			}
+		}
+		if _, err := w.fh.WriteAt(w.buf, w.dataOff+int64(bltStart+r0)*int64(w.groupLen)); err != nil {
+			return fmt.Errorf("uvfits: %s: %w", w.path, err)
+		}
+		for r := r0; r < r1; r++ {
+			w.written[bltStart+r] = true
+		}
+	}
+	return nil
+}
+
+func (w *Writer) put(x float64) {
+	if w.single {
+		w.buf = binary.BigEndian.AppendUint32(w.buf, math.Float32bits(float32(x)))
+	} else {
+		w.buf = binary.BigEndian.AppendUint64(w.buf, math.Float64bits(x))
+	}
+}
+
+// Close checks that every row was written, syncs and renames the file to
+// its path; on error nothing is left at path.
+func (w *Writer) Close() error { return w.CloseAs(w.path) }
+
+// CloseAs is Close renaming to dest (in the same directory).
+func (w *Writer) CloseAs(dest string) error {
+	if w.done {
+		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
+	}
+	for r, ok := range w.written {
+		if !ok {
+			w.Abort()
+			return fmt.Errorf("%w: %s: row %d (of %d)", ErrIncomplete, w.path, r, len(w.written))
+		}
+	}
+	w.done = true
+	err := w.fh.Sync()
+	if cerr := w.fh.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(w.tmp, dest)
+	}
+	if err != nil {
+		os.Remove(w.tmp)
+		return fmt.Errorf("uvfits: %s: finishing: %w", dest, err)
+	}
+	return nil
+}
+
+// Abort discards the file; safe after Close and more than once.
+func (w *Writer) Abort() error {
+	if w.done {
+		return nil
+	}
+	w.done = true
+	w.fh.Close()
+	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("uvfits: %s: removing %s: %w", w.path, w.tmp, err)
+	}
+	return nil
+}
