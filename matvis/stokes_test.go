@@ -3,6 +3,7 @@ package matvis
 import (
 	"math"
 	"math/cmplx"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -159,9 +160,27 @@ func TestFDBasisParallactic(t *testing.T) {
 }
 
 // TestFDBasisStep: with gomatvis's astrometry the angle hardly depends on
-// the difference step (1e-3 to 1e-5 rad), as NOTES.md found with astropy.
+// the difference step (1e-3 to 1e-5 rad), as NOTES.md found with astropy:
+// within 1e-8 rad of the default step 1e-4's (6.5e-10 at most over a
+// thousand random skies) for the sources a simulation uses — above the
+// horizon — more than 5° from the Sun. Below the horizon the angle is never
+// used and near the nadir it is ill-conditioned (ẑâ turns with the
+// direction): a source there failed the former all-sources bar on one
+// random sky in about thirty (seed 10378542538572675835: 1.5e-7 rad, dec
+// 71°, never within 12° of the horizon); by the Sun light deflection makes the step
+// matter (8e-5 rad at 2° from it), as in TestRigidBasis.
 func TestFDBasisStep(t *testing.T) {
+	for _, seed := range []uint64{0, 10378542538572675835} {
+		fdBasisStep(t, seed)
+	}
+}
+
+// fdBasisStep checks one sky (seed 0: a fresh random one, logged).
+func fdBasisStep(t *testing.T, seed uint64) {
 	rng := sharedtest.RNG(t, 3)
+	if seed != 0 {
+		rng = rand.New(rand.NewPCG(seed, 3))
+	}
 	var ra, dec []float64
 	for range 200 {
 		ra = append(ra, 2*math.Pi*rng.Float64())
@@ -186,16 +205,39 @@ func TestFDBasisStep(t *testing.T) {
 		}
 		angles[h] = x
 	}
+	// Within a few degrees of the Sun its light deflection's gradient
+	// makes the difference step matter far more (8e-5 rad at 2° from it):
+	// compared farther out only, as TestRigidBasis does.
+	nearSun := sunNeighbourhood(t, astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, []float64{2459845.0}, ra, dec, 5*math.Pi/180)[0]
+	// The angle of a source below the horizon is never used (the horizon
+	// cut drops it) and is ill-conditioned near the nadir, where ẑâ turns
+	// with the direction: compared above the horizon only.
+	ctr, err := mk(ra, dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, n, up := make([]float64, len(ra)), make([]float64, len(ra)), make([]float64, len(ra))
+	if err := ctr.ENU(0, e, n, up); err != nil {
+		t.Fatal(err)
+	}
 	var worst float64
+	compared := 0
 	for i := range ra {
+		if nearSun[i] || up[i] <= 0 {
+			continue
+		}
+		compared++
 		for _, h := range []float64{1e-3, 1e-5} {
-			d := math.Remainder(angles[h][i]-angles[1e-4][i], 2*math.Pi)
-			worst = max(worst, math.Abs(d))
+			d := math.Abs(math.Remainder(angles[h][i]-angles[1e-4][i], 2*math.Pi))
+			worst = max(worst, d)
+			if !(d <= 1e-8) {
+				t.Errorf("source %d (dec %.2f°): the angle with step %g differs from step 1e-4's by %.3g rad", i, dec[i]*180/math.Pi, h, d)
+			}
 		}
 	}
-	t.Logf("X(step 1e-3, 1e-5) − X(1e-4): max %.3g rad", worst)
-	if !(worst <= 1e-7) {
-		t.Errorf("the basis angle moves by %.3g rad with the step", worst)
+	t.Logf("X(step 1e-3, 1e-5) − X(1e-4): max %.3g rad over the %d sources above the horizon", worst, compared)
+	if compared < 50 {
+		t.Errorf("only %d of %d random sources above the horizon and away from the Sun", compared, len(ra))
 	}
 }
 
