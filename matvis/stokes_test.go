@@ -301,8 +301,10 @@ func (b fixedBasis) Basis(ti int, c, s []float64) error {
 // 1e-5 rad more than 15° from the Sun (measured 0.5–2.7e-6: the tail of
 // the solar light deflection's shear, and aberration's second order). Nearer, solar light deflection shears the mapping
 // (∝ 1/angle²): measured 4e-6 to 3e-5 between 3° and 15° (bar 1e-3),
-// up to 4.3e-4 within a degree or two (no bar). The Sun of JD 2459845.0 is at RA 173.6°,
-// Dec +2.5° (close enough to draw the line).
+// up to 4.3e-4 within a degree or two (no bar). Angles to the Sun from
+// the ERFA method's BCRS parameters (sunAngles): a fixed Sun position
+// drawn the line some degrees off, so that a source about a degree from
+// the Sun fell in the 3°–15° band (1.3e-3, one random sky in ~300).
 func TestFDBasisConformal(t *testing.T) {
 	rng := sharedtest.RNG(t, 4)
 	var ra, dec []float64
@@ -329,6 +331,7 @@ func TestFDBasisConformal(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	sunAngle := sunAngles(t, cfg.Site, cfg.TimesJD[0], ra, dec)
 	var worst, nearSun float64
 	for s := range ra {
 		var p, th, ph [3]float64
@@ -342,8 +345,7 @@ func TestFDBasisConformal(t *testing.T) {
 		}
 		a, b := norm(cross), norm(ph)
 		d := math.Sqrt((a[0]-b[0])*(a[0]-b[0]) + (a[1]-b[1])*(a[1]-b[1]) + (a[2]-b[2])*(a[2]-b[2]))
-		sr, sd := 173.6*math.Pi/180, 2.5*math.Pi/180
-		sun := math.Acos(math.Sin(sd)*math.Sin(dec[s]) + math.Cos(sd)*math.Cos(dec[s])*math.Cos(ra[s]-sr))
+		sun := sunAngle[s]
 		switch {
 		case sun > 15*math.Pi/180:
 			worst = max(worst, d)
@@ -464,6 +466,30 @@ func TestRigidBasis(t *testing.T) {
 // sunNeighbourhood marks, per time, the sources within angle of the Sun's
 // direction (the ERFA method's heliocentric observer direction, reversed,
 // in the ICRS axes the sources' RA and Dec are given in).
+// sunAngles is each source's angle from the Sun at jd, from the ERFA
+// method's BCRS parameters (the Sun's direction is −Eh).
+func sunAngles(t *testing.T, site astro.Site, jd float64, ra, dec []float64) []float64 {
+	t.Helper()
+	r, err := astro.New(astro.Config{Method: astro.MethodERFA, Site: site, TimesJD: []float64{jd}}, []float64{0}, []float64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	br, ok := r.(astro.BCRSRotation)
+	if !ok {
+		t.Fatalf("the ERFA method's rotation %T gives no BCRS parameters", r)
+	}
+	p, err := br.BCRSParams(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, len(ra))
+	for s := range ra {
+		v := [3]float64{math.Cos(dec[s]) * math.Cos(ra[s]), math.Cos(dec[s]) * math.Sin(ra[s]), math.Sin(dec[s])}
+		out[s] = math.Acos(max(-1, min(1, -(v[0]*p.Eh[0]+v[1]*p.Eh[1]+v[2]*p.Eh[2]))))
+	}
+	return out
+}
+
 func sunNeighbourhood(t *testing.T, site astro.Site, jd, ra, dec []float64, angle float64) [][]bool {
 	t.Helper()
 	r, err := astro.New(astro.Config{Method: astro.MethodERFA, Site: site, TimesJD: jd}, []float64{0}, []float64{0})
