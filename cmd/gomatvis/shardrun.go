@@ -52,65 +52,127 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if done, why := partComplete(j.out, hash, sp, j.format); done {
-		fmt.Fprintf(stdout, "%s: shard %v is complete (config %s…): nothing to do\n", j.out, sp, hash[:12])
-		return nil
-	} else if why != "" {
-		fmt.Fprintf(stderr, "%s: %s: recomputing shard %v\n", j.out, why, sp)
+	have, done, why := partComplete(j.out, hash, sp, j.format)
+	if !done {
+		if why != "" {
+			fmt.Fprintf(stderr, "%s: %s: recomputing shard %v\n", j.out, why, sp)
+		}
+		return computeShard(ctx, j, sp, hash, stdout, stderr)
 	}
-	return computeShard(ctx, j, sp, hash, stdout, stderr)
+	// The part's data are whole and finite and its hash, shard and output
+	// are this run's; its metadata must also be what this configuration
+	// implies (a part is input, not trust: anyone can write one whose
+	// self-declared hash matches).
+	pr, err := prepareShard(j, sp, hash, stderr)
+	if err != nil {
+		return err
+	}
+	if err := pr.checkPart(j, have); err != nil {
+		fmt.Fprintf(stderr, "%s: %v: recomputing shard %v\n", j.out, err, sp)
+		return pr.compute(ctx, j, sp, stdout, stderr)
+	}
+	fmt.Fprintf(stdout, "%s: shard %v is complete (config %s…): nothing to do\n", j.out, sp, hash[:12])
+	return nil
 }
 
 // partComplete says whether path is a complete part of shard sp of this
-// configuration; why says what is wrong with an existing one ("" when
-// there is none).
-func partComplete(path, hash string, sp shard.Spec, format string) (done bool, why string) {
+// configuration as far as the part itself tells (its data whole, finite
+// and matching their hash, its metadata plausible, its config hash, shard
+// and output this run's; runShard then compares the rest of its metadata
+// with what the configuration implies); why says what is wrong with an
+// existing one ("" when there is none). m is the part's metadata when done.
+func partComplete(path, hash string, sp shard.Spec, format string) (m *part.Meta, done bool, why string) {
 	m, err := part.Verify(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return false, ""
+		return nil, false, ""
 	case err != nil:
-		return false, err.Error()
+		return nil, false, err.Error()
 	case m.ConfigHash != hash:
-		return false, fmt.Sprintf("made from another configuration (config %s…, this one %s…)", m.ConfigHash[:12], hash[:12])
+		return nil, false, fmt.Sprintf("made from another configuration (config %s…, this one %s…)", m.ConfigHash[:12], hash[:12])
 	case m.Shard != sp.I || m.N != sp.N:
-		return false, fmt.Sprintf("holds shard %d/%d", m.Shard, m.N)
+		return nil, false, fmt.Sprintf("holds shard %d/%d", m.Shard, m.N)
 	case m.Output != format:
-		return false, fmt.Sprintf("made for %s output", m.Output)
+		return nil, false, fmt.Sprintf("made for %s output", m.Output)
 	}
-	return true, ""
+	return m, true, ""
 }
 
-// computeShard builds the simulation, runs the shard's block and writes
-// the part.
-func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
+// preparedShard is a shard's simulation and the part metadata its
+// configuration implies (all but how it was computed and its data).
+type preparedShard struct {
+	sim, sub *matvis.Simulation
+	obs      *matvis.Observation
+	bo       buildOptions
+	block    matvis.Block
+	meta     part.Meta
+}
+
+// prepareShard builds the simulation of shard sp and the part metadata
+// it implies.
+func prepareShard(j shardJob, sp shard.Spec, hash string, stderr io.Writer) (*preparedShard, error) {
 	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation,
 		precision: j.precision, run: j.run, warn: warnTo(stderr), notice: lineTo(stderr)}
 	var err error
 	if j.topo != "" {
 		if bo.topo, err = readTopo(j.topo); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	sim, obs, err := j.in.build(bo)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	block, err := sp.Block(sim.NFreq(), sim.NTime())
 	if err != nil {
-		return fmt.Errorf("--shard %v: %w", sp, err)
+		return nil, fmt.Errorf("--shard %v: %w", sp, err)
 	}
 	sub, err := sim.Subset(block)
 	if err != nil {
-		return fmt.Errorf("--shard %v: %w", sp, err)
+		return nil, fmt.Errorf("--shard %v: %w", sp, err)
 	}
-	defer setMemoryLimit(sim)()
 	meta := part.Meta{ConfigHash: hash, Shard: sp.I, N: sp.N, NFreq: sim.NFreq(), NTime: sim.NTime(), Block: block, Output: j.format}
 	if bo.uvh5 {
 		if meta.UVH5, err = uvdata.NewLayout(sim, obs); err != nil {
+			return nil, err
+		}
+	}
+	return &preparedShard{sim: sim, sub: sub, obs: obs, bo: bo, block: block, meta: meta}, nil
+}
+
+// checkPart checks m, the metadata of the complete part j.out (partComplete passed), against the
+// metadata the configuration implies.
+func (pr *preparedShard) checkPart(j shardJob, m *part.Meta) error {
+	var err error
+	want := pr.meta
+	want.Shape = append([]int{pr.block.NFreq(), pr.block.NTime()}, pr.sim.OutputShape()[2:]...)
+	want.Precision = pr.sim.Options.Precision
+	if !pr.bo.uvh5 {
+		// The stable part of the run's npy metadata (how and when a part
+		// was computed is not compared).
+		whole := &matvis.Result{Shape: pr.sim.OutputShape(), Precision: want.Precision}
+		if want.NpyMeta, err = shardMetaJSON(j, pr.sim, pr.obs, whole, m.Backend, pr.meta.N); err != nil {
 			return err
 		}
 	}
+	return m.Matches(&want)
+}
+
+// computeShard builds the simulation, runs the shard's block and writes
+// the part.
+func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
+	pr, err := prepareShard(j, sp, hash, stderr)
+	if err != nil {
+		return err
+	}
+	return pr.compute(ctx, j, sp, stdout, stderr)
+}
+
+// compute runs the shard's block and writes the part.
+func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec, stdout, stderr io.Writer) error {
+	sim, sub, obs, bo, block, meta := pr.sim, pr.sub, pr.obs, pr.bo, pr.block, pr.meta
+	var err error
+	defer setMemoryLimit(sim)()
 	be, err := openBackend(j.backend, j.devices, j.fused, stderr)
 	if err != nil {
 		return err

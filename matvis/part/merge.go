@@ -68,6 +68,9 @@ func (s *Set) check() error {
 			return fmt.Errorf("%s (%d freqs × %d times, %s, precision %d, shape %v) does not match %s (%d × %d, %s, precision %d, shape %v)",
 				p.Path, m.NFreq, m.NTime, m.Output, m.Precision, m.Shape, s.Parts[0].Path, first.NFreq, first.NTime, first.Output, first.Precision, first.Shape)
 		}
+		if err := sameRun(m, first); err != nil {
+			return fmt.Errorf("%s does not describe the run as %s does: %w", p.Path, s.Parts[0].Path, err)
+		}
 	}
 	sort.SliceStable(s.Parts, func(i, j int) bool { return s.Parts[i].Meta.Shard < s.Parts[j].Meta.Shard })
 	var missing []string

@@ -229,6 +229,9 @@ func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	if err := p.Meta.Check(); err != nil {
 		return nil, bad("%w", err)
 	}
+	if err := p.Meta.checkValues(); err != nil {
+		return nil, bad("part metadata: %w", err)
+	}
 	if got := size - p.off; got != p.Meta.DataBytes {
 		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", got, p.Meta.DataBytes)
 	}
@@ -271,6 +274,14 @@ func (p *File) Data() (*matvis.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
 	}
+	if m.Precision == 1 {
+		err = checkFinite(p, res.Vis64, 0)
+	} else {
+		err = checkFinite(p, res.Vis128, 0)
+	}
+	if err != nil {
+		return nil, err
+	}
 	if hex.EncodeToString(h.Sum(nil)) != m.DataSHA256 {
 		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
 	}
@@ -301,14 +312,39 @@ func Verify(path string) (*Meta, error) {
 	return &p.Meta, nil
 }
 
-// Verify checks the part's data against their hash.
+// Verify checks the part's data against their hash and that every
+// visibility is finite, a piece at a time.
 func (p *File) Verify() error {
 	h := sha256.New()
-	if _, err := io.Copy(h, p.data()); err != nil {
-		return fmt.Errorf("part %s: %w", p.Path, err)
+	r := bufio.NewReaderSize(io.TeeReader(p.data(), h), 1<<20)
+	n := p.Meta.DataBytes / p.Meta.ElemBytes()
+	var err error
+	if p.Meta.Precision == 1 {
+		err = verifyFinite[complex64](p, r, n)
+	} else {
+		err = verifyFinite[complex128](p, r, n)
+	}
+	if err != nil {
+		return err
 	}
 	if hex.EncodeToString(h.Sum(nil)) != p.Meta.DataSHA256 {
 		return fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
+	}
+	return nil
+}
+
+// verifyFinite reads n visibilities from r, encodeStep at a time, and
+// checks that each is finite.
+func verifyFinite[T complex64 | complex128](p *File, r io.Reader, n int64) error {
+	buf := make([]T, min(n, encodeStep))
+	for i := int64(0); i < n; i += int64(len(buf)) {
+		b := buf[:min(int64(len(buf)), n-i)]
+		if err := binary.Read(r, binary.LittleEndian, b); err != nil {
+			return fmt.Errorf("part %s: reading data: %w", p.Path, err)
+		}
+		if err := checkFinite(p, b, i); err != nil {
+			return err
+		}
 	}
 	return nil
 }

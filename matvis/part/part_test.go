@@ -1,7 +1,9 @@
 package part
 
 import (
+	"encoding/json"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,6 +58,22 @@ func blockOf(full *matvis.Result, b matvis.Block) *matvis.Result {
 	return r
 }
 
+// npyMetaOf is a plausible npy metadata for the whole run full.
+func npyMetaOf(full *matvis.Result) []byte {
+	a := npyAxes{Shape: full.Shape, Precision: full.Precision, Polarized: len(full.Shape) == 5}
+	for f := range full.Shape[0] {
+		a.FreqsHz = append(a.FreqsHz, 1e8+1e6*float64(f))
+	}
+	for t := range full.Shape[1] {
+		a.TimesJD = append(a.TimesJD, 2459000.5+0.01*float64(t))
+	}
+	for k := range full.Shape[2] {
+		a.AntPairs = append(a.AntPairs, [2]int{0, k})
+	}
+	js, _ := json.Marshal(a)
+	return js
+}
+
 // writeParts writes the n parts of full into dir with config hash h.
 func writeParts(t testing.TB, dir string, full *matvis.Result, n int, h string) []string {
 	t.Helper()
@@ -67,7 +85,7 @@ func writeParts(t testing.TB, dir string, full *matvis.Result, n int, h string) 
 	var paths []string
 	for i, b := range blocks {
 		p := filepath.Join(dir, strings.Replace("part-I.gmvpart", "I", string(rune('a'+i)), 1))
-		m := Meta{ConfigHash: h, Shard: i, N: n, NFreq: nf, NTime: nt, Block: b, Output: OutputNpy, Backend: "cpu", NpyMeta: []byte(`{"x":1}`)}
+		m := Meta{ConfigHash: h, Shard: i, N: n, NFreq: nf, NTime: nt, Block: b, Output: OutputNpy, Backend: "cpu", NpyMeta: npyMetaOf(full)}
 		if err := Write(p, m, blockOf(full, b)); err != nil {
 			t.Fatal(err)
 		}
@@ -157,5 +175,84 @@ func TestVerifyDetectsDamage(t *testing.T) {
 	os.WriteFile(junk, []byte("hello"), 0o644)
 	if _, err := Verify(junk); err == nil || !strings.Contains(err.Error(), "not a gomatvis part") {
 		t.Errorf("junk: %v", err)
+	}
+}
+
+// TestPartChecks: a part's data must be finite (the message names the
+// run's freq, time and baseline) and Matches compares every field a
+// configuration implies.
+func TestPartChecks(t *testing.T) {
+	for _, prec := range []int{1, 2} {
+		full := grid(2, 5, 3)
+		if prec == 1 {
+			full = single(full)
+		}
+		// 4 shards of 5 times: shard 1 holds times [1, 2).
+		full.Set(1, 1, 2, 0, 0, complex(0, math.Inf(-1)))
+		paths := writeParts(t, t.TempDir(), full, 4, hashA)
+		for _, read := range []struct {
+			name string
+			f    func() error
+		}{
+			{"Verify", func() error { _, err := Verify(paths[1]); return err }},
+			{"merge", func() error {
+				s, err := OpenSet(paths)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				dir := t.TempDir()
+				err = s.WriteNpy(filepath.Join(dir, "o.npy"), filepath.Join(dir, "o.meta.json"))
+				if ms, _ := filepath.Glob(filepath.Join(dir, "*")); len(ms) != 0 {
+					t.Errorf("precision %d: a refused merge left %v", prec, ms)
+				}
+				return err
+			}},
+		} {
+			err := read.f()
+			if !errors.Is(err, ErrNonFinite) || !strings.Contains(err.Error(), paths[1]) || !strings.Contains(err.Error(), "(freq 1, time 1, baseline 2)") || !strings.Contains(err.Error(), "-Inf") {
+				t.Errorf("precision %d, %s: %v", prec, read.name, err)
+			}
+		}
+	}
+
+	paths := writeParts(t, t.TempDir(), grid(2, 5, 3), 4, hashA)
+	m, err := Verify(paths[2])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(w *Meta)
+		want string
+	}{
+		{"same", func(*Meta) {}, ""},
+		{"hash", func(w *Meta) { w.ConfigHash = strings.Repeat("c", 64) }, "config hash"},
+		{"shard", func(w *Meta) { w.Shard = 1 }, "shard 2/4, want 1/4"},
+		{"grid", func(w *Meta) { w.NTime = 6 }, "grid"},
+		{"block", func(w *Meta) { w.Block.T1++ }, "block"},
+		{"shape", func(w *Meta) { w.Shape = []int{2, 1, 4} }, "shape"},
+		{"precision", func(w *Meta) { w.Precision = 1 }, "precision"},
+		{"output", func(w *Meta) { w.Output = OutputUVH5 }, "output"},
+		{"frequency", func(w *Meta) {
+			var a npyAxes
+			json.Unmarshal(w.NpyMeta, &a)
+			a.FreqsHz[1] = math.Nextafter(a.FreqsHz[1], 0)
+			w.NpyMeta, _ = json.Marshal(a)
+		}, "npy metadata"},
+		{"how computed differs", func(w *Meta) {
+			var a map[string]any
+			json.Unmarshal(w.NpyMeta, &a)
+			a["created_utc"], a["backend"] = "2030-01-01T00:00:00Z", "gpu"
+			w.NpyMeta, _ = json.Marshal(a)
+		}, ""},
+	} {
+		want := *m
+		want.Shape = append([]int(nil), m.Shape...)
+		c.edit(&want)
+		err := m.Matches(&want)
+		if c.want == "" && err != nil || c.want != "" && (!errors.Is(err, ErrMismatch) || !strings.Contains(err.Error(), c.want)) {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
 	}
 }
