@@ -487,15 +487,7 @@ func (w *Writer) CloseAs(dest string) error {
 		}
 	}
 	w.done = true
-	err := w.fh.Sync()
-	if cerr := w.fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, dest)
-	}
-	if err != nil {
-		os.Remove(w.tmp)
+	if err := atomicfile.Commit(w.fh, dest); err != nil {
 		return fmt.Errorf("uvfits: %s: finishing: %w", dest, err)
 	}
 	return nil
@@ -507,8 +499,7 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
-	w.fh.Close()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := atomicfile.Discard(w.fh); err != nil {
 		return fmt.Errorf("uvfits: %s: removing %s: %w", w.path, w.tmp, err)
 	}
 	return nil

@@ -283,16 +283,11 @@ func (w *Writer) CloseAs(dest string) error {
 	w.done = true
 	err := w.f.Close()
 	if err == nil {
-		err = w.fh.Sync()
-	}
-	if cerr := w.fh.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(w.tmp, dest)
+		err = atomicfile.Commit(w.fh, dest)
+	} else {
+		atomicfile.Discard(w.fh)
 	}
 	if err != nil {
-		os.Remove(w.tmp)
 		return fmt.Errorf("uvh5: %s: finishing: %w", dest, err)
 	}
 	return nil
@@ -305,8 +300,7 @@ func (w *Writer) Abort() error {
 		return nil
 	}
 	w.done = true
-	w.fh.Close()
-	if err := os.Remove(w.tmp); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := atomicfile.Discard(w.fh); err != nil {
 		return fmt.Errorf("uvh5: %s: removing %s: %w", w.path, w.tmp, err)
 	}
 	return nil

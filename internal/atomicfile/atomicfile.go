@@ -114,6 +114,34 @@ func CreateTemp(path string) (*os.File, error) {
 	return tmp, nil
 }
 
+// Commit finishes a temporary from CreateTemp that its caller wrote
+// itself (a streamed output): it syncs and closes tmp and renames it to
+// dest, in the same directory; on failure it removes the temporary, so
+// that nothing is left at either name.
+func Commit(tmp *os.File, dest string) error {
+	err := tmp.Sync()
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), dest)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
+
+// Discard closes and removes a temporary from CreateTemp; one already
+// removed is not an error.
+func Discard(tmp *os.File) error {
+	tmp.Close()
+	if err := os.Remove(tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
 // createTemp creates a new temporary for path with mode 0666 less the
 // umask.
 func createTemp(path string) (*os.File, error) {

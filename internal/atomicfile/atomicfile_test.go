@@ -3,6 +3,7 @@ package atomicfile
 import (
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -56,5 +57,56 @@ func TestWriteGroup(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dir); len(ents) != 2 {
 		t.Errorf("%d entries left, want 2", len(ents))
+	}
+}
+
+// TestCommitAndDiscard: a streamed temporary appears at dest with its bytes
+// only once committed, leaves nothing behind when the rename fails, and
+// Discard removes it (twice is not an error).
+func TestCommitAndDiscard(t *testing.T) {
+	dir := t.TempDir()
+	dest := filepath.Join(dir, "out.bin")
+	tmp, err := CreateTemp(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tmp.WriteString("rows"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("dest exists before Commit: %v", err)
+	}
+	if err := Commit(tmp, dest); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(dest); err != nil || string(b) != "rows" {
+		t.Fatalf("dest holds %q, %v; want %q", b, err, "rows")
+	}
+	if _, err := os.Stat(tmp.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("temporary left after Commit: %v", err)
+	}
+
+	tmp2, err := CreateTemp(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Commit(tmp2, filepath.Join(dir, "missing", "out.bin")); err == nil {
+		t.Fatal("Commit into a missing directory succeeded")
+	}
+	if _, err := os.Stat(tmp2.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("temporary left after a failed Commit: %v", err)
+	}
+
+	tmp3, err := CreateTemp(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := Discard(tmp3); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := os.Stat(tmp3.Name()); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("temporary left after Discard: %v", err)
 	}
 }
