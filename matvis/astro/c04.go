@@ -54,17 +54,9 @@ func ParseC04(r io.Reader) (*EOPTable, error) {
 			}
 			v[k] = x
 		}
-		if err := eopInRange(v[0], v[1], v[2]); err != nil {
+		if err := t.addRow(mjd, v[0], v[1], v[2], false); err != nil {
 			return nil, fmt.Errorf("astro: C04 line %d: %w", lineNo, err)
 		}
-		if n := len(t.MJD); n > 0 && mjd <= t.MJD[n-1] {
-			return nil, fmt.Errorf("astro: C04 line %d: MJD %v does not follow %v", lineNo, mjd, t.MJD[n-1])
-		}
-		t.MJD = append(t.MJD, mjd)
-		t.XpArcsec = append(t.XpArcsec, v[0])
-		t.YpArcsec = append(t.YpArcsec, v[1])
-		t.UT1MinusUTC = append(t.UT1MinusUTC, v[2])
-		t.Predicted = append(t.Predicted, false)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("astro: reading C04: %w", err)

@@ -93,17 +93,9 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := eopInRange(x, y, u); err != nil {
+		if err := t.addRow(mjd, x, y, u, pred); err != nil {
 			return nil, fmt.Errorf("astro: finals2000A line %d: %w", lineNo, err)
 		}
-		if n := len(t.MJD); n > 0 && mjd <= t.MJD[n-1] {
-			return nil, fmt.Errorf("astro: finals2000A line %d: MJD %v does not follow %v", lineNo, mjd, t.MJD[n-1])
-		}
-		t.MJD = append(t.MJD, mjd)
-		t.XpArcsec = append(t.XpArcsec, x)
-		t.YpArcsec = append(t.YpArcsec, y)
-		t.UT1MinusUTC = append(t.UT1MinusUTC, u)
-		t.Predicted = append(t.Predicted, pred)
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("astro: reading finals2000A: %w", err)
@@ -112,6 +104,23 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		return nil, fmt.Errorf("astro: finals2000A: %d usable rows, need at least 2", len(t.MJD))
 	}
 	return t, nil
+}
+
+// addRow appends one day's values after checking them (eopInRange) and
+// that the day follows the last row's: the checks both table readers make.
+func (t *EOPTable) addRow(mjd, x, y, u float64, pred bool) error {
+	if err := eopInRange(x, y, u); err != nil {
+		return err
+	}
+	if n := len(t.MJD); n > 0 && mjd <= t.MJD[n-1] {
+		return fmt.Errorf("MJD %v does not follow %v", mjd, t.MJD[n-1])
+	}
+	t.MJD = append(t.MJD, mjd)
+	t.XpArcsec = append(t.XpArcsec, x)
+	t.YpArcsec = append(t.YpArcsec, y)
+	t.UT1MinusUTC = append(t.UT1MinusUTC, u)
+	t.Predicted = append(t.Predicted, pred)
+	return nil
 }
 
 // Ranges ParseFinals2000A accepts: values outside them are unit slips
