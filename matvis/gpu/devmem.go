@@ -61,7 +61,7 @@ func (m *devMem) idle() int64 {
 	if m.pool == nil {
 		return 0
 	}
-	return m.pool.idleBytes
+	return m.pool.device.idle
 }
 
 // alloc allocates n bytes (at least 8) for memory term term, freed by

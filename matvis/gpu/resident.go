@@ -26,15 +26,52 @@ type resident struct {
 	mods map[string]*cuda.Module
 	// fusedChoice is chooseFused's measured decision per fusedKey.
 	fusedChoice map[fusedKey]fusedDecision
-	// pinned are the last run's pinned host buffers by size (pinning is
-	// slow: about a millisecond a buffer), for the next run's; idle ones
-	// are freed once a run's set-up is done (trimPinned).
-	pinned map[int64][]*cuda.HostBuffer
-	// device are the last run's device buffers by size, likewise
-	// (trimDevice); idleBytes their total, which a run's accounting
-	// counts as free memory.
-	device    map[int64][]cuda.DevicePtr
-	idleBytes int64
+	// pinned are the last run's pinned host buffers (pinning is slow:
+	// about a millisecond a buffer) and device the last run's device
+	// buffers, for the next run's; idle ones are freed once a run's set-up
+	// is done (trimPinned, trimDevice). The device pool's idle bytes count
+	// as free memory in a run's accounting.
+	pinned bufferPool[*cuda.HostBuffer]
+	device bufferPool[cuda.DevicePtr]
+}
+
+// bufferPool keeps buffers by size for reuse.
+type bufferPool[T any] struct {
+	bySize map[int64][]T
+	idle   int64 // bytes kept
+}
+
+// take returns a kept buffer of n bytes.
+func (p *bufferPool[T]) take(n int64) (T, bool) {
+	l := p.bySize[n]
+	if len(l) == 0 {
+		var zero T
+		return zero, false
+	}
+	b := l[len(l)-1]
+	p.bySize[n] = l[:len(l)-1]
+	p.idle -= n
+	return b, true
+}
+
+// keep takes back a buffer of n bytes.
+func (p *bufferPool[T]) keep(b T, n int64) {
+	if p.bySize == nil {
+		p.bySize = map[int64][]T{}
+	}
+	p.bySize[n] = append(p.bySize[n], b)
+	p.idle += n
+}
+
+// trim frees every kept buffer with free.
+func (p *bufferPool[T]) trim(free func(T)) {
+	for n, l := range p.bySize {
+		for _, b := range l {
+			free(b)
+		}
+		delete(p.bySize, n)
+	}
+	p.idle = 0
 }
 
 // fusedKey is what chooseFused's measurement depends on: the run's
@@ -53,8 +90,7 @@ type fusedDecision struct {
 }
 
 func newResident(c *cuda.Context) *resident {
-	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}, pinned: map[int64][]*cuda.HostBuffer{},
-		device: map[int64][]cuda.DevicePtr{}}
+	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}}
 }
 
 // handles returns the stream, cuBLAS handle and Gram product, made on
@@ -100,9 +136,7 @@ func (k *resident) module(src cuda.Source, opts ...string) (*cuda.Module, error)
 // hostBuffer returns a pinned host buffer of n bytes: a kept one of that
 // size, else a new one.
 func (k *resident) hostBuffer(n int64) (*cuda.HostBuffer, error) {
-	if l := k.pinned[n]; len(l) > 0 {
-		h := l[len(l)-1]
-		k.pinned[n] = l[:len(l)-1]
+	if h, ok := k.pinned.take(n); ok {
 		return h, nil
 	}
 	return k.c.AllocHost(n)
@@ -111,51 +145,27 @@ func (k *resident) hostBuffer(n int64) (*cuda.HostBuffer, error) {
 // keepHost takes back a run's pinned buffer for the next run.
 func (k *resident) keepHost(h *cuda.HostBuffer) {
 	if h != nil {
-		k.pinned[h.Len()] = append(k.pinned[h.Len()], h)
+		k.pinned.keep(h, h.Len())
 	}
 }
 
 // trimPinned frees the kept pinned buffers a run's set-up did not take.
-func (k *resident) trimPinned() {
-	for n, l := range k.pinned {
-		for _, h := range l {
-			_ = k.c.FreeHost(h)
-		}
-		delete(k.pinned, n)
-	}
-}
+func (k *resident) trimPinned() { k.pinned.trim(func(h *cuda.HostBuffer) { _ = k.c.FreeHost(h) }) }
 
 // deviceBuffer returns a kept device buffer of n bytes, or 0.
 func (k *resident) deviceBuffer(n int64) cuda.DevicePtr {
 	if k == nil {
 		return 0
 	}
-	l := k.device[n]
-	if len(l) == 0 {
-		return 0
-	}
-	p := l[len(l)-1]
-	k.device[n] = l[:len(l)-1]
-	k.idleBytes -= n
+	p, _ := k.device.take(n)
 	return p
 }
 
 // keepDevice takes back a run's device buffer of n bytes for the next run.
-func (k *resident) keepDevice(p cuda.DevicePtr, n int64) {
-	k.device[n] = append(k.device[n], p)
-	k.idleBytes += n
-}
+func (k *resident) keepDevice(p cuda.DevicePtr, n int64) { k.device.keep(p, n) }
 
 // trimDevice frees the kept device buffers a run's set-up did not take.
-func (k *resident) trimDevice() {
-	for n, l := range k.device {
-		for _, p := range l {
-			_ = k.c.Free(p)
-		}
-		delete(k.device, n)
-	}
-	k.idleBytes = 0
-}
+func (k *resident) trimDevice() { k.device.trim(func(p cuda.DevicePtr) { _ = k.c.Free(p) }) }
 
 // endRun clears what a run lent the Gram product (its partials, freed
 // with the run's buffers).
