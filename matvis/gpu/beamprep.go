@@ -702,8 +702,19 @@ func (p *beamPrep) modelTerms(plan *matvis.MemoryPlan) {
 // deviceLayout is the beam tables' layout without their planes: every
 // beam's descriptor at the first channel, the grid geometries and the
 // packed planes' size, from the gridded beams' sources (an error wrapping
-// errHostPrep for a gridded beam of another type).
+// errHostPrep for a gridded beam of another type). Made once per run (the
+// fused path's eligibility and the channel preparation both read it);
+// read-only.
 func (r *run) deviceLayout() (*beamTables, error) {
+	if !r.layoutMade {
+		r.layout, r.layoutErr = r.makeLayout()
+		r.layoutMade = true
+	}
+	return r.layout, r.layoutErr
+}
+
+// makeLayout is deviceLayout's one computation.
+func (r *run) makeLayout() (*beamTables, error) {
 	sim := r.sim
 	t := &beamTables{desc: make([]uint64, 4*len(sim.Beams))}
 	grids := make([]*beam.PlaneGrid, len(sim.Beams))

@@ -78,6 +78,10 @@ type beamState struct {
 	// dCoefS: the gridded beams restacked by node for gram_fused's stacked
 	// path (run.stacked).
 	dCoefS cuda.DevicePtr
+	// layout is deviceLayout's, made once (layoutMade).
+	layout     *beamTables
+	layoutErr  error
+	layoutMade bool
 }
 
 // coordState is the coordinate stage's (coords.go): the source vectors,
