@@ -69,21 +69,7 @@ func randomGrid(t *testing.T, rng *rand.Rand, c prepCase, naz, nza, order, preci
 			spec.Basis[i] = rng.Float64()*2 - 1
 		}
 	}
-	g, err := beam.NewGridded(spec, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if order != 3 {
-		if g, err = g.WithOrder(order); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if precision == 1 {
-		if g, err = g.WithPrecision(1); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return g
+	return griddedAs(t, spec, data, order, precision)
 }
 
 // prepSim is a small simulation of case c over random gridded beams (one

@@ -45,6 +45,13 @@ func newTestGrid(t testing.TB, name string, naz, nza int, sigma float64, order, 
 			}
 		}
 	}
+	return griddedAs(t, spec, data, order, precision)
+}
+
+// griddedAs is the gridded beam of spec and data with spline order order
+// and its grid stored at precision precision.
+func griddedAs(t testing.TB, spec beam.GridSpec, data []complex128, order, precision int) *beam.Gridded {
+	t.Helper()
 	g, err := beam.NewGridded(spec, data)
 	if err != nil {
 		t.Fatal(err)
