@@ -70,22 +70,21 @@ var ErrNonFinite = errors.New("non-finite visibility")
 // CheckFinite reports the first non-finite visibility of integration
 // (freq index f, time index t), naming its pair and feeds.
 func (r *Result) CheckFinite(f, t int) error {
-	per := 1
-	for _, d := range r.Shape[2:] {
-		per *= d
-	}
+	per := integrationSize(r.Shape)
 	off := (f*r.Shape[1] + t) * per
-	bad := -1
 	if r.Precision == 1 {
-		bad = firstNonFinite(r.Vis64[off : off+per])
-	} else {
-		bad = firstNonFinite(r.Vis128[off : off+per])
+		if bad := firstNonFinite(r.Vis64[off : off+per]); bad >= 0 {
+			return r.nonFinite(f, t, bad, complex128(r.Vis64[off+bad]))
+		}
+	} else if bad := firstNonFinite(r.Vis128[off : off+per]); bad >= 0 {
+		return r.nonFinite(f, t, bad, r.Vis128[off+bad])
 	}
-	if bad < 0 {
-		return nil
-	}
-	nfp := per / r.Shape[2]
-	v := r.At(f, t, bad/nfp, bad%nfp/2, bad%2) // feeds ignored when unpolarized
+	return nil
+}
+
+// nonFinite is the error for value v, element bad of integration (f, t).
+func (r *Result) nonFinite(f, t, bad int, v complex128) error {
+	nfp := integrationSize(r.Shape) / r.Shape[2]
 	return fmt.Errorf("integration (freq %d, time %d): pair %d, feed element %d = %v: %w (an input far outside its physical range, e.g. an enormous flux)",
 		f, t, bad/nfp, bad%nfp, v, ErrNonFinite)
 }

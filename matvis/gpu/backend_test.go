@@ -10,3 +10,14 @@ import (
 func TestBackend(t *testing.T) {
 	backendtest.Run(t, openGPU(t))
 }
+
+// TestBackendLateResult runs the shared suite with every result allocated
+// in the background (matvis.LateResult), as prodslice's large results
+// are: integrations that finish before the storage exists are held and
+// copied in later, and the suite's values and cancellation checks must
+// not see the difference.
+func TestBackendLateResult(t *testing.T) {
+	b := openGPU(t)
+	b.tune.backgroundResult = 0
+	backendtest.Run(t, b)
+}

@@ -19,7 +19,8 @@ type run struct {
 	c    *cuda.Context
 	keep *resident // the backend's, kept between runs
 	sim  *matvis.Simulation
-	res  *matvis.Result
+	res  *matvis.Result // late's, its visibilities complete after late.Wait
+	late *matvis.LateResult
 	opt  Options
 	tune tuning
 
@@ -200,7 +201,8 @@ func (r *run) newResult() error {
 	if err := sim.CheckHostMemory(matvis.MemoryTerm{Name: "gpu_host_output_slots", Bytes: slots}); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	r.res = matvis.NewResult(sim)
+	r.late = matvis.NewLateResult(sim, sim.OutputBytes() >= r.tune.backgroundResult)
+	r.res = r.late.Result()
 	r.res.Stats.Backend = "gpu"
 	r.res.Stats.BeamInTauZ = true
 	return nil
@@ -310,7 +312,7 @@ func (r *run) run() (*matvis.Result, error) {
 	fail := func(err error) (*matvis.Result, error) {
 		_ = r.c.SyncStream(r.s)
 		r.endStats(t0)
-		return r.res, err
+		return r.late.Wait(), err
 	}
 	if err := r.loadSky(0); err != nil {
 		return fail(err)
@@ -384,7 +386,7 @@ func (r *run) run() (*matvis.Result, error) {
 		return fail(err)
 	}
 	r.endStats(t0)
-	return r.res, nil
+	return r.late.Wait(), nil
 }
 
 // loadSky loads channel fi's sky (fluxes, or a full-Stokes sky's Stokes

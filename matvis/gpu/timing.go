@@ -57,13 +57,13 @@ func (r *run) finish(fi, ti, sl, nvis int) error {
 		return fmt.Errorf("gpu: integration (freq %d, time %d): %w", fi, ti, err)
 	}
 	nout := r.npairs * r.nf * r.nf
-	off := ((fi*r.sim.NTime() + ti) * r.npairs) * r.nf * r.nf
+	var err error
 	if r.p1 {
-		copy(r.res.Vis64[off:off+nout], cuda.HostSlice[complex64](r.hOut[sl])[:nout])
+		err = r.late.Put64(fi, ti, cuda.HostSlice[complex64](r.hOut[sl])[:nout])
 	} else {
-		copy(r.res.Vis128[off:off+nout], cuda.HostSlice[complex128](r.hOut[sl])[:nout])
+		err = r.late.Put128(fi, ti, cuda.HostSlice[complex128](r.hOut[sl])[:nout])
 	}
-	if err := r.res.CheckFinite(fi, ti); err != nil {
+	if err != nil {
 		return fmt.Errorf("gpu: %g Hz: %w", r.sim.Freqs[fi], err)
 	}
 	var pre matvis.StageTimes
