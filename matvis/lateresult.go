@@ -21,6 +21,10 @@ type LateResult struct {
 	ready chan lateStorage // the allocation, sent once
 	got   bool             // res holds the storage
 	held  []heldIntegration
+	// maxHeld bounds len(held): past it a Put waits for the storage, so
+	// that holding never costs more memory than a quarter of the result
+	// (or 512 MiB) beside it.
+	maxHeld int
 	// perIntegration is the number of values one integration has.
 	perIntegration int
 }
@@ -56,6 +60,8 @@ func NewLateResult(sim *Simulation, background bool) *LateResult {
 	shape := sim.OutputShape()
 	l.res = &Result{Shape: shape, Precision: sim.Options.Precision, Done: make([]bool, sim.NFreq()*sim.NTime())}
 	n := integrationSize(shape) * shape[0] * shape[1]
+	perBytes := int64(l.perIntegration) * int64(8*sim.Options.Precision)
+	l.maxHeld = int(max(1, min(sim.OutputBytes()/4, 512<<20)/max(perBytes, 1)))
 	l.ready = make(chan lateStorage, 1)
 	go func(p int) {
 		if p == 1 {
@@ -89,6 +95,9 @@ func (l *LateResult) Put64(f, t int, v []complex64) error {
 	if bad := firstNonFinite(v); bad >= 0 {
 		return l.res.nonFinite(f, t, bad, complex128(v[bad]))
 	}
+	if len(l.held) >= l.maxHeld {
+		l.Wait()
+	}
 	if l.poll() {
 		copy(l.res.Vis64[l.offset(f, t):], v)
 	} else {
@@ -105,6 +114,9 @@ func (l *LateResult) Put128(f, t int, v []complex128) error {
 	}
 	if bad := firstNonFinite(v); bad >= 0 {
 		return l.res.nonFinite(f, t, bad, v[bad])
+	}
+	if len(l.held) >= l.maxHeld {
+		l.Wait()
 	}
 	if l.poll() {
 		copy(l.res.Vis128[l.offset(f, t):], v)

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -36,6 +37,7 @@ func gatedLateResult(sim *Simulation) (*LateResult, func()) {
 		res:            &Result{Shape: shape, Precision: sim.Options.Precision, Done: make([]bool, sim.NFreq()*sim.NTime())},
 		ready:          make(chan lateStorage, 1),
 		perIntegration: integrationSize(shape),
+		maxHeld:        1 << 30,
 	}
 	n := integrationSize(shape) * shape[0] * shape[1]
 	nan := complex(math.NaN(), math.NaN())
@@ -212,4 +214,44 @@ func TestLateResultRefuses(t *testing.T) {
 	}
 	release()
 	l.Wait()
+}
+
+// TestLateResultBoundsHeld checks that a Put past the bound on held
+// integrations waits for the storage and then holds nothing.
+func TestLateResultBoundsHeld(t *testing.T) {
+	sim := lateSim(t, 2, false)
+	l, release := gatedLateResult(sim)
+	l.maxHeld = 1
+	v := make([]complex128, l.perIntegration)
+	v[0] = 1
+	if err := l.Put128(0, 0, v); err != nil {
+		t.Fatal(err)
+	}
+	if l.Held() != 1 {
+		t.Fatalf("%d held, want 1", l.Held())
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		close(released)
+		release()
+	}()
+	v[0] = 2
+	if err := l.Put128(1, 0, v); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-released:
+	default:
+		t.Fatal("the second Put did not wait for the storage")
+	}
+	if l.Held() != 0 {
+		t.Fatalf("%d held after the storage arrived", l.Held())
+	}
+	res := l.Wait()
+	for f := 0; f < 2; f++ {
+		if got := res.At(f, 0, 0, 0, 0); got != complex(float64(f+1), 0) {
+			t.Fatalf("freq %d: %v, want %d", f, got, f+1)
+		}
+	}
 }

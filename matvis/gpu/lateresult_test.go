@@ -15,12 +15,12 @@ import (
 )
 
 // lateBenchSim has prodslice's result size at 64 channels × 16 times
-// (350 antennas, all pairs, polarized, fp32: 2.0 GB) but a light sky and
-// one analytic beam, so that the result's allocation is a large part of
-// the run.
+// (350 antennas, all pairs, polarized, fp32: 2.0 GB) with a fifth of its
+// sky and one analytic beam: a few ms of device work per integration, more
+// than the host's, so that a stall of the host shows in the run's wall.
 func lateBenchSim(t *testing.T) *matvis.Simulation {
 	rng := rand.New(rand.NewPCG(350, 64))
-	const nant, nsrc, ntimes, nfreq = 350, 20000, 16, 64
+	const nant, nsrc, ntimes, nfreq = 350, 200000, 16, 64
 	cfg := matvis.Config{Beams: []beam.Beam{beam.Gaussian{DiameterM: 14}}}
 	for f := 0; f < nfreq; f++ {
 		cfg.Freqs = append(cfg.Freqs, 100e6+float64(f)*97.65625e3)
@@ -28,7 +28,7 @@ func lateBenchSim(t *testing.T) *matvis.Simulation {
 	for a := 0; a < nant; a++ {
 		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
 	}
-	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc)
+	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc*nfreq)
 	for s := range cfg.Flux {
 		cfg.Flux[s] = rng.Float64() + 0.1
 	}
