@@ -110,18 +110,31 @@ func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
 	}
 	for b0 := 0; b0 < len(used); b0 += nb {
 		n := min(nb, len(used)-b0)
-		if err := p.buildBatch(u, raw, f32, basis, plane0, chans.Offset(int64(b0)*4), n, scratch,
-			p.baseAt[u][p.used[u][b0]], maxBits.Offset(int64(b0)*8)); err != nil {
+		if err := p.buildBatch(u, buildArgs{raw: raw, f32: f32, basis: basis, plane0: plane0, nfreq: len(src.FreqsHz),
+			chans: chans.Offset(int64(b0) * 4), n: n, scratch: scratch, off: p.baseAt[u][p.used[u][b0]],
+			maxBits: maxBits.Offset(int64(b0) * 8), s: p.s}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// buildBatch prepares n beam channels of distinct beam u (chans: their
-// indices) into consecutive bases starting at base offset off.
-func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane0, chans cuda.DevicePtr, n int,
-	scratch cuda.DevicePtr, off int64, maxBits cuda.DevicePtr) error {
+// buildArgs are one build launch's inputs: the raw grid on the device
+// (f32: float samples) with nfreq beam channels, the basis vectors or 0,
+// the raw plane indices, the n beam channels (chans: their indices into
+// the raw grid), the scratch, the first base's offset (complex values),
+// where each base's largest value goes, and the stream.
+type buildArgs struct {
+	raw, basis, plane0, chans, scratch, maxBits cuda.DevicePtr
+	f32                                         int32
+	nfreq, n                                    int
+	off                                         int64
+	s                                           cuda.Stream
+}
+
+// buildBatch prepares a.n beam channels of distinct beam u into
+// consecutive bases starting at base offset a.off.
+func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	src := p.srcs[u]
 	g := src.Grid
 	ext := int32(0)
@@ -131,16 +144,16 @@ func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane
 	cplx, power, ocplx := b2i(src.Complex), b2i(src.PowerFromE), b2i(src.OutComplex)
 	nodes := int64(g.NZa) * int64(g.NAz)
 	nplanes := int32(len(src.Planes))
-	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
-	if err := p.fn.planes.Launch(grid, dim1(threadsPrep), 0, p.s, raw, f32, cplx, int32(src.RawNZa), int32(src.RawNAz), ext,
-		int32(len(src.FreqsHz)), int32(src.NComp), chans, nplanes, plane0, power, int32(src.Planes[0].Comp), basis, ocplx, scratch); err != nil {
+	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(a.n), Z: 1}
+	if err := p.fn.planes.Launch(grid, dim1(threadsPrep), 0, a.s, a.raw, a.f32, cplx, int32(src.RawNZa), int32(src.RawNAz), ext,
+		int32(a.nfreq), int32(src.NComp), a.chans, nplanes, a.plane0, power, int32(src.Planes[0].Comp), a.basis, ocplx, a.scratch); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	parts := int64(nplanes)
 	if src.OutComplex {
 		parts *= 2
 	}
-	planes := int64(n) * parts
+	planes := int64(a.n) * parts
 	if g.Order == 3 {
 		z := beam.CubicPole
 		for _, ax := range []struct {
@@ -149,16 +162,16 @@ func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane
 		}{{int64(g.NAz), 1, int64(g.NAz), int64(g.NZa)}, {int64(g.NZa), int64(g.NAz), 1, int64(g.NAz)}} {
 			lines := planes * ax.per
 			zn1 := math.Pow(z, float64(ax.n-1))
-			if err := p.fn.prefilter.Launch(dim1(int((lines+threadsPrep-1)/threadsPrep)), dim1(threadsPrep), 0, p.s, scratch, lines,
+			if err := p.fn.prefilter.Launch(dim1(int((lines+threadsPrep-1)/threadsPrep)), dim1(threadsPrep), 0, a.s, a.scratch, lines,
 				int32(ax.per), nodes, ax.lstep, ax.estride, int32(ax.n), z, zn1); err != nil {
 				return fmt.Errorf("gpu: %w", err)
 			}
 		}
 	}
 	bstride := tableValues(int(nodes), p.nc)
-	grid = cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
-	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, p.s, scratch, nodes, int32(p.nc), ocplx,
-		p.bases.Offset(off*2*int64(p.rsize)), bstride, maxBits); err != nil {
+	grid = cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(a.n), Z: 1}
+	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, a.s, a.scratch, nodes, int32(p.nc), ocplx,
+		p.bases.Offset(a.off*2*int64(p.rsize)), bstride, a.maxBits); err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
 	return nil

@@ -79,6 +79,11 @@ type beamPrep struct {
 	geomN                       int
 	tapStart                    []int32 // per channel: (nu+1) tap indices
 	basesBuilt                  time.Duration
+	// win, when set, streams the bases (beamwindow.go): every used beam
+	// channel did not fit, or tests asked for it; winValues is its
+	// bases' complex values.
+	win       *baseWindow
+	winValues int64
 }
 
 // tapSet is one distinct beam's taps at one channel: base offsets and
@@ -195,8 +200,17 @@ func (p *beamPrep) plan(sim *matvis.Simulation) error {
 	return nil
 }
 
-// baseValues is the complex values of every base.
+// baseValues is the complex values of the bases: every used beam
+// channel's, or the window's when they are streamed.
 func (p *beamPrep) baseValues() int64 {
+	if p.win != nil {
+		return p.winValues
+	}
+	return p.allBaseValues()
+}
+
+// allBaseValues is the complex values of every used beam channel's base.
+func (p *beamPrep) allBaseValues() int64 {
 	var n int64
 	for u, src := range p.srcs {
 		n += int64(len(p.used[u])) * tableValues(src.Grid.NZa*src.Grid.NAz, p.nc)
@@ -223,10 +237,18 @@ func (p *beamPrep) checkFit(r *run) error {
 	if err != nil {
 		return fmt.Errorf("gpu: free device memory: %w", err)
 	}
-	need := p.baseValues()*2*int64(p.rsize) + p.slotBytes()*2 + p.rawBytesMax()
-	if later := r.laterBytes(); need > free-later-free/4 {
-		return fmt.Errorf("%w: the bases of every used beam channel need %.3f GB of the device's %.3f GB free", errHostPrep, float64(need)/1e9, float64(free)/1e9)
+	avail := free - r.laterBytes() - free/4
+	need := p.allBaseValues()*2*int64(p.rsize) + p.slotBytes()*2 + p.rawBytesMax()
+	if need <= avail && !r.tune.streamBases {
+		return nil
 	}
+	w, values, rawMax, scratchMax := p.windowPlan()
+	needW := values*2*int64(p.rsize) + p.slotBytes()*2 + rawMax + scratchMax
+	if needW > avail {
+		return fmt.Errorf("%w: the bases of every used beam channel need %.3f GB and a window of them %.3f GB of the device's %.3f GB free",
+			errHostPrep, float64(need)/1e9, float64(needW)/1e9, float64(free)/1e9)
+	}
+	p.win, p.winValues = w, values
 	return nil
 }
 
@@ -289,7 +311,12 @@ func (p *beamPrep) start(r *run, t *beamTables) (err error) {
 	if err = p.uploadTables(r, t); err != nil {
 		return err
 	}
-	if err = p.buildBases(); err != nil {
+	if p.win != nil {
+		err = p.startWindow()
+	} else {
+		err = p.buildBases()
+	}
+	if err != nil {
 		return err
 	}
 	for fi := 0; fi < min(2, p.nfreq); fi++ {
@@ -506,6 +533,11 @@ func channelDesc(sim *matvis.Simulation, fi int, desc []uint64) ([]uint64, error
 func (p *beamPrep) queue(fi int, reused bool) error {
 	sl := fi % 2
 	p.collect(sl)
+	if p.win != nil {
+		if err := p.prepareWindow(fi); err != nil {
+			return err
+		}
+	}
 	if reused {
 		if err := p.c.WaitEvent(p.s, p.free[sl]); err != nil {
 			return fmt.Errorf("gpu: channel preparation: %w", err)
@@ -534,6 +566,11 @@ func (p *beamPrep) queue(fi int, reused bool) error {
 				p.dRound, l.ooff, int64(l.nstride), int32(l.c), l.out); err != nil {
 				return fmt.Errorf("gpu: %w", err)
 			}
+		}
+	}
+	if p.win != nil {
+		if err := p.windowSummed(fi); err != nil {
+			return err
 		}
 	}
 	if err := p.c.Record(p.t1[sl], p.s); err != nil {
@@ -581,8 +618,25 @@ func (p *beamPrep) bind(r *run, fi int) error {
 		return fmt.Errorf("gpu: channel %d's beam descriptors: %w", fi, err)
 	}
 	r.dGeom, r.dCoef, r.dCoefS = p.geom, p.slot[sl], p.slotS[sl]
-	r.beamMax = p.bound[fi]
+	bound, err := p.channelBound(fi)
+	if err != nil {
+		return err
+	}
+	r.beamMax = bound
 	return nil
+}
+
+// channelBound is a bound on channel fi's tables' largest |re| or |im|
+// (the FP16 scale's), once its preparation is queued.
+func (p *beamPrep) channelBound(fi int) (float64, error) {
+	if p.win != nil {
+		b, err := p.windowBound(fi)
+		if err != nil {
+			return 0, err
+		}
+		p.bound[fi] = b
+	}
+	return p.bound[fi], nil
 }
 
 // release is called once the run's stream has every chunk of channel fi
@@ -628,6 +682,7 @@ func (p *beamPrep) close() {
 		p.collect(0)
 		p.collect(1)
 	}
+	p.closeWindow()
 	// The run's buffers go to the backend's pool for its next run.
 	for _, d := range p.bufs {
 		if a, ok := p.mem.live[d]; ok && p.mem.pool != nil {
@@ -671,6 +726,9 @@ func (r *run) setupBeamPrep() error {
 		return err
 	}
 	r.res.Stats.ChannelPrep = "device"
+	if w := r.bp.win; w != nil {
+		r.res.Stats.ChannelPrep = fmt.Sprintf("device, bases streamed: %s", r.bp.windowSummary())
+	}
 	r.res.Stats.BeamBases = r.bp.basesBuilt
 	r.bp.modelTerms(&r.res.Plan)
 	return nil
@@ -678,8 +736,9 @@ func (r *run) setupBeamPrep() error {
 
 // modelTerms adds the device memory of the channel preparation to the
 // run's memory plan, beside matvis's terms (whose beam_grid term is the
-// first per-beam slot): the bases, the second slot with the taps and
-// descriptors, and the stacked slots. The build's transient raw grid and
+// first per-beam slot): the bases (a window of them when streamed), the
+// second slot with the taps and descriptors (and a streamed window's
+// build buffers), and the stacked slots. The build's transient raw grid and
 // scratch (one distinct beam at a time, at most 512 MB) are not in it.
 func (p *beamPrep) modelTerms(plan *matvis.MemoryPlan) {
 	small := int64(p.nfreq*p.descWords)*8 + int64(len(p.tapStart))*4 + int64(p.nbeam)*(4+8+8) + int64(len(p.srcs))*(8+4)
@@ -687,6 +746,9 @@ func (p *beamPrep) modelTerms(plan *matvis.MemoryPlan) {
 		for _, ts := range t {
 			small += int64(len(ts.off)) * (8 + 8)
 		}
+	}
+	if p.win != nil {
+		small += p.win.bufBytes // one build's raw planes, basis and scratch; the bases' largest values
 	}
 	terms := []matvis.MemoryTerm{{Name: termBeamBases, Bytes: p.baseValues() * 2 * int64(p.rsize)},
 		{Name: termBeamSlots, Bytes: p.ncoef*2*int64(p.rsize) + small}}

@@ -23,6 +23,9 @@ type prepCase struct {
 	halfAz   bool   // azimuths that do not wrap
 	spectral bool   // a power-law sky model instead of a flux table
 	interp   string // the gridded beams' freq_interp_kind ("": cubic)
+	// manyFreqs: 14 beam channels and 12 channels visited back and
+	// forth, more than a streamed window holds.
+	manyFreqs bool
 }
 
 // powerLaw is a sky of power-law spectra, I(f) = i0·(f/100 MHz)^alpha.
@@ -79,6 +82,13 @@ func prepSim(t *testing.T, rng *rand.Rand, c prepCase) *matvis.Simulation {
 	t.Helper()
 	beamFreqs := []float64{80e6, 95e6, 100e6, 112e6, 125e6, 140e6}
 	cfg := matvis.Config{Freqs: []float64{100e6, 117.5e6, 80e6 + 0.3, 139.9e6, 96e6}}
+	if c.manyFreqs {
+		beamFreqs = nil
+		for k := range 14 {
+			beamFreqs = append(beamFreqs, 80e6+float64(k)*5e6)
+		}
+		cfg.Freqs = []float64{81e6, 143e6, 112.5e6, 84e6, 140e6, 97e6, 131e6, 88e6, 126e6, 101e6, 80e6, 145e6}
+	}
 	nant, nsrc, nt := 6, 50, 1
 	for range nant {
 		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*100 - 50, rng.Float64()*100 - 50, 0})
@@ -221,10 +231,12 @@ func checkPrepChannel(t *testing.T, r *run, fi int, f float64) {
 			t.Fatalf("channel %d: descriptor word %d is %#x, host %#x", fi, k, p.hostDesc[fi*p.descWords+k], w)
 		}
 	}
-	if !(p.bound[fi] >= host.maxAbs*(1-1e-6)) {
-		t.Fatalf("channel %d: bound %g below the tables' largest value %g", fi, p.bound[fi], host.maxAbs)
+	bound, err := p.channelBound(fi)
+	must(t, err)
+	if !(bound >= host.maxAbs*(1-1e-6)) {
+		t.Fatalf("channel %d: bound %g below the tables' largest value %g", fi, bound, host.maxAbs)
 	}
-	t.Logf("channel %d (%.4f MHz): worst |Δ| %.2e of the largest value; bound/largest %.4f", fi, f/1e6, worst, p.bound[fi]/host.maxAbs)
+	t.Logf("channel %d (%.4f MHz): worst |Δ| %.2e of the largest value; bound/largest %.4f", fi, f/1e6, worst, bound/host.maxAbs)
 }
 
 // hostCoef is value i of the host's packed planes as a float64.
@@ -256,6 +268,57 @@ func TestDevicePrepParityChannels(t *testing.T) {
 		sim := prepSim(t, rng, c)
 		checkParity(t, g, sim, fmt.Sprintf("device prep %s", c.name), func(res *matvis.Result) string {
 			return fmt.Sprintf("channel prep %s, %d preps, %v GPU", res.Stats.ChannelPrep, res.Stats.ChannelPreps, res.Stats.ChannelPrepGPU)
+		})
+	}
+}
+
+// TestDevicePrepStreamed: with the bases streamed through a window (as
+// when every used beam channel does not fit the device; forced here), each
+// channel's tables equal the host's as in TestDevicePrepMatchesHost, over
+// channels visited back and forth across more beam channels than the
+// window holds, so that its bases are rebuilt; and whole runs equal the
+// plain-loop twin.
+func TestDevicePrepStreamed(t *testing.T) {
+	g := openGPU(t)
+	defer func(tu tuning) { g.tune = tu }(g.tune)
+	g.tune.streamBases = true
+	cases := []prepCase{
+		{name: "polarized fp64", pol: true, manyFreqs: true},
+		{name: "polarized fp32 linear in frequency", pol: true, p1: true, interp: "linear", manyFreqs: true},
+		{name: "power from E with basis fp32", basis: true, p1: true, manyFreqs: true},
+		{name: "power beam fp64 half azimuth nearest", power: true, halfAz: true, interp: "nearest", manyFreqs: true},
+		{name: "polarized fp32 analytic", pol: true, p1: true, analytic: true, manyFreqs: true},
+	}
+	for i, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(uint64(i)+171, 9))
+			sim := prepSim(t, rng, c)
+			r, err := newRun(context.Background(), g, sim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.close()
+			if r.bp == nil || r.bp.win == nil {
+				t.Fatalf("the bases are not streamed: %s", r.res.Stats.ChannelPrep)
+			}
+			for fi, f := range sim.Freqs {
+				checkPrepChannel(t, r, fi, f)
+			}
+			used := 0
+			for u := range r.bp.srcs {
+				used += len(r.bp.used[u])
+			}
+			if r.bp.win.builds <= used {
+				t.Fatalf("%d builds for %d used beam channels: the window never rebuilt a base", r.bp.win.builds, used)
+			}
+			t.Logf("%s; %d builds, %.1f MB of raw planes uploaded", r.res.Stats.ChannelPrep, r.bp.win.builds, float64(r.bp.win.uploadB)/1e6)
+		})
+	}
+	for i, c := range cases[:3] {
+		rng := rand.New(rand.NewPCG(uint64(i)+907, 3))
+		sim := prepSim(t, rng, c)
+		checkParity(t, g, sim, "streamed bases "+c.name, func(res *matvis.Result) string {
+			return fmt.Sprintf("channel prep %s, %d preps", res.Stats.ChannelPrep, res.Stats.ChannelPreps)
 		})
 	}
 }

@@ -104,3 +104,86 @@ func TestBenchLateResult(t *testing.T) {
 		runtime.GC()
 	}
 }
+
+// streamBenchSim is prodslice (350 antennas, 350 distinct gridded beams
+// of 360 × 181, 10⁶ sources, polarized, fp32, 30 chunks) with 16 beam
+// channels and nfreq channels across them, ntimes times each.
+func streamBenchSim(t *testing.T, nfreq, ntimes int) *matvis.Simulation {
+	rng := rand.New(rand.NewPCG(350, 16))
+	const nant, nsrc = 350, 1000000
+	var beamFreqs []float64
+	for k := range 16 {
+		beamFreqs = append(beamFreqs, 100e6+float64(k)*1e6)
+	}
+	cfg := matvis.Config{}
+	for f := range nfreq {
+		cfg.Freqs = append(cfg.Freqs, 100.2e6+float64(f)*14.6e6/float64(nfreq))
+	}
+	for range nant {
+		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
+	}
+	proto := newTestGrid(t, "gauss14x16", 360, 181, beam.Gaussian{DiameterM: 14}.Sigma(100e6), 3, 1, beamFreqs)
+	for range nant {
+		b, err := proto.WithOrder(3) // a distinct beam object on the shared grid
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.Beams = append(cfg.Beams, b)
+	}
+	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc*nfreq)
+	for s := range cfg.Flux {
+		cfg.Flux[s] = rng.Float64() + 0.1
+	}
+	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
+	cfg.Options = matvis.Options{Precision: 1, Polarized: true, MinChunks: 30}
+	sim, err := matvis.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+// TestBenchStreamedBases (with -gpu-bench) runs prodslice with 16 beam
+// channels, 350 distinct beams, 32 channels × 4 times, with every used
+// beam channel's base held (11.9 GB) and with them streamed through a
+// window (forced), alternately, and reports each run's wall and GPU time
+// per integration; the two must agree to 1e-6 of the peak.
+func TestBenchStreamedBases(t *testing.T) {
+	if !*benchFlag {
+		t.Skip("timing: run with -gpu-bench")
+	}
+	g := openGPU(t)
+	defer func(tu tuning) { g.tune = tu }(g.tune)
+	sim := streamBenchSim(t, 32, 4)
+	var first *matvis.Result
+	for round := range 4 {
+		g.tune.streamBases = round%2 == 1
+		start := time.Now()
+		res, err := g.Run(context.Background(), sim)
+		wall := time.Since(start)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var gpu time.Duration
+		for _, c := range res.Stats.Chunks {
+			gpu += c.Stages.Total()
+		}
+		n := float64(sim.NFreq() * sim.NTime())
+		t.Logf("streamed %v: run wall %.3f s (%.3f ms per integration), set-up %.3f s, GPU %.3f ms per integration, ratio %.2f; channel changes %d, %.3f ms of GPU each; host time on channel changes %.3f s; %s",
+			g.tune.streamBases, wall.Seconds(), wall.Seconds()*1e3/n, res.Stats.Setup.Seconds(), gpu.Seconds()*1e3/n, wall.Seconds()/gpu.Seconds(),
+			res.Stats.ChannelPreps, res.Stats.ChannelPrepGPU.Seconds()*1e3/float64(max(res.Stats.ChannelPreps, 1)), res.Stats.Prepare.Seconds(), res.Stats.ChannelPrep)
+		if first == nil {
+			first = res
+			continue
+		}
+		var worst, peak float64
+		for i, v := range res.Vis64 {
+			worst = max(worst, cmplx.Abs(complex128(v-first.Vis64[i])))
+			peak = max(peak, cmplx.Abs(complex128(first.Vis64[i])))
+		}
+		if worst > 1e-6*peak || math.IsNaN(worst) {
+			t.Fatalf("round %d: max|Δ| = %g against the first round's, max|V| = %g", round, worst, peak)
+		}
+		t.Logf("  max|Δ|/max|V| against the first round: %.2e", worst/peak)
+	}
+}

@@ -43,6 +43,10 @@ type tuning struct {
 	// Below it the allocation costs less than the goroutine's hand-over
 	// is worth; tests set 0 to cover the held integrations.
 	backgroundResult int64
+	// streamBases makes the device's channel preparation stream its
+	// bases through a window (beamwindow.go) even when every used beam
+	// channel fits, as it does when they do not.
+	streamBases bool
 }
 
 // defaultTuning is what Open sets.
