@@ -91,8 +91,8 @@ type tapSet struct {
 
 // newBeamPrep sets up the device's channel preparation of run r, or
 // returns an error wrapping errHostPrep saying why the run prepares its
-// channels on the host (a beam that is not a *beam.Gridded, bases that do
-// not fit the device's free memory).
+// channels on the host (a beam that is not a *beam.Gridded or interpolates
+// with az_za_simple, bases that do not fit the device's free memory).
 func newBeamPrep(r *run, t *beamTables) (*beamPrep, error) {
 	sim := r.sim
 	p := &beamPrep{c: r.c, mem: &r.devMem, nfreq: sim.NFreq(), nbeam: len(sim.Beams), nc: sim.Mode.Components(),
@@ -129,6 +129,12 @@ func (p *beamPrep) distinct(sim *matvis.Simulation) error {
 		g, ok := bm.(*beam.Gridded)
 		if !ok {
 			return fmt.Errorf("%w: beam %d (%T) is not a *beam.Gridded", errHostPrep, b, bm)
+		}
+		if g.SpatialInterp() == beam.SpatialAzZaSimple {
+			// Its coefficients come from a not-a-knot solve along each
+			// axis, which kernels/beamprep.cu does not do; the host's
+			// tables (Prepare) are read by the same kernels.
+			return fmt.Errorf("%w: beam %d (%v) interpolates with %s, whose coefficient solve runs on the host", errHostPrep, b, bm, beam.SpatialAzZaSimple)
 		}
 		u, ok := index[g]
 		if !ok {
