@@ -3,6 +3,7 @@ package beam
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -41,7 +42,8 @@ const azZaUniformTol = 1e-9
 // its degree), axes even to 1e-9 of a step, and a wrapping azimuth axis
 // that starts at 0: pyuvdata places the 3 columns it copies below the
 // first at −az[2] − Δ, −az[1] − Δ, −az[0] − Δ, which continue the grid
-// evenly only then.
+// evenly only then. As pyuvdata, it refuses basis vectors that are not
+// aligned with (θ̂, φ̂).
 func (g *Gridded) WithSpatialInterp(kind string) (*Gridded, error) {
 	switch kind {
 	case SpatialMapCoordinates, "":
@@ -87,6 +89,19 @@ func (g *Gridded) checkAzZaSimple() error {
 		for i := 2; i < len(ax.v); i++ {
 			if s := ax.v[i] - ax.v[i-1]; math.Abs(s-d) > azZaUniformTol*d {
 				return bad("%s step %d is %v rad, the first is %v rad: the axis must be even to %g of a step", ax.name, i, s, d, azZaUniformTol)
+			}
+		}
+	}
+	if b := g.spec.Basis; b != nil && g.spec.NAxesVec >= 2 {
+		// pyuvdata's own test (NotImplementedError): any positive value in
+		// basis_vector_array[0, 1] or [1, 0].
+		np := g.nplane()
+		for _, part := range []struct {
+			name string
+			v    []float64
+		}{{"[0, 1]", b[1*np : 2*np]}, {"[1, 0]", b[2*np : 3*np]}} {
+			if i := slices.IndexFunc(part.v, func(x float64) bool { return x > 0 }); i >= 0 {
+				return bad("basis vector component %s at pixel %d is %v: pyuvdata interpolates only basis vectors aligned with (θ̂, φ̂)", part.name, i, part.v[i])
 			}
 		}
 	}

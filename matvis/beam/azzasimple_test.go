@@ -432,6 +432,29 @@ func TestAzZaSimpleErrors(t *testing.T) {
 		{"wrap not at 0", shifted, za, SpatialAzZaSimple, "starts at 0.0872"},
 		{"unknown kind", wrap, za, "bicubic", `"bicubic"`},
 	}
+	// E-field beams with basis vectors: aligned (a negative component
+	// passes pyuvdata's "> 0" test) and not.
+	for _, tc := range []struct {
+		v01     float64
+		wantErr string
+	}{{0, ""}, {-0.5, ""}, {0.25, "component [0, 1] at pixel 7 is 0.25"}} {
+		naz, nza := len(wrap), len(za)
+		np := naz * nza
+		basis := make([]float64, 2*2*np)
+		for i := range np {
+			basis[i], basis[3*np+i] = 1, 1 // θ̂ on axis 0, φ̂ on axis 1
+		}
+		basis[np+7] = tc.v01
+		spec := GridSpec{Name: "basis", Type: EField, AzRad: wrap, ZaRad: za, FreqsHz: []float64{1e8}, Feeds: []string{"x", "y"}, NAxesVec: 2, Basis: basis}
+		g, err := NewGridded(spec, make([]complex128, 2*2*np))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = g.WithSpatialInterp(SpatialAzZaSimple)
+		if (tc.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.wantErr)) {
+			t.Errorf("basis [0, 1] pixel 7 = %v: error %v, want %q", tc.v01, err, tc.wantErr)
+		}
+	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			g, _ := randomBeam(t, Power, c.az, c.za, []float64{1e8}, 5)
