@@ -532,3 +532,52 @@ func TestAzZaSimpleLinear(t *testing.T) {
 		}
 	}
 }
+
+// TestChannelParts: a beam channel's parts are, at that channel's
+// frequency, Prepare's planes (real, then imaginary parts), for
+// az_za_simple and map_coordinates, polarized and not.
+func TestChannelParts(t *testing.T) {
+	az, za := testGrid(24, 11, true)
+	freqs := []float64{1e8, 1.1e8, 1.2e8}
+	for _, typ := range []GridType{EField, Power} {
+		g0, _ := randomBeam(t, typ, az, za, freqs, 8)
+		for _, g := range []*Gridded{g0, mustAzZa(t, g0)} {
+			mode := Mode{Polarized: typ == EField}
+			for j, f := range freqs {
+				parts, err := g.ChannelParts(j, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				r, err := g.Prepare(f, mode)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var want [][]float64
+				for _, pl := range r.Planes() {
+					want = append(want, pl.Re)
+					if pl.Im != nil {
+						want = append(want, pl.Im)
+					}
+				}
+				if len(parts) != len(want) {
+					t.Fatalf("%s %s channel %d: %d parts, want %d", typ, g.SpatialInterp(), j, len(parts), len(want))
+				}
+				for p := range want {
+					if gr := r.Grid(); len(parts[p]) != gr.NZa*gr.NAz {
+						t.Fatalf("part %d: %d values, want %d × %d", p, len(parts[p]), gr.NZa, gr.NAz)
+					}
+					for i := range want[p] {
+						if parts[p][i] != want[p][i] {
+							t.Fatalf("%s %s channel %d part %d value %d: %v, Prepare %v", typ, g.SpatialInterp(), j, p, i, parts[p][i], want[p][i])
+						}
+					}
+				}
+			}
+			if _, err := g.ChannelParts(3, mode0(typ)); err == nil || !strings.Contains(err.Error(), "channel 3 of 3") {
+				t.Errorf("channel 3 of 3: error %v", err)
+			}
+		}
+	}
+}
+
+func mode0(typ GridType) Mode { return Mode{Polarized: typ == EField} }

@@ -110,7 +110,7 @@ func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
 	}
 	for b0 := 0; b0 < len(used); b0 += nb {
 		n := min(nb, len(used)-b0)
-		if err := p.buildBatch(u, raw, f32, basis, plane0, chans.Offset(int64(b0)*4), n, scratch,
+		if err := p.buildBatch(u, raw, f32, basis, plane0, chans.Offset(int64(b0)*4), p.used[u][b0:b0+n], scratch,
 			p.baseAt[u][p.used[u][b0]], maxBits.Offset(int64(b0)*8)); err != nil {
 			return err
 		}
@@ -118,11 +118,15 @@ func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
 	return nil
 }
 
-// buildBatch prepares n beam channels of distinct beam u (chans: their
-// indices) into consecutive bases starting at base offset off.
-func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane0, chans cuda.DevicePtr, n int,
+// buildBatch prepares the beam channels js of distinct beam u (chans: the
+// same indices on the device) into consecutive bases starting at base
+// offset off. The scratch planes are made by bp_planes and bp_prefilter,
+// or for an az_za_simple beam on the host (hostScratch); bp_pack packs
+// them either way.
+func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane0, chans cuda.DevicePtr, js []int,
 	scratch cuda.DevicePtr, off int64, maxBits cuda.DevicePtr) error {
 	src := p.srcs[u]
+	n := len(js)
 	g := src.Grid
 	ext := int32(0)
 	if g.Extended {
@@ -130,6 +134,12 @@ func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane
 	}
 	cplx, power, ocplx := b2i(src.Complex), b2i(src.PowerFromE), b2i(src.OutComplex)
 	nodes := int64(g.NZa) * int64(g.NAz)
+	if p.objs[u].SpatialInterp() == beam.SpatialAzZaSimple {
+		if err := p.hostScratch(u, js, scratch); err != nil {
+			return err
+		}
+		return p.packBatch(scratch, nodes, n, src.OutComplex, off, maxBits)
+	}
 	nplanes := int32(len(src.Planes))
 	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
 	if err := p.fn.planes.Launch(grid, dim1(threadsPrep), 0, p.s, raw, f32, cplx, int32(src.RawNZa), int32(src.RawNAz), ext,
@@ -155,11 +165,49 @@ func (p *beamPrep) buildBatch(u int, raw cuda.DevicePtr, f32 int32, basis, plane
 			}
 		}
 	}
+	return p.packBatch(scratch, nodes, n, src.OutComplex, off, maxBits)
+}
+
+// packBatch packs n channels' scratch planes into the bases at base offset
+// off (bp_pack), noting each base's largest value in maxBits.
+func (p *beamPrep) packBatch(scratch cuda.DevicePtr, nodes int64, n int, outComplex bool, off int64, maxBits cuda.DevicePtr) error {
 	bstride := tableValues(int(nodes), p.nc)
-	grid = cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
-	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, p.s, scratch, nodes, int32(p.nc), ocplx,
+	grid := cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
+	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, p.s, scratch, nodes, int32(p.nc), b2i(outComplex),
 		p.bases.Offset(off*2*int64(p.rsize)), bstride, maxBits); err != nil {
 		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+// hostScratch makes on the host, and uploads into scratch, the scratch
+// planes of distinct beam u's beam channels js in bp_planes' layout (part
+// q of the b-th channel at doubles ((b·parts + q)·nodes)): the not-a-knot
+// solve of az_za_simple (beam.Gridded.ChannelParts), which
+// kernels/beamprep.cu does not do. The channels' weighted sums stay on the
+// device (bp_combine), as for every beam.
+func (p *beamPrep) hostScratch(u int, js []int, scratch cuda.DevicePtr) error {
+	g := p.srcs[u].Grid
+	nodes := g.NZa * g.NAz
+	want := int(p.scratchBytes(u) / 8)
+	buf := make([]float64, 0, want*len(js))
+	for _, j := range js {
+		parts, err := p.objs[u].ChannelParts(j, p.mode)
+		if err != nil {
+			return fmt.Errorf("gpu: channel preparation: %w", err)
+		}
+		for _, pl := range parts {
+			if len(pl) != nodes {
+				return fmt.Errorf("gpu: channel preparation: beam %v channel %d: a plane of %d values, want %d × %d", p.objs[u], j, len(pl), g.NZa, g.NAz)
+			}
+			buf = append(buf, pl...)
+		}
+	}
+	if len(buf) != want*len(js) {
+		return fmt.Errorf("gpu: channel preparation: beam %v: %d scratch values for %d channels, want %d each", p.objs[u], len(buf), len(js), want)
+	}
+	if err := cuda.Upload(p.c, scratch, buf, p.s); err != nil {
+		return fmt.Errorf("gpu: channel preparation: upload the az_za_simple planes: %w", err)
 	}
 	return nil
 }

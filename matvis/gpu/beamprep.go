@@ -49,6 +49,7 @@ type beamPrep struct {
 	fn  struct{ planes, prefilter, pack, combine cuda.Function }
 
 	nfreq, nbeam, nc, rsize int
+	mode                    beam.Mode // the run's (az_za_simple bases are made on the host for it)
 	// perBeam and stacked: the layouts kept up to date (beam_tau_z's,
 	// gram_fused's stacked); nbp is the stacked layout's beam slots.
 	perBeam, stacked bool
@@ -91,12 +92,12 @@ type tapSet struct {
 
 // newBeamPrep sets up the device's channel preparation of run r, or
 // returns an error wrapping errHostPrep saying why the run prepares its
-// channels on the host (a beam that is not a *beam.Gridded or interpolates
-// with az_za_simple, bases that do not fit the device's free memory).
+// channels on the host (a beam that is not a *beam.Gridded, bases that do
+// not fit the device's free memory).
 func newBeamPrep(r *run, t *beamTables) (*beamPrep, error) {
 	sim := r.sim
 	p := &beamPrep{c: r.c, mem: &r.devMem, nfreq: sim.NFreq(), nbeam: len(sim.Beams), nc: sim.Mode.Components(),
-		rsize: int(r.rsize), queued: [2]int{-1, -1}, uniq: make([]int, len(sim.Beams))}
+		rsize: int(r.rsize), queued: [2]int{-1, -1}, uniq: make([]int, len(sim.Beams)), mode: sim.Mode}
 	if p.nbeam > 65535 {
 		return nil, fmt.Errorf("%w: %d beams exceed a launch's grid", errHostPrep, p.nbeam)
 	}
@@ -129,12 +130,6 @@ func (p *beamPrep) distinct(sim *matvis.Simulation) error {
 		g, ok := bm.(*beam.Gridded)
 		if !ok {
 			return fmt.Errorf("%w: beam %d (%T) is not a *beam.Gridded", errHostPrep, b, bm)
-		}
-		if g.SpatialInterp() == beam.SpatialAzZaSimple {
-			// Its coefficients come from a not-a-knot solve along each
-			// axis, which kernels/beamprep.cu does not do; the host's
-			// tables (Prepare) are read by the same kernels.
-			return fmt.Errorf("%w: beam %d (%v) interpolates with %s, whose coefficient solve runs on the host", errHostPrep, b, bm, beam.SpatialAzZaSimple)
 		}
 		u, ok := index[g]
 		if !ok {
