@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/backendtest"
@@ -198,6 +199,64 @@ func TestAzZaSimpleDevicePrep(t *testing.T) {
 						checkPrepChannel(t, r, fi, f)
 					}
 				})
+			}
+		}
+	}
+}
+
+// TestAzZaSimpleGPURefuses: az_za_simple beams whose data do not cover
+// every direction above the horizon (za short of 90°, or azimuths that do
+// not wrap) are refused by the GPU's table layout, naming the reason;
+// map_coordinates beams on the same grids are not (their kernels and CPU
+// agree everywhere: 0 outside the grid on both).
+func TestAzZaSimpleGPURefuses(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		naz     int
+		zaTop   float64
+		wrap    bool
+		wantErr string
+	}{
+		{"za to 80°", 36, 80, true, "not covering 0 … π/2"},
+		{"half azimuth", 19, 180, false, "does not wrap"},
+		{"whole sky", 36, 180, true, ""},
+	} {
+		spec := beam.GridSpec{Name: c.name, Type: beam.Power, FreqsHz: []float64{1e8}, Pols: []int{beam.PolXX}, NAxesVec: 1}
+		for j := range c.naz {
+			if c.wrap {
+				spec.AzRad = append(spec.AzRad, 2*math.Pi*float64(j)/float64(c.naz))
+			} else {
+				spec.AzRad = append(spec.AzRad, math.Pi*float64(j)/float64(c.naz-1))
+			}
+		}
+		for i := range 10 {
+			spec.ZaRad = append(spec.ZaRad, c.zaTop*math.Pi/180*float64(i)/9)
+		}
+		data := make([]complex128, len(spec.AzRad)*len(spec.ZaRad))
+		for i := range data {
+			data[i] = 1
+		}
+		g, err := beam.NewGridded(spec, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := g.WithSpatialInterp(beam.SpatialAzZaSimple)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, bm := range []*beam.Gridded{s, g} {
+			r, err := bm.Prepare(1e8, beam.Mode{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			grid := r.Grid()
+			err = clampAgrees(grid)
+			want := c.wantErr
+			if bm == g {
+				want = "" // map_coordinates
+			}
+			if (want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), want)) {
+				t.Errorf("%s, %s: error %v, want %q", c.name, bm.SpatialInterp(), err, want)
 			}
 		}
 	}
