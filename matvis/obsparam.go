@@ -45,6 +45,10 @@ type ObsOptions struct {
 	// convention (docs/stokes.md), the default; RotationPyradiosky
 	// reproduces pyuvsim 1.2 (Rᵀ·C·R with pyradiosky's rigid basis).
 	Rotation CoherencyRotation
+	// BeamInterp is the spatial interpolation of beamfits beams, one of
+	// beam.SpatialInterps; empty means az_za_simple, pyuvdata's default,
+	// which pyuvsim uses.
+	BeamInterp string
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -101,6 +105,9 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	}
 	for i, b := range tel.Beams {
 		bm, err := obsBeam(b, tel.SplineOrder, tel.FreqInterpKind, prec)
+		if err == nil {
+			bm, err = withSpatialInterp(bm, o.beamInterp())
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
 		}
@@ -116,6 +123,9 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	}
 	obs.EOPSource = eopSource
 	obs.History += " Earth orientation (UT1 − UTC, polar motion): " + eopSource + "."
+	if note := beamInterpNote(c.Beams); note != "" {
+		obs.History += " " + note
+	}
 	if c.Coords, err = obsCoords(cfg, sky, o); err != nil {
 		return nil, nil, err
 	}
@@ -178,6 +188,15 @@ func obsBeam(b simspec.Beam, order int, freqKind string, precision int) (beam.Be
 		return nil, err
 	}
 	return withFreqInterp(bm, freqKind)
+}
+
+// beamInterp is the spatial interpolation of the configuration's beamfits
+// beams: BeamInterp, by default pyuvsim's az_za_simple.
+func (o *ObsOptions) beamInterp() string {
+	if o.BeamInterp == "" {
+		return beam.SpatialAzZaSimple
+	}
+	return o.BeamInterp
 }
 
 // obsCoords builds the ENU vectors of the catalog at the configuration's

@@ -25,6 +25,10 @@ type SpecOptions struct {
 	// Run overrides the spec's options section (memory budget, chunking,
 	// matprod).
 	Run RunOverrides
+	// BeamInterp, when set, is the spatial interpolation of beamfits
+	// beams, one of beam.SpatialInterps; empty keeps map_coordinates,
+	// matvis's, which a spec reproduces.
+	BeamInterp string
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -82,6 +86,12 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 		}
 		obs.History += RotationNote(o.rotation())
 	}
+	if note := beamInterpNote(c.Beams); note != "" {
+		if obs.History != "" {
+			obs.History += " "
+		}
+		obs.History += note
+	}
 	obs.Site = astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM}
 	for _, e := range s.EOP {
 		obs.EOP = append(obs.EOP, astro.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec})
@@ -130,6 +140,9 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	}
 	for i, b := range s.Beams {
 		bm, err := specBeam(b, s.Dir, order, prec)
+		if err == nil {
+			bm, err = withSpatialInterp(bm, o.BeamInterp)
+		}
 		if err != nil {
 			return Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
 		}

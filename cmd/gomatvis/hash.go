@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // hashInputs are the simulate options, beside the input, that change the
@@ -29,6 +30,8 @@ type hashInputs struct {
 	precision int
 	eopPath   string
 	topoPath  string
+	// beamInterp is --beam-interp ("": the input's default).
+	beamInterp string
 }
 
 // configHash is the SHA-256 (hex) of a canonical form of the run's
@@ -73,6 +76,11 @@ func configHash(in *simInput, o hashInputs) (string, error) {
 	}
 	if o.precision != 0 {
 		put([]byte(fmt.Sprintf("precision=%d", o.precision)))
+	}
+	if bi := in.beamInterp(o.beamInterp); bi != "" && bi != beam.SpatialMapCoordinates {
+		// Parts made when every beamfits beam ran map_coordinates have no
+		// such line: an obsparam's az_za_simple default never merges with them.
+		put([]byte("beam_interp=" + bi))
 	}
 	for _, f := range []string{o.eopPath, o.topoPath} {
 		if f == "" {

@@ -3,10 +3,12 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/obsparam"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -106,7 +108,11 @@ type buildOptions struct {
 	// options) override the input's own.
 	precision int
 	run       matvis.RunOverrides
-	warn      func(string)
+	// beamInterp is --beam-interp: the beamfits beams' spatial
+	// interpolation ("": the input's default, az_za_simple for an
+	// obsparam, map_coordinates for a spec).
+	beamInterp string
+	warn       func(string)
 	// notice receives the one line an obsparam run with a polarized sky
 	// prints: the rotation that runs and the flag for the other (nil:
 	// none).
@@ -129,7 +135,7 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 	if in.cfg != nil {
 		sim, obs, err := matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
 			EOP: eop, EOPSource: eopSource(o.eopPath), Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
-			WholeOutput: !o.uvh5, Rotation: o.rotation, Warn: o.warn,
+			WholeOutput: !o.uvh5, Rotation: o.rotation, BeamInterp: o.beamInterp, Warn: o.warn,
 		})
 		if err == nil && o.notice != nil && sim.SkyPolarized() {
 			// pyuvsim 1.2 runs pyradiosky's rotation: say which ran.
@@ -143,7 +149,8 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 			in.spec.EOP[i] = simspec.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec}
 		}
 	}
-	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run, Warn: o.warn}
+	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run,
+		BeamInterp: o.beamInterp, Warn: o.warn}
 	if o.uvh5 {
 		return matvis.FromSpecObservation(in.spec, so)
 	}
@@ -164,6 +171,29 @@ func (in *simInput) precisionOverride(p int) int {
 		return 0
 	}
 	return p
+}
+
+// beamInterp is the spatial interpolation the input's beamfits beams get
+// with --beam-interp flag ("" when it has none): the flag, or the input's
+// default, az_za_simple for an obsparam (pyuvsim's) and map_coordinates
+// for a spec (matvis's).
+func (in *simInput) beamInterp(flag string) string {
+	var beams []simspec.Beam
+	if in.cfg != nil {
+		beams = in.cfg.Telescope.Beams
+	} else {
+		beams = in.spec.Beams
+	}
+	if !slices.ContainsFunc(beams, func(b simspec.Beam) bool { return b.Type == "beamfits" }) {
+		return ""
+	}
+	switch {
+	case flag != "":
+		return flag
+	case in.cfg != nil:
+		return beam.SpatialAzZaSimple
+	}
+	return beam.SpatialMapCoordinates
 }
 
 // eopSource names an --eop file for the output's history ("" when none).

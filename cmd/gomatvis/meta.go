@@ -53,6 +53,9 @@ type outputMeta struct {
 	// StokesRotation names a polarized sky's coherency rotation (iau,
 	// the default, or pyradiosky); absent for a Stokes-I sky.
 	StokesRotation string `json:"stokes_rotation,omitempty"`
+	// BeamInterp names the gridded beams' spatial interpolation
+	// (map_coordinates or az_za_simple); absent without gridded beams.
+	BeamInterp string `json:"beam_interp,omitempty"`
 }
 
 // pyuvsimConvention is the convention of an obsparam's npy output.
@@ -100,6 +103,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 	if obs != nil {
 		m.EarthOrientation = obs.EOPSource
 	}
+	m.BeamInterp = matvis.GriddedInterp(sim.Beams)
 	if sim.SkyPolarized() {
 		m.StokesRotation = string(matvis.EffectiveRotation(sim.Options.Rotation))
 	}

@@ -83,11 +83,13 @@ type GridSpec struct {
 // WithFreqInterp gives), the
 // 3-column azimuth extension of a wrapping grid, and spatial interpolation
 // by scipy.ndimage.map_coordinates (prefiltered cubic B-spline by default,
-// bilinear with order 1), out-of-grid = 0.
+// bilinear with order 1), out-of-grid = 0. WithSpatialInterp chooses
+// pyuvdata's default spatial interpolation instead, "az_za_simple"
+// (pyuvsim's): the bicubic interpolating spline of RectBivariateSpline.
 //
 // The raw grid is stored once, as float64 or (WithPrecision(1)) float32,
-// and shared by the values WithOrder, WithFreqInterp and WithPrecision
-// return. A Gridded is
+// and shared by the values WithOrder, WithFreqInterp, WithSpatialInterp
+// and WithPrecision return. A Gridded is
 // immutable and safe for concurrent use.
 type Gridded struct {
 	spec  GridSpec
@@ -101,6 +103,9 @@ type Gridded struct {
 	// freqKind is the frequency interpolation kind (WithFreqInterp);
 	// "" is the default, cubic.
 	freqKind string
+	// spatial is the spatial interpolation (WithSpatialInterp); "" is
+	// the default, map_coordinates.
+	spatial string
 }
 
 // NewGridded builds a gridded beam from its axes and data. data has

@@ -28,6 +28,9 @@ type pointGeom struct {
 	nza, naz                       int
 	zaMin, zaScale, azMin, azScale float64
 	order                          int
+	// clamp, with the steps and cover: az_za_simple (PlaneGrid.Clamp).
+	clamp                 bool
+	zaStep, azStep, cover float64
 }
 
 // gridPoint is one located direction: node index = row[a] + col[b] for
@@ -39,7 +42,11 @@ type gridPoint struct {
 }
 
 func geomOf(g PlaneGrid) pointGeom {
-	return pointGeom{g.NZa, g.NAz, g.ZaMin, g.ZaScale, g.AzMin, g.AzScale, g.Order}
+	p := pointGeom{nza: g.NZa, naz: g.NAz, zaMin: g.ZaMin, zaScale: g.ZaScale, azMin: g.AzMin, azScale: g.AzScale, order: g.Order}
+	if g.Clamp {
+		p.clamp, p.zaStep, p.azStep, p.cover = true, g.ZaStep, g.AzStep, g.CoverRad
+	}
+	return p
 }
 
 // Reset makes p hold n directions, not yet located, on grid g's geometry.
@@ -80,6 +87,10 @@ func (p *GridPoints) Locate(lo int, az, za []float64) {
 // locate fills pts[i] with the footprint of (az[i], za[i]) on geometry g,
 // with pyuvdata's arithmetic (see PlaneGrid).
 func locate(g *pointGeom, az, za []float64, pts []gridPoint) {
+	if g.clamp {
+		locateClamped(g, az, za, pts)
+		return
+	}
 	var iz, ia [4]int
 	for i := range pts {
 		pt := &pts[i]

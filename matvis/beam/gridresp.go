@@ -17,6 +17,17 @@ import (
 // Order 3 sums the 4 × 4 cubic B-spline footprint starting at
 // floor(i) − 1 over the coefficients, footprint indices beyond an edge
 // being mirrored about the edge sample (−1 → 1, N → N − 2).
+//
+// With Clamp (az_za_simple), Order 3 planes hold the not-a-knot spline's
+// coefficients, one more than the (extended) data at each end of both
+// axes, so NZa, NAz, ZaMin and AzMin are the coefficient table's (the data
+// lie at indices 1 … N − 2, and a footprint inside them never reaches past
+// the table); Order 1 planes are the data. A direction is clamped to the
+// data's index range before its footprint is taken, and one farther than
+// CoverRad from every data sample gives 0. An evaluator without the clamp
+// (mirror at the table's edges, 0 outside it) agrees inside the data
+// range, which holds every direction above the horizon of a grid that
+// covers za 0 … 90° and wraps in azimuth.
 type PlaneGrid struct {
 	NZa, NAz         int
 	ZaMin, ZaScale   float64
@@ -28,6 +39,8 @@ type PlaneGrid struct {
 	SqrtAfterwards   bool    // unpolarized: Eval returns sqrt(interpolated power)
 	FrequencyHz      float64 // the frequency the planes are prepared for
 	NearestChannelHz float64 // the beam channel used as is, or 0 when interpolated
+	Clamp            bool    // az_za_simple: clamped to the data, extra coefficients (see above)
+	CoverRad         float64 // az_za_simple: farthest distance from a data sample that is evaluated
 }
 
 // Plane is one interpolation plane: raw values (order 1) or cubic
@@ -123,7 +136,8 @@ func interleave[T float32 | float64](re, im [][]float64, cplx bool) []T {
 // inside the channel range), then for an
 // unpolarized mode the E-field → power conversion of the feed (|E₀|² +
 // |E₁|² for the aligned basis), the azimuth extension and, for order 3, the
-// spline prefilter. Polarized modes need an E-field beam with 2 feeds and
+// spline prefilter (map_coordinates) or the not-a-knot coefficient solve
+// (az_za_simple). Polarized modes need an E-field beam with 2 feeds and
 // 2 basis-vector axes.
 func (g *Gridded) At(freqHz float64, mode Mode) (Response, error) {
 	r, err := g.Prepare(freqHz, mode)
@@ -188,7 +202,7 @@ func (g *Gridded) planeGrid(freqHz float64, mode Mode, nearest float64) PlaneGri
 		azMin = az[0] + float64(-azExtend)*d
 		azMax = az[naz-1] + float64(azExtend)*d
 	}
-	return PlaneGrid{
+	pg := PlaneGrid{
 		NZa: nza, NAz: nazE,
 		ZaMin:   za[0],
 		ZaScale: float64(nza-1) / (za[nza-1] - za[0]),
@@ -204,6 +218,17 @@ func (g *Gridded) planeGrid(freqHz float64, mode Mode, nearest float64) PlaneGri
 		FrequencyHz:      freqHz,
 		NearestChannelHz: nearest,
 	}
+	if g.azZaSimple() {
+		// pyuvdata's check_azza_domain: 2 × the larger first step.
+		pg.Clamp = true
+		pg.CoverRad = 2 * max(az[1]-az[0], za[1]-za[0])
+		if g.order == 3 {
+			pg.NZa, pg.NAz = nza+2, nazE+2
+			pg.ZaMin -= pg.ZaStep
+			pg.AzMin -= pg.AzStep
+		}
+	}
+	return pg
 }
 
 // planes makes the prepared planes of srcs (real parts, and imaginary
@@ -242,11 +267,16 @@ func (g *Gridded) planes(srcs []planeSrc, w []float64, powerFromE, cplx bool, gr
 					g.addPlane(pl, g.planeStart(jb.s.vec, jb.s.comp, j), jb.imag, wj)
 				}
 			}
+			nazE := naz
 			if grid.Extended {
 				pl = extendAz(pl, nza, naz)
+				nazE += 2 * azExtend
 			}
-			if g.order == 3 {
-				prefilter2D(pl, nza, grid.NAz)
+			switch {
+			case g.order == 3 && g.azZaSimple():
+				pl = notAKnot2D(pl, nza, nazE)
+			case g.order == 3:
+				prefilter2D(pl, nza, nazE)
 			}
 			*jb.out = pl
 		}()

@@ -98,3 +98,33 @@ const CubicPole = cubicPole
 
 // NPlanes is the number of planes (Planes without copying them).
 func (r *GriddedResponse) NPlanes() int { return r.nplane }
+
+// ChannelParts are the prepared planes of beam channel j alone (weight 1,
+// no frequency interpolation) for mode, as the device's channel
+// preparation lays out its scratch: per prepared plane in Source's Planes
+// order its real part, followed by its imaginary part when
+// Source.OutComplex; each row-major Grid.NZa × Grid.NAz float64 values
+// (after the azimuth extension and the prefilter or, for az_za_simple,
+// the not-a-knot solve). Prepare at a frequency is the same linear steps
+// applied to the FreqWeights-weighted sum of the channels.
+func (g *Gridded) ChannelParts(j int, mode Mode) ([][]float64, error) {
+	if j < 0 || j >= len(g.spec.FreqsHz) {
+		return nil, fmt.Errorf("beam: %s: beam channel %d of %d", g, j, len(g.spec.FreqsHz))
+	}
+	srcs, powerFromE, err := g.planeSources(mode)
+	if err != nil {
+		return nil, err
+	}
+	w := make([]float64, len(g.spec.FreqsHz))
+	w[j] = 1
+	cplx := mode.Polarized && g.cplx
+	re, im := g.planes(srcs, w, powerFromE, cplx, g.planeGrid(g.spec.FreqsHz[j], mode, g.spec.FreqsHz[j]))
+	var parts [][]float64
+	for p := range re {
+		parts = append(parts, re[p])
+		if cplx {
+			parts = append(parts, im[p])
+		}
+	}
+	return parts, nil
+}

@@ -111,7 +111,7 @@ func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
 	for b0 := 0; b0 < len(used); b0 += nb {
 		n := min(nb, len(used)-b0)
 		if err := p.buildBatch(u, buildArgs{raw: raw, f32: f32, basis: basis, plane0: plane0, nfreq: len(src.FreqsHz),
-			chans: chans.Offset(int64(b0) * 4), n: n, scratch: scratch, off: p.baseAt[u][p.used[u][b0]],
+			chans: chans.Offset(int64(b0) * 4), js: p.used[u][b0 : b0+n], scratch: scratch, off: p.baseAt[u][p.used[u][b0]],
 			maxBits: maxBits.Offset(int64(b0) * 8), s: p.s}); err != nil {
 			return err
 		}
@@ -121,21 +121,26 @@ func (p *beamPrep) buildBeam(u int, maxBits cuda.DevicePtr) (err error) {
 
 // buildArgs are one build launch's inputs: the raw grid on the device
 // (f32: float samples) with nfreq beam channels, the basis vectors or 0,
-// the raw plane indices, the n beam channels (chans: their indices into
-// the raw grid), the scratch, the first base's offset (complex values),
-// where each base's largest value goes, and the stream.
+// the raw plane indices, the beam channels js (chans: their indices into
+// the raw grid, on the device; js the beam's own), the scratch, the first
+// base's offset (complex values), where each base's largest value goes,
+// and the stream.
 type buildArgs struct {
 	raw, basis, plane0, chans, scratch, maxBits cuda.DevicePtr
 	f32                                         int32
-	nfreq, n                                    int
+	nfreq                                       int
+	js                                          []int
 	off                                         int64
 	s                                           cuda.Stream
 }
 
-// buildBatch prepares a.n beam channels of distinct beam u into
-// consecutive bases starting at base offset a.off.
+// buildBatch prepares the beam channels a.js of distinct beam u into
+// consecutive bases starting at base offset a.off. The scratch planes are
+// made by bp_planes and bp_prefilter, or for an az_za_simple beam on the
+// host (hostScratch); bp_pack packs them either way.
 func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	src := p.srcs[u]
+	n := len(a.js)
 	g := src.Grid
 	ext := int32(0)
 	if g.Extended {
@@ -143,8 +148,14 @@ func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	}
 	cplx, power, ocplx := b2i(src.Complex), b2i(src.PowerFromE), b2i(src.OutComplex)
 	nodes := int64(g.NZa) * int64(g.NAz)
+	if p.objs[u].SpatialInterp() == beam.SpatialAzZaSimple {
+		if err := p.hostScratch(u, a.js, a.scratch, a.s); err != nil {
+			return err
+		}
+		return p.packBatch(a, nodes, src.OutComplex)
+	}
 	nplanes := int32(len(src.Planes))
-	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(a.n), Z: 1}
+	grid := cuda.Dim3{X: uint32((nodes + threadsPrep - 1) / threadsPrep), Y: uint32(n), Z: 1}
 	if err := p.fn.planes.Launch(grid, dim1(threadsPrep), 0, a.s, a.raw, a.f32, cplx, int32(src.RawNZa), int32(src.RawNAz), ext,
 		int32(a.nfreq), int32(src.NComp), a.chans, nplanes, a.plane0, power, int32(src.Planes[0].Comp), a.basis, ocplx, a.scratch); err != nil {
 		return fmt.Errorf("gpu: %w", err)
@@ -153,7 +164,7 @@ func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	if src.OutComplex {
 		parts *= 2
 	}
-	planes := int64(a.n) * parts
+	planes := int64(n) * parts
 	if g.Order == 3 {
 		z := beam.CubicPole
 		for _, ax := range []struct {
@@ -168,11 +179,49 @@ func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 			}
 		}
 	}
+	return p.packBatch(a, nodes, src.OutComplex)
+}
+
+// packBatch packs a's channels' scratch planes into the bases at base
+// offset a.off (bp_pack), noting each base's largest value in a.maxBits.
+func (p *beamPrep) packBatch(a buildArgs, nodes int64, outComplex bool) error {
 	bstride := tableValues(int(nodes), p.nc)
-	grid = cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(a.n), Z: 1}
-	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, a.s, a.scratch, nodes, int32(p.nc), ocplx,
+	grid := cuda.Dim3{X: uint32((nodes*int64(p.nc) + threadsPrep - 1) / threadsPrep), Y: uint32(len(a.js)), Z: 1}
+	if err := p.fn.pack.Launch(grid, dim1(threadsPrep), 0, a.s, a.scratch, nodes, int32(p.nc), b2i(outComplex),
 		p.bases.Offset(a.off*2*int64(p.rsize)), bstride, a.maxBits); err != nil {
 		return fmt.Errorf("gpu: %w", err)
+	}
+	return nil
+}
+
+// hostScratch makes on the host, and uploads into scratch, the scratch
+// planes of distinct beam u's beam channels js in bp_planes' layout (part
+// q of the b-th channel at doubles ((b·parts + q)·nodes)): the not-a-knot
+// solve of az_za_simple (beam.Gridded.ChannelParts), which
+// kernels/beamprep.cu does not do. The channels' weighted sums stay on the
+// device (bp_combine), as for every beam.
+func (p *beamPrep) hostScratch(u int, js []int, scratch cuda.DevicePtr, s cuda.Stream) error {
+	g := p.srcs[u].Grid
+	nodes := g.NZa * g.NAz
+	want := int(p.scratchBytes(u) / 8)
+	buf := make([]float64, 0, want*len(js))
+	for _, j := range js {
+		parts, err := p.objs[u].ChannelParts(j, p.mode)
+		if err != nil {
+			return fmt.Errorf("gpu: channel preparation: %w", err)
+		}
+		for _, pl := range parts {
+			if len(pl) != nodes {
+				return fmt.Errorf("gpu: channel preparation: beam %v channel %d: a plane of %d values, want %d × %d", p.objs[u], j, len(pl), g.NZa, g.NAz)
+			}
+			buf = append(buf, pl...)
+		}
+	}
+	if len(buf) != want*len(js) {
+		return fmt.Errorf("gpu: channel preparation: beam %v: %d scratch values for %d channels, want %d each", p.objs[u], len(buf), len(js), want)
+	}
+	if err := cuda.Upload(p.c, scratch, buf, s); err != nil {
+		return fmt.Errorf("gpu: channel preparation: upload the az_za_simple planes: %w", err)
 	}
 	return nil
 }

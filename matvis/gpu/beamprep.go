@@ -49,6 +49,7 @@ type beamPrep struct {
 	fn  struct{ planes, prefilter, pack, combine cuda.Function }
 
 	nfreq, nbeam, nc, rsize int
+	mode                    beam.Mode // the run's (az_za_simple bases are made on the host for it)
 	// perBeam and stacked: the layouts kept up to date (beam_tau_z's,
 	// gram_fused's stacked); nbp is the stacked layout's beam slots.
 	perBeam, stacked bool
@@ -101,7 +102,7 @@ type tapSet struct {
 func newBeamPrep(r *run, t *beamTables) (*beamPrep, error) {
 	sim := r.sim
 	p := &beamPrep{c: r.c, mem: &r.devMem, nfreq: sim.NFreq(), nbeam: len(sim.Beams), nc: sim.Mode.Components(),
-		rsize: int(r.rsize), queued: [2]int{-1, -1}, uniq: make([]int, len(sim.Beams))}
+		rsize: int(r.rsize), queued: [2]int{-1, -1}, uniq: make([]int, len(sim.Beams)), mode: sim.Mode}
 	if p.nbeam > 65535 {
 		return nil, fmt.Errorf("%w: %d beams exceed a launch's grid", errHostPrep, p.nbeam)
 	}

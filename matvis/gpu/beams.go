@@ -192,6 +192,9 @@ func (t *beamTables) layout(sim *matvis.Simulation, grids []*beam.PlaneGrid, npl
 		if nplanes[b] != nc {
 			return nil, fmt.Errorf("gpu: beam %d (%v): %d planes, want %d", b, sim.Beams[b], nplanes[b], nc)
 		}
+		if err := clampAgrees(*g); err != nil {
+			return nil, fmt.Errorf("gpu: beam %d (%v): %w", b, sim.Beams[b], err)
+		}
 		k := geomKey{g.NZa, g.NAz, g.ZaMin, g.ZaScale, g.AzMin, g.AzScale, g.Order, g.SqrtAfterwards}
 		gi, ok := geoms[k]
 		if !ok {
@@ -211,6 +214,32 @@ func (t *beamTables) layout(sim *matvis.Simulation, grids []*beam.PlaneGrid, npl
 		t.ncoef += tableValues(g.NZa*g.NAz, nc)
 	}
 	return offs, nil
+}
+
+// clampAgrees reports an az_za_simple grid (PlaneGrid.Clamp) on which the
+// kernels, which do not clamp, would not give the CPU's values at every
+// direction above the horizon: one whose data do not cover za 0 … π/2 or
+// whose azimuths do not wrap. Such beams' directions past the data are
+// clamped to it on the CPU (fitpack's rule) but extended or zeroed by the
+// kernels' footprint.
+func clampAgrees(g beam.PlaneGrid) error {
+	if !g.Clamp {
+		return nil
+	}
+	e := 0
+	if g.Order == 3 {
+		e = 1 // the data lie inside one extra coefficient at each end
+	}
+	za0 := g.ZaMin + float64(e)*g.ZaStep
+	za1 := g.ZaMin + float64(g.NZa-1-e)*g.ZaStep
+	const tol = 1e-9
+	switch {
+	case !g.Extended:
+		return fmt.Errorf("az_za_simple on an azimuth axis that does not wrap: the GPU kernels do not clamp directions past its ends as the CPU does (use the CPU backend or map_coordinates)")
+	case za0 > tol || za1 < math.Pi/2-tol:
+		return fmt.Errorf("az_za_simple on zenith angles %.6g … %.6g rad, not covering 0 … π/2: the GPU kernels do not clamp directions past them as the CPU does (use the CPU backend or map_coordinates)", za0, za1)
+	}
+	return nil
 }
 
 // tableValues is the complex values one beam's planes take in the packed

@@ -271,7 +271,7 @@ func (p *beamPrep) buildWindowBase(u, j, k int) error {
 	}
 	w.builds++
 	return p.buildBatch(u, buildArgs{raw: w.raw, f32: f32, basis: basis, plane0: w.plane0.Offset(int64(w.plane0At[u]) * 4),
-		nfreq: 1, chans: w.zero, n: 1, scratch: w.scratch, off: w.offset[k], maxBits: w.maxes.Offset(int64(k) * 8), s: w.s})
+		nfreq: 1, chans: w.zero, js: []int{j}, scratch: w.scratch, off: w.offset[k], maxBits: w.maxes.Offset(int64(k) * 8), s: w.s})
 }
 
 // windowSummed records, on the preparation stream after channel fi's

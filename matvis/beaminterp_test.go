@@ -1,0 +1,100 @@
+package matvis
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/obsparam"
+	"github.com/gomatvis/gomatvis/matvis/simspec"
+)
+
+// writeBeamfitsObsparam writes a pyuvsim configuration with the NF dipole
+// beamfits (beam 0, freq_interp_kind linear: it has 2 channels) and a
+// Gaussian (beam 1), and returns the obsparam's path.
+func writeBeamfitsObsparam(t *testing.T) string {
+	t.Helper()
+	ref := filepath.Join(sharedtest.Root(t), "testdata", "reference", "pyuvsim-stokesI-gaussian")
+	dir := t.TempDir()
+	tel := "beam_paths:\n  0: " + nfDipole(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
+		"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\nfreq_interp_kind: linear\n"
+	obs := "filing:\n  outdir: .\n  outfile_name: out.uvh5\n  output_format: uvh5\n" +
+		"freq:\n  Nfreqs: 2\n  channel_width: 500000.0\n  start_freq: 100250000.0\n" +
+		"sources:\n  catalog: " + filepath.Join(ref, "sky.skyh5") + "\n" +
+		"telescope:\n  array_layout: " + filepath.Join(ref, "layout.csv") + "\n  telescope_config_name: telescope_config.yaml\n" +
+		"time:\n  Ntimes: 1\n  integration_time: 600.0\n  start_time: 2459845.0\n"
+	for name, text := range map[string]string{"telescope_config.yaml": tel, "obsparam.yaml": obs} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(dir, "obsparam.yaml")
+}
+
+// TestObsBeamInterp: a pyuvsim configuration's beamfits beams interpolate
+// with az_za_simple unless told otherwise, the analytic beam stays
+// analytic, the history names the interpolation, and an unknown name is
+// refused naming it.
+func TestObsBeamInterp(t *testing.T) {
+	cfg, err := obsparam.Read(writeBeamfitsObsparam(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ opt, want string }{
+		{"", beam.SpatialAzZaSimple},
+		{beam.SpatialAzZaSimple, beam.SpatialAzZaSimple},
+		{beam.SpatialMapCoordinates, beam.SpatialMapCoordinates},
+	} {
+		sim, obs, err := FromObsConfig(cfg, &ObsOptions{BeamInterp: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, ok := sim.Beams[0].(*beam.Gridded)
+		if !ok || g.SpatialInterp() != tc.want || g.FreqInterp() != "linear" {
+			t.Errorf("BeamInterp %q: beam 0 %T (%v): want a *beam.Gridded with %s and linear", tc.opt, sim.Beams[0], sim.Beams[0], tc.want)
+		}
+		if _, ok := sim.Beams[1].(beam.DiagonalJones); !ok {
+			t.Errorf("BeamInterp %q: beam 1 is %T, want the Gaussian's diagonal Jones", tc.opt, sim.Beams[1])
+		}
+		if got := GriddedInterp(sim.Beams); got != tc.want {
+			t.Errorf("GriddedInterp = %q, want %q", got, tc.want)
+		}
+		if !strings.Contains(obs.History, "interpolated with "+tc.want) {
+			t.Errorf("history %q does not name %s", obs.History, tc.want)
+		}
+	}
+	if _, _, err := FromObsConfig(cfg, &ObsOptions{BeamInterp: "bicubic"}); err == nil || !strings.Contains(err.Error(), `"bicubic"`) {
+		t.Errorf("unknown interpolation: error %v, want one naming it", err)
+	}
+	if err := CheckBeamInterp("bicubic"); err == nil || !strings.Contains(err.Error(), "az_za_simple") {
+		t.Errorf("CheckBeamInterp(bicubic) = %v, want an error listing the choices", err)
+	}
+}
+
+// TestSpecBeamInterp: a spec's beamfits beam keeps map_coordinates (matvis's,
+// which the spec references reproduce) unless SpecOptions.BeamInterp says
+// otherwise, and its UVH5 history names it.
+func TestSpecBeamInterp(t *testing.T) {
+	s, err := simspec.ReadFile(filepath.Join(sharedtest.Root(t), "testdata", "reference", "uvbeam-pol-small", "spec.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ opt, want string }{
+		{"", beam.SpatialMapCoordinates},
+		{beam.SpatialAzZaSimple, beam.SpatialAzZaSimple},
+	} {
+		sim, obs, err := FromSpecObservation(s, &SpecOptions{BeamInterp: tc.opt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := GriddedInterp(sim.Beams); got != tc.want {
+			t.Errorf("BeamInterp %q: GriddedInterp = %q, want %q", tc.opt, got, tc.want)
+		}
+		if !strings.Contains(obs.History, "interpolated with "+tc.want) {
+			t.Errorf("history %q does not name %s", obs.History, tc.want)
+		}
+	}
+}
