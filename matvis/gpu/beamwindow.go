@@ -17,9 +17,10 @@ import (
 )
 
 // baseWindow holds, per distinct beam, a ring of bases: twice the most
-// beam channels one simulation channel's frequency step reads, so that the
-// beam channels of a preparation and of the one before it can be held
-// while a third is built. A preparation (queue number q) builds the beam
+// beam channels one simulation channel's frequency step reads (at most
+// the beam channels the run uses), so that the beam channels of a
+// preparation and of the one before it can be held while a third is
+// built. A preparation (queue number q) builds the beam
 // channels it lacks into bases last read by preparation q − 2 or earlier,
 // on the build stream after that preparation's weighted sum ran (event
 // summed[q % 2]); its weighted sum waits for the builds (event built).
@@ -60,10 +61,14 @@ func (p *beamPrep) windowPlan() (w *baseWindow, values, rawMax, scratchMax int64
 		for fi := range p.taps {
 			most = max(most, len(p.taps[fi][u].j))
 		}
+		// A global kind (scipy's quadratic and cubic splines weigh every
+		// beam channel) needs them all: the window then holds every used
+		// one, built as first needed.
+		n := min(2*most, max(len(p.used[u]), 1))
 		w.start = append(w.start, len(w.holds))
-		w.length = append(w.length, 2*most)
+		w.length = append(w.length, n)
 		size := tableValues(src.Grid.NZa*src.Grid.NAz, p.nc)
-		for range 2 * most {
+		for range n {
 			w.holds = append(w.holds, -1)
 			w.lastQ = append(w.lastQ, math.MinInt/2)
 			w.offset = append(w.offset, values)

@@ -421,7 +421,12 @@ func (r *run) channelQueued(fi int) error {
 	if r.bp == nil {
 		return nil
 	}
-	return r.bp.release(r, fi)
+	// Queueing channel fi + 2's preparation is host time of a channel
+	// change (a streamed window's uploads of raw planes are most of it).
+	tp := time.Now()
+	err := r.bp.release(r, fi)
+	r.res.Stats.Prepare += time.Since(tp)
+	return err
 }
 
 // endStats completes the run's statistics.
