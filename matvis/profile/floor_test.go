@@ -2,6 +2,7 @@ package profile
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -180,5 +181,36 @@ func TestCommittedFloor(t *testing.T) {
 	lines := rep.FloorLines()
 	if len(lines) != 2 || !strings.Contains(lines[0], "measured roofs") || !strings.Contains(lines[1], "datasheet roofs") {
 		t.Errorf("floor lines %q", lines)
+	}
+}
+
+// TestFloorInFigures: the stage figure draws both floors of the H200
+// profile as levels and the roofline's caption states them.
+func TestFloorInFigures(t *testing.T) {
+	rep, err := ReadJSON("../../bench/profiles/gpu-prodslice.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	Rederive(rep)
+	st, err := StageFigure("stages", []*Report{rep}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var levels int
+	for _, s := range st.Series {
+		if strings.HasPrefix(s.Name, "floor: least time at the ") && s.Kind == "line" {
+			levels++
+		}
+	}
+	if levels != 2 {
+		t.Errorf("stage figure: %d floor lines, want 2 (measured, datasheet): %+v", levels, st.Series)
+	}
+	rl, err := RooflineFigure(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := seconds(rep.Derived.FloorDatasheet.PerIntegration) + " at the datasheet roofs"
+	if !slices.ContainsFunc(rl.Caption, func(c string) bool { return strings.Contains(c, want) }) {
+		t.Errorf("roofline caption %q lacks %q", rl.Caption, want)
 	}
 }

@@ -423,7 +423,7 @@ func (rep *Report) extras(ctx context.Context, cfg Config, o Options, be matvis.
 			return err
 		}
 		rep.Roofline = rl
-		setFloors(rep)
+		SetFloors(rep)
 		logf("roofline: %d ceilings measured", len(rl.Ceilings.Bandwidth)+len(rl.Ceilings.Compute))
 	}
 	if o.Scaling {
@@ -719,7 +719,7 @@ func Rederive(rep *Report) {
 			rep.Derived.GPUBusyFraction = &b
 		}
 	}
-	setFloors(rep)
+	SetFloors(rep)
 }
 
 // stageSum is the median, over the integrations after the first (all
