@@ -81,7 +81,16 @@ func TestQuotedNumbers(t *testing.T) {
 	in := prod.Integrations
 	first := prod.PerIntegration[0].Wall
 	beamGrid := prod.Memory.Plan.Term("beam_grid")
+	cpuProd := readProfile(t, "bench/profiles/cpu-prodslice.json")
+	gb := func(b int64) float64 { return float64(b) / 1e9 }
+	dm := prod.Memory.Device
+	if dm == nil {
+		t.Fatal("the H200 prodslice profile has no device memory")
+	}
 	claims := []claim{
+		{"README.md", fmt.Sprintf("| model total at %d chunks (of which raw beam grids) | **%.3f GB** (%.3f GB) |", prod.Memory.Plan.NChunks, gb(prod.Memory.Plan.Total), gb(beamGrid)), "memory table"},
+		{"README.md", fmt.Sprintf("its own allocations %.3f GB; bench/profiles/gpu-prodslice.json, `memory.device`) | %.3f GB |", gb(dm.AllocatedPeakBytes), gb(dm.UsedPeakBytes)), "memory table"},
+		{"README.md", fmt.Sprintf("CPU accounting %.3f GB; bench/profiles/cpu-prodslice.json; process max RSS 1.40 GB, bench/RESULTS.md) | %.3f GB |", gb(cpuProd.Memory.HostTotalBytes), gb(cpuProd.Memory.MeasuredPeakHeapBytes)), "memory table"},
 		{"README.md", fmt.Sprintf("| %.3f–%.3f s | %.3g ms | %.1f–%.1f× faster |", pLo, pHi, prodGPU*1e3, pLo/prodGPU, pHi/prodGPU), "prodslice row"},
 		{"README.md", fmt.Sprintf("| %.3g–%.3g ms | %.3g ms | %.1f–%.1f× faster |", dLo*1e3, dHi*1e3, devGPU*1e3, dLo/devGPU, dHi/devGPU), "dev row"},
 		{"README.md", fmt.Sprintf("%.3g ms steady wall per integration, %.0f %% of its GPU time the Gram product", steady*1e3, 100*season.MatProdShare), "figure caption"},
