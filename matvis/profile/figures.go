@@ -125,8 +125,13 @@ func floorNotes(rep *Report) []string {
 			parts = append(parts, fmt.Sprintf("%s at the %s roofs (%.0f %% achieved)", seconds(f.PerIntegration), f.Roofs, 100*f.FractionAchieved))
 		}
 	}
-	out := []string{"Each point is a stage: the FLOPs it does per byte it moves (x) against the FLOP/s it ran at (y). " +
-		"A roof is the most the machine can do at that intensity: the sloped ones are memory bandwidth, the flat ones arithmetic; dashed are the datasheet's."}
+	what := "Each point is a stage: the FLOPs it does per byte it moves (x) against the FLOP/s it ran at (y). " +
+		"A roof is the most the machine can do at that intensity: the sloped ones are memory bandwidth, the flat ones arithmetic"
+	if rl := rep.Roofline; rl != nil && slices.ContainsFunc(append(slices.Clone(rl.Ceilings.Bandwidth), rl.Ceilings.Compute...),
+		func(c Ceiling) bool { return !c.Measured }) {
+		what += "; solid ones are measured here, dashed ones the datasheet's"
+	}
+	out := []string{what + "."}
 	if len(parts) > 0 {
 		out = append(out, fmt.Sprintf("Floor per integration, every stage on its roof (max(FLOPs / roof, bytes / bandwidth), summed): %s; steady wall %s.",
 			strings.Join(parts, ", "), seconds(rep.Derived.SteadyWallPerIntegration)))
@@ -184,9 +189,13 @@ func RooflineFigure(rep *Report) (*plots.Figure, error) {
 	for _, c := range rl.Ceilings.Compute {
 		d.Compute = append(d.Compute, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
 	}
+	var key []string
 	for _, p := range rl.Points {
 		d.Points = append(d.Points, plots.RooflinePoint{Label: p.Stage, Intensity: p.Intensity, Perf: p.FLOPRate})
+		key = append(key, p.Stage+": "+strings.TrimSuffix(plots.Words(p.Stage), " ("+p.Stage+")"))
 	}
+	// The points carry matvis's short names; the caption says what each is.
+	d.Notes = append([]string{"Stages: " + strings.Join(key, "; ") + "."}, d.Notes...)
 	return plots.Roofline(d)
 }
 
