@@ -214,3 +214,24 @@ func TestFloorInFigures(t *testing.T) {
 		t.Errorf("roofline caption %q lacks %q", rl.Caption, want)
 	}
 }
+
+// TestFloorGramStages: the Gram roof goes to the stages that hold the
+// product (matprod, or the kernel that fuses it with Z), the element-wise
+// roof to the others.
+func TestFloorGramStages(t *testing.T) {
+	for _, c := range []struct {
+		stage string
+		gram  bool
+	}{{"matprod", true}, {StageGramFused, true}, {StageBeamTauZ, false}, {"coords", false}, {"beam", false}} {
+		rep := floorReport("NVIDIA H200", 1)
+		rep.Roofline.Points = []StagePoint{{StageWork: StageWork{Stage: c.stage, FLOPs: 1e12, Bytes: 1}, Seconds: 1}}
+		f := ComputeFloor(rep, RoofsDatasheet)
+		want := 67e12
+		if c.gram {
+			want = 989.5e12 / 3
+		}
+		if got := f.Stages[0].ComputeRate; !closeRel(got, want) {
+			t.Errorf("%s: compute roof %g, want %g", c.stage, got, want)
+		}
+	}
+}
