@@ -87,7 +87,27 @@ func TestQuotedNumbers(t *testing.T) {
 	if dm == nil {
 		t.Fatal("the H200 prodslice profile has no device memory")
 	}
+	share, least := gridShares(t, cpuProd)
+	res := text(t, "bench/RESULTS.md")
+	resident := func(row string) (wall, gpu float64) {
+		t.Helper()
+		m := regexp.MustCompile(regexp.QuoteMeta("| "+row+" | ") + `([0-9.]+) / ([0-9.]+) ms \| \*\*`).FindStringSubmatch(res)
+		if m == nil {
+			t.Fatalf("bench/RESULTS.md: no device-resident row %q", row)
+		}
+		wall, _ = strconv.ParseFloat(m[1], 64)
+		gpu, _ = strconv.ParseFloat(m[2], 64)
+		return wall, gpu
+	}
+	chWall, chGPU := resident("prodslice 32 × 2")
+	stWall, stGPU := resident("prodslice 1 × 32, `--stokes`")
 	claims := []claim{
+		{"docs/performance.md", fmt.Sprintf("is %.3g ms for prodslice over 32 channels × 2 times and %.3g ms for a full-Stokes sky", chWall, stWall), "channels"},
+		{"README.md", fmt.Sprintf("| prodslice 32 × 2 | 395 ms | %.3g ms | %.3g ms |", chWall, chGPU), "resident table"},
+		{"README.md", fmt.Sprintf("| prodslice, full Stokes (pyuvsim's rotation and basis), 1 × 32 | 76.2 ms | %.3g ms | %.3g ms |", stWall, stGPU), "resident table"},
+		{"docs/performance.md", fmt.Sprintf("it is %.1f %% of the total with one chunk of all 10⁶ sources", share[1]), "memory curve"},
+		{"docs/performance.md", fmt.Sprintf("to %.1f %% at %d chunks of %s sources, where the total is least (%.3f GB)", least.share, least.nchunks, thousands(int64(least.perChunk)), least.total/1e9), "memory curve"},
+		{"docs/performance.md", fmt.Sprintf("falls again (%.1f %% at 1000 chunks)", share[1000]), "memory curve"},
 		{"README.md", fmt.Sprintf("| model total at %d chunks (of which raw beam grids) | **%.3f GB** (%.3f GB) |", prod.Memory.Plan.NChunks, gb(prod.Memory.Plan.Total), gb(beamGrid)), "memory table"},
 		{"README.md", fmt.Sprintf("its own allocations %.3f GB; bench/profiles/gpu-prodslice.json, `memory.device`) | %.3f GB |", gb(dm.AllocatedPeakBytes), gb(dm.UsedPeakBytes)), "memory table"},
 		{"README.md", fmt.Sprintf("CPU accounting %.3f GB; bench/profiles/cpu-prodslice.json; process max RSS 1.40 GB, bench/RESULTS.md) | %.3f GB |", gb(cpuProd.Memory.HostTotalBytes), gb(cpuProd.Memory.MeasuredPeakHeapBytes)), "memory table"},
@@ -146,4 +166,35 @@ func thousands(n int64) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// curvePoint is the memory curve's point of least total.
+type curvePoint struct {
+	nchunks, perChunk int
+	total, share      float64
+}
+
+// gridShares is the raw beam grids' share (%) of the memory model's total
+// at each chunk count of rep's curve, and the point of least total.
+func gridShares(t *testing.T, rep *profile.Report) (map[int]float64, curvePoint) {
+	t.Helper()
+	out := map[int]float64{}
+	var least curvePoint
+	for _, p := range rep.Memory.Curve {
+		var total, grid float64
+		for _, term := range p.Terms {
+			total += float64(term.Bytes)
+			if term.Name == "beam_grid" {
+				grid = float64(term.Bytes)
+			}
+		}
+		out[p.NChunks] = 100 * grid / total
+		if least.total == 0 || total < least.total {
+			least = curvePoint{p.NChunks, p.SourcesPerChunk, total, 100 * grid / total}
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no memory curve")
+	}
+	return out, least
 }
