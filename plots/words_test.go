@@ -1,6 +1,7 @@
 package plots
 
 import (
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -71,5 +72,43 @@ func TestStageLevels(t *testing.T) {
 	d.Levels = []Level{{"zero", 0}}
 	if _, err := StageBreakdown(d); err == nil || !strings.Contains(err.Error(), "zero") {
 		t.Errorf("a zero level: %v, want an error naming it", err)
+	}
+}
+
+// TestFitMarkersDiffer: where the total crosses the limit twice (too much
+// memory for small chunks and for large ones), the two markers are named
+// apart in the legend and drawn in different dash patterns and colours.
+func TestFitMarkersDiffer(t *testing.T) {
+	var pts []MemoryPoint
+	for _, spc := range []float64{1e6, 1e5, 1e4, 1e3, 1e2} {
+		// Z grows with the chunk, the accumulators with the chunk count.
+		pts = append(pts, MemoryPoint{spc, []MemoryTerm{{"beam_grid", 0.5e9}, {"zmat", spc * 1e4}, {"vis", 1e6 / spc * 1e7}}})
+	}
+	f, err := MemoryVsChunk(MemoryData{Title: "m", Points: pts, Limit: 3e9, Floor: "beam_grid"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range f.entries {
+		if strings.HasPrefix(e, "fits ") {
+			names = append(names, e)
+		}
+	}
+	if len(names) != 2 || !strings.HasPrefix(names[0], "fits ") || names[0][:12] == names[1][:12] {
+		t.Fatalf("fit markers %q, want a \"fits up to\" and a \"fits down to\"", names)
+	}
+	svg, err := SVG(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dashes := map[string]bool{}
+	for _, m := range regexp.MustCompile(`stroke-dasharray:[^;"]+`).FindAllString(svg, -1) {
+		dashes[m] = true
+	}
+	if len(dashes) < 2 {
+		t.Errorf("the markers share one dash pattern: %v", dashes)
+	}
+	if markerColors[0] == markerColors[1] {
+		t.Error("the markers share one colour")
 	}
 }
