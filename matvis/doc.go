@@ -6,7 +6,7 @@
 //	Z[(ant, feed), (axis, src)] = A·√(I/2)·exp(+i·2πν·x_a·ŝ/c)
 //
 // and the visibilities V_ij = Σ conj(Z_i)·Z_j as a Hermitian rank-k update.
-// Signs, orderings and shapes follow shared/docs/matvis-conventions.md.
+// Signs, orderings and shapes follow docs/matvis-conventions.md.
 //
 // A Simulation is built from Go values (Config) or from a simspec file
 // (FromSpec), planned against a memory budget (PlanMemory), and run by a

@@ -166,7 +166,7 @@ func memoryBands(d MemoryData, names []string, maxByTerm []float64, top float64)
 	for k, n := range names {
 		switch {
 		case n == d.Floor:
-			bands = append([]memoryBand{{n + " (raw beam grids)", []int{k}}}, bands...)
+			bands = append([]memoryBand{{n, []int{k}}}, bands...)
 		case maxByTerm[k] < share*top:
 			other.idx = append(other.idx, k)
 		default:
@@ -204,7 +204,7 @@ func (f *Figure) drawBands(d MemoryData, names []string, bands []memoryBand) err
 		}
 		ln.FillColor, ln.Color = col, col
 		lines = append(lines, ln)
-		f.legend(b.name, ln)
+		f.legend(Words(b.name), ln)
 		f.addShape(shape{series: b.name, kind: area, xy: xy})
 		f.note(b.name, "area", len(xy))
 	}
@@ -252,6 +252,7 @@ func (f *Figure) drawLimit(d MemoryData, totals []float64, top float64) (clipped
 	f.note(label, "line", 2)
 	// Markers where the total crosses the limit, interpolated linearly
 	// in (log sources per chunk, bytes) between the two points.
+	marks := 0
 	for i := 1; i < len(d.Points); i++ {
 		a, b := totals[i-1] < d.Limit, totals[i] < d.Limit
 		if a == b {
@@ -264,7 +265,11 @@ func (f *Figure) drawLimit(d MemoryData, totals []float64, top float64) (clipped
 		if err != nil {
 			return false, fmt.Errorf("plots: memory marker: %w", err)
 		}
-		mk.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		// Each marker its own dash pattern and colour: the two ends of the
+		// range that fits must not look alike.
+		mk.Dashes = markerDashes[marks%len(markerDashes)]
+		mk.Color = markerColors[marks%len(markerColors)]
+		marks++
 		mk.Width = vg.Points(1.5)
 		p.Add(mk)
 		word := "fits up to"
@@ -282,6 +287,13 @@ func (f *Figure) drawLimit(d MemoryData, totals []float64, top float64) (clipped
 	}
 	return clipped, nil
 }
+
+// markerDashes and markerColors tell the memory figure's fit markers
+// apart: long dashes in black, then dots in dark blue.
+var (
+	markerDashes = [][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(1.5), vg.Points(2.5)}}
+	markerColors = []color.Color{color.Black, color.RGBA{0x00, 0x33, 0x99, 0xff}}
+)
 
 // drawMeasured marks the measured totals, each with its own glyph.
 func (f *Figure) drawMeasured(d MemoryData) error {

@@ -37,6 +37,8 @@ type RooflineData struct {
 	// highest measured compute roof (e.g. the roof is one library call
 	// timed alone at another shape); it is shown only when one does.
 	AboveRoof string
+	// Notes are further caption lines (e.g. the floor per integration).
+	Notes []string
 }
 
 // Roofline draws a log-log roofline: each bandwidth ceiling as the slope
@@ -125,7 +127,7 @@ func Roofline(d RooflineData) (*Figure, error) {
 	p.X.Min, p.X.Max = xmin, xmax
 	p.Y.Min, p.Y.Max = math.Max(decadeBelow(ymin), 1), ymax
 	p.Add(plotter.NewGrid())
-	f.Caption = aboveRoof(d)
+	f.Caption = append(aboveRoof(d), d.Notes...)
 	if err := f.placeLabels(pts); err != nil {
 		return nil, err
 	}

@@ -31,6 +31,16 @@ type StageData struct {
 	XLabel string
 	Stages []string
 	Runs   []StageRun
+	// Levels are horizontal lines across the bars, e.g. the least time an
+	// integration could take on the machine (the floor).
+	Levels []Level
+}
+
+// Level is a horizontal line of a stage figure at Seconds, named by Label
+// in the legend.
+type Level struct {
+	Label   string
+	Seconds float64
 }
 
 // StageBreakdown draws stacked bars of time by stage, one bar per chunk or
@@ -80,7 +90,7 @@ func StageBreakdown(d StageData) (*Figure, error) {
 		}
 		below = bc
 		p.Add(bc)
-		f.legend(st, bc)
+		f.legend(Words(st), bc)
 		sh := shape{series: st, kind: bars, halfW: w / 2}
 		for i, v := range vals {
 			sh.xy = append(sh.xy, plotter.XY{X: float64(i), Y: base[i] + v})
@@ -99,6 +109,12 @@ func StageBreakdown(d StageData) (*Figure, error) {
 	tallest := 0.0
 	for _, h := range base {
 		tallest = max(tallest, h)
+	}
+	for i, l := range d.Levels {
+		if err := f.level(l, i, scale, unit, len(names)); err != nil {
+			return nil, err
+		}
+		tallest = max(tallest, l.Seconds*scale)
 	}
 	// Headroom for the legend in a top corner (it goes outside when the
 	// bars still reach it).
@@ -129,4 +145,32 @@ func StageColor(name string, i int) color.Color {
 		}
 	}
 	return Color(8 + i) // after the pipeline's stages
+}
+
+// levelDashes and levelColors tell a stage figure's levels apart.
+var (
+	levelDashes = [][]vg.Length{{vg.Points(6), vg.Points(3)}, {vg.Points(2), vg.Points(2)}}
+	levelColors = []color.Color{color.Black, Color(8)}
+)
+
+// level draws l across the n bars, dashed, named with its value.
+func (f *Figure) level(l Level, i int, scale float64, unit string, n int) error {
+	if !(l.Seconds > 0) {
+		return fmt.Errorf("plots: level %q: %g s, must be positive", l.Label, l.Seconds)
+	}
+	y := l.Seconds * scale
+	xy := plotter.XYs{{X: -0.5, Y: y}, {X: float64(n) - 0.5, Y: y}}
+	ln, err := plotter.NewLine(xy)
+	if err != nil {
+		return fmt.Errorf("plots: level %q: %w", l.Label, err)
+	}
+	ln.Width = vg.Points(1.5)
+	ln.Dashes = levelDashes[i%len(levelDashes)]
+	ln.Color = levelColors[i%len(levelColors)]
+	f.Plot.Add(ln)
+	name := fmt.Sprintf("%s %.3g %s", l.Label, y, unit)
+	f.legend(name, ln)
+	f.lineShape(name, xy)
+	f.note(name, "line", 2)
+	return nil
 }

@@ -44,7 +44,7 @@ fi
 if ! command -v slurmctld >/dev/null || ! command -v slurmd >/dev/null || ! command -v sbatch >/dev/null || ! command -v munged >/dev/null; then
   command -v apt-get >/dev/null || { echo "SKIP slurm-e2e: no Slurm and no apt-get"; exit 0; }
   say "installing slurmctld slurmd slurm-client munge"
-  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq slurmctld slurmd slurm-client munge >/dev/null
+  apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq slurmctld slurmd slurm-client munge >/dev/null
 fi
 
 # One run at a time per $E2E_DIR (same ports and directory): a second

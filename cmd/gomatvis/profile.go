@@ -149,6 +149,9 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			fmt.Fprintf(stdout, "ceiling %-44s %10.4g %s\n", c.Name, c.Value, c.Unit)
 		}
 	}
+	for _, l := range rep.FloorLines() {
+		fmt.Fprintln(stdout, l)
+	}
 	return nil
 }
 

@@ -69,6 +69,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		profile.AddDatasheet(&c, rep.Machine.GPU)
 		rep.Roofline.Ceilings = c
+		profile.SetFloors(rep)
 	} else {
 		cfg, err := config()
 		if err != nil {
@@ -106,6 +107,9 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "stages per chunk (Gram shape M=%d K=%d):\n", rl.Shape.M, rl.Shape.K)
 	for _, p := range rl.Points {
 		fmt.Fprintf(stdout, "  %-8s %10.3g FLOP %10.3g B  intensity %7.3g  %10.3g s  %10.3g FLOP/s\n", p.Stage, p.FLOPs, p.Bytes, p.Intensity, p.Seconds, p.FLOPRate)
+	}
+	for _, l := range rep.FloorLines() {
+		fmt.Fprintln(stdout, l)
 	}
 	return nil
 }

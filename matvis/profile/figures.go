@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 
@@ -98,7 +99,44 @@ func StageFigure(title string, reps []*Report, names []string) (*plots.Figure, e
 		}
 		d.Runs = append(d.Runs, run)
 	}
+	if len(reps) == 1 {
+		d.Levels = floorLevels(reps[0])
+	}
 	return plots.StageBreakdown(d)
+}
+
+// floorLevels are a report's floors as stage-figure levels (none without
+// a roofline).
+func floorLevels(rep *Report) []plots.Level {
+	var out []plots.Level
+	for _, f := range []*Floor{rep.Derived.FloorMeasured, rep.Derived.FloorDatasheet} {
+		if f != nil && f.PerIntegration > 0 {
+			out = append(out, plots.Level{Label: fmt.Sprintf("floor: least time at the %s roofs", f.Roofs), Seconds: f.PerIntegration})
+		}
+	}
+	return out
+}
+
+// floorNotes are the roofline's caption lines for a report's floors.
+func floorNotes(rep *Report) []string {
+	var parts []string
+	for _, f := range []*Floor{rep.Derived.FloorMeasured, rep.Derived.FloorDatasheet} {
+		if f != nil {
+			parts = append(parts, fmt.Sprintf("%s at the %s roofs (%.0f %% achieved)", seconds(f.PerIntegration), f.Roofs, 100*f.FractionAchieved))
+		}
+	}
+	what := "Each point is a stage: the FLOPs it does per byte it moves (x) against the FLOP/s it ran at (y). " +
+		"A roof is the most the machine can do at that intensity: the sloped ones are memory bandwidth, the flat ones arithmetic"
+	if rl := rep.Roofline; rl != nil && slices.ContainsFunc(append(slices.Clone(rl.Ceilings.Bandwidth), rl.Ceilings.Compute...),
+		func(c Ceiling) bool { return !c.Measured }) {
+		what += "; solid ones are measured here, dashed ones the datasheet's"
+	}
+	out := []string{what + "."}
+	if len(parts) > 0 {
+		out = append(out, fmt.Sprintf("Floor per integration, every stage on its roof (max(FLOPs / roof, bytes / bandwidth), summed): %s; steady wall %s.",
+			strings.Join(parts, ", "), seconds(rep.Derived.SteadyWallPerIntegration)))
+	}
+	return out
 }
 
 // MemoryFigure draws the memory model against chunk size with the budget
@@ -144,16 +182,20 @@ func RooflineFigure(rep *Report) (*plots.Figure, error) {
 		return nil, fmt.Errorf("profile: no roofline in this report")
 	}
 	d := plots.RooflineData{Title: fmt.Sprintf("roofline: %s (%s, %s)", rl.Ceilings.Device, rep.Backend, rep.Config.Name()),
-		AboveRoof: aboveRoofReason(rep)}
+		AboveRoof: aboveRoofReason(rep), Notes: floorNotes(rep)}
 	for _, c := range rl.Ceilings.Bandwidth {
 		d.Bandwidth = append(d.Bandwidth, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
 	}
 	for _, c := range rl.Ceilings.Compute {
 		d.Compute = append(d.Compute, plots.Ceiling{Name: c.Name, Value: c.Value, Measured: c.Measured})
 	}
+	var key []string
 	for _, p := range rl.Points {
 		d.Points = append(d.Points, plots.RooflinePoint{Label: p.Stage, Intensity: p.Intensity, Perf: p.FLOPRate})
+		key = append(key, p.Stage+": "+strings.TrimSuffix(plots.Words(p.Stage), " ("+p.Stage+")"))
 	}
+	// The points carry matvis's short names; the caption says what each is.
+	d.Notes = append([]string{"Stages: " + strings.Join(key, "; ") + "."}, d.Notes...)
 	return plots.Roofline(d)
 }
 

@@ -50,6 +50,15 @@ func TestSummaryMatchesSchemaAndFigures(t *testing.T) {
 	if g := m["derived"].(map[string]any)["gpu_time_per_integration"]; g != nil {
 		t.Errorf("gpu_time_per_integration = %v on the CPU, want null", g)
 	}
+	// The roofline gives the CPU a floor at its measured roofs, none at a
+	// datasheet's (a CPU has none in the table).
+	derived := m["derived"].(map[string]any)
+	if fl, ok := derived["floor_measured"].(map[string]any); !ok || !(fl["per_integration_s"].(float64) > 0) {
+		t.Errorf("derived.floor_measured = %v, want a positive floor", derived["floor_measured"])
+	}
+	if _, ok := derived["floor_datasheet"]; ok {
+		t.Errorf("derived.floor_datasheet on a CPU: %v", derived["floor_datasheet"])
+	}
 	want := []string{"stages", "memory", "roofline", "scaling_nsrc", "scaling_nant", "vis_amplitude", "vis_phase", "waterfall"}
 	for _, name := range want {
 		for _, ext := range []string{".png", ".svg"} {

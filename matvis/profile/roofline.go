@@ -139,24 +139,42 @@ func (m CPUMeter) herkRate(ctx context.Context, s GramShape, reps int) (float64,
 	return best, nil
 }
 
+// datasheet are one accelerator's published peak rates, each a Ceiling
+// (not measured).
+type datasheet struct {
+	hbm, fp32, fp64Tensor, fp16Tensor, int8Tensor Ceiling
+}
+
+// datasheetRoofs returns the published roofs of a known accelerator
+// (matched by a substring of the device name); ok is false for others.
+func datasheetRoofs(device string) (d datasheet, ok bool) {
+	if !strings.Contains(device, "H200") {
+		return d, false
+	}
+	// NVIDIA H200 SXM datasheet, dense rates (the sparse ones are twice):
+	// FP32 (non-tensor) and FP64 tensor are both 67 TFLOP/s, one roof
+	// (two would draw on top of each other); FP16/BF16 tensor 989.5
+	// TFLOP/s and INT8 tensor 1979 TOPS are the modes split-operand Gram
+	// products can use at float32 accuracy ([gram]); HBM3e 4.8 TB/s.
+	fp := Ceiling{Name: "H200 FP32 = FP64 tensor (datasheet)", Value: 67e12, Unit: "FLOP/s"}
+	return datasheet{
+		hbm:        Ceiling{Name: "H200 HBM3e (datasheet)", Value: 4.8e12, Unit: "B/s"},
+		fp32:       fp,
+		fp64Tensor: fp,
+		fp16Tensor: Ceiling{Name: "H200 FP16 tensor (datasheet)", Value: 989.5e12, Unit: "FLOP/s"},
+		int8Tensor: Ceiling{Name: "H200 INT8 tensor (datasheet, OP/s)", Value: 1979e12, Unit: "FLOP/s"},
+	}, true
+}
+
 // Datasheet returns published ceilings for known accelerators (matched by
 // a substring of the device name), nil for others. They are drawn dashed
 // beside the measured ones.
 func Datasheet(device string) []Ceiling {
-	if strings.Contains(device, "H200") {
-		// NVIDIA H200 SXM datasheet, dense rates (the sparse ones are
-		// twice): FP32 and FP64 tensor are both 67 TFLOP/s, one roof (two
-		// would draw on top of each other); FP16/BF16 tensor 989.5
-		// TFLOP/s and INT8 tensor 1979 TOPS are the modes split-operand
-		// Gram products can use at float32 accuracy ([gram]).
-		return []Ceiling{
-			{Name: "H200 HBM3e (datasheet)", Value: 4.8e12, Unit: "B/s"},
-			{Name: "H200 FP32 = FP64 tensor (datasheet)", Value: 67e12, Unit: "FLOP/s"},
-			{Name: "H200 FP16 tensor (datasheet)", Value: 989.5e12, Unit: "FLOP/s"},
-			{Name: "H200 INT8 tensor (datasheet, OP/s)", Value: 1979e12, Unit: "FLOP/s"},
-		}
+	d, ok := datasheetRoofs(device)
+	if !ok {
+		return nil
 	}
-	return nil
+	return []Ceiling{d.hbm, d.fp32, d.fp16Tensor, d.int8Tensor}
 }
 
 // AddDatasheet appends device's Datasheet ceilings to c, each to the

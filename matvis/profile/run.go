@@ -200,6 +200,13 @@ type Derived struct {
 	// waited on the host (set-up, channel changes, launches). Null on the
 	// CPU, whose stage times are host time.
 	GPUBusyFraction *float64 `json:"gpu_busy_fraction"`
+	// FloorMeasured is the least time per integration at the roofs
+	// measured on this machine, per stage and in total, with the fraction
+	// of it the run achieved (ComputeFloor); FloorDatasheet the same at
+	// the device's published roofs (absent for a device with none, e.g.
+	// a CPU). Both need the roofline (absent with --roofline=false).
+	FloorMeasured  *Floor `json:"floor_measured,omitempty"`
+	FloorDatasheet *Floor `json:"floor_datasheet,omitempty"`
 }
 
 // DeviceShare is one device's share of a run over several devices.
@@ -416,6 +423,7 @@ func (rep *Report) extras(ctx context.Context, cfg Config, o Options, be matvis.
 			return err
 		}
 		rep.Roofline = rl
+		SetFloors(rep)
 		logf("roofline: %d ceilings measured", len(rl.Ceilings.Bandwidth)+len(rl.Ceilings.Compute))
 	}
 	if o.Scaling {
@@ -684,8 +692,8 @@ func placeStages(rep *Report) {
 // a summary.json written by an earlier version): the roofline points'
 // times and rates from the stage summaries, its datasheet (unmeasured)
 // ceilings from the current Datasheet table, and on a GPU the stage sum
-// per integration from the per-integration samples, and a GPU run's busy
-// fraction where the report lacks it.
+// per integration from the per-integration samples, a GPU run's busy
+// fraction where the report lacks it, and the floors (ComputeFloor).
 func Rederive(rep *Report) {
 	placeStages(rep)
 	if rl := rep.Roofline; rl != nil && rep.Machine.GPU != "" {
@@ -711,6 +719,7 @@ func Rederive(rep *Report) {
 			rep.Derived.GPUBusyFraction = &b
 		}
 	}
+	SetFloors(rep)
 }
 
 // stageSum is the median, over the integrations after the first (all

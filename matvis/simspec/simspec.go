@@ -1,5 +1,5 @@
 // Package simspec reads and validates simspec v1, the JSON simulation
-// specification that `gomatvis simulate` takes (see shared/docs/simspec-v1.md).
+// specification that `gomatvis simulate` takes (see docs/simspec-v1.md).
 //
 // Decode never panics on any input; Validate reports every invalid field by
 // its JSON path and value, so a user can fix a spec in one pass.
