@@ -53,6 +53,9 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 	}
 	if b.T0 != 0 || b.T1 != s.NTime() {
 		c.Coords = window(s.Coords, b.T0, b.NTime())
+		if s.PolBasis != nil {
+			c.PolBasis = basisWindow(s.PolBasis, b.T0, b.NTime())
+		}
 	}
 	if s.Flux != nil && (b.F0 != 0 || b.F1 != s.NFreq()) {
 		c.Flux = subFlux(s.Flux, s.NFreq(), b.F0, b.F1)
@@ -126,6 +129,35 @@ func window(c Coordinates, t0, nt int) Coordinates {
 		return matrixWindow{w, r}
 	}
 	return w
+}
+
+// basisWindow is times [t0, t0+nt) of a polarization basis. The bases
+// matvis builds window their own coordinates, so that a backend sees the
+// type it knows (the GPU makes FDBasis's and RigidBasis's factors on the
+// device); any other PolBasis is wrapped.
+func basisWindow(b PolBasis, t0, nt int) PolBasis {
+	switch v := b.(type) {
+	case *FDBasis:
+		return &FDBasis{center: window(v.center, t0, nt), nb: [2]Coordinates{window(v.nb[0], t0, nt), window(v.nb[1], t0, nt)}}
+	case *RigidBasis:
+		return &RigidBasis{ra: v.ra, dec: v.dec, src: window(v.src, t0, nt), axes: window(v.axes, t0, nt)}
+	}
+	return polTimeWindow{b, t0, nt}
+}
+
+// polTimeWindow is times [t0, t0+nt) of any PolBasis.
+type polTimeWindow struct {
+	b      PolBasis
+	t0, nt int
+}
+
+func (w polTimeWindow) NSources() int { return w.b.NSources() }
+func (w polTimeWindow) NTimes() int   { return w.nt }
+func (w polTimeWindow) Basis(ti int, cosX, sinX []float64) error {
+	if ti < 0 || ti >= w.nt {
+		return fmt.Errorf("matvis: polarization basis: time index %d out of range [0, %d)", ti, w.nt)
+	}
+	return w.b.Basis(w.t0+ti, cosX, sinX)
 }
 
 // timeWindow is times [t0, t0+nt) of a Coordinates.

@@ -3,7 +3,7 @@ package cpu
 import (
 	"testing"
 
-	"github.com/gomatvis/gomatvis/internal/backendtest"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 )
 

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 

@@ -3,7 +3,7 @@ package gpu
 import (
 	"testing"
 
-	"github.com/gomatvis/gomatvis/internal/backendtest"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 )
 
 // TestBackend runs the backend contract's suite on the GPU backend.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/cuda"
-	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 

@@ -9,7 +9,7 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/matvis"
-	"github.com/gomatvis/gomatvis/matvis/profile/roof"
+	"github.com/gomatvis/gomatvis/matvis/roof"
 )
 
 // The backend is what matvis/profile asks of an accelerator.

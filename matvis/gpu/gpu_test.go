@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/cuda/gram"
-	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomatvis/gomatvis/internal/backendtest"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 )

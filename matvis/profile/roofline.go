@@ -11,7 +11,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
-	"github.com/gomatvis/gomatvis/matvis/profile/roof"
+	"github.com/gomatvis/gomatvis/matvis/roof"
 )
 
 // Ceiling is one measured or published limit of a machine (roof.Ceiling).

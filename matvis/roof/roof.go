@@ -1,8 +1,8 @@
 // Package roof holds the roofline's machine limits: the ceilings a
 // profile draws and the interface through which a backend measures them.
-// It is a leaf package, apart from matvis/profile, so that backends
-// implement CeilingMeter without importing the profiler (which imports the
-// backends).
+// It is a leaf package beside the backends, not under matvis/profile, so
+// that backends implement CeilingMeter without importing anything of the
+// profiler's (which imports the backends).
 package roof
 
 import "context"
