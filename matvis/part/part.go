@@ -26,9 +26,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
@@ -185,16 +185,13 @@ type File struct {
 // Open reads a part's metadata and checks that the file is as long as it
 // says; Data reads (and checks) the visibilities.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	// A FIFO among the parts used to block the merge forever: only a
+	// regular file is opened (inputfile.Open).
+	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("part: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("part: %w", err)
-	}
-	p, err := Read(f, st.Size(), path)
+	p, err := Read(f, size, path)
 	if err != nil {
 		f.Close()
 		return nil, err
