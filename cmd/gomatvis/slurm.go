@@ -258,15 +258,19 @@ func (j *slurmJob) arrayScript() string { return filepath.Join(j.workdir, "array
 func (j *slurmJob) mergeScript() string { return filepath.Join(j.workdir, "merge.sbatch") }
 func (j *slurmJob) logDir() string      { return filepath.Join(j.workdir, "logs") }
 
-// write creates the work directory and both scripts.
+// write creates the work directory and both scripts, as one group: an
+// array script is never left without the merge that goes with it.
 func (j *slurmJob) write() error {
 	if err := os.MkdirAll(j.logDir(), 0o755); err != nil {
 		return fmt.Errorf("--workdir: %w", err)
 	}
-	if err := atomicfile.WriteBytes(j.arrayScript(), []byte(j.arrayText())); err != nil {
-		return err
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 	}
-	return atomicfile.WriteBytes(j.mergeScript(), []byte(j.mergeText()))
+	return atomicfile.WriteGroup(
+		atomicfile.File{Path: j.arrayScript(), Fill: text(j.arrayText())},
+		atomicfile.File{Path: j.mergeScript(), Fill: text(j.mergeText())},
+	)
 }
 
 // header is the #SBATCH lines both scripts share.
