@@ -329,10 +329,16 @@ func TestCancelledRunExitCode(t *testing.T) {
 }
 
 // TestMain runs the test binary as the child process of
-// TestSecondInterruptExits when asked to (signalHelper), else the tests.
+// TestSecondInterruptExits when asked to (signalHelper), as gomatvis
+// itself for the tests that signal a real run (mainHelperEnv), else the
+// tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("GOMATVIS_SIGNAL_HELPER") == "1" {
 		signalHelper()
+	}
+	if args, ok := os.LookupEnv(mainHelperEnv); ok {
+		os.Args = append([]string{"gomatvis"}, strings.Split(args, "\x1f")...)
+		main() // exits
 	}
 	os.Exit(m.Run())
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/cmplx"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -426,13 +425,13 @@ func checkUnitVectors(ntimes, nsrc int, data []float64) error {
 // does not exist or cannot be written.
 func checkWritable(path string) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".gomatvis-probe-*")
+	// The output's own kind of temporary: a second interrupt or a kill
+	// right now leaves nothing (RemoveLive, RemoveStale).
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("output -o %s: directory %s is not writable: %w", path, dir, err)
 	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
+	return atomicfile.Discard(f)
 }
 
 // savePartial writes the finished integrations of a cancelled run to

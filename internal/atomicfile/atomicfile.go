@@ -53,7 +53,7 @@ func WriteGroup(files ...File) (err error) {
 	tmps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range tmps {
-			os.Remove(t) // renamed ones are gone already
+			removeTemp(t) // renamed ones are gone already
 		}
 	}()
 	for _, f := range files {
@@ -74,7 +74,7 @@ func install(files []File, tmps []string) error {
 	defer func() {
 		for _, o := range olds {
 			if o != "" {
-				os.Remove(o)
+				removeTemp(o)
 			}
 		}
 	}()
@@ -86,7 +86,7 @@ func install(files []File, tmps []string) error {
 		}
 	}
 	for i, f := range files {
-		if err := os.Rename(tmps[i], f.Path); err != nil {
+		if err := renameTemp(tmps[i], f.Path); err != nil {
 			err = fmt.Errorf("renaming into %s: %w", f.Path, err)
 			if rerr := restore(files[:i], olds[:i]); rerr != nil {
 				return fmt.Errorf("%w; and restoring the files written before it failed: %w", err, rerr)
@@ -113,8 +113,10 @@ func keepOld(path string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		err = os.Link(path, name)
+		err = live.add(name, func() error { return os.Link(path, name) })
 		switch {
+		case errors.Is(err, errExiting):
+			return "", err
 		case err == nil:
 			return name, nil
 		case errors.Is(err, fs.ErrExist):
@@ -135,7 +137,7 @@ func restore(files []File, olds []string) error {
 	for i, f := range files {
 		var err error
 		if olds[i] != "" {
-			err = os.Rename(olds[i], f.Path)
+			err = renameTemp(olds[i], f.Path)
 		} else {
 			err = os.Remove(f.Path)
 		}
@@ -156,7 +158,7 @@ func prepare(f File) (name string, err error) {
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			removeTemp(tmp.Name())
 		}
 	}()
 	if err = f.Fill(tmp); err != nil {
@@ -185,7 +187,7 @@ func CreateTemp(path string) (*os.File, error) {
 	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
 		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			removeTemp(tmp.Name())
 			return nil, fmt.Errorf("keeping the permissions of %s: %w", path, err)
 		}
 	}
@@ -202,10 +204,10 @@ func Commit(tmp *os.File, dest string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), dest)
+		err = renameTemp(tmp.Name(), dest)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		removeTemp(tmp.Name())
 	}
 	return err
 }
@@ -214,7 +216,7 @@ func Commit(tmp *os.File, dest string) error {
 // removed is not an error.
 func Discard(tmp *os.File) error {
 	tmp.Close()
-	if err := os.Remove(tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := removeTemp(tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -228,7 +230,11 @@ func createTemp(path string) (*os.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		var f *os.File
+		err = live.add(name, func() (err error) {
+			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+			return err
+		})
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
