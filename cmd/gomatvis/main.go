@@ -55,6 +55,11 @@ func main() {
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	cancel()
+	if code == exitInterrupted {
+		// A step abandoned at the interrupt (untilCancelled) may still
+		// hold a temporary; the process ends now.
+		exitNow()
+	}
 	os.Exit(code)
 }
 

@@ -49,7 +49,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := j.settle(pos, *out, *workdir, map[string]string{"--eop": *eop, "--coord-method": *coord, "--topo": *topo}); err != nil {
+	if err := j.settle(ctx, pos, *out, *workdir, map[string]string{"--eop": *eop, "--coord-method": *coord, "--topo": *topo}); err != nil {
 		return err
 	}
 	if err := j.write(); err != nil {
@@ -64,7 +64,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // settle checks the flags and the configuration and makes every path absolute.
-func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]string) error {
+func (j *slurmJob) settle(ctx context.Context, pos []string, out, workdir string, extra map[string]string) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want one SPEC.json or OBSPARAM.yaml, got %d arguments", errUsage, len(pos))
 	}
@@ -92,7 +92,7 @@ func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]st
 			j.gpusPerTask = 0
 		}
 	}
-	in, err := loadInput(pos[0])
+	in, err := loadInput(ctx, pos[0])
 	if err != nil {
 		return err
 	}

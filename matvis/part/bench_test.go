@@ -1,6 +1,7 @@
 package part
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -76,9 +77,9 @@ func BenchmarkMerge(b *testing.B) {
 				}
 				out := filepath.Join(dir, fmt.Sprintf("out%d.%s", i, output))
 				if output == OutputUVH5 {
-					err = s.WriteUVH5(out)
+					err = s.WriteUVH5(context.Background(), out)
 				} else {
-					err = s.WriteNpy(out, out+".json")
+					err = s.WriteNpy(context.Background(), out, out+".json")
 				}
 				s.Close()
 				if err != nil {

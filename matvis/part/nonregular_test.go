@@ -1,6 +1,7 @@
 package part
 
 import (
+	"context"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
@@ -12,7 +13,7 @@ import (
 func TestOpenRefusesNonRegular(t *testing.T) {
 	readers := map[string]func(string) error{
 		"Open":    func(p string) error { f, err := Open(p); closeIf(f); return err },
-		"Verify":  func(p string) error { _, err := Verify(p); return err },
+		"Verify":  func(p string) error { _, err := Verify(context.Background(), p); return err },
 		"OpenSet": func(p string) error { s, err := OpenSet([]string{p}); closeSet(s); return err },
 	}
 	for name, read := range readers {
