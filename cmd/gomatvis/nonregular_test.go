@@ -90,3 +90,33 @@ func TestInputsRefuseFIFO(t *testing.T) {
 		})
 	}
 }
+
+// TestExampleOutput: example -o writes the embedded spec atomically; a
+// FIFO at -o (os.WriteFile waited for a reader forever) is replaced, and
+// a directory is refused.
+func TestExampleOutput(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "spec.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan int, 1)
+	go func() { code, _, _ := runCLI(t, "example", "-o", fifo); done <- code }()
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("example -o FIFO: exit %d", code)
+		}
+	case <-time.After(10 * time.Second):
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			r.Close()
+		}
+		t.Fatal("example -o FIFO blocked")
+	}
+	if b, err := os.ReadFile(fifo); err != nil || string(b) != exampleSpec {
+		t.Fatalf("the output holds %d bytes (%v), want the embedded spec's %d", len(b), err, len(exampleSpec))
+	}
+	if code, _, stderr := runCLI(t, "example", "-o", dir); code == 0 || !strings.Contains(stderr, "is a directory") {
+		t.Fatalf("example -o DIR: exit %d, %q", code, stderr)
+	}
+}
