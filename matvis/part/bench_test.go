@@ -32,8 +32,9 @@ func benchLayout(nant, nf, nt int) *uvdata.Layout {
 	return l
 }
 
-// benchParts writes n parts of a polarized nf × nt × nbl × 2 × 2 run.
-func benchParts(b *testing.B, dir string, l *uvdata.Layout, n int, output string) ([]string, int64) {
+// benchParts writes n parts of a polarized nf × nt × nbl × 2 × 2 run (for
+// benchmarks and tests).
+func benchParts(b testing.TB, dir string, l *uvdata.Layout, n int, output string) ([]string, int64) {
 	nf, nt, nbl := len(l.Freqs), len(l.Times), len(l.Baselines)
 	blocks, err := shard.Split(nf, nt, n)
 	if err != nil {

@@ -56,3 +56,28 @@ func TestCancelledReadsStop(t *testing.T) {
 		t.Errorf("WriteNpy: %v", err)
 	}
 }
+
+// TestCancelledUVH5MergeStops: a UVH5 merge with a cancelled context
+// stops with context.Canceled and leaves neither the output nor its
+// temporary; not cancelled, the same set merges.
+func TestCancelledUVH5MergeStops(t *testing.T) {
+	dir := t.TempDir()
+	paths, _ := benchParts(t, dir, benchLayout(4, 3, 5), 3, OutputUVH5)
+	s, err := OpenSet(paths)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(dir, "m.uvh5")
+	if err := s.WriteUVH5(ctx, out); !errors.Is(err, context.Canceled) {
+		t.Fatalf("WriteUVH5: %v, want context.Canceled", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != len(paths) {
+		t.Fatalf("%d entries after the cancelled merge, want the %d parts", len(ents), len(paths))
+	}
+	if err := s.WriteUVH5(context.Background(), out); err != nil {
+		t.Fatalf("WriteUVH5: %v", err)
+	}
+}
