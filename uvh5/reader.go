@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"strconv"
 
 	"github.com/gomatvis/gomatvis/internal/h5read"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // Counts are the N* scalars as stored in a file's Header.
@@ -52,16 +52,13 @@ type File struct {
 // and field; sizes are checked against the file before anything large is
 // allocated.
 func ReadFile(path string) (*File, error) {
-	fh, err := os.Open(path)
+	// inputfile refuses a FIFO or device before it could block or run on.
+	fh, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("uvh5: %w", err)
 	}
 	defer fh.Close()
-	st, err := fh.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("uvh5: %w", err)
-	}
-	return Read(fh, st.Size(), path)
+	return Read(fh, size, path)
 }
 
 // Read is ReadFile for a file already open as r, of size bytes; name is

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math/cmplx"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,7 @@ func TestBeamInterpFlag(t *testing.T) {
 func TestBeamInterpHash(t *testing.T) {
 	hashOf := func(t *testing.T, path, interp string) string {
 		t.Helper()
-		in, err := loadInput(path)
+		in, err := loadInput(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // exampleSpec is the default example: 19 antennas in a HERA-like hexagon,
@@ -26,7 +28,12 @@ func runExample(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		_, err := io.WriteString(stdout, exampleSpec)
 		return err
 	}
-	if err := os.WriteFile(*out, []byte(exampleSpec), 0o644); err != nil {
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return fmt.Errorf("output -o %s is a directory; name a file", *out)
+	}
+	// Atomic, as every output: a FIFO at -o (os.WriteFile blocked on it
+	// until a reader came) is replaced, a failed write leaves nothing.
+	if err := atomicfile.WriteBytes(*out, []byte(exampleSpec)); err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
 	return nil

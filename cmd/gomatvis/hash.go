@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
 	"path/filepath"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -125,17 +125,13 @@ func putFile(h hash.Hash, put func([]byte), path string) error {
 		put(nil)
 		return nil
 	}
-	f, err := os.Open(path)
+	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return fmt.Errorf("config hash: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("config hash: %w", err)
-	}
 	var n [8]byte
-	binary.LittleEndian.PutUint64(n[:], uint64(st.Size()))
+	binary.LittleEndian.PutUint64(n[:], uint64(size))
 	h.Write(n[:])
 	if _, err := io.Copy(h, f); err != nil {
 		return fmt.Errorf("config hash: %s: %w", path, err)

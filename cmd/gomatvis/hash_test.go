@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,7 +13,7 @@ func TestConfigHash(t *testing.T) {
 	dir := t.TempDir()
 	hashOf := func(t *testing.T, path string, o hashInputs) string {
 		t.Helper()
-		in, err := loadInput(path)
+		in, err := loadInput(context.Background(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -69,7 +70,7 @@ func TestConfigHash(t *testing.T) {
 	if h := hashOf(t, obsparamPath, hashInputs{format: "uvh5"}); h != h1 {
 		t.Errorf("copied obsparam: hash %s, want %s", h[:12], h1[:12])
 	}
-	in, _ := loadInput(obs)
+	in, _ := loadInput(context.Background(), obs)
 	cat := in.cfg.Sources.Catalog
 	b, _ := os.ReadFile(cat)
 	os.WriteFile(cat, append(b, []byte(strings.Repeat(" ", 1))...), 0o644)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -27,19 +28,23 @@ func isObsParam(path string) bool {
 	return ext == ".yaml" || ext == ".yml"
 }
 
-// loadInput reads a spec, the example or an obsparam file.
-func loadInput(path string) (*simInput, error) {
-	in := &simInput{path: path}
-	var err error
-	if isObsParam(path) {
-		in.cfg, err = obsparam.Read(path)
-	} else {
-		in.spec, err = loadSpec(path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return in, nil
+// loadInput reads a spec, the example or an obsparam file (with the
+// telescope config and layout it names), returning at once when ctx is
+// cancelled.
+func loadInput(ctx context.Context, path string) (*simInput, error) {
+	return untilCancelled(ctx, "reading "+path, func() (*simInput, error) {
+		in := &simInput{path: path}
+		var err error
+		if isObsParam(path) {
+			in.cfg, err = obsparam.Read(path)
+		} else {
+			in.spec, err = loadSpec(path)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return in, nil
+	})
 }
 
 // name names the simulation in summaries.
@@ -123,8 +128,22 @@ type buildOptions struct {
 // pyuvsim's conventions: for UVH5 output, and for every output of an
 // obsparam (its .npy holds the numbers of its UVH5, in pyuvsim's
 // conventions: V(ant1, ant2) over the obsparam's baselines). A spec's
-// .npy output is matvis's (no Observation).
-func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observation, error) {
+// .npy output is matvis's (no Observation). It reads the catalog, beams
+// and Earth-orientation file and returns at once when ctx is cancelled.
+func (in *simInput) build(ctx context.Context, o buildOptions) (*matvis.Simulation, *matvis.Observation, error) {
+	type built struct {
+		sim *matvis.Simulation
+		obs *matvis.Observation
+	}
+	b, err := untilCancelled(ctx, "preparing the simulation (its catalog, beams and coordinates)", func() (built, error) {
+		sim, obs, err := in.buildNow(o)
+		return built{sim, obs}, err
+	})
+	return b.sim, b.obs, err
+}
+
+// buildNow is build, without the watch on a cancellation.
+func (in *simInput) buildNow(o buildOptions) (*matvis.Simulation, *matvis.Observation, error) {
 	var eop []astro.EOP
 	if o.eopPath != "" {
 		var err error

@@ -19,6 +19,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // command is one subcommand.
@@ -49,11 +51,30 @@ const exitInterrupted = 130
 
 func main() {
 	ctx, cancel := context.WithCancel(context.Background())
-	stop := onSignals(cancel, os.Stderr, func() { os.Exit(exitInterrupted) })
+	stop := onSignals(cancel, os.Stderr, exitNow)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	cancel()
+	if code == exitInterrupted {
+		// A step abandoned at the interrupt (untilCancelled) may still
+		// hold a temporary; the process ends now.
+		exitNow()
+	}
 	os.Exit(code)
+}
+
+// exitNow ends the process at a second interrupt, removing first the
+// temporaries of the writes still in flight (the output being streamed,
+// a group being written), which would otherwise stay behind.
+func exitNow() {
+	removed, err := atomicfile.RemoveLive()
+	for _, r := range removed {
+		fmt.Fprintf(os.Stderr, "gomatvis: removed the unfinished %s\n", r)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "gomatvis: %v\n", err)
+	}
+	os.Exit(exitInterrupted)
 }
 
 // onSignals cancels the run at the first SIGINT or SIGTERM (it then stops

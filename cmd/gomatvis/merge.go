@@ -11,7 +11,7 @@ import (
 )
 
 // runMerge joins the parts of a sharded run into one UVH5 or npy file.
-func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error {
+func runMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "merged output: OUT.uvh5 (parts made with --format uvh5) or OUT.npy (with OUT.meta.json; parts made with --format npy)")
@@ -32,7 +32,7 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	t0 := time.Now()
-	set, err := part.OpenSet(parts)
+	set, err := untilCancelled(ctx, "opening the parts", func() (*part.Set, error) { return part.OpenSet(parts) })
 	if err != nil {
 		return err
 	}
@@ -43,9 +43,9 @@ func runMerge(_ context.Context, args []string, stdout, stderr io.Writer) error 
 	m := set.Meta()
 	err = writeOutputs(*out, true, stderr, func() error {
 		if isUVH5(*out) {
-			return set.WriteUVH5(*out)
+			return set.WriteUVH5(ctx, *out)
 		}
-		return set.WriteNpy(*out, metaPath(*out))
+		return set.WriteNpy(ctx, *out, metaPath(*out))
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)

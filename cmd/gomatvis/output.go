@@ -18,16 +18,18 @@ import (
 // outputFormat is one kind of file that -o may name, by extension.
 type outputFormat struct {
 	ext, what string
+	// sidecar says OUT.meta.json is written with OUT (an npy's axes).
+	sidecar bool
 }
 
 // simulateFormats are the outputs of simulate.
 func simulateFormats() []outputFormat {
-	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json"}, {".uvh5", "UVH5, as pyuvdata reads it"}}
+	return []outputFormat{{".npy", "NumPy array, with OUT.meta.json", true}, {".uvh5", "UVH5, as pyuvdata reads it", false}}
 }
 
 // uvfitsFormat is simulate's UVFITS output (not a merge's or slurm's).
 func uvfitsFormat() outputFormat {
-	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)"}
+	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)", false}
 }
 
 // isUVFITS says whether an output path asks for UVFITS.
@@ -47,7 +49,7 @@ const partExt = ".gmvpart"
 
 // partFormats is the output of simulate --shard.
 func partFormats() []outputFormat {
-	return []outputFormat{{partExt, "a part of a sharded run, for gomatvis merge"}}
+	return []outputFormat{{partExt, "a part of a sharded run, for gomatvis merge", false}}
 }
 
 // formatNames lists formats as "OUT.npy or OUT.uvh5".
@@ -61,7 +63,7 @@ func formatNames(formats []outputFormat) string {
 
 // npyFormat is the only output of topo.
 func npyFormat() []outputFormat {
-	return []outputFormat{{".npy", "NumPy array"}}
+	return []outputFormat{{".npy", "NumPy array", false}}
 }
 
 // partialPath is where a cancelled run's finished integrations go.
@@ -76,21 +78,29 @@ func outputFiles(out string) []string {
 }
 
 // checkOutputName refuses, before any work, an output with an extension
-// not in formats, one that names a directory and one whose directory
-// cannot be written.
+// not in formats, one that names a directory or whose OUT.meta.json
+// would be one (the run would fail only at its end), and one whose
+// directory cannot be written.
 func checkOutputName(out string, formats []outputFormat) error {
 	ext := strings.ToLower(filepath.Ext(out))
 	var exts []string
-	known := false
-	for _, f := range formats {
+	var format *outputFormat
+	for i, f := range formats {
 		exts = append(exts, f.ext)
-		known = known || ext == f.ext
+		if ext == f.ext {
+			format = &formats[i]
+		}
 	}
-	if !known {
+	if format == nil {
 		return fmt.Errorf("%w: -o %s: extension %q: want %s", errUsage, out, ext, strings.Join(exts, " or "))
 	}
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return fmt.Errorf("output -o %s is a directory; name a file", out)
+	}
+	if m := metaPath(out); format.sidecar {
+		if st, err := os.Stat(m); err == nil && st.IsDir() {
+			return fmt.Errorf("output -o %s: its metadata %s is a directory; remove it or choose another -o", out, m)
+		}
 	}
 	return checkWritable(out)
 }
@@ -119,7 +129,13 @@ func namedAs(paths []string, role string) []namedInput {
 // checkOutputNotInput is checkNotInput with the inputs' roles named in
 // the refusal, which ends with hint (how to choose another output).
 func checkOutputNotInput(out string, inputs []namedInput, hint string) error {
-	for _, o := range outputFiles(out) {
+	return checkFilesNotInputs(outputFiles(out), inputs, hint)
+}
+
+// checkFilesNotInputs fails when any of the files a command writes, outs,
+// is one of its inputs (for commands whose -o is a directory).
+func checkFilesNotInputs(outs []string, inputs []namedInput, hint string) error {
+	for _, o := range outs {
 		if err := notAnInput(o, inputs, hint); err != nil {
 			return err
 		}

@@ -142,12 +142,13 @@ func TestOutputIsNotAnInput(t *testing.T) {
 // as asked is refused before the run (it used to fail after it, or write
 // NumPy data under any extension).
 func TestOutputRefusedUpFront(t *testing.T) {
-	cases := []struct {
+	type outCase struct {
 		name string
 		out  func(dir string) string
 		want string
 		code int
-	}{
+	}
+	cases := []outCase{
 		{"directory", func(dir string) string {
 			os.Mkdir(filepath.Join(dir, "d.npy"), 0o755)
 			return filepath.Join(dir, "d.npy")
@@ -156,8 +157,21 @@ func TestOutputRefusedUpFront(t *testing.T) {
 		{"HDF5 name", func(dir string) string { return filepath.Join(dir, "x.h5") }, `extension ".h5": want .npy`, 2},
 		{"no extension", func(dir string) string { return filepath.Join(dir, "x") }, "extension", 2},
 	}
-	for _, tc := range cases {
-		for _, cmd := range []string{"simulate", "topo"} {
+	// simulate's npy output comes with OUT.meta.json: a directory there
+	// made the run fail at its end, leaving OUT.npy without it.
+	sidecarDir := func(dir string) string {
+		os.Mkdir(filepath.Join(dir, "v.meta.json"), 0o755)
+		return filepath.Join(dir, "v.npy")
+	}
+	for _, cmdCase := range []struct {
+		cmd   string
+		cases []outCase
+	}{
+		{"simulate", append(cases, outCase{"metadata sidecar is a directory", sidecarDir, "v.meta.json is a directory", 1})},
+		{"topo", cases},
+	} {
+		cmd := cmdCase.cmd
+		for _, tc := range cmdCase.cases {
 			t.Run(cmd+" "+tc.name, func(t *testing.T) {
 				dir := t.TempDir()
 				spec := writeSpec(t, dir, smallSpec(3, 2, 2, nil), "")
@@ -315,10 +329,16 @@ func TestCancelledRunExitCode(t *testing.T) {
 }
 
 // TestMain runs the test binary as the child process of
-// TestSecondInterruptExits when asked to (signalHelper), else the tests.
+// TestSecondInterruptExits when asked to (signalHelper), as gomatvis
+// itself for the tests that signal a real run (mainHelperEnv), else the
+// tests.
 func TestMain(m *testing.M) {
 	if os.Getenv("GOMATVIS_SIGNAL_HELPER") == "1" {
 		signalHelper()
+	}
+	if args, ok := os.LookupEnv(mainHelperEnv); ok {
+		os.Args = append([]string{"gomatvis"}, strings.Split(args, "\x1f")...)
+		main() // exits
 	}
 	os.Exit(m.Run())
 }

@@ -31,6 +31,11 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkOutputDir(*out); err != nil {
 		return err
 	}
+	if *from != "" {
+		if err := checkFilesNotInputs(rooflineFiles(*out), namedAs([]string{*from}, "--from"), "choose another -o DIR"); err != nil {
+			return err
+		}
+	}
 	var rep *profile.Report
 	if *from != "" {
 		if rep, err = profile.ReadJSON(*from); err != nil {
@@ -90,10 +95,10 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if _, err := plots.Save(f, *out, "roofline"); err != nil {
+	if _, err := plots.Save(f, *out, rooflineName); err != nil {
 		return err
 	}
-	if err := profile.WriteJSON(rep, filepath.Join(*out, "roofline.json")); err != nil {
+	if err := profile.WriteJSON(rep, filepath.Join(*out, rooflineName+".json")); err != nil {
 		return err
 	}
 	rl := rep.Roofline
@@ -112,6 +117,19 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stdout, l)
 	}
 	return nil
+}
+
+// rooflineName is the base name of roofline's outputs in -o DIR.
+const rooflineName = "roofline"
+
+// rooflineFiles are the files roofline writes in dir: the figure (as
+// plots.Save names it) and the report.
+func rooflineFiles(dir string) []string {
+	var files []string
+	for _, ext := range []string{".png", ".svg", ".json"} {
+		files = append(files, filepath.Join(dir, rooflineName+ext))
+	}
+	return files
 }
 
 // machineBLAS names a profile's CPU Gram product and its kernel.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"math"
 	"math/cmplx"
 	"path/filepath"
@@ -111,7 +112,7 @@ func TestStokesRotationNamed(t *testing.T) {
 // otherwise — as "" did when it was the default, so a part made then is
 // never merged with one of the IAU default.
 func TestConfigHashRotation(t *testing.T) {
-	in, err := loadInput(obsparamPath)
+	in, err := loadInput(context.Background(), obsparamPath)
 	if err != nil {
 		t.Fatal(err)
 	}

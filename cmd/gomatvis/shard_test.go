@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -157,7 +158,7 @@ func TestShardRerun(t *testing.T) {
 		if code != 0 || !strings.Contains(e, c.want) || !strings.Contains(e, "recomputing") || strings.Contains(o, "nothing to do") {
 			t.Errorf("%s: exit %d, stdout %q, stderr %q", c.name, code, o, e)
 		}
-		if _, err := part.Verify(p); err != nil {
+		if _, err := part.Verify(context.Background(), p); err != nil {
 			t.Errorf("%s: after the rerun: %v", c.name, err)
 		}
 	}

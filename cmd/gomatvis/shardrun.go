@@ -50,11 +50,16 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 	if j.format != part.OutputUVH5 && j.format != part.OutputNpy {
 		return fmt.Errorf("%w: --format %q: want uvh5 or npy", errUsage, j.format)
 	}
-	hash, err := configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, precision: j.precision, eopPath: j.eop, topoPath: j.topo, beamInterp: j.beamInterp})
+	hash, err := untilCancelled(ctx, "hashing the configuration", func() (string, error) {
+		return configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, precision: j.precision, eopPath: j.eop, topoPath: j.topo, beamInterp: j.beamInterp})
+	})
 	if err != nil {
 		return err
 	}
-	have, done, why := partComplete(j.out, hash, sp, j.format)
+	have, done, why := partComplete(ctx, j.out, hash, sp, j.format)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("checking %s: %w", j.out, err)
+	}
 	if !done {
 		if why != "" {
 			fmt.Fprintf(stderr, "%s: %s: recomputing shard %v\n", j.out, why, sp)
@@ -65,7 +70,7 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 	// are this run's; its metadata must also be what this configuration
 	// implies (a part is input, not trust: anyone can write one whose
 	// self-declared hash matches).
-	pr, err := prepareShard(j, sp, hash, stderr)
+	pr, err := prepareShard(ctx, j, sp, hash, stderr)
 	if err != nil {
 		return err
 	}
@@ -83,8 +88,8 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 // and output this run's; runShard then compares the rest of its metadata
 // with what the configuration implies); why says what is wrong with an
 // existing one ("" when there is none). m is the part's metadata when done.
-func partComplete(path, hash string, sp shard.Spec, format string) (m *part.Meta, done bool, why string) {
-	m, err := part.Verify(path)
+func partComplete(ctx context.Context, path, hash string, sp shard.Spec, format string) (m *part.Meta, done bool, why string) {
+	m, err := part.Verify(ctx, path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil, false, ""
@@ -112,16 +117,16 @@ type preparedShard struct {
 
 // prepareShard builds the simulation of shard sp and the part metadata
 // it implies.
-func prepareShard(j shardJob, sp shard.Spec, hash string, stderr io.Writer) (*preparedShard, error) {
+func prepareShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stderr io.Writer) (*preparedShard, error) {
 	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation,
 		precision: j.precision, run: j.run, beamInterp: j.beamInterp, warn: warnTo(stderr), notice: lineTo(stderr)}
 	var err error
 	if j.topo != "" {
-		if bo.topo, err = readTopo(j.topo); err != nil {
+		if bo.topo, err = readTopoUntil(ctx, j.topo); err != nil {
 			return nil, err
 		}
 	}
-	sim, obs, err := j.in.build(bo)
+	sim, obs, err := j.in.build(ctx, bo)
 	if err != nil {
 		return nil, err
 	}
@@ -163,7 +168,7 @@ func (pr *preparedShard) checkPart(j shardJob, m *part.Meta) error {
 // computeShard builds the simulation, runs the shard's block and writes
 // the part.
 func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stdout, stderr io.Writer) error {
-	pr, err := prepareShard(j, sp, hash, stderr)
+	pr, err := prepareShard(ctx, j, sp, hash, stderr)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"math/cmplx"
-	"os"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -41,7 +40,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
 	rf := addRunFlags(fs)
-	in, err := parseSimulateCommand(fs, args, out, shardFlag, topo, eopPath)
+	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
 	if err != nil {
 		return err
 	}
@@ -67,11 +66,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 		precision: precision, run: rf.overrides(), beamInterp: *beamInterp, warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
-		if bo.topo, err = readTopo(*topo); err != nil {
+		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
 			return err
 		}
 	}
-	sim, obs, err := in.build(bo)
+	sim, obs, err := in.build(ctx, bo)
 	if err != nil {
 		return err
 	}
@@ -259,7 +258,7 @@ func writeNpyOutputs(out string, in *simInput, sim *matvis.Simulation, obs *matv
 // spec, "example" or an obsparam YAML), settles the output (-o, or the
 // obsparam's filing section) and checks before any work that it can be
 // written and is none of the inputs (nor the --topo and --eop files).
-func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag, topo, eop *string) (*simInput, error) {
+func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, out, shardFlag, topo, eop *string) (*simInput, error) {
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -267,7 +266,7 @@ func parseSimulateCommand(fs *flag.FlagSet, args []string, out, shardFlag, topo,
 	if len(pos) != 1 {
 		return nil, fmt.Errorf("%w: want one SPEC.json or OBSPARAM.yaml, got %d arguments", errUsage, len(pos))
 	}
-	in, err := loadInput(pos[0])
+	in, err := loadInput(ctx, pos[0])
 	if err != nil {
 		return nil, err
 	}
@@ -385,6 +384,12 @@ func precisionName(p int, pol bool) string {
 	return s + " unpolarized"
 }
 
+// readTopoUntil is readTopo returning at once when ctx is cancelled (a
+// --topo file of every source at every time runs to gigabytes).
+func readTopoUntil(ctx context.Context, path string) (matvis.Coordinates, error) {
+	return untilCancelled(ctx, "reading --topo "+path, func() (matvis.Coordinates, error) { return readTopo(path) })
+}
+
 // readTopo reads a (ntimes, 3, nsrc) float64 .npy file.
 func readTopo(path string) (matvis.Coordinates, error) {
 	a, err := npy.ReadFile(path)
@@ -430,13 +435,13 @@ func checkUnitVectors(ntimes, nsrc int, data []float64) error {
 // does not exist or cannot be written.
 func checkWritable(path string) error {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, ".gomatvis-probe-*")
+	// The output's own kind of temporary: a second interrupt or a kill
+	// right now leaves nothing (RemoveLive, RemoveStale).
+	f, err := atomicfile.CreateTemp(path)
 	if err != nil {
 		return fmt.Errorf("output -o %s: directory %s is not writable: %w", path, dir, err)
 	}
-	f.Close()
-	os.Remove(f.Name())
-	return nil
+	return atomicfile.Discard(f)
 }
 
 // savePartial writes the finished integrations of a cancelled run to

@@ -49,7 +49,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if err := j.settle(pos, *out, *workdir, map[string]string{"--eop": *eop, "--coord-method": *coord, "--topo": *topo}); err != nil {
+	if err := j.settle(ctx, pos, *out, *workdir, map[string]string{"--eop": *eop, "--coord-method": *coord, "--topo": *topo}); err != nil {
 		return err
 	}
 	if err := j.write(); err != nil {
@@ -64,7 +64,7 @@ func runSlurm(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // settle checks the flags and the configuration and makes every path absolute.
-func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]string) error {
+func (j *slurmJob) settle(ctx context.Context, pos []string, out, workdir string, extra map[string]string) error {
 	if len(pos) != 1 {
 		return fmt.Errorf("%w: want one SPEC.json or OBSPARAM.yaml, got %d arguments", errUsage, len(pos))
 	}
@@ -92,7 +92,7 @@ func (j *slurmJob) settle(pos []string, out, workdir string, extra map[string]st
 			j.gpusPerTask = 0
 		}
 	}
-	in, err := loadInput(pos[0])
+	in, err := loadInput(ctx, pos[0])
 	if err != nil {
 		return err
 	}
@@ -258,15 +258,19 @@ func (j *slurmJob) arrayScript() string { return filepath.Join(j.workdir, "array
 func (j *slurmJob) mergeScript() string { return filepath.Join(j.workdir, "merge.sbatch") }
 func (j *slurmJob) logDir() string      { return filepath.Join(j.workdir, "logs") }
 
-// write creates the work directory and both scripts.
+// write creates the work directory and both scripts, as one group: an
+// array script is never left without the merge that goes with it.
 func (j *slurmJob) write() error {
 	if err := os.MkdirAll(j.logDir(), 0o755); err != nil {
 		return fmt.Errorf("--workdir: %w", err)
 	}
-	if err := atomicfile.WriteBytes(j.arrayScript(), []byte(j.arrayText())); err != nil {
-		return err
+	text := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
 	}
-	return atomicfile.WriteBytes(j.mergeScript(), []byte(j.mergeText()))
+	return atomicfile.WriteGroup(
+		atomicfile.File{Path: j.arrayScript(), Fill: text(j.arrayText())},
+		atomicfile.File{Path: j.mergeScript(), Fill: text(j.mergeText())},
+	)
 }
 
 // header is the #SBATCH lines both scripts share.

@@ -77,3 +77,31 @@ func TestSlurmSubmit(t *testing.T) {
 		t.Errorf("cpu array script:\n%s", arr)
 	}
 }
+
+// TestSlurmScriptsTogether: when the merge script cannot be written (a
+// directory in its place), the array script is not left behind without
+// it — neither new nor replacing an earlier one.
+func TestSlurmScriptsTogether(t *testing.T) {
+	for _, earlier := range []bool{false, true} {
+		dir := t.TempDir()
+		wd := filepath.Join(dir, "work")
+		arr := filepath.Join(wd, "array.sbatch")
+		if err := os.MkdirAll(filepath.Join(wd, "merge.sbatch", "x"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if earlier {
+			os.WriteFile(arr, []byte("#!/bin/bash\n# earlier\n"), 0o644)
+		}
+		code, _, e := runCLI(t, "slurm", obsparamPath, "--tasks", "2", "-o", filepath.Join(dir, "out.uvh5"), "--workdir", wd)
+		if code == 0 {
+			t.Fatalf("earlier script %v: the slurm command succeeded with a directory at merge.sbatch", earlier)
+		}
+		b, err := os.ReadFile(arr)
+		switch {
+		case !earlier && err == nil:
+			t.Errorf("array.sbatch left behind without merge.sbatch (%s)", e)
+		case earlier && string(b) != "#!/bin/bash\n# earlier\n":
+			t.Errorf("the earlier array.sbatch was replaced: %q", b)
+		}
+	}
+}

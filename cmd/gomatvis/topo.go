@@ -49,7 +49,9 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		bcrs = 0
 	}
 	t0 := time.Now()
-	rot, err := matvis.SpecCoordinates(spec, method, bcrs, warnTo(stderr))
+	rot, err := untilCancelled(ctx, "preparing the coordinates", func() (matvis.Coordinates, error) {
+		return matvis.SpecCoordinates(spec, method, bcrs, warnTo(stderr))
+	})
 	if err != nil {
 		return err
 	}

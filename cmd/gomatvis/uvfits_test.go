@@ -300,7 +300,7 @@ func sq(x float64) float64 { return x * x }
 func TestUVFITSPartialOnCancel(t *testing.T) {
 	py := needAstropy(t)
 	dir := t.TempDir()
-	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(buildOptions{uvh5: true})
+	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -76,7 +76,7 @@ func TestSimulateWritesValidUVH5(t *testing.T) {
 // checker's JSON, the values the file must hold.
 func expectedUVH5(t *testing.T, args []string) []byte {
 	t.Helper()
-	in, err := loadInput(args[0])
+	in, err := loadInput(context.Background(), args[0])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func expectedUVH5(t *testing.T, args []string) []byte {
 	if len(args) == 3 {
 		bo.eopPath = args[2]
 	}
-	sim, obs, err := in.build(bo)
+	sim, obs, err := in.build(context.Background(), bo)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestUVH5StreamsTimeBlocks(t *testing.T) {
 // and no OUT.uvh5.
 func TestUVH5PartialOnCancel(t *testing.T) {
 	dir := t.TempDir()
-	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(buildOptions{uvh5: true})
+	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,13 +44,16 @@ type File struct {
 
 // WriteGroup writes files that belong together as Write does, all of them
 // complete before any is renamed into place, so that they appear together:
-// a failure leaves none of them changed, and a kill leaves a mixture only
-// if it falls between the renames, microseconds apart.
+// a failure leaves none of them changed — also one of the renames (a
+// directory in a companion's place): the files renamed before it get
+// their old content back, or are removed when they are new — and a kill
+// leaves a mixture only if it falls between the renames, microseconds
+// apart.
 func WriteGroup(files ...File) (err error) {
 	tmps := make([]string, 0, len(files))
 	defer func() {
 		for _, t := range tmps {
-			os.Remove(t) // renamed ones are gone already
+			removeTemp(t) // renamed ones are gone already
 		}
 	}()
 	for _, f := range files {
@@ -60,12 +63,89 @@ func WriteGroup(files ...File) (err error) {
 		}
 		tmps = append(tmps, tmp)
 	}
+	return install(files, tmps)
+}
+
+// install renames each temporary onto its file. Before the first rename,
+// every file a later failure would have to restore is kept under a hard
+// link (keepOld); a failed rename puts the files renamed before it back.
+func install(files []File, tmps []string) error {
+	olds := make([]string, len(files))
+	defer func() {
+		for _, o := range olds {
+			if o != "" {
+				removeTemp(o)
+			}
+		}
+	}()
+	// The last file's rename is the last step: nothing after it can fail.
+	for i := range len(files) - 1 {
+		var err error
+		if olds[i], err = keepOld(files[i].Path); err != nil {
+			return err
+		}
+	}
 	for i, f := range files {
-		if err := os.Rename(tmps[i], f.Path); err != nil {
-			return fmt.Errorf("renaming into %s: %w", f.Path, err)
+		if err := renameTemp(tmps[i], f.Path); err != nil {
+			err = fmt.Errorf("renaming into %s: %w", f.Path, err)
+			if rerr := restore(files[:i], olds[:i]); rerr != nil {
+				return fmt.Errorf("%w; and restoring the files written before it failed: %w", err, rerr)
+			}
+			return err
 		}
 	}
 	return nil
+}
+
+// keepOld makes a hard link to the file at path, named as a temporary of
+// path (so that RemoveStale clears it after a kill), and returns its name;
+// "" when there is no file there. A file system without hard links gives
+// "" too: the file is then removed, not restored, by a failed group
+// (the group still does not appear in part).
+func keepOld(path string) (string, error) {
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", fmt.Errorf("keeping %s until its group is written: %w", path, err)
+	}
+	for range 100 {
+		name, err := tempName(path)
+		if err != nil {
+			return "", err
+		}
+		err = live.add(name, func() error { return os.Link(path, name) })
+		switch {
+		case errors.Is(err, errExiting):
+			return "", err
+		case err == nil:
+			return name, nil
+		case errors.Is(err, fs.ErrExist):
+			continue
+		case errors.Is(err, fs.ErrNotExist):
+			return "", nil // removed meanwhile
+		}
+		return "", nil // no hard links here: see the doc comment
+	}
+	return "", fmt.Errorf("no unused temporary name for %s", path)
+}
+
+// restore undoes the renames of a group that failed: each file gets back
+// the content kept in olds (its name from keepOld), or is removed when it
+// had none.
+func restore(files []File, olds []string) error {
+	var errs []error
+	for i, f := range files {
+		var err error
+		if olds[i] != "" {
+			err = renameTemp(olds[i], f.Path)
+		} else {
+			err = os.Remove(f.Path)
+		}
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // prepare writes f's content to a synced and closed temporary beside it,
@@ -78,7 +158,7 @@ func prepare(f File) (name string, err error) {
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			removeTemp(tmp.Name())
 		}
 	}()
 	if err = f.Fill(tmp); err != nil {
@@ -107,7 +187,7 @@ func CreateTemp(path string) (*os.File, error) {
 	if st, serr := os.Stat(path); serr == nil && st.Mode().IsRegular() {
 		if err := tmp.Chmod(st.Mode().Perm()); err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			removeTemp(tmp.Name())
 			return nil, fmt.Errorf("keeping the permissions of %s: %w", path, err)
 		}
 	}
@@ -124,10 +204,10 @@ func Commit(tmp *os.File, dest string) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), dest)
+		err = renameTemp(tmp.Name(), dest)
 	}
 	if err != nil {
-		os.Remove(tmp.Name())
+		removeTemp(tmp.Name())
 	}
 	return err
 }
@@ -136,7 +216,7 @@ func Commit(tmp *os.File, dest string) error {
 // removed is not an error.
 func Discard(tmp *os.File) error {
 	tmp.Close()
-	if err := os.Remove(tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := removeTemp(tmp.Name()); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
@@ -145,18 +225,32 @@ func Discard(tmp *os.File) error {
 // createTemp creates a new temporary for path with mode 0666 less the
 // umask.
 func createTemp(path string) (*os.File, error) {
-	prefix := filepath.Join(filepath.Dir(path), tmpPrefix(path)+strconv.Itoa(os.Getpid())+"-")
 	for range 100 {
-		var b [6]byte
-		if _, err := rand.Read(b[:]); err != nil {
+		name, err := tempName(path)
+		if err != nil {
 			return nil, err
 		}
-		f, err := os.OpenFile(prefix+hex.EncodeToString(b[:]), os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		var f *os.File
+		err = live.add(name, func() (err error) {
+			f, err = os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+			return err
+		})
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
 	}
 	return nil, fmt.Errorf("no unused temporary name for %s", path)
+}
+
+// tempName is a fresh name of path's temporaries: ".NAME.tmp-PID-RANDOM"
+// beside it.
+func tempName(path string) (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	prefix := tmpPrefix(path) + strconv.Itoa(os.Getpid()) + "-"
+	return filepath.Join(filepath.Dir(path), prefix+hex.EncodeToString(b[:])), nil
 }
 
 // WriteBytes creates path with content b.

@@ -110,3 +110,76 @@ func TestCommitAndDiscard(t *testing.T) {
 		t.Fatalf("temporary left after Discard: %v", err)
 	}
 }
+
+// TestWriteGroupFailedRename checks a group whose rename fails part way
+// (a directory where a companion goes): the files renamed before it get
+// their old content back, new ones are removed, and nothing else is left
+// (OUT.npy used to stay behind, new, without its OUT.meta.json).
+func TestWriteGroupFailedRename(t *testing.T) {
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	cases := []struct {
+		name string
+		old  map[string]string // files there before the group ("" content: a directory)
+	}{
+		{"new array, directory sidecar", map[string]string{"b": ""}},
+		{"old array, directory sidecar", map[string]string{"a": "A0", "b": ""}},
+		{"old first two, directory third", map[string]string{"a": "A0", "b": "B0", "c": ""}},
+		{"new first, directory second of three", map[string]string{"b": "", "c": "C0"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for n, content := range c.old {
+				p := filepath.Join(dir, n)
+				var err error
+				if content == "" {
+					err = os.Mkdir(p, 0o755)
+					if err == nil { // not empty: no rename may replace it
+						err = os.WriteFile(filepath.Join(p, "x"), nil, 0o644)
+					}
+				} else {
+					err = os.WriteFile(p, []byte(content), 0o644)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			names := []string{"a", "b"}
+			if _, ok := c.old["c"]; ok {
+				names = append(names, "c")
+			}
+			var files []File
+			for _, n := range names {
+				files = append(files, File{filepath.Join(dir, n), fill(n + "1")})
+			}
+			if err := WriteGroup(files...); err == nil {
+				t.Fatal("a group with a directory in a file's place was written")
+			}
+			for _, n := range names {
+				p := filepath.Join(dir, n)
+				st, err := os.Stat(p)
+				content, had := c.old[n]
+				switch {
+				case !had && err == nil:
+					t.Errorf("%s: left behind, new, by the failed group", n)
+				case had && content == "" && (err != nil || !st.IsDir()):
+					t.Errorf("%s: the directory is gone", n)
+				case had && content != "":
+					if got, _ := os.ReadFile(p); string(got) != content {
+						t.Errorf("%s = %q after the failed group, want its old %q", n, got, content)
+					}
+				}
+			}
+			ents, _ := os.ReadDir(dir)
+			if len(ents) != len(c.old) {
+				var got []string
+				for _, e := range ents {
+					got = append(got, e.Name())
+				}
+				t.Errorf("left %v, want only the %d files there before", got, len(c.old))
+			}
+		})
+	}
+}

@@ -7,10 +7,12 @@
 package inputfile
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 )
 
@@ -51,7 +53,8 @@ func Open(path string) (*os.File, int64, error) {
 }
 
 // ReadAll reads the whole regular file at path, refusing it by its size,
-// before reading, when it holds more than limit bytes.
+// before reading, when it holds more than limit bytes (math.MaxInt64: no
+// limit but the file's).
 func ReadAll(path string, limit int64) ([]byte, error) {
 	f, size, err := Open(path)
 	if err != nil {
@@ -61,15 +64,19 @@ func ReadAll(path string, limit int64) ([]byte, error) {
 	if size > limit {
 		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, size, limit)
 	}
-	// The file may grow while it is read: read at most one byte past limit.
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
+	// The file may grow while it is read: read at most one byte past
+	// limit (the limit itself when one more byte would overflow). The
+	// buffer is sized from the Stat, as os.ReadFile's, so that a large
+	// file is read into one allocation, not copied through doubling buffers.
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead) // ReadFrom keeps MinRead free: no copy at EOF
+	if _, err := buf.ReadFrom(io.LimitReader(f, min(limit, math.MaxInt64-1)+1)); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if int64(len(b)) > limit {
+	if int64(buf.Len()) > limit {
 		return nil, fmt.Errorf("%s: %w: more than %d bytes", path, ErrTooLarge, limit)
 	}
-	return b, nil
+	return buf.Bytes(), nil
 }
 
 // checkRegular refuses everything that is not a regular file, naming what

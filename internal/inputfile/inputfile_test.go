@@ -1,9 +1,12 @@
 package inputfile
 
 import (
+	"bytes"
 	"errors"
+	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -88,5 +91,32 @@ func TestReadAllLimit(t *testing.T) {
 	_, err := ReadAll(p, 4)
 	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "5 bytes") {
 		t.Errorf("ReadAll(limit 4): %v, want ErrTooLarge naming the size", err)
+	}
+}
+
+// TestReadAllUnlimited checks ReadAll with the largest limit (no limit
+// but the file's; limit+1 used to overflow to a negative read size, which
+// read nothing) and that a large file is read into one allocation about
+// its size, not through doubling copies.
+func TestReadAllUnlimited(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "big")
+	want := make([]byte, 8<<20)
+	for i := range want {
+		want[i] = byte(i * 7)
+	}
+	if err := os.WriteFile(p, want, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	var err error
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err = ReadAll(p, math.MaxInt64)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("ReadAll(MaxInt64): %d bytes, %v; want the file's %d", len(got), err, len(want))
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > uint64(len(want))*5/4 {
+		t.Errorf("allocated %d bytes for a file of %d", n, len(want))
 	}
 }

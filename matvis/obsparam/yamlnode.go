@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"gopkg.in/yaml.v3"
 )
 
@@ -21,21 +21,18 @@ const MaxFileBytes = 64 << 20
 // readBounded reads a regular file of at most MaxFileBytes; what names the
 // file's role in messages ("obsparam file", "layout file", ...).
 func readBounded(path, what string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, &Error{File: path, Msg: "cannot open the " + what, Err: err}
-	}
-	if !st.Mode().IsRegular() {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("the %s is not a regular file (mode %v)", what, st.Mode().Type())}
-	}
-	if st.Size() > MaxFileBytes {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("the %s is %d bytes, over the %d-byte limit", what, st.Size(), MaxFileBytes)}
-	}
-	f, err := os.Open(path)
-	if err != nil {
+	// inputfile.Open refuses a FIFO or device without blocking on it.
+	f, size, err := inputfile.Open(path)
+	switch {
+	case errors.Is(err, inputfile.ErrNotRegular):
+		return nil, &Error{File: path, Msg: "the " + what + " is not a regular file", Err: err}
+	case err != nil:
 		return nil, &Error{File: path, Msg: "cannot open the " + what, Err: err}
 	}
 	defer f.Close()
+	if size > MaxFileBytes {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("the %s is %d bytes, over the %d-byte limit", what, size, MaxFileBytes)}
+	}
 	data, err := io.ReadAll(io.LimitReader(f, MaxFileBytes+1))
 	if err != nil {
 		return nil, &Error{File: path, Msg: "cannot read the " + what, Err: err}

@@ -1,6 +1,7 @@
 package part
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
@@ -31,8 +32,9 @@ func benchLayout(nant, nf, nt int) *uvdata.Layout {
 	return l
 }
 
-// benchParts writes n parts of a polarized nf × nt × nbl × 2 × 2 run.
-func benchParts(b *testing.B, dir string, l *uvdata.Layout, n int, output string) ([]string, int64) {
+// benchParts writes n parts of a polarized nf × nt × nbl × 2 × 2 run (for
+// benchmarks and tests).
+func benchParts(b testing.TB, dir string, l *uvdata.Layout, n int, output string) ([]string, int64) {
 	nf, nt, nbl := len(l.Freqs), len(l.Times), len(l.Baselines)
 	blocks, err := shard.Split(nf, nt, n)
 	if err != nil {
@@ -76,9 +78,9 @@ func BenchmarkMerge(b *testing.B) {
 				}
 				out := filepath.Join(dir, fmt.Sprintf("out%d.%s", i, output))
 				if output == OutputUVH5 {
-					err = s.WriteUVH5(out)
+					err = s.WriteUVH5(context.Background(), out)
 				} else {
-					err = s.WriteNpy(out, out+".json")
+					err = s.WriteNpy(context.Background(), out, out+".json")
 				}
 				s.Close()
 				if err != nil {

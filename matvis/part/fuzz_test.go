@@ -2,6 +2,7 @@ package part
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"testing"
 )
@@ -27,14 +28,14 @@ func FuzzReadPart(f *testing.F) {
 		if err != nil {
 			return
 		}
-		res, err := file.Data()
+		res, err := file.Data(context.Background())
 		if err != nil {
 			return
 		}
 		if int64(len(res.Vis64)*8+len(res.Vis128)*16) != file.Meta.DataBytes || len(res.Done) != file.Meta.Block.Size() {
 			t.Fatalf("data of %d+%d values for %d bytes, block %v", len(res.Vis64), len(res.Vis128), file.Meta.DataBytes, file.Meta.Block)
 		}
-		if err := file.Verify(); err != nil {
+		if err := file.Verify(context.Background()); err != nil {
 			t.Fatalf("Data read the part but Verify refuses it: %v", err)
 		}
 	})

@@ -1,6 +1,7 @@
 package part
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -158,8 +159,9 @@ func (s *Set) Meta() *Meta { return &s.Parts[0].Meta }
 // WriteUVH5 writes the merged UVH5 file to out, one time block at a time:
 // the parts of a block of times (one part, or the channel blocks of one
 // time) are read one after another into that block's rows, which are then
-// written; at most one part and one block of rows are in memory.
-func (s *Set) WriteUVH5(out string) error {
+// written; at most one part and one block of rows are in memory. A
+// cancelled ctx stops it, leaving nothing at out.
+func (s *Set) WriteUVH5(ctx context.Context, out string) error {
 	m := s.Meta()
 	if m.Output != OutputUVH5 {
 		return fmt.Errorf("merge: the parts were made for %s output, not uvh5 (rerun with the output's format)", m.Output)
@@ -172,7 +174,7 @@ func (s *Set) WriteUVH5(out string) error {
 	if err != nil {
 		return fmt.Errorf("merge: %w", err)
 	}
-	if err := s.fillUVH5(w); err != nil {
+	if err := s.fillUVH5(ctx, w); err != nil {
 		w.Abort()
 		return err
 	}
@@ -180,7 +182,7 @@ func (s *Set) WriteUVH5(out string) error {
 }
 
 // fillUVH5 writes every time block's rows.
-func (s *Set) fillUVH5(w *uvh5.Writer) error {
+func (s *Set) fillUVH5(ctx context.Context, w *uvh5.Writer) error {
 	l := s.Meta().UVH5
 	nbl, nf, np := len(l.Baselines), len(l.Freqs), len(l.Pols)
 	for i := 0; i < len(s.Parts); {
@@ -191,7 +193,7 @@ func (s *Set) fillUVH5(w *uvh5.Writer) error {
 		}
 		rows := make([]complex128, b.NTime()*nbl*nf*np)
 		for _, p := range s.Parts[i:j] {
-			res, err := p.Data()
+			res, err := p.Data(ctx)
 			if err != nil {
 				return fmt.Errorf("merge: %w", err)
 			}
@@ -217,8 +219,9 @@ func (s *Set) fillUVH5(w *uvh5.Writer) error {
 
 // WriteNpy writes the merged (nfreq, ntimes, npairs[, 2, 2]) array to out
 // and the run's metadata to metaPath, atomically: each part's slabs are
-// written in place, so one part is in memory at a time.
-func (s *Set) WriteNpy(out, metaPath string) error {
+// written in place, so one part is in memory at a time. A cancelled ctx
+// stops it, leaving nothing at out or metaPath.
+func (s *Set) WriteNpy(ctx context.Context, out, metaPath string) error {
 	m := s.Meta()
 	if m.Output != OutputNpy {
 		return fmt.Errorf("merge: the parts were made for %s output, not npy (rerun with the output's format)", m.Output)
@@ -237,7 +240,7 @@ func (s *Set) WriteNpy(out, metaPath string) error {
 		if _, err := w.Write(hdr); err != nil {
 			return err
 		}
-		return s.fillNpy(wa, int64(len(hdr)), shape)
+		return s.fillNpy(ctx, wa, int64(len(hdr)), shape)
 	}
 	files := []atomicfile.File{{Path: out, Fill: fill}}
 	if len(m.NpyMeta) > 0 {
@@ -251,14 +254,14 @@ func (s *Set) WriteNpy(out, metaPath string) error {
 
 // fillNpy writes every part's slabs (one per channel: its times) at their
 // offsets after the header.
-func (s *Set) fillNpy(w io.WriterAt, off int64, shape []int) error {
+func (s *Set) fillNpy(ctx context.Context, w io.WriterAt, off int64, shape []int) error {
 	inner := int64(1)
 	for _, d := range shape[2:] {
 		inner *= int64(d)
 	}
 	elem := s.Meta().ElemBytes()
 	for _, p := range s.Parts {
-		res, err := p.Data()
+		res, err := p.Data(ctx)
 		if err != nil {
 			return fmt.Errorf("merge: %w", err)
 		}

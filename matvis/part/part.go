@@ -18,6 +18,7 @@ package part
 
 import (
 	"bufio"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -26,9 +27,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
@@ -185,16 +186,13 @@ type File struct {
 // Open reads a part's metadata and checks that the file is as long as it
 // says; Data reads (and checks) the visibilities.
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	// A FIFO among the parts used to block the merge forever: only a
+	// regular file is opened (inputfile.Open).
+	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("part: %w", err)
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("part: %w", err)
-	}
-	p, err := Read(f, st.Size(), path)
+	p, err := Read(f, size, path)
 	if err != nil {
 		f.Close()
 		return nil, err
@@ -246,15 +244,34 @@ func (p *File) Close() error {
 	return p.c.Close()
 }
 
-// data is a reader of the data section.
-func (p *File) data() io.Reader { return io.NewSectionReader(p.r, p.off, p.Meta.DataBytes) }
+// data is a reader of the data section that stops with ctx's error once
+// ctx is cancelled (a part may hold gigabytes).
+func (p *File) data(ctx context.Context) io.Reader {
+	return ctxReader{ctx, io.NewSectionReader(p.r, p.off, p.Meta.DataBytes)}
+}
+
+// ctxReader is r failing with ctx's error once ctx is cancelled: a read
+// of a large file stops within one buffer fill (1 MiB here) of it.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+// Read implements io.Reader.
+func (c ctxReader) Read(b []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(b)
+}
 
 // ErrChecksum says a part's data do not match the hash in its metadata.
 var ErrChecksum = errors.New("data do not match their SHA-256")
 
 // Data reads the visibilities as a Result of the block (all integrations
-// done), a piece at a time (no second copy), and checks their hash.
-func (p *File) Data() (*matvis.Result, error) {
+// done), a piece at a time (no second copy), and checks their hash; it
+// stops when ctx is cancelled.
+func (p *File) Data(ctx context.Context) (*matvis.Result, error) {
 	m := &p.Meta
 	res := &matvis.Result{Shape: m.Shape, Precision: m.Precision, Done: make([]bool, m.Block.Size())}
 	for i := range res.Done {
@@ -262,7 +279,7 @@ func (p *File) Data() (*matvis.Result, error) {
 	}
 	n := int(m.DataBytes / m.ElemBytes())
 	h := sha256.New()
-	r := bufio.NewReaderSize(io.TeeReader(p.data(), h), 1<<20)
+	r := bufio.NewReaderSize(io.TeeReader(p.data(ctx), h), 1<<20)
 	var err error
 	if m.Precision == 1 {
 		res.Vis64 = make([]complex64, n)
@@ -299,24 +316,25 @@ func decode[T complex64 | complex128](r io.Reader, dst []T) error {
 }
 
 // Verify checks that path is a complete, undamaged part (its data match
-// their hash) and returns its metadata.
-func Verify(path string) (*Meta, error) {
+// their hash) and returns its metadata; it stops when ctx is cancelled.
+func Verify(ctx context.Context, path string) (*Meta, error) {
 	p, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer p.Close()
-	if err := p.Verify(); err != nil {
+	if err := p.Verify(ctx); err != nil {
 		return nil, err
 	}
 	return &p.Meta, nil
 }
 
 // Verify checks the part's data against their hash and that every
-// visibility is finite, a piece at a time.
-func (p *File) Verify() error {
+// visibility is finite, a piece at a time; it stops when ctx is
+// cancelled.
+func (p *File) Verify(ctx context.Context) error {
 	h := sha256.New()
-	r := bufio.NewReaderSize(io.TeeReader(p.data(), h), 1<<20)
+	r := bufio.NewReaderSize(io.TeeReader(p.data(ctx), h), 1<<20)
 	n := p.Meta.DataBytes / p.Meta.ElemBytes()
 	var err error
 	if p.Meta.Precision == 1 {

@@ -1,6 +1,7 @@
 package part
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -110,7 +111,7 @@ func TestMergeNpyEqualsWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, "out.npy")
-		if err := s.WriteNpy(out, filepath.Join(dir, "out.meta.json")); err != nil {
+		if err := s.WriteNpy(context.Background(), out, filepath.Join(dir, "out.meta.json")); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -155,25 +156,25 @@ func TestOpenSetRefuses(t *testing.T) {
 func TestVerifyDetectsDamage(t *testing.T) {
 	dir := t.TempDir()
 	paths := writeParts(t, dir, grid(2, 3, 2), 1, hashA)
-	if _, err := Verify(paths[0]); err != nil {
+	if _, err := Verify(context.Background(), paths[0]); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(paths[0])
 	trunc := filepath.Join(dir, "trunc")
 	os.WriteFile(trunc, raw[:len(raw)-5], 0o644)
-	if _, err := Verify(trunc); err == nil || !strings.Contains(err.Error(), "truncated") {
+	if _, err := Verify(context.Background(), trunc); err == nil || !strings.Contains(err.Error(), "truncated") {
 		t.Errorf("truncated: %v", err)
 	}
 	flip := append([]byte(nil), raw...)
 	flip[len(flip)-3] ^= 1
 	bad := filepath.Join(dir, "flip")
 	os.WriteFile(bad, flip, 0o644)
-	if _, err := Verify(bad); !errors.Is(err, ErrChecksum) {
+	if _, err := Verify(context.Background(), bad); !errors.Is(err, ErrChecksum) {
 		t.Errorf("flipped bit: %v", err)
 	}
 	junk := filepath.Join(dir, "junk")
 	os.WriteFile(junk, []byte("hello"), 0o644)
-	if _, err := Verify(junk); err == nil || !strings.Contains(err.Error(), "not a gomatvis part") {
+	if _, err := Verify(context.Background(), junk); err == nil || !strings.Contains(err.Error(), "not a gomatvis part") {
 		t.Errorf("junk: %v", err)
 	}
 }
@@ -194,7 +195,7 @@ func TestPartChecks(t *testing.T) {
 			name string
 			f    func() error
 		}{
-			{"Verify", func() error { _, err := Verify(paths[1]); return err }},
+			{"Verify", func() error { _, err := Verify(context.Background(), paths[1]); return err }},
 			{"merge", func() error {
 				s, err := OpenSet(paths)
 				if err != nil {
@@ -202,7 +203,7 @@ func TestPartChecks(t *testing.T) {
 				}
 				defer s.Close()
 				dir := t.TempDir()
-				err = s.WriteNpy(filepath.Join(dir, "o.npy"), filepath.Join(dir, "o.meta.json"))
+				err = s.WriteNpy(context.Background(), filepath.Join(dir, "o.npy"), filepath.Join(dir, "o.meta.json"))
 				if ms, _ := filepath.Glob(filepath.Join(dir, "*")); len(ms) != 0 {
 					t.Errorf("precision %d: a refused merge left %v", prec, ms)
 				}
@@ -217,7 +218,7 @@ func TestPartChecks(t *testing.T) {
 	}
 
 	paths := writeParts(t, t.TempDir(), grid(2, 5, 3), 4, hashA)
-	m, err := Verify(paths[2])
+	m, err := Verify(context.Background(), paths[2])
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/plots"
@@ -425,9 +426,14 @@ func WriteJSON(rep *Report, path string) error {
 	return nil
 }
 
-// ReadJSON reads a summary.json written by WriteJSON.
+// maxSummaryBytes bounds the summary.json ReadJSON reads: a profile's
+// runs its per-integration and per-chunk records, megabytes at most.
+const maxSummaryBytes = 256 << 20
+
+// ReadJSON reads a summary.json written by WriteJSON (a regular file of
+// at most maxSummaryBytes).
 func ReadJSON(path string) (*Report, error) {
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, maxSummaryBytes)
 	if err != nil {
 		return nil, fmt.Errorf("profile: %w", err)
 	}

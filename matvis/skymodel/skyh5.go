@@ -3,11 +3,11 @@ package skymodel
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/scigolib/hdf5"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
 
@@ -30,10 +30,13 @@ import (
 // spaced (within 1 Hz) is read as full, as pyradiosky does. Corrupt files
 // give errors; see guardHDF5 for the limits of that promise.
 func ReadSkyH5File(path string) (sky *Sky, err error) {
-	st, err := os.Stat(path)
+	// Only a regular file: a FIFO would block the guard's read, /dev/zero
+	// never end.
+	fh, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
+	defer fh.Close()
 	defer func() {
 		// The HDF5 decoder is a third-party library: turn any panic it
 		// raises on a damaged file into an error.
@@ -41,7 +44,7 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 			sky, err = nil, &ParseError{File: path, Err: fmt.Errorf("malformed HDF5 file: %v", r)}
 		}
 	}()
-	if err := guardFile(path, st.Size()); err != nil {
+	if err := guardHDF5(fh, size); err != nil {
 		return nil, &ParseError{File: path, Err: err}
 	}
 	f, err := hdf5.Open(path)
@@ -49,20 +52,11 @@ func ReadSkyH5File(path string) (sky *Sky, err error) {
 		return nil, &ParseError{File: path, Err: fmt.Errorf("not a readable HDF5 file: %w", err)}
 	}
 	defer f.Close()
-	h := indexH5(f, path, st.Size())
+	h := indexH5(f, path, size)
 	if !h.groups["/Header"] {
 		return nil, &ParseError{File: path, Err: errNotSkyH5}
 	}
 	return h.readSky()
-}
-
-func guardFile(path string, size int64) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return guardHDF5(f, size)
 }
 
 // skyh5Header is what /Header declares.

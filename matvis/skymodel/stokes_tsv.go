@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // stokesTSVColumns is the header of the plain four-Stokes table that
@@ -18,7 +19,7 @@ var stokesTSVColumns = []string{"source_id", "ra_icrs_deg", "dec_icrs_deg", "I",
 
 // ReadStokesTSVFile reads a four-Stokes TSV (see ReadStokesTSV).
 func ReadStokesTSVFile(path string) (*Sky, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}

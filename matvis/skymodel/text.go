@@ -6,13 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"regexp"
 	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // textLayout is what a pyradiosky text-catalog header declares.
@@ -28,7 +29,7 @@ type textLayout struct {
 
 // ReadTextFile reads a pyradiosky text catalog (see ReadText).
 func ReadTextFile(path string) (*Sky, error) {
-	data, err := os.ReadFile(path)
+	data, err := inputfile.ReadAll(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}

@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // VOTableOptions names the table and columns to read, as the arguments of
@@ -54,7 +55,7 @@ func GLEAMOptions(t SpectralType) (VOTableOptions, error) {
 
 // ReadVOTableFile reads a VOTable catalog (see ReadVOTable).
 func ReadVOTableFile(path string, opt VOTableOptions) (*Sky, error) {
-	f, err := os.Open(path)
+	f, _, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
