@@ -88,13 +88,43 @@ func randomData(rng *rand.Rand, n int) ([]complex128, []bool, []float32) {
 }
 
 // withDefaults returns a copy of h with the defaults the writer fills in
-// made explicit, which is what reading the file back gives.
+// made explicit, which is what reading the file back gives. They are
+// written here from pyuvdata's conventions, not taken from the writer's
+// own defaulting (a test of the writer must not ask the writer): the
+// telescope frame "itrs"; one spectral window, number 0, for every
+// channel; an unprojected phase center named "unprojected", whose
+// apparent RA is the LST and apparent Dec the telescope's latitude (in
+// radians) at every baseline-time, with frame position angle 0
+// (pyuvdata's _set_app_coords_helper for an unprojected catalog entry).
 func withDefaults(h *Header) Header {
 	c := *h
-	c.TelescopeFrame = h.frame()
-	c.SpwArray = h.spws()
-	c.FlexSpwIDArray = h.flexSpw()
-	c.PhaseCenterName = h.catName()
-	c.PhaseCenterAppRA, c.PhaseCenterAppDec, c.PhaseCenterFramePA = h.appCoords()
+	n := len(h.Ant1)
+	if c.TelescopeFrame == "" {
+		c.TelescopeFrame = "itrs"
+	}
+	if len(c.SpwArray) == 0 {
+		c.SpwArray = []int64{0}
+	}
+	if len(c.FlexSpwIDArray) == 0 {
+		c.FlexSpwIDArray = make([]int64, len(h.Freqs))
+		for i := range c.FlexSpwIDArray {
+			c.FlexSpwIDArray[i] = c.SpwArray[0]
+		}
+	}
+	if c.PhaseCenterName == "" {
+		c.PhaseCenterName = "unprojected"
+	}
+	if len(c.PhaseCenterAppRA) == 0 {
+		c.PhaseCenterAppRA = append([]float64(nil), h.LSTs...)
+	}
+	if len(c.PhaseCenterAppDec) == 0 {
+		c.PhaseCenterAppDec = make([]float64, n)
+		for i := range c.PhaseCenterAppDec {
+			c.PhaseCenterAppDec[i] = h.Latitude * math.Pi / 180
+		}
+	}
+	if len(c.PhaseCenterFramePA) == 0 {
+		c.PhaseCenterFramePA = make([]float64, n)
+	}
 	return c
 }
