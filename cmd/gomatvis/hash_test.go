@@ -77,4 +77,42 @@ func TestConfigHash(t *testing.T) {
 	if h := hashOf(t, obs, hashInputs{format: "uvh5"}); h == h1 {
 		t.Errorf("obsparam with another catalog (%s): same hash", cat)
 	}
+	// A simspec hashes the bytes of the catalog it names, too (written
+	// here beside a copy of the spec, so the edit touches no reference).
+	spec := filepath.Join("..", "..", "testdata", "specs", "stokesI-gaussian.json")
+	var sm map[string]any
+	sb, err := os.ReadFile(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(sb, &sm); err != nil {
+		t.Fatal(err)
+	}
+	specDir, err := filepath.Abs(filepath.Dir(spec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sdir := t.TempDir()
+	catSrc := filepath.Join(specDir, sm["sources"].(map[string]any)["catalog"].(map[string]any)["path"].(string))
+	cb, err := os.ReadFile(catSrc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	catCopy := filepath.Join(sdir, "sky.skyh5")
+	os.WriteFile(catCopy, cb, 0o644)
+	sm["sources"].(map[string]any)["catalog"].(map[string]any)["path"] = "sky.skyh5"
+	layout := sm["layout_csv"].(string)
+	sm["layout_csv"] = filepath.Join(specDir, layout)
+	js, _ := json.Marshal(sm)
+	specCopy := filepath.Join(sdir, "spec.json")
+	os.WriteFile(specCopy, js, 0o644)
+	s1 := hashOf(t, specCopy, npyOpts)
+	if h := hashOf(t, specCopy, npyOpts); h != s1 {
+		t.Fatalf("the same simspec twice: hashes %s and %s", h[:12], s1[:12])
+	}
+	cb[len(cb)/2] ^= 1 // one bit of the catalog's bytes
+	os.WriteFile(catCopy, cb, 0o644)
+	if h := hashOf(t, specCopy, npyOpts); h == s1 {
+		t.Errorf("simspec with another catalog (%s): same hash", catCopy)
+	}
 }
