@@ -366,6 +366,9 @@ type Module struct {
 	// Target is the architecture Compile compiled it for (e.g. "sm_90a",
 	// "compute_90"); empty for a module loaded from an image.
 	Target string
+	// sigs are its kernels' declared parameters (Compile), nil for a
+	// module loaded from an image.
+	sigs map[string][]param
 }
 
 // LoadModule loads a CUBIN or NUL-terminated PTX image.
@@ -397,6 +400,10 @@ type Function struct {
 	c    *Context
 	h    uintptr
 	Name string
+	// sig is the kernel's declared parameters when its module was
+	// compiled from source (Launch checks its arguments against them);
+	// nil for a module loaded from an image.
+	sig []param
 }
 
 // Function looks a kernel up by its (extern "C") name.
@@ -406,7 +413,15 @@ func (m *Module) Function(name string) (Function, error) {
 	if err != nil {
 		return Function{}, fmt.Errorf("kernel %q: %w", name, err)
 	}
-	return Function{c: m.c, h: h, Name: name}, nil
+	f := Function{c: m.c, h: h, Name: name}
+	if m.sigs != nil {
+		sig, ok := m.sigs[name]
+		if !ok {
+			return Function{}, fmt.Errorf("kernel %q: no extern \"C\" declaration of it in the module's source", name)
+		}
+		f.sig = sig
+	}
+	return f, nil
 }
 
 // funcAttrMaxDynamicShared is CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES.
@@ -464,6 +479,9 @@ func Grid1(n, bs int) Dim3 {
 // or a []float64 for a struct of that many doubles, matching the kernel's
 // parameter list.
 func (f Function) Launch(grid, block Dim3, shared int, s Stream, args ...any) error {
+	if err := checkArgs(f.Name, f.sig, args); err != nil {
+		return err
+	}
 	if grid.X == 0 || grid.Y == 0 || grid.Z == 0 {
 		return nil // nothing to do; CUDA rejects empty grids
 	}

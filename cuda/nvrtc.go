@@ -151,6 +151,10 @@ func (c *Context) targetArch(a *nvrtcAPI) (arch string, cubin bool, err error) {
 // loads the result. Compiled images are cached on disk, keyed by the source,
 // headers, options, target, NVRTC version and driver version.
 func (c *Context) Compile(src Source, options ...string) (*Module, error) {
+	sigs, err := kernelSignatures(src, options)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", src.Name, err)
+	}
 	img, arch, err := c.compileImage(src, options...)
 	if err != nil {
 		return nil, err
@@ -159,7 +163,7 @@ func (c *Context) Compile(src Source, options ...string) (*Module, error) {
 	if err != nil {
 		return nil, fmt.Errorf("load module %s: %w", src.Name, err)
 	}
-	m.Target = arch
+	m.Target, m.sigs = arch, sigs
 	return m, nil
 }
 

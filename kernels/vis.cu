@@ -12,17 +12,10 @@
 #include "common.cuh"
 #include "tc_f16.cuh"
 
-#ifndef R_T
-#define R_T double
-#endif
-#ifndef Z_T
-#define Z_T double2
-#endif
-#ifndef ACC_T
-#define ACC_T double2
-#endif
-#ifndef OUT_T
-#define OUT_T double2
+// The run's types, from matvis/gpu's compile (kernels.go): no defaults,
+// so that a type the run did not choose never compiles.
+#if !defined(R_T) || !defined(Z_T) || !defined(ACC_T) || !defined(OUT_T)
+#error "R_T, Z_T, ACC_T, OUT_T: compile vis.cu through matvis/gpu, which passes them with -D"
 #endif
 typedef R_T real;
 typedef C<real> creal;

@@ -38,18 +38,13 @@
 // m16n8k8 step the 8 values of k' are 4 columns × (Re, Im): lane
 // (g = lane/4, t = lane%4) holds column 4s+t's Re in k' slot t and its Im
 // in slot t+4, so one 8-byte shared load gives both halves of a fragment.
+#if !defined(FG_NP) || !defined(FG_NC) || !defined(FG_NBUF)
+#error "FG_NP, FG_NC, FG_NBUF: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
 #ifdef FG_MT
+// FG_MT and FG_TS are the run's (matvis/gpu's fgMT, fgTS), given with it.
 #ifndef FG_TS
-#define FG_TS 32
-#endif
-#ifndef FG_NP
-#define FG_NP 16
-#endif
-#ifndef FG_NC
-#define FG_NC 4
-#endif
-#ifndef FG_NBUF
-#define FG_NBUF 2
+#error "FG_TS: matvis/gpu passes it with FG_MT"
 #endif
 #define FG_THREADS (32 * (FG_NC + FG_NP))
 // Named barriers 1 .. 2·FG_NBUF (FULL and EMPTY per buffer) of the 16.

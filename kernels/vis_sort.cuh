@@ -12,11 +12,11 @@
 // few grid columns, so one tap's loads touch a few sectors instead of 32.
 // The Gram product is a sum over sources, so the order changes only
 // rounding; the sort is stable, so the result is deterministic.
-#ifndef NBAND
-#define NBAND 90      // zenith-angle bands over [0, pi/2]
-#endif
-#ifndef NAZBIN
-#define NAZBIN 360    // azimuth bins over [0, 2 pi)
+// NBAND zenith-angle bands over [0, pi/2] and NAZBIN azimuth bins over
+// [0, 2 pi): matvis/gpu's sortBands and sortAzBins, as -D (defined there
+// only).
+#if !defined(NBAND) || !defined(NAZBIN)
+#error "NBAND, NAZBIN: compile vis.cu through matvis/gpu, which passes them with -D"
 #endif
 #define NKEY (NBAND > NAZBIN ? NBAND : NAZBIN)  // bins of the larger pass
 // SORT_ITEMS: sources per block of the sort kernels (4 rounds of 256

@@ -34,7 +34,11 @@ const (
 )
 
 // sharedDefines are the NVRTC options that give vis.cu the constants
-// above and the analytic beam kinds (KIND_*).
+// above, the kernel shapes of tuning.go (sort bins, gram_fused's warps and
+// buffers) and the analytic beam kinds (KIND_*): each is defined in Go
+// only, and the kernels refuse to compile without it. The run's own
+// choices (types, FG_MT, FG_TS, FG_STACKED, FG_NBP, FG_F16) are added by
+// compile.
 func sharedDefines() []string {
 	defs := []struct {
 		name string
@@ -44,6 +48,8 @@ func sharedDefines() []string {
 		{"SORT_ITEMS", sortItems}, {"FUSED_FOOT_BYTES", fusedFootBytes},
 		{"THREADS_COORDS", threadsCoords}, {"WARPS_COORDS", threadsCoords / 32}, {"THREADS_SCAN", threadsScan}, {"THREADS_BTZ", threadsBeamTau},
 		{"COMPACT_MAX_ROUNDS", compactMaxRounds},
+		{"NBAND", sortBands}, {"NAZBIN", sortAzBins},
+		{"FG_NP", fusedProducerWarps}, {"FG_NC", fusedConsumerWarps}, {"FG_NBUF", fusedBuffers},
 		{"KIND_GAUSSIAN", kindGaussian}, {"KIND_AIRY", kindAiry}, {"KIND_DIPOLE", kindDipole}, {"KIND_DIAGONAL", kindDiagonal},
 	}
 	out := make([]string, len(defs))

@@ -10,21 +10,30 @@ import (
 
 // TestSharedDefinesCoverKernels: every macro that vis.cu and its headers
 // refuse to compile without (a #ifndef or !defined(...) guarding an
-// #error) is among sharedDefines, each given once — so a constant added on
-// one side only fails here, not on the device.
+// #error) is given exactly once by the run's options (visDefines: the
+// run's types, sharedDefines, a fused candidate's own) — so a constant
+// added on one side only fails here, not on the device; and the shared
+// constants are each given once.
 func TestSharedDefinesCoverKernels(t *testing.T) {
 	code, headers, err := kernels.Program("vis.cu")
 	if err != nil {
 		t.Fatal(err)
 	}
-	given := map[string]int{}
-	for _, d := range sharedDefines() {
-		name, _, ok := strings.Cut(strings.TrimPrefix(d, "-D"), "=")
-		if !ok {
-			t.Fatalf("%q is not -DNAME=VALUE", d)
+	count := func(opts []string) map[string]int {
+		given := map[string]int{}
+		for _, d := range opts {
+			name, _, _ := strings.Cut(strings.TrimPrefix(d, "-D"), "=")
+			given[name]++
 		}
-		given[name]++
+		return given
 	}
+	for name, n := range count(sharedDefines()) {
+		if n != 1 {
+			t.Errorf("sharedDefines gives %s %d times", name, n)
+		}
+	}
+	r := &run{p1: true, tune: defaultTuning(), fusedState: fusedState{fusedCand: true, stacked: true, fgMT: 2, fgTS: 32, fgNBP: 4}}
+	given := count(r.visDefines())
 	guard := regexp.MustCompile(`(?m)^#(?:if|ifndef)\b(.*(?:\\\n.*)*)\n#error`)
 	name := regexp.MustCompile(`!defined\((\w+)\)|^\s*(\w+)\s*$`)
 	var required []string
@@ -40,7 +49,7 @@ func TestSharedDefinesCoverKernels(t *testing.T) {
 	}
 	for _, r := range required {
 		if given[r] != 1 {
-			t.Errorf("vis.cu requires %s; sharedDefines gives it %d times", r, given[r])
+			t.Errorf("vis.cu requires %s; the run's options give it %d times", r, given[r])
 		}
 	}
 	t.Logf("vis.cu requires %d macros: %v", len(required), required)

@@ -266,15 +266,11 @@ func (k *visKernels) reduce(s cuda.Stream, nblk, m int32, part, acc cuda.DeviceP
 	return k.gramReduce.Launch(cuda.Grid1(int(m)*int(m), threadsCoords), dim1(threadsCoords), 0, s, nblk, m, part, acc)
 }
 
-// compile builds vis.cu for the run's precision, Gram strategy and
-// tuning with NVRTC (or takes it from the kernel cache) and loads its
-// kernels; a fused kernel that does not fit on the device leaves the
-// separate path, unless Options.Fused forces it.
-func (r *run) compile() error {
-	code, headers, err := kernels.Program("vis.cu")
-	if err != nil {
-		return fmt.Errorf("gpu: %w", err)
-	}
+// visDefines sets the run's real, Z, accumulator and output types (and
+// their sizes) and returns vis.cu's NVRTC options: those types, the
+// shared constants (sharedDefines) and, for a fused candidate, its tile
+// rows, slice, layout and products.
+func (r *run) visDefines() []string {
 	rt, out := "double", "double2"
 	r.rsize, r.osize = 8, 16
 	if r.p1 {
@@ -289,11 +285,9 @@ func (r *run) compile() error {
 	case r.st.SplitZ():
 		zt = "uint2" // FP16 pairs, 8 bytes; the product accumulates in complex64
 	}
-	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + acc, "-DOUT_T=" + out,
-		fmt.Sprintf("-DNBAND=%d", sortBands), fmt.Sprintf("-DNAZBIN=%d", sortAzBins)}, sharedDefines()...)
+	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + acc, "-DOUT_T=" + out}, sharedDefines()...)
 	if r.fusedCand {
-		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_NP=%d", fusedProducerWarps),
-			fmt.Sprintf("-DFG_NBUF=%d", fusedBuffers), fmt.Sprintf("-DFG_TS=%d", r.fgTS), fmt.Sprintf("-DFG_NC=%d", fusedConsumerWarps))
+		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_TS=%d", r.fgTS))
 		if r.stacked {
 			opts = append(opts, "-DFG_STACKED", fmt.Sprintf("-DFG_NBP=%d", r.fgNBP))
 		}
@@ -301,6 +295,19 @@ func (r *run) compile() error {
 			opts = append(opts, "-DFG_F16")
 		}
 	}
+	return opts
+}
+
+// compile builds vis.cu for the run's precision, Gram strategy and
+// tuning with NVRTC (or takes it from the kernel cache) and loads its
+// kernels; a fused kernel that does not fit on the device leaves the
+// separate path, unless Options.Fused forces it.
+func (r *run) compile() error {
+	code, headers, err := kernels.Program("vis.cu")
+	if err != nil {
+		return fmt.Errorf("gpu: %w", err)
+	}
+	opts := r.visDefines()
 	r.mod, err = r.keep.module(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
