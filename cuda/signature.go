@@ -15,12 +15,12 @@ import (
 type paramKind uint8
 
 const (
-	kindPtr    paramKind = iota + 1 // any pointer: a DevicePtr
-	kindInt32                       // int, unsigned: int32 or uint32
-	kindInt64                       // long long, unsigned long long: int64 or uint64
-	kindFloat32                     // float
-	kindFloat64                     // double
-	kindStruct                      // a struct by value: a []float64 of its doubles
+	kindPtr     paramKind = iota + 1 // any pointer: a DevicePtr
+	kindInt32                        // int, unsigned: int32 or uint32
+	kindInt64                        // long long, unsigned long long: int64 or uint64
+	kindFloat32                      // float
+	kindFloat64                      // double
+	kindStruct                       // a struct by value: a []float64 of its doubles
 )
 
 var kindNames = map[paramKind]string{kindPtr: "a pointer (DevicePtr)", kindInt32: "a 32-bit integer (int32 or uint32)",
@@ -37,7 +37,7 @@ var (
 	blockComment = regexp.MustCompile(`(?s)/\*.*?\*/`)
 	// kernelDecl is an extern "C" kernel's head: its name and parameter
 	// list (launch bounds may stand before or after void).
-	kernelDecl = regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?(\w+)\s*\(([^)]*)\)`)
+	kernelDecl  = regexp.MustCompile(`extern\s+"C"\s+__global__\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?void\s+(?:__launch_bounds__\s*\([^()]*\)\s*)?(\w+)\s*\(([^)]*)\)`)
 	typedefDecl = regexp.MustCompile(`(?m)^\s*typedef\s+(\w+)\s+(\w+)\s*;`)
 )
 
