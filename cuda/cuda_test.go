@@ -337,3 +337,38 @@ extern "C" __global__ void weigh(int n, const __grid_constant__ Blk b, double sc
 		t.Error("an empty by-value block was accepted")
 	}
 }
+
+// TestLaunchChecksDeclaration: a launch whose arguments differ from the
+// kernel's declaration in count, width or class is refused before the
+// driver sees it, naming the parameter; the matching one runs.
+func TestLaunchChecksDeclaration(t *testing.T) {
+	c := gputest.Open(t)
+	src := cuda.Source{Name: "decl.cu", Code: `typedef R_T real;
+extern "C" __global__ void k(long long n, real a, double* p) { if (threadIdx.x < n) p[threadIdx.x] = a; }`}
+	m, err := c.Compile(src, "-DR_T=float")
+	gputest.Must(t, err)
+	defer m.Unload()
+	f, err := m.Function("k")
+	gputest.Must(t, err)
+	s, err := c.NewStream()
+	gputest.Must(t, err)
+	defer c.DestroyStream(s)
+	d, err := cuda.AllocFor[float64](c, 4)
+	gputest.Must(t, err)
+	defer c.Free(d)
+	one := cuda.Dim3{X: 1, Y: 1, Z: 1}
+	gputest.Must(t, f.Launch(one, cuda.Dim3{X: 4, Y: 1, Z: 1}, 0, s, int64(4), float32(2), d))
+	gputest.Must(t, c.SyncStream(s))
+	for _, bad := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{int32(4), float32(2), d}, "(long long n) is a int32"},
+		{[]any{int64(4), 2.0, d}, "(real a) is a float64"},
+		{[]any{int64(4), float32(2)}, "2 arguments, the kernel declares 3"},
+	} {
+		if err := f.Launch(one, one, 0, s, bad.args...); err == nil || !strings.Contains(err.Error(), bad.want) {
+			t.Errorf("arguments %v: error %v, want %q", bad.args, err, bad.want)
+		}
+	}
+}

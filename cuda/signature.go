@@ -152,3 +152,52 @@ func checkArgs(name string, sig []param, args []any) error {
 	}
 	return nil
 }
+
+// ParamKind is how Launch passes one kernel parameter: the class and
+// width a Go argument must have.
+type ParamKind = paramKind
+
+// The kinds, exported for checks of launch sites without a device
+// (internal/launchcheck).
+const (
+	KindPtr     = kindPtr
+	KindInt32   = kindInt32
+	KindInt64   = kindInt64
+	KindFloat32 = kindFloat32
+	KindFloat64 = kindFloat64
+	KindStruct  = kindStruct
+)
+
+// String names the Go argument a parameter of kind k takes.
+func (k paramKind) String() string {
+	if n, ok := kindNames[k]; ok {
+		return n
+	}
+	return fmt.Sprintf("kind(%d)", uint8(k))
+}
+
+// KernelParam is one declared parameter of a kernel: its declaration as
+// written and its kind.
+type KernelParam struct {
+	Decl string
+	Kind ParamKind
+}
+
+// Signatures returns the declared parameters of every extern "C" kernel
+// of src as compiled with options: what Launch checks its arguments
+// against, for tests that check launch sites without a device.
+func Signatures(src Source, options ...string) (map[string][]KernelParam, error) {
+	sigs, err := kernelSignatures(src, options)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]KernelParam, len(sigs))
+	for name, ps := range sigs {
+		kp := make([]KernelParam, len(ps))
+		for i, p := range ps {
+			kp[i] = KernelParam{Decl: p.decl, Kind: p.kind}
+		}
+		out[name] = kp
+	}
+	return out, nil
+}

@@ -1,0 +1,21 @@
+package gram
+
+import (
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/launchcheck"
+)
+
+// TestLaunchesMatchKernels: every kernel launch of this package passes
+// what the kernel's declaration in gram.cu takes, checked on the Go source
+// without a device (Launch checks the same at run time).
+func TestLaunchesMatchKernels(t *testing.T) {
+	launches, err := launchcheck.Check(".", "github.com/gomatvis/gomatvis/cuda/gram", "gram.cu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(launches) < 5 {
+		t.Fatalf("only %d launches found: the check no longer sees the package's launches", len(launches))
+	}
+	t.Logf("%d launches checked", len(launches))
+}
