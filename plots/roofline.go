@@ -51,10 +51,34 @@ func Roofline(d RooflineData) (*Figure, error) {
 	p := f.Plot
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = logTicks(), logTicks()
+	pts, r := rooflineExtent(d)
+	ymin, err := f.drawRoofs(d, r)
+	if err != nil {
+		return nil, err
+	}
+	if err := f.drawStages(pts); err != nil {
+		return nil, err
+	}
+	p.X.Min, p.X.Max = r.xmin, r.xmax
+	p.Y.Min, p.Y.Max = math.Max(decadeBelow(ymin), 1), r.ymax
+	p.Add(plotter.NewGrid())
+	f.Caption = append(aboveRoof(d), d.Notes...)
+	if err := f.placeLabels(pts); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
 
-	// The x range covers the points and every ridge point, with a margin.
-	xmin, xmax := math.Inf(1), math.Inf(-1)
-	ymin, ymax := math.Inf(1), math.Inf(-1)
+// rooflineRange is a roofline's axes: x and y from min to max, and the
+// highest compute roof (0: none).
+type rooflineRange struct{ xmin, xmax, ymin, ymax, peak float64 }
+
+// rooflineExtent is the stages' points (finite and positive ones) and the
+// axes that cover them and every ridge point, with a margin, in whole
+// decades so that the axes end on a labelled tick (gonum pads the data
+// area for a tick label near an end, leaving an empty band).
+func rooflineExtent(d RooflineData) (plotter.XYLabels, rooflineRange) {
+	r := rooflineRange{xmin: math.Inf(1), xmax: math.Inf(-1), ymin: math.Inf(1), ymax: math.Inf(-1)}
 	var pts plotter.XYLabels
 	for _, q := range d.Points {
 		if !(q.Intensity > 0 && q.Perf > 0) || math.IsInf(q.Intensity, 0) || math.IsInf(q.Perf, 0) {
@@ -62,76 +86,79 @@ func Roofline(d RooflineData) (*Figure, error) {
 		}
 		pts.XYs = append(pts.XYs, plotter.XY{X: q.Intensity, Y: q.Perf})
 		pts.Labels = append(pts.Labels, q.Label)
-		xmin, xmax = math.Min(xmin, q.Intensity), math.Max(xmax, q.Intensity)
-		ymin, ymax = math.Min(ymin, q.Perf), math.Max(ymax, q.Perf)
+		r.xmin, r.xmax = math.Min(r.xmin, q.Intensity), math.Max(r.xmax, q.Intensity)
+		r.ymin, r.ymax = math.Min(r.ymin, q.Perf), math.Max(r.ymax, q.Perf)
 	}
-	peak := 0.0
 	for _, c := range d.Compute {
 		if c.Value > 0 {
-			peak = math.Max(peak, c.Value)
-			ymax = math.Max(ymax, c.Value)
-			ymin = math.Min(ymin, c.Value)
+			r.peak = math.Max(r.peak, c.Value)
+			r.ymax = math.Max(r.ymax, c.Value)
+			r.ymin = math.Min(r.ymin, c.Value)
 		}
 	}
 	for _, b := range d.Bandwidth {
-		if b.Value > 0 && peak > 0 {
-			ridge := peak / b.Value
-			xmin, xmax = math.Min(xmin, ridge), math.Max(xmax, ridge)
+		if b.Value > 0 && r.peak > 0 {
+			ridge := r.peak / b.Value
+			r.xmin, r.xmax = math.Min(r.xmin, ridge), math.Max(r.xmax, ridge)
 		}
 	}
-	if math.IsInf(xmin, 1) {
-		xmin, xmax = 0.01, 100
+	if math.IsInf(r.xmin, 1) {
+		r.xmin, r.xmax = 0.01, 100
 	}
-	// Whole decades, so that the axes end on a labelled tick (gonum pads
-	// the data area for a tick label near an end, leaving an empty band).
-	xmin, xmax = decadeBelow(xmin/5), decadeAbove(xmax*5)
-	if math.IsInf(ymin, 1) {
-		ymin, ymax = 1e6, 1e12
+	r.xmin, r.xmax = decadeBelow(r.xmin/5), decadeAbove(r.xmax*5)
+	if math.IsInf(r.ymin, 1) {
+		r.ymin, r.ymax = 1e6, 1e12
 	}
-	ymin, ymax = ymin/10, decadeAbove(ymax*1.2)
+	r.ymin, r.ymax = r.ymin/10, decadeAbove(r.ymax*1.2)
+	return pts, r
+}
+
+// drawRoofs draws each bandwidth roof B·I from the left edge up to where
+// it meets the top compute roof, and each compute roof across; it returns
+// the y axis's bottom, lowered to show every bandwidth roof's start.
+func (f *Figure) drawRoofs(d RooflineData, r rooflineRange) (float64, error) {
+	ymin := r.ymin
 	for _, b := range d.Bandwidth {
 		if !(b.Value > 0) {
 			continue
 		}
-		top := ymax
-		if peak > 0 {
-			top = peak
+		top := r.ymax
+		if r.peak > 0 {
+			top = r.peak
 		}
-		// B·I from the left edge up to where it meets the top roof.
-		x1 := math.Min(xmax, top/b.Value)
-		if err := f.roof(b, "B/s", plotter.XYs{{X: xmin, Y: b.Value * xmin}, {X: x1, Y: b.Value * x1}}); err != nil {
-			return nil, err
+		x1 := math.Min(r.xmax, top/b.Value)
+		if err := f.roof(b, "B/s", plotter.XYs{{X: r.xmin, Y: b.Value * r.xmin}, {X: x1, Y: b.Value * x1}}); err != nil {
+			return 0, err
 		}
-		ymin = math.Min(ymin, b.Value*xmin)
+		ymin = math.Min(ymin, b.Value*r.xmin)
 	}
 	for _, c := range d.Compute {
 		if !(c.Value > 0) {
 			continue
 		}
-		if err := f.roof(c, "FLOP/s", plotter.XYs{{X: xmin, Y: c.Value}, {X: xmax, Y: c.Value}}); err != nil {
-			return nil, err
+		if err := f.roof(c, "FLOP/s", plotter.XYs{{X: r.xmin, Y: c.Value}, {X: r.xmax, Y: c.Value}}); err != nil {
+			return 0, err
 		}
 	}
-	if len(pts.XYs) > 0 {
-		sc, err := plotter.NewScatter(pts)
-		if err != nil {
-			return nil, fmt.Errorf("plots: roofline points: %w", err)
-		}
-		sc.GlyphStyle.Shape = draw.CircleGlyph{}
-		sc.GlyphStyle.Radius = vg.Points(4)
-		sc.GlyphStyle.Color = Color(5)
-		p.Add(noPad{sc})
-		f.pointShape("stages", pts.XYs, sc.GlyphStyle.Radius)
-		f.note("stages", "scatter", len(pts.XYs))
+	return ymin, nil
+}
+
+// drawStages draws the stages' points.
+func (f *Figure) drawStages(pts plotter.XYLabels) error {
+	if len(pts.XYs) == 0 {
+		return nil
 	}
-	p.X.Min, p.X.Max = xmin, xmax
-	p.Y.Min, p.Y.Max = math.Max(decadeBelow(ymin), 1), ymax
-	p.Add(plotter.NewGrid())
-	f.Caption = append(aboveRoof(d), d.Notes...)
-	if err := f.placeLabels(pts); err != nil {
-		return nil, err
+	sc, err := plotter.NewScatter(pts)
+	if err != nil {
+		return fmt.Errorf("plots: roofline points: %w", err)
 	}
-	return f, nil
+	sc.GlyphStyle.Shape = draw.CircleGlyph{}
+	sc.GlyphStyle.Radius = vg.Points(4)
+	sc.GlyphStyle.Color = Color(5)
+	f.Plot.Add(noPad{sc})
+	f.pointShape("stages", pts.XYs, sc.GlyphStyle.Radius)
+	f.note("stages", "scatter", len(pts.XYs))
+	return nil
 }
 
 // placeLabels writes each point's label beside it: right and above, or

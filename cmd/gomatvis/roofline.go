@@ -31,76 +31,92 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := checkOutputDir(*out); err != nil {
 		return err
 	}
+	var rep *profile.Report
 	if *from != "" {
 		if err := checkFilesNotInputs(rooflineFiles(*out), namedAs([]string{*from}, "--from"), "choose another -o DIR"); err != nil {
 			return err
 		}
-	}
-	var rep *profile.Report
-	if *from != "" {
-		if rep, err = profile.ReadJSON(*from); err != nil {
-			return err
-		}
-		if rep.Roofline == nil {
-			return fmt.Errorf("%s has no roofline (profiled with --no-roofline); profile again", *from)
-		}
-		// Re-measure the ceilings on this machine at the profile's shape,
-		// on the device when the profile ran on one.
-		blas := cblas.Choose()
-		var meter profile.CeilingMeter = profile.CPUMeter{Herk: blas.Herk}
-		if rep.Backend == "gpu" {
-			be, _, err := backends.Open("gpu")
-			if err != nil {
-				return fmt.Errorf("re-measuring a GPU profile's ceilings: %w", err)
-			}
-			defer be.Close()
-			m, ok := be.(profile.CeilingMeter)
-			if !ok {
-				return fmt.Errorf("the gpu backend measures no ceilings")
-			}
-			meter = m
-		} else {
-			rep.Machine.BLAS, rep.Machine.Warnings = blas.Herk.Name(), blas.Warnings
-			if k := blas.Kernel; k.Library != "" {
-				rep.Machine.BLASKernel = &k
-			}
-			for _, w := range blas.Warnings {
-				fmt.Fprintf(stderr, "warning: %s\n", w)
-			}
-		}
-		c, err := meter.MeasureCeilings(ctx, rep.Roofline.Shape)
-		if err != nil {
-			return err
-		}
-		profile.AddDatasheet(&c, rep.Machine.GPU)
-		rep.Roofline.Ceilings = c
-		profile.SetFloors(rep)
+		rep, err = remeasureRoofline(ctx, *from, stderr)
 	} else {
-		cfg, err := config()
-		if err != nil {
+		var cfg profile.Config
+		if cfg, err = config(); err != nil {
 			return err
 		}
 		rep, err = profile.Run(ctx, cfg, profile.Options{
 			Roofline: true, Command: "gomatvis roofline " + strings.Join(args, " "),
 			Log: func(s string) { fmt.Fprintln(stderr, s) },
 		})
+	}
+	if err != nil {
+		return err
+	}
+	if err := saveRoofline(rep, *out); err != nil {
+		return err
+	}
+	printRoofline(stdout, rep)
+	return nil
+}
+
+// remeasureRoofline reads a profile's summary and measures the ceilings
+// again on this machine at the profile's shape, on the device when the
+// profile ran on one.
+func remeasureRoofline(ctx context.Context, from string, stderr io.Writer) (*profile.Report, error) {
+	rep, err := profile.ReadJSON(from)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Roofline == nil {
+		return nil, fmt.Errorf("%s has no roofline (profiled with --no-roofline); profile again", from)
+	}
+	blas := cblas.Choose()
+	var meter profile.CeilingMeter = profile.CPUMeter{Herk: blas.Herk}
+	if rep.Backend == "gpu" {
+		be, _, err := backends.Open("gpu")
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("re-measuring a GPU profile's ceilings: %w", err)
+		}
+		defer be.Close()
+		m, ok := be.(profile.CeilingMeter)
+		if !ok {
+			return nil, fmt.Errorf("the gpu backend measures no ceilings")
+		}
+		meter = m
+	} else {
+		rep.Machine.BLAS, rep.Machine.Warnings = blas.Herk.Name(), blas.Warnings
+		if k := blas.Kernel; k.Library != "" {
+			rep.Machine.BLASKernel = &k
+		}
+		for _, w := range blas.Warnings {
+			fmt.Fprintf(stderr, "warning: %s\n", w)
 		}
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
+	c, err := meter.MeasureCeilings(ctx, rep.Roofline.Shape)
+	if err != nil {
+		return nil, err
+	}
+	profile.AddDatasheet(&c, rep.Machine.GPU)
+	rep.Roofline.Ceilings = c
+	profile.SetFloors(rep)
+	return rep, nil
+}
+
+// saveRoofline writes the roofline figure and rep's JSON into out.
+func saveRoofline(rep *profile.Report, out string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
 	f, err := profile.RooflineFigure(rep)
 	if err != nil {
 		return err
 	}
-	if _, err := plots.Save(f, *out, rooflineName); err != nil {
+	if _, err := plots.Save(f, out, rooflineName); err != nil {
 		return err
 	}
-	if err := profile.WriteJSON(rep, filepath.Join(*out, rooflineName+".json")); err != nil {
-		return err
-	}
+	return profile.WriteJSON(rep, filepath.Join(out, rooflineName+".json"))
+}
+
+// printRoofline prints the ceilings, each stage's place and the floors.
+func printRoofline(stdout io.Writer, rep *profile.Report) {
 	rl := rep.Roofline
 	fmt.Fprintf(stdout, "ceilings (%s):\n", rl.Ceilings.Device)
 	if rep.Backend != "gpu" {
@@ -116,7 +132,6 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, l := range rep.FloorLines() {
 		fmt.Fprintln(stdout, l)
 	}
-	return nil
 }
 
 // rooflineName is the base name of roofline's outputs in -o DIR.

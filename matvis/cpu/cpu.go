@@ -465,49 +465,85 @@ func (r *run) sortByColumn(vis []int, az, za []float64, resp []beam.Response) ([
 // beam and, when there are few beams, by blocks of sources. Each block is
 // checked for non-finite values while it is still in cache.
 func (r *run) evalBeams(ctx context.Context, az, za []float64, resp []beam.Response) ([][]complex128, error) {
+	pts, nused, err := r.beamPoints(az, za, resp)
+	if err != nil {
+		return nil, err
+	}
+	jobs := r.beamJobs(len(az), nused)
+	errs := r.runBeamJobs(ctx, jobs, pts, az, za, resp)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i, err := range errs {
+		if err != nil {
+			bi := jobs[i].bi
+			return nil, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
+		}
+	}
+	return r.buf.beams, nil
+}
+
+// beamJob is one used beam over sources [lo, hi) of a chunk.
+type beamJob struct{ bi, lo, hi int }
+
+// beamPoints sizes every used beam's output and locates the directions on
+// each gridded response's grid (nil for the others); nused counts the
+// used beams.
+func (r *run) beamPoints(az, za []float64, resp []beam.Response) (pts []*beam.GridPoints, nused int, err error) {
 	k := len(az)
 	ncomp := r.nf * r.nf
 	if len(r.buf.beams) != len(resp) {
 		r.buf.beams = make([][]complex128, len(resp))
 	}
-	beams := r.buf.beams
 	r.buf.npoints = 0
-	pts := make([]*beam.GridPoints, len(resp))
-	nused := 0
+	pts = make([]*beam.GridPoints, len(resp))
 	for bi, rr := range resp {
 		if !r.used[bi] {
 			continue
 		}
 		nused++
-		beams[bi] = grow(beams[bi], ncomp*k)
+		r.buf.beams[bi] = grow(r.buf.beams[bi], ncomp*k)
 		gr, ok := rr.(*beam.GriddedResponse)
 		if !ok {
 			continue
 		}
 		p, err := r.points(gr.Grid(), az, za)
 		if err != nil {
-			return nil, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
+			return nil, 0, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
 		}
 		pts[bi] = p
 	}
-	// Jobs: every used beam in blocks of at least 256 sources, at least 4
-	// jobs a worker when the beams are few.
+	return pts, nused, nil
+}
+
+// beamJobs cuts every used beam of a chunk of k sources into blocks of at
+// least 256 sources, at least 4 jobs a worker when the beams are few.
+func (r *run) beamJobs(k, nused int) []beamJob {
 	workers := r.b.workers
 	blocks := max(1, min((4*workers+nused-1)/max(nused, 1), k/256))
 	per := (k + blocks - 1) / blocks
-	type job struct{ bi, lo, hi int }
-	var jobs []job
-	for bi := range resp {
+	var jobs []beamJob
+	for bi := range r.used {
 		if r.used[bi] {
 			for lo := 0; lo < k; lo += per {
-				jobs = append(jobs, job{bi, lo, min(lo+per, k)})
+				jobs = append(jobs, beamJob{bi, lo, min(lo+per, k)})
 			}
 		}
 	}
+	return jobs
+}
+
+// runBeamJobs evaluates the jobs over the workers into r.buf.beams (a
+// gridded response from its located points, another through Eval and a
+// copy) and checks each block is finite; errs[i] is job i's error.
+func (r *run) runBeamJobs(ctx context.Context, jobs []beamJob, pts []*beam.GridPoints, az, za []float64, resp []beam.Response) []error {
+	k := len(az)
+	ncomp := r.nf * r.nf
+	beams := r.buf.beams
 	errs := make([]error, len(jobs))
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
+	for range min(r.b.workers, len(jobs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -537,16 +573,7 @@ func (r *run) evalBeams(ctx context.Context, az, za []float64, resp []beam.Respo
 		}()
 	}
 	wg.Wait()
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	for i, err := range errs {
-		if err != nil {
-			bi := jobs[i].bi
-			return nil, fmt.Errorf("beam %d (%v): %w", bi, r.sim.Beams[bi], err)
-		}
-	}
-	return beams, nil
+	return errs
 }
 
 // points returns the directions located on grid g's geometry: those

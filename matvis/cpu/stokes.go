@@ -104,21 +104,11 @@ func (r *run) factor(vis []int, amp []float64) {
 func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64, beams [][]complex128, st *matvis.StageTimes) (zmat, error) {
 	sim := r.sim
 	k := len(vis)
-	nf := r.nf
 	t := time.Now()
-	nant := sim.NAnt()
-	ld := nf * k
 	p1 := sim.Options.Precision == 1
 	r.buf.gather = grow(r.buf.gather, 4*k)
 	amp, ve, vn, vu := r.buf.gather[:k], r.buf.gather[k:2*k], r.buf.gather[2*k:3*k], r.buf.gather[3*k:]
 	r.factor(vis, amp)
-	anyNeg := false
-	for s := range k {
-		if r.pol.sign[s][1] < 0 || r.pol.sign[s][0] < 0 {
-			anyNeg = true
-			break
-		}
-	}
 	r.parallel(k, func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			src := vis[s]
@@ -126,33 +116,12 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 		}
 	})
 	sc := r.scaleZ(amp, beams, p1)
-	z := &r.buf.z
-	z.neg = nil
-	z.alpha = sc.alpha
-	zs := []*zmat{z}
-	if anyNeg {
-		if r.buf.zneg == nil {
-			r.buf.zneg = new(zmat)
-		}
-		zn := r.buf.zneg
-		zn.alpha = -sc.alpha
-		z.neg = zn
-		zs = append(zs, zn)
-	}
-	for _, zz := range zs {
-		if p1 {
-			zz.c64 = grow(zz.c64, nant*nf*ld)
-		} else {
-			zz.c128 = grow(zz.c128, nant*nf*ld)
-		}
-		if r.b.poisonZ {
-			zz.poison()
-		}
-	}
+	zs := r.stokesZ(k, sc, p1)
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	mul := complex(sc.mul, 0)
+	ld := r.nf * k
 	r.parallel(k, func(lo, hi int) {
-		for a := range nant {
+		for a := range sim.NAnt() {
 			if ctx.Err() != nil {
 				return
 			}
@@ -162,22 +131,7 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 				tau := omega * (x[0]*ve[s] + x[1]*vn[s] + x[2]*vu[s])
 				sn, cs := math.Sincos(tau)
 				ph := complex(cs, -sn) // conj(exp(+iτ))
-				w, sg := &r.pol.w[s], &r.pol.sign[s]
-				for f := range nf {
-					row := (a*nf + f) * ld
-					j0, j1 := bm[(f*nf)*k+s], bm[(f*nf+1)*k+s]
-					for kk := range 2 {
-						val := cmplx.Conj(j0*w[0][kk]+j1*w[1][kk]) * ph * mul
-						for zi, zz := range zs {
-							// Z gets the positive columns, z.neg the negative.
-							if (sg[kk] < 0) == (zi == 1) {
-								zz.set(p1, row+kk*k+s, val, sc)
-							} else {
-								zz.set(p1, row+kk*k+s, 0, sc)
-							}
-						}
-					}
-				}
+				r.putStokesColumn(zs, bm, a*r.nf*ld, k, s, ph, mul, sc, p1)
 			}
 		}
 	})
@@ -185,7 +139,66 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 	if err := ctx.Err(); err != nil {
 		return zmat{}, err
 	}
-	return *z, nil
+	return *zs[0], nil
+}
+
+// stokesZ sizes Z for k sources (and z.neg, its negative-eigenvalue
+// columns, when a source has one), scaled by sc, poisoned when the
+// backend asks; the result is Z then z.neg if any.
+func (r *run) stokesZ(k int, sc zscale, p1 bool) []*zmat {
+	z := &r.buf.z
+	z.neg = nil
+	z.alpha = sc.alpha
+	zs := []*zmat{z}
+	for s := range k {
+		if r.pol.sign[s][1] < 0 || r.pol.sign[s][0] < 0 {
+			if r.buf.zneg == nil {
+				r.buf.zneg = new(zmat)
+			}
+			zn := r.buf.zneg
+			zn.alpha = -sc.alpha
+			z.neg = zn
+			zs = append(zs, zn)
+			break
+		}
+	}
+	n := r.sim.NAnt() * r.nf * r.nf * k
+	for _, zz := range zs {
+		if p1 {
+			zz.c64 = grow(zz.c64, n)
+		} else {
+			zz.c128 = grow(zz.c128, n)
+		}
+		if r.b.poisonZ {
+			zz.poison()
+		}
+	}
+	return zs
+}
+
+// putStokesColumn writes source s's entries of antenna rows from row0 on:
+// per feed f and eigen-factor kk, conj(J·w)·ph·mul (in that order) into Z
+// when the factor's sign is positive and into z.neg when negative (0 in
+// the other).
+func (r *run) putStokesColumn(zs []*zmat, bm []complex128, row0, k, s int, ph, mul complex128, sc zscale, p1 bool) {
+	nf := r.nf
+	ld := nf * k
+	w, sg := &r.pol.w[s], &r.pol.sign[s]
+	for f := range nf {
+		row := row0 + f*ld
+		j0, j1 := bm[(f*nf)*k+s], bm[(f*nf+1)*k+s]
+		for kk := range 2 {
+			val := cmplx.Conj(j0*w[0][kk]+j1*w[1][kk]) * ph * mul
+			for zi, zz := range zs {
+				// Z gets the positive columns, z.neg the negative.
+				if (sg[kk] < 0) == (zi == 1) {
+					zz.set(p1, row+kk*k+s, val, sc)
+				} else {
+					zz.set(p1, row+kk*k+s, 0, sc)
+				}
+			}
+		}
+	}
 }
 
 // poison fills z with NaN (Backend.poisonZ).

@@ -258,6 +258,26 @@ func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
 	if sim == nil || res == nil {
 		return nil, nil, fmt.Errorf("profile: report holds no visibilities")
 	}
+	d := visLineData(sim, res)
+	amp, err := plots.VisLines(d, plots.Amplitude)
+	if err != nil {
+		return nil, nil, err
+	}
+	ph, err := plots.VisLines(d, plots.Phase)
+	if err != nil {
+		return nil, nil, err
+	}
+	wf, err := plots.Waterfall(waterfallData(sim, res), plots.Amplitude)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []*plots.Figure{amp, ph, wf}, []string{"vis_amplitude", "vis_phase", "waterfall"}, nil
+}
+
+// visLineData is the lines of a few baselines' xx visibilities: along
+// time at channel 0 when there are several times (or one channel), else
+// along frequency at time 0.
+func visLineData(sim *matvis.Simulation, res *matvis.Result) plots.VisData {
 	nt, nf := sim.NTime(), sim.NFreq()
 	alongTime := nt > 1 || nf == 1
 	var d plots.VisData
@@ -287,16 +307,13 @@ func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
 	if !alongTime {
 		d.Title = "visibilities (time 0)"
 	}
-	amp, err := plots.VisLines(d, plots.Amplitude)
-	if err != nil {
-		return nil, nil, err
-	}
-	ph, err := plots.VisLines(d, plots.Phase)
-	if err != nil {
-		return nil, nil, err
-	}
-	// Waterfall: time × frequency of baseline (0,1) when there are several
-	// channels, else time × baseline (0, j).
+	return d
+}
+
+// waterfallData is time × frequency of baseline (0,1) when there are
+// several channels, else time × baseline (0, j).
+func waterfallData(sim *matvis.Simulation, res *matvis.Result) plots.WaterfallData {
+	nt, nf := sim.NTime(), sim.NFreq()
 	w := plots.WaterfallData{YLabel: "time index"}
 	for ti := range nt {
 		w.Y = append(w.Y, float64(ti))
@@ -315,32 +332,28 @@ func VisFigures(rep *Report) ([]*plots.Figure, []string, error) {
 			}
 			w.V = append(w.V, row)
 		}
-	} else {
-		w.Title = "waterfall, baselines (0, j ≥ 1) xx, channel 0"
-		w.XLabel = "antenna j"
-		var ks []int
-		for k, p := range sim.Pairs {
-			if p[0] == 0 && p[1] >= 1 && len(ks) < 64 {
-				ks = append(ks, k)
-				w.X = append(w.X, float64(p[1]))
-			}
-		}
-		if len(ks) == 0 { // one antenna: its autocorrelation
-			ks, w.X = []int{0}, []float64{0}
-		}
-		for ti := range nt {
-			var row []complex128
-			for _, k := range ks {
-				row = append(row, res.At(0, ti, k, 0, 0))
-			}
-			w.V = append(w.V, row)
+		return w
+	}
+	w.Title = "waterfall, baselines (0, j ≥ 1) xx, channel 0"
+	w.XLabel = "antenna j"
+	var ks []int
+	for k, p := range sim.Pairs {
+		if p[0] == 0 && p[1] >= 1 && len(ks) < 64 {
+			ks = append(ks, k)
+			w.X = append(w.X, float64(p[1]))
 		}
 	}
-	wf, err := plots.Waterfall(w, plots.Amplitude)
-	if err != nil {
-		return nil, nil, err
+	if len(ks) == 0 { // one antenna: its autocorrelation
+		ks, w.X = []int{0}, []float64{0}
 	}
-	return []*plots.Figure{amp, ph, wf}, []string{"vis_amplitude", "vis_phase", "waterfall"}, nil
+	for ti := range nt {
+		var row []complex128
+		for _, k := range ks {
+			row = append(row, res.At(0, ti, k, 0, 0))
+		}
+		w.V = append(w.V, row)
+	}
+	return w
 }
 
 // Figures builds every figure a report supports, by file name (no

@@ -296,20 +296,14 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	rep := &Report{Schema: SchemaVersion, Created: time.Now().UTC(), Command: o.Command, Config: cfg, Notes: []string{}}
 	be := o.Backend
 	if be == nil {
-		b, note, err := backends.OpenDevices(cfg.Backend, cfg.Devices, gpu.Options{})
+		b, err := openBackend(rep, cfg)
 		if err != nil {
-			return nil, fmt.Errorf("profile: %w", err)
-		}
-		be, rep.BackendNote = b, note
-		if m, ok := b.(*multi.Backend); ok {
-			m.Blocks = cfg.Blocks
+			return nil, err
 		}
 		// A backend opened here is closed here (a GPU backend holds a
 		// device context).
 		defer b.Close()
-		if note != "" {
-			rep.Notes = append(rep.Notes, note)
-		}
+		be = b
 	}
 	// The backend's kind ("cpu", "gpu"), also for a run over several
 	// devices (derived.devices and devices say how many).
@@ -328,13 +322,55 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 		}
 		logf("warm-up (first integration) %.2f s", rep.Timing.Warmup)
 	}
+	res, err := measuredRun(ctx, rep, o, be, sim)
+	if err != nil {
+		return nil, err
+	}
+	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
+	summarizeStats(rep, res)
+	summarizeDevices(rep, res)
+	if dm := res.Stats.Device; dm != nil {
+		logf("device memory: %.3f GB used at peak (backend allocations %.3f GB), model %.3f GB",
+			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9)
+	}
+	blas := cblas.Choose()
+	rep.Machine = DescribeMachine(blas, primary(be))
+	if rep.Backend == "cpu" {
+		for _, w := range blas.Warnings {
+			logf("warning: %s", w)
+			rep.Notes = append(rep.Notes, w)
+		}
+	}
+	if err := rep.extras(ctx, cfg, o, be, sim, res, blas.Herk, logf); err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+// openBackend opens the configuration's backend (several devices as one
+// matvis/multi backend), noting in rep what it says about itself.
+func openBackend(rep *Report, cfg Config) (matvis.Backend, error) {
+	b, note, err := backends.OpenDevices(cfg.Backend, cfg.Devices, gpu.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("profile: %w", err)
+	}
+	rep.BackendNote = note
+	if m, ok := b.(*multi.Backend); ok {
+		m.Blocks = cfg.Blocks
+	}
+	if note != "" {
+		rep.Notes = append(rep.Notes, note)
+	}
+	return b, nil
+}
+
+// measuredRun runs sim once, watching the heap, and records the run's
+// times, set-up steps, channel preparation and memory in rep.
+func measuredRun(ctx context.Context, rep *Report, o Options, be matvis.Backend, sim *matvis.Simulation) (*matvis.Result, error) {
 	// The build's and the warm-up's garbage go back to the system before
-	// the measured run, as a fresh process starts: otherwise the run's
-	// result (2 GB at prodslice, 64 channels × 16 times) reuses their
-	// spans, which the Go runtime zeroes at once on one thread, faulting
-	// in every page that its scavenger had released (2.5 s measured on the
-	// H200's host), instead of the pages faulting in as the integrations
-	// are written, beside the device's work.
+	// the measured run, as a fresh process starts. (A large result's
+	// allocation no longer depends on it: a GPU run allocates it beside
+	// its set-up, matvis.LateResult.)
 	debug.FreeOSMemory()
 	gc := debug.SetGCPercent(100)
 	debug.SetGCPercent(gc)
@@ -360,30 +396,13 @@ func Run(ctx context.Context, cfg Config, o Options) (*Report, error) {
 	for _, st := range res.Stats.SetupSteps {
 		rep.Timing.SetupSteps = append(rep.Timing.SetupSteps, SetupStep{Name: st.Name, Seconds: st.Time.Seconds()})
 	}
-	logf("measured run %.2f s (%d chunks per integration)", rep.Timing.Run, res.Plan.NChunks)
-	summarizeStats(rep, res)
-	summarizeDevices(rep, res)
 	rep.Memory = memory(sim, res, int64(peak-base))
 	rep.Memory.GCPercent = gc
 	if dm := res.Stats.Device; dm != nil {
 		used := dm.UsedPeakBytes
 		rep.Memory.Device, rep.Memory.DeviceUsedBytes = dm, &used
-		logf("device memory: %.3f GB used at peak (backend allocations %.3f GB), model %.3f GB",
-			float64(dm.UsedPeakBytes)/1e9, float64(dm.AllocatedPeakBytes)/1e9, float64(rep.Memory.Plan.Total)/1e9)
 	}
-	blas := cblas.Choose()
-	herk := blas.Herk
-	rep.Machine = DescribeMachine(blas, primary(be))
-	if rep.Backend == "cpu" {
-		for _, w := range blas.Warnings {
-			logf("warning: %s", w)
-			rep.Notes = append(rep.Notes, w)
-		}
-	}
-	if err := rep.extras(ctx, cfg, o, be, sim, res, herk, logf); err != nil {
-		return nil, err
-	}
-	return rep, nil
+	return res, nil
 }
 
 // warmUp runs sim's first integration once, untimed but for the returned

@@ -52,91 +52,24 @@ type Summary struct {
 // summarize reads test2json events from r, copying their output to log.
 func summarize(r io.Reader, log io.Writer) (Summary, error) {
 	var s Summary
-	res := map[key]*result{}
-	var order []key
-	pkgOut := map[string][]string{}
+	c := collector{res: map[key]*result{}, pkgOut: map[string][]string{}}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 1<<26)
 	for sc.Scan() {
-		line := sc.Bytes()
-		var e event
-		if err := json.Unmarshal(line, &e); err != nil || e.Action == "" {
-			// go test's own lines (build errors before any test) pass through.
-			fmt.Fprintln(log, string(line))
-			if len(line) > 0 {
-				pkgOut[""] = append(pkgOut[""], string(line))
-			}
-			continue
-		}
-		if e.Output != "" {
-			io.WriteString(log, e.Output)
-		}
-		if e.Package == "" && e.ImportPath != "" {
-			e.Package, _, _ = strings.Cut(e.ImportPath, " ")
-		}
-		if e.Test == "" {
-			switch e.Action {
-			case "output", "build-output":
-				pkgOut[e.Package] = append(pkgOut[e.Package], strings.TrimRight(e.Output, "\n"))
-			case "pass":
-				s.Packages = append(s.Packages, "ok   "+e.Package)
-			case "skip":
-				s.Packages = append(s.Packages, "?    "+e.Package+" [no test files]")
-			case "fail":
-				s.Packages = append(s.Packages, "FAIL "+e.Package)
-				s.PackagesFailed = append(s.PackagesFailed, e.Package)
-			}
-			continue
-		}
-		k := key{e.Package, e.Test}
-		t := res[k]
-		if t == nil {
-			t = &result{}
-			res[k] = t
-			order = append(order, k)
-		}
-		switch e.Action {
-		case "output":
-			t.output = append(t.output, strings.TrimRight(e.Output, "\n"))
-		case "pass", "fail", "skip":
-			t.action = e.Action
-		}
+		c.line(&s, sc.Bytes(), log)
 	}
 	if err := sc.Err(); err != nil {
 		return s, err
 	}
-	for _, k := range order {
-		t := res[k]
-		sub := strings.Contains(k.test, "/")
-		name := k.pkg + " " + k.test
-		switch t.action {
-		case "pass":
-			s.Passed++
-			if sub {
-				s.SubtestsPassed++
-			}
-		case "skip":
-			s.Skipped++
-			if sub {
-				s.SubtestsSkipped++
-			}
-			s.SkippedTests = append(s.SkippedTests, name+": "+reason(t.output))
-		default:
-			// "fail", or no outcome at all: a test that never finished
-			// (a panic or a timeout in its package) counts as failed.
-			s.Failed++
-			if sub {
-				s.SubtestsFailed++
-			}
-			s.FailedTests = append(s.FailedTests, name+"\n"+tail(t.output, 40))
-		}
+	for _, k := range c.order {
+		s.count(k, c.res[k])
 	}
 	for _, p := range s.PackagesFailed {
-		if out := pkgOut[p]; len(out) > 0 {
+		if out := c.pkgOut[p]; len(out) > 0 {
 			s.FailedTests = append(s.FailedTests, p+" (package)\n"+tail(out, 40))
 		}
 	}
-	if out := pkgOut[""]; len(out) > 0 && len(s.PackagesFailed) == 0 && s.Failed == 0 {
+	if out := c.pkgOut[""]; len(out) > 0 && len(s.PackagesFailed) == 0 && s.Failed == 0 {
 		// Lines outside any package's events: a build failure of the
 		// command itself.
 		s.PackagesFailed = append(s.PackagesFailed, "(go test)")
@@ -144,6 +77,91 @@ func summarize(r io.Reader, log io.Writer) (Summary, error) {
 	}
 	sort.Strings(s.Packages)
 	return s, nil
+}
+
+// collector gathers go test's events: each test's outcome and output in
+// the order tests first appear, and each package's own output.
+type collector struct {
+	res    map[key]*result
+	order  []key
+	pkgOut map[string][]string
+}
+
+// line takes one line of go test -json's output, echoing its text to log.
+func (c *collector) line(s *Summary, line []byte, log io.Writer) {
+	var e event
+	if err := json.Unmarshal(line, &e); err != nil || e.Action == "" {
+		// go test's own lines (build errors before any test) pass through.
+		fmt.Fprintln(log, string(line))
+		if len(line) > 0 {
+			c.pkgOut[""] = append(c.pkgOut[""], string(line))
+		}
+		return
+	}
+	if e.Output != "" {
+		io.WriteString(log, e.Output)
+	}
+	if e.Package == "" && e.ImportPath != "" {
+		e.Package, _, _ = strings.Cut(e.ImportPath, " ")
+	}
+	if e.Test == "" {
+		c.packageEvent(s, e)
+		return
+	}
+	k := key{e.Package, e.Test}
+	t := c.res[k]
+	if t == nil {
+		t = &result{}
+		c.res[k] = t
+		c.order = append(c.order, k)
+	}
+	switch e.Action {
+	case "output":
+		t.output = append(t.output, strings.TrimRight(e.Output, "\n"))
+	case "pass", "fail", "skip":
+		t.action = e.Action
+	}
+}
+
+// packageEvent takes an event of a package rather than of a test.
+func (c *collector) packageEvent(s *Summary, e event) {
+	switch e.Action {
+	case "output", "build-output":
+		c.pkgOut[e.Package] = append(c.pkgOut[e.Package], strings.TrimRight(e.Output, "\n"))
+	case "pass":
+		s.Packages = append(s.Packages, "ok   "+e.Package)
+	case "skip":
+		s.Packages = append(s.Packages, "?    "+e.Package+" [no test files]")
+	case "fail":
+		s.Packages = append(s.Packages, "FAIL "+e.Package)
+		s.PackagesFailed = append(s.PackagesFailed, e.Package)
+	}
+}
+
+// count adds test k's outcome: "fail", or no outcome at all — a test that
+// never finished (a panic or a timeout in its package) — counts as failed.
+func (s *Summary) count(k key, t *result) {
+	sub := strings.Contains(k.test, "/")
+	name := k.pkg + " " + k.test
+	switch t.action {
+	case "pass":
+		s.Passed++
+		if sub {
+			s.SubtestsPassed++
+		}
+	case "skip":
+		s.Skipped++
+		if sub {
+			s.SubtestsSkipped++
+		}
+		s.SkippedTests = append(s.SkippedTests, name+": "+reason(t.output))
+	default:
+		s.Failed++
+		if sub {
+			s.SubtestsFailed++
+		}
+		s.FailedTests = append(s.FailedTests, name+"\n"+tail(t.output, 40))
+	}
 }
 
 // reason is a skipped test's message: its output but for the === and ---
