@@ -1,7 +1,6 @@
 package gpu
 
 import (
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -18,8 +17,7 @@ func compactionKernels(t *testing.T, g *Backend, words int) (*visKernels, cuda.S
 	t.Helper()
 	code, headers, err := kernels.Program("vis.cu")
 	gputest.Must(t, err)
-	opts := append([]string{"-DR_T=float", "-DZ_T=float2", "-DACC_T=float2", "-DOUT_T=float2",
-		fmt.Sprintf("-DNBAND=%d", sortBands), fmt.Sprintf("-DNAZBIN=%d", sortAzBins)}, sharedDefines()...)
+	opts := append([]string{"-DR_T=float", "-DZ_T=float2", "-DACC_T=float2", "-DOUT_T=float2"}, sharedDefines()...)
 	mod, err := g.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	gputest.Must(t, err)
 	t.Cleanup(func() { mod.Unload() })
