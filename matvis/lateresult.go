@@ -1,6 +1,9 @@
 package matvis
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // A LateResult is a Result whose visibility storage is allocated in the
 // background while a backend sets up and runs its first integrations.
@@ -89,7 +92,20 @@ func (l *LateResult) Result() *Result { return l.res }
 // Put64 stores integration (f, t) of a precision-1 result, copying v
 // (the caller may reuse it at once), and checks that it is finite.
 func (l *LateResult) Put64(f, t int, v []complex64) error {
-	if err := l.checkPut(f, t, len(v), 1); err != nil {
+	return put(l, f, t, v, 1, func() []complex64 { return l.res.Vis64 },
+		func(h *heldIntegration) { h.vis64 = slices.Clone(v) })
+}
+
+// Put128 is Put64 for a precision-2 result.
+func (l *LateResult) Put128(f, t int, v []complex128) error {
+	return put(l, f, t, v, 2, func() []complex128 { return l.res.Vis128 },
+		func(h *heldIntegration) { h.vis128 = slices.Clone(v) })
+}
+
+// put is Put64 and Put128: storage is the result's slice of v's type,
+// hold keeps a copy of v in a held integration.
+func put[T complex64 | complex128](l *LateResult, f, t int, v []T, precision int, storage func() []T, hold func(*heldIntegration)) error {
+	if err := l.checkPut(f, t, len(v), precision); err != nil {
 		return err
 	}
 	if bad := firstNonFinite(v); bad >= 0 {
@@ -99,29 +115,11 @@ func (l *LateResult) Put64(f, t int, v []complex64) error {
 		l.Wait()
 	}
 	if l.poll() {
-		copy(l.res.Vis64[l.offset(f, t):], v)
+		copy(storage()[l.offset(f, t):], v)
 	} else {
-		l.held = append(l.held, heldIntegration{f: f, t: t, vis64: append([]complex64(nil), v...)})
-	}
-	l.flush(flushPerPut)
-	return nil
-}
-
-// Put128 is Put64 for a precision-2 result.
-func (l *LateResult) Put128(f, t int, v []complex128) error {
-	if err := l.checkPut(f, t, len(v), 2); err != nil {
-		return err
-	}
-	if bad := firstNonFinite(v); bad >= 0 {
-		return l.res.nonFinite(f, t, bad, v[bad])
-	}
-	if len(l.held) >= l.maxHeld {
-		l.Wait()
-	}
-	if l.poll() {
-		copy(l.res.Vis128[l.offset(f, t):], v)
-	} else {
-		l.held = append(l.held, heldIntegration{f: f, t: t, vis128: append([]complex128(nil), v...)})
+		h := heldIntegration{f: f, t: t}
+		hold(&h)
+		l.held = append(l.held, h)
 	}
 	l.flush(flushPerPut)
 	return nil

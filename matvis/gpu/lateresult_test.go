@@ -20,25 +20,54 @@ import (
 // than the host's, so that a stall of the host shows in the run's wall.
 func lateBenchSim(t *testing.T) *matvis.Simulation {
 	rng := rand.New(rand.NewPCG(350, 64))
-	const nant, nsrc, ntimes, nfreq = 350, 200000, 16, 64
-	cfg := matvis.Config{Beams: []beam.Beam{beam.Gaussian{DiameterM: 14}}}
-	for f := 0; f < nfreq; f++ {
-		cfg.Freqs = append(cfg.Freqs, 100e6+float64(f)*97.65625e3)
+	var freqs []float64
+	for f := range 64 {
+		freqs = append(freqs, 100e6+float64(f)*97.65625e3)
 	}
-	for a := 0; a < nant; a++ {
+	cfg := benchConfig(rng, 350, 200000, 16, freqs, 0)
+	cfg.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	return newSim(t, cfg)
+}
+
+// benchConfig is a polarized fp32 configuration of nant antennas in a
+// 400 m square and nsrc sources of flat spectra at freqs over ntimes
+// times, chunks its MinChunks; the beams are the caller's.
+func benchConfig(rng *rand.Rand, nant, nsrc, ntimes int, freqs []float64, chunks int) matvis.Config {
+	cfg := matvis.Config{Freqs: freqs}
+	for range nant {
 		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
 	}
-	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc*nfreq)
+	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc*len(freqs))
 	for s := range cfg.Flux {
 		cfg.Flux[s] = rng.Float64() + 0.1
 	}
 	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
-	cfg.Options = matvis.Options{Precision: 1, Polarized: true}
+	cfg.Options = matvis.Options{Precision: 1, Polarized: true, MinChunks: chunks}
+	return cfg
+}
+
+func newSim(t *testing.T, cfg matvis.Config) *matvis.Simulation {
+	t.Helper()
 	sim, err := matvis.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sim
+}
+
+// sameVis fails t when got differs from want by more than 1e-6 of want's
+// peak (or is NaN) and logs the difference.
+func sameVis(t *testing.T, round int, want, got *matvis.Result) {
+	t.Helper()
+	var worst, peak float64
+	for i, v := range got.Vis64 {
+		worst = max(worst, cmplx.Abs(complex128(v-want.Vis64[i])))
+		peak = max(peak, cmplx.Abs(complex128(want.Vis64[i])))
+	}
+	if worst > 1e-6*peak || math.IsNaN(worst) {
+		t.Fatalf("round %d: max|Δ| = %g against the first round's, max|V| = %g", round, worst, peak)
+	}
+	t.Logf("  max|Δ|/max|V| against the first round: %.2e", worst/peak)
 }
 
 // TestBenchLateResult (with -gpu-bench) times runs whose 2 GB result is
@@ -91,15 +120,7 @@ func TestBenchLateResult(t *testing.T) {
 			first = res
 			continue
 		}
-		var worst, peak float64
-		for i, v := range res.Vis64 {
-			worst = max(worst, cmplx.Abs(complex128(v-first.Vis64[i])))
-			peak = max(peak, cmplx.Abs(complex128(first.Vis64[i])))
-		}
-		if worst > 1e-6*peak || math.IsNaN(worst) {
-			t.Fatalf("round %d: max|Δ| = %g against the first round's, max|V| = %g", round, worst, peak)
-		}
-		t.Logf("  max|Δ|/max|V| against the first round: %.2e", worst/peak)
+		sameVis(t, round, first, res)
 		res = nil
 		runtime.GC()
 	}
@@ -111,18 +132,15 @@ func TestBenchLateResult(t *testing.T) {
 // interpolated in frequency as interp says.
 func streamBenchSim(t *testing.T, nfreq, ntimes int, interp string) *matvis.Simulation {
 	rng := rand.New(rand.NewPCG(350, 16))
-	const nant, nsrc = 350, 1000000
-	var beamFreqs []float64
+	const nant = 350
+	var beamFreqs, freqs []float64
 	for k := range 16 {
 		beamFreqs = append(beamFreqs, 100e6+float64(k)*1e6)
 	}
-	cfg := matvis.Config{}
 	for f := range nfreq {
-		cfg.Freqs = append(cfg.Freqs, 100.2e6+float64(f)*14.6e6/float64(nfreq))
+		freqs = append(freqs, 100.2e6+float64(f)*14.6e6/float64(nfreq))
 	}
-	for range nant {
-		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*400 - 200, rng.Float64()*400 - 200, 0})
-	}
+	cfg := benchConfig(rng, nant, 1000000, ntimes, freqs, 30)
 	proto, err := newTestGrid(t, "gauss14x16", 360, 181, beam.Gaussian{DiameterM: 14}.Sigma(100e6), 3, 1, beamFreqs).WithFreqInterp(interp)
 	if err != nil {
 		t.Fatal(err)
@@ -134,17 +152,7 @@ func streamBenchSim(t *testing.T, nfreq, ntimes int, interp string) *matvis.Simu
 		}
 		cfg.Beams = append(cfg.Beams, b)
 	}
-	cfg.RA, cfg.Dec, cfg.Flux = make([]float64, nsrc), make([]float64, nsrc), make([]float64, nsrc*nfreq)
-	for s := range cfg.Flux {
-		cfg.Flux[s] = rng.Float64() + 0.1
-	}
-	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
-	cfg.Options = matvis.Options{Precision: 1, Polarized: true, MinChunks: 30}
-	sim, err := matvis.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sim
+	return newSim(t, cfg)
 }
 
 // TestBenchStreamedBases (with -gpu-bench) runs prodslice with 16 beam
@@ -181,14 +189,6 @@ func TestBenchStreamedBases(t *testing.T) {
 			first = res
 			continue
 		}
-		var worst, peak float64
-		for i, v := range res.Vis64 {
-			worst = max(worst, cmplx.Abs(complex128(v-first.Vis64[i])))
-			peak = max(peak, cmplx.Abs(complex128(first.Vis64[i])))
-		}
-		if worst > 1e-6*peak || math.IsNaN(worst) {
-			t.Fatalf("round %d: max|Δ| = %g against the first round's, max|V| = %g", round, worst, peak)
-		}
-		t.Logf("  max|Δ|/max|V| against the first round: %.2e", worst/peak)
+		sameVis(t, round, first, res)
 	}
 }
