@@ -345,3 +345,46 @@ func TestUVFITSPartialOnCancel(t *testing.T) {
 		}
 	}
 }
+
+// TestFilingUVFITS: an obsparam whose filing section asks for uvfits
+// (pyuvsim's output_format: uvfits), run without -o, writes
+// OUTDIR/NAME.uvfits, which astropy reads as the same run's UVH5.
+func TestFilingUVFITS(t *testing.T) {
+	py := needAstropy(t)
+	ref := filepath.Join(sharedtest.Dir(t), "reference", "pyuvsim-stokesI-gaussian")
+	dir := t.TempDir()
+	for _, f := range []string{"telescope_config.yaml", "layout.csv", "sky.skyh5", "sky.txt", "sky_stokes.tsv"} {
+		b, err := os.ReadFile(filepath.Join(ref, f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, f), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	obs, err := os.ReadFile(filepath.Join(ref, "obsparam.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(obs), "  outdir: .\n  outfile_name: stokesI-gaussian.uvh5\n  output_format: uvh5\n",
+		"  outdir: "+dir+"\n  outfile_name: run\n  output_format: uvfits\n", 1)
+	if edited == string(obs) {
+		t.Fatal("the reference's filing section changed: the test's edit no longer applies")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "obsparam.yaml"), []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eop := filepath.Join(ref, "eop.json")
+	cfg := filepath.Join(dir, "obsparam.yaml")
+	if code, _, stderr := runCLI(t, "simulate", cfg, "--eop", eop, "-q", "--backend", "cpu"); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "simulate", cfg, "--eop", eop, "-o", filepath.Join(dir, "run-o.uvh5"), "-q", "--backend", "cpu"); code != 0 {
+		t.Fatalf("-o run-o.uvh5: exit %d: %s", code, stderr)
+	}
+	u, err := uvh5.ReadFile(filepath.Join(dir, "run-o.uvh5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkUVFITS(t, readAstropy(t, py, filepath.Join(dir, "run.uvfits")), u, false)
+}

@@ -145,6 +145,8 @@ func TestFiling(t *testing.T) {
 		{"filing:\n  outdir: " + dir + "\n  outfile_name: out.uvh5\n", filepath.Join(dir, "out.uvh5"), "uvh5", ""},
 		{"filing:\n  outdir: sub/dir\n  outfile_name: out.npy\n", "sub/dir/out.npy", "npy", ""},
 		{"filing:\n  outfile_name: name\n  output_format: uvh5\n  clobber: yes\n", "name.uvh5", "uvh5", ""},
+		{"filing:\n  outfile_prefix: sim\n  output_format: uvfits\n", "sim_results.uvfits", "uvfits", ""},
+		{"filing:\n  outfile_name: out.uvfits\n", "out.uvfits", "uvfits", ""},
 	}
 	for _, tc := range cases {
 		c := mustRead(t, files{obs: obsWith("", "", tc.filing)})
@@ -254,7 +256,7 @@ func TestObsparamErrors(t *testing.T) {
 		{"pol dup", base + "polarization_array: [xx, -5]\n", []string{"appears twice"}},
 		{"pol scalar", base + "polarization_array: -5\n", []string{"polarization_array", "must be a list"}},
 		{"pol empty", base + "polarization_array: []\n", []string{"must not be empty"}},
-		{"format uvfits", base + "filing:\n  output_format: uvfits\n", []string{"filing.output_format", `"uvfits"`, "uvh5", "npy"}},
+		{"format miriad", base + "filing:\n  output_format: miriad\n", []string{"filing.output_format", `"miriad"`, "uvh5", "uvfits", "npy"}},
 		{"ext ms", base + "filing:\n  outfile_name: a.ms\n", []string{".ms extension"}},
 		{"clobber", base + "filing:\n  clobber: sometimes\n", []string{"filing.clobber", "true or false"}},
 		{"outdir number", base + "filing:\n  outdir: 7\n", []string{"filing.outdir", "must be a string"}},
