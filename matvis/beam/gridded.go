@@ -106,6 +106,9 @@ type Gridded struct {
 	// spatial is the spatial interpolation (WithSpatialInterp); "" is
 	// the default, map_coordinates.
 	spatial string
+	// pole: the planes continue through the pole where they can
+	// (WithPole, PoleApplies); false is the edge treatment.
+	pole bool
 }
 
 // NewGridded builds a gridded beam from its axes and data. data has
