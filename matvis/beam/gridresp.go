@@ -286,6 +286,7 @@ func (g *Gridded) planes(srcs []planeSrc, w []float64, powerFromE, cplx bool, gr
 				}
 			}
 			if grid.Pole {
+				g.poleRow(pl[:naz], jb.s, jb.imag, w, powerFromE)
 				*jb.out = g.continuedPlane(pl, sign)
 				return
 			}

@@ -91,81 +91,174 @@ func (g *Gridded) PoleApplies(mode Mode) (ok bool, why string) {
 	return true, ""
 }
 
-// meridian returns the (2·nza − 1) × naz plane whose column a is the
-// great circle through the pole along raw column a of the nza × naz plane
-// p: rows 0 … nza−2 hold s·E(za_{nza−1} … za_1, az_a + π), rows nza−1 …
-// 2·nza−2 hold p itself.
-func (g *Gridded) meridian(p []float64, s float64) []float64 {
-	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
-	out := make([]float64, (2*nza-1)*naz)
-	copy(out[(nza-1)*naz:], p)
-	opp := g.oppositeRows(p)
-	for k := 1; k < nza; k++ {
-		dst := out[(nza-1-k)*naz : (nza-k)*naz]
-		src := opp[k*naz : (k+1)*naz]
-		for a, v := range src {
-			dst[a] = s * v
+// poleRow replaces row0, the za = 0 row of one plane (raw plane s, its
+// imaginary part with imag, after the frequency step with channel weights
+// w), by the one value the pole has: za = 0 is a single point of the
+// sphere, which a grid samples once per azimuth, and a beam file's samples
+// there disagree a little (the HERA beamfits' feed power varies by 3.5e-4
+// round the za = 0 row), which a source passing beside the zenith, its
+// azimuth sweeping round within a few integrations, would show as a jitter.
+// A power (power or powerFromE) becomes its mean over the row. An E-field
+// component becomes the least-squares tangent vector's: with (θ̂, φ̂) =
+// ((cos az, sin az), (−sin az, cos az)) in (east, north) at za = 0 (the
+// beams' azimuth, East through North) and the components E_φ (axis 0), E_θ
+// (axis 1), the vector (V_e, V_n) minimising Σ_az |E_φ − (−V_e sin az +
+// V_n cos az)|² + |E_θ − (V_e cos az + V_n sin az)|², which is V_e = Σ (E_θ
+// cos az − E_φ sin az)/n, V_n = Σ (E_θ sin az + E_φ cos az)/n for any
+// azimuths (the normal matrix is n·I). It is linear in the plane's
+// samples, as the rest of the preparation.
+func (g *Gridded) poleRow(row0 []float64, s planeSrc, imag bool, w []float64, power bool) {
+	n := float64(len(row0))
+	if power || g.spec.Type == Power {
+		var m float64
+		for _, v := range row0 {
+			m += v
 		}
+		for i := range row0 {
+			row0[i] = m / n
+		}
+		return
 	}
-	return out
-}
-
-// oppositeRows returns the nza × naz plane of p's values at (za_k,
-// az_a + π): the column naz/2 further on when the azimuths are an even
-// number of exact steps round the circle, otherwise the cubic B-spline of
-// each row wrapped as Prepare wraps it (3 columns each side, mirror
-// prefilter) at az_a + π reduced into [az_0, az_0 + 2π).
-func (g *Gridded) oppositeRows(p []float64) []float64 {
 	az := g.spec.AzRad
-	nza, naz := len(g.spec.ZaRad), len(az)
-	d := az[1] - az[0]
-	out := make([]float64, len(p))
-	if naz%2 == 0 && math.Abs(float64(naz)*d-2*math.Pi) <= 1e-9*2*math.Pi {
-		for r := range nza {
-			row, o := p[r*naz:(r+1)*naz], out[r*naz:(r+1)*naz]
-			for a := range o {
-				o[a] = row[(a+naz/2)%naz]
+	naz := len(az)
+	comp := func(vec int) []float64 { // row 0 of axis vec of feed s.comp after the frequency step
+		r := make([]float64, naz)
+		for j, wj := range w {
+			if wj != 0 {
+				g.addPlane(r, g.planeStart(vec, s.comp, j), imag, wj)
 			}
 		}
-		return out
+		return r
 	}
-	nazE := naz + 2*azExtend
-	t := make([]float64, nza*nazE)
-	transpose(t, extendAz(p, nza, naz), nza, nazE)
-	prefilterColumns(t, nazE, nza) // each row's az spline, rows side by side
-	var idx [4]int
-	var w [4]float64
-	for a := range naz {
-		phi := az[0] + math.Mod(az[a]+math.Pi-az[0], 2*math.Pi)
-		c := (phi - (az[0] - azExtend*d)) / d
-		axisWeights(c, nazE, 3, &idx, &w)
-		for r := range nza {
-			var v float64
-			for k := range 4 {
-				v += w[k] * t[idx[k]*nza+r]
+	ephi, eth := comp(0), comp(1)
+	var ve, vn float64
+	for i, a := range az {
+		sa, ca := math.Sincos(a)
+		ve += eth[i]*ca - ephi[i]*sa
+		vn += eth[i]*sa + ephi[i]*ca
+	}
+	ve, vn = ve/n, vn/n
+	for i, a := range az {
+		sa, ca := math.Sincos(a)
+		if s.vec == 0 {
+			row0[i] = -ve*sa + vn*ca
+		} else {
+			row0[i] = ve*ca + vn*sa
+		}
+	}
+}
+
+// wrapExtend is how many columns on each side of a row the continued
+// treatment's azimuth pass runs past the data before its ends: the
+// recursive filter's (and the not-a-knot solve's) end effects decay as
+// 0.268 per column, to below 1e-17 after 32, so the kept columns are the
+// periodic spline's.
+const wrapExtend = 32
+
+// periodicAt is row (samples at az_0 + j·Δ, j = 0 … n−1, periodic in 2π)
+// at azimuth phi: the sample itself when phi is on one (to 1e-9 of a
+// step), otherwise the cubic Lagrange interpolant of the 4 samples around
+// phi at their true azimuths, which continues the row across the wrap even
+// when n·Δ is not 2π (the HERA beamfits: 180 samples of 359°/179, a 1°
+// gap between the last and 360°).
+func periodicAt(row []float64, az0, d, phi float64) float64 {
+	n := len(row)
+	u := math.Mod(phi-az0, 2*math.Pi)
+	if u < 0 {
+		u += 2 * math.Pi
+	}
+	i := min(int(math.Floor(u/d)), n-1)
+	pos := func(k int) (float64, float64) { // unwrapped index k: azimuth − az0, value
+		switch {
+		case k < 0:
+			return float64(k+n)*d - 2*math.Pi, row[k+n]
+		case k >= n:
+			return float64(k-n)*d + 2*math.Pi, row[k-n]
+		}
+		return float64(k) * d, row[k]
+	}
+	var x, y [4]float64
+	for m := range 4 {
+		x[m], y[m] = pos(i - 1 + m)
+		if math.Abs(u-x[m]) <= 1e-9*d {
+			return y[m]
+		}
+	}
+	var v float64
+	for m := range 4 {
+		w := 1.0
+		for l := range 4 {
+			if l != m {
+				w *= (u - x[l]) / (x[m] - x[l])
 			}
-			out[r*naz+a] = v
+		}
+		v += w * y[m]
+	}
+	return v
+}
+
+// longRows returns the nrow × (naz + 2·wrapExtend) plane whose row r holds
+// s·(row r of the nrow × naz plane p) at azimuths az_0 + (c − wrapExtend)·Δ
+// + shift, c = 0 … naz + 2·wrapExtend − 1: the data themselves where those
+// are its samples, periodicAt elsewhere.
+func (g *Gridded) longRows(p []float64, nrow int, shift, s float64) []float64 {
+	az := g.spec.AzRad
+	naz := len(az)
+	d := az[1] - az[0]
+	nl := naz + 2*wrapExtend
+	out := make([]float64, nrow*nl)
+	for r := range nrow {
+		row, o := p[r*naz:(r+1)*naz], out[r*nl:(r+1)*nl]
+		for c := range o {
+			if j := c - wrapExtend; shift == 0 && j >= 0 && j < naz {
+				o[c] = s * row[j]
+				continue
+			}
+			o[c] = s * periodicAt(row, az[0], d, az[0]+float64(c-wrapExtend)*d+shift)
 		}
 	}
 	return out
 }
 
-// continuedPlane is the pole-continued counterpart of the extension and
-// spline step of planes: raw nza × naz plane pl (the frequency step done)
-// becomes the table of grid (map_coordinates: (nza+1) × nazE coefficients
-// from za = −Δza; az_za_simple: (nza+2) × (nazE+2) as notAKnot2D's).
+// continuedPlane is the continued treatment's counterpart of the azimuth
+// extension and the spline step of planes: the raw nza × naz plane pl
+// (frequency step done) becomes the table of the grid planeGrid gives.
+// Its za pass runs along each column's great circle through the pole, the
+// rows (2·nza − 1 of them, za_{nza−1} … za_1 at az + π times s, then za_0
+// … za_{nza−1} at az); its azimuth pass along rows continued periodically
+// (longRows) wrapExtend columns past each end, so that the spline is
+// periodic across the wrap, as the sphere is. The table keeps the usual
+// columns (3 wrap columns each side; az_za_simple one more coefficient
+// each side) and, along za, map_coordinates' coefficient rows za_{−1} …
+// za_{nza−1} or az_za_simple's c_{−1} … c_{nza}.
 func (g *Gridded) continuedPlane(pl []float64, s float64) []float64 {
 	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
 	nm := 2*nza - 1
-	nazE := naz + 2*azExtend
-	mer := extendAz(g.meridian(pl, s), nm, naz)
-	if g.azZaSimple() {
-		a := notAKnotColumns(mer, nm, nazE)      // c_{−nza} … c_{nza}
-		kept := a[(nza-1)*nazE : (2*nza+1)*nazE] // c_{−1} … c_{nza}
-		return notAKnotAz(kept, nza+2, nazE)
+	nl := naz + 2*wrapExtend
+	mer := make([]float64, 0, nm*nl)
+	opp := g.longRows(pl[naz:], nza-1, math.Pi, s) // za_1 … za_{nza−1} at az + π
+	for k := nza - 2; k >= 0; k-- {
+		mer = append(mer, opp[k*nl:(k+1)*nl]...)
 	}
-	prefilterColumns(mer, nm, nazE)
-	kept := mer[(nza-2)*nazE:] // za_{−1} … za_{nza−1}
-	prefilterRows(kept, nza+1, nazE)
-	return kept
+	mer = append(mer, g.longRows(pl, nza, 0, 1)...)
+	if g.azZaSimple() {
+		a := notAKnotColumns(mer, nm, nl)    // c_{−nza} … c_{nza}
+		kept := a[(nza-1)*nl : (2*nza+1)*nl] // c_{−1} … c_{nza}
+		b := notAKnotAz(kept, nza+2, nl)     // (nza+2) × (nl+2): columns c_{−1} … c_{nl}
+		return cropColumns(b, nza+2, nl+2, wrapExtend-azExtend, naz+2*azExtend+2)
+	}
+	prefilterColumns(mer, nm, nl)
+	kept := mer[(nza-2)*nl:] // za_{−1} … za_{nza−1}
+	prefilterRows(kept, nza+1, nl)
+	return cropColumns(kept, nza+1, nl, wrapExtend-azExtend, naz+2*azExtend)
+}
+
+// cropColumns returns columns first … first+n−1 of the row-major nrow ×
+// ncol plane p.
+func cropColumns(p []float64, nrow, ncol, first, n int) []float64 {
+	out := make([]float64, 0, nrow*n)
+	for r := range nrow {
+		out = append(out, p[r*ncol+first:r*ncol+first+n]...)
+	}
+	return out
 }

@@ -2,10 +2,14 @@ package beam
 
 import (
 	"math"
+	"math/cmplx"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // This file tests the pole continuation (WithPole) from first principles:
@@ -55,7 +59,7 @@ func poleGrid(naz int, daz, dza float64) (az, za []float64) {
 }
 
 // poleVectorBeam samples poleField on the grid as a 2-feed E-field beam
-// (axis 0 = θ̂, axis 1 = φ̂).
+// (axis 0 = φ̂, axis 1 = θ̂, pyuvdata's order for az/za beams).
 func poleVectorBeam(t *testing.T, az, za []float64) *Gridded {
 	t.Helper()
 	naz, nza := len(az), len(za)
@@ -64,8 +68,8 @@ func poleVectorBeam(t *testing.T, az, za []float64) *Gridded {
 		for i, z := range za {
 			for j, a := range az {
 				eth, eph := poleField(f, z, a)
-				data[((0*2+f)*nza+i)*naz+j] = complex(eth, 0)
-				data[((1*2+f)*nza+i)*naz+j] = complex(eph, 0)
+				data[((0*2+f)*nza+i)*naz+j] = complex(eph, 0)
+				data[((1*2+f)*nza+i)*naz+j] = complex(eth, 0)
 			}
 		}
 	}
@@ -96,26 +100,31 @@ func polePowerBeam(t *testing.T, az, za []float64) *Gridded {
 
 // poleErrors is the largest error of beam g's interpolation (mode
 // polarized: the vector field's 4 components; else sqrt of the power)
-// at n random directions with za in [0, 3·dza) ("near") and in [20°, 40°]
-// ("far"), all azimuths.
-func poleErrors(t *testing.T, g *Gridded, polarized bool, dza float64, rng *rand.Rand) (near, far float64) {
+// at n random directions in each of three bands: za in [0, 3·dza) with
+// azimuths 30° or more from the wrap and from its opposite ("near" the
+// pole; the wrap's error is measured apart), za in [20°, 40°] at those
+// azimuths ("far"), and za in [20°, 40°] within 10° of the wrap ("wrap",
+// the gap between the HERA grid's last azimuth, 359°, and 360° among
+// them).
+func poleErrors(t *testing.T, g *Gridded, polarized bool, dza float64, rng *rand.Rand) (near, far, wrap float64) {
 	t.Helper()
 	const n = 4000
+	deg := math.Pi / 180
 	mode := Mode{Polarized: polarized}
 	r, err := g.Prepare(1e8, mode)
 	if err != nil {
 		t.Fatal(err)
 	}
+	awayAz := func() float64 { return (30 + rng.Float64()*120 + 180*float64(rng.IntN(2))) * deg }
+	wrapAz := func() float64 { return math.Mod((350+rng.Float64()*20)*deg, 2*math.Pi) }
 	for _, band := range []struct {
 		lo, hi float64
+		az     func() float64
 		dst    *float64
-	}{{0, 3 * dza, &near}, {20 * math.Pi / 180, 40 * math.Pi / 180, &far}} {
+	}{{0, 3 * dza, awayAz, &near}, {20 * deg, 40 * deg, awayAz, &far}, {20 * deg, 40 * deg, wrapAz, &wrap}} {
 		az, za := make([]float64, n), make([]float64, n)
 		for i := range n {
-			// Azimuths 30° or more from the wrap and from its opposite:
-			// the 3-column wrap's mirror prefilter errs there (matvis's
-			// and pyuvdata's own error, not the pole's).
-			az[i] = (30 + rng.Float64()*120 + 180*float64(rng.IntN(2))) * math.Pi / 180
+			az[i] = band.az()
 			za[i] = band.lo + rng.Float64()*(band.hi-band.lo)
 		}
 		za[0] = band.lo // the pole itself, and both sides of it
@@ -128,28 +137,34 @@ func poleErrors(t *testing.T, g *Gridded, polarized bool, dza float64, rng *rand
 			if polarized {
 				for f := range 2 {
 					eth, eph := poleField(f, za[i], az[i])
-					*band.dst = max(*band.dst, math.Abs(real(out[(2*f)*n+i])-eth), math.Abs(real(out[(2*f+1)*n+i])-eph))
+					*band.dst = max(*band.dst, math.Abs(real(out[(2*f)*n+i])-eph), math.Abs(real(out[(2*f+1)*n+i])-eth))
 				}
 			} else {
 				*band.dst = max(*band.dst, math.Abs(real(out[i])-math.Sqrt(polePower(za[i], az[i]))))
 			}
 		}
 	}
-	return near, far
+	return near, far, wrap
 }
 
 // TestPoleContinuationFirstPrinciples: on a 2° grid (exact opposite
 // columns) and on the HERA beamfits' azimuths (180 samples of 359°/179,
-// whose opposite azimuths are not columns), the continued treatment's
-// largest error within 3 steps of the pole is at most 2 times that at za
-// 20–40°, for both interpolations, a vector field and a scalar; the edge
-// treatment's is more than 4 times (map_coordinates' mirror makes the
-// spline even in za at the pole, az_za_simple ends it there with a
-// not-a-knot condition; the fields are neither). Measured (largest errors
-// near / far): continued 2.9e-8 / 2.8e-8 (vector), 2.5e-9 / 5.0e-9
-// (scalar) on every grid and interpolation; edge 3.0e-3 (vector) and
-// 1.2e-3 (scalar) near the pole with map_coordinates, 3.2e-7 and 2.4e-8
-// with az_za_simple.
+// whose opposite azimuths are not columns and whose wrap leaves a 1° gap
+// that matvis's and pyuvdata's 3 copied columns place 2.0056° away), the
+// continued treatment's largest error within 3 steps of the pole, and
+// within 10° of the azimuth wrap, is at most 2 times that at za 20–40°
+// away from both, for both interpolations, a vector field and a scalar;
+// the edge treatment's is more than 4 times at the pole (map_coordinates'
+// mirror makes the spline even in za there, az_za_simple ends it with a
+// not-a-knot condition; the fields are neither) and, on the HERA grid,
+// more than 100 times at the wrap. Measured (largest errors near / far /
+// wrap): continued 3.0e-8 / 2.8e-8 / 4.6e-8 (vector), 2.5e-9 / 5.1e-9 /
+// 5.3e-9 (scalar) on every grid and interpolation; edge near the pole
+// 3.0e-3 (vector) and 1.2e-3 (scalar) with map_coordinates, 3.2e-7 and
+// 2.4e-8 with az_za_simple; edge at the wrap 6.8e-3 / 6.5e-3 (vector,
+// map_coordinates / az_za_simple) and 3.7e-5 / 4.0e-5 (scalar) on the
+// HERA grid, and 3.6e-4 (vector, map_coordinates' mirrored ends of the
+// 3 copied columns) on the exact 2° grid.
 func TestPoleContinuationFirstPrinciples(t *testing.T) {
 	deg := math.Pi / 180
 	grids := []struct {
@@ -180,11 +195,17 @@ func TestPoleContinuationFirstPrinciples(t *testing.T) {
 				if ok, why := cont.PoleApplies(Mode{Polarized: polarized}); !ok {
 					t.Fatalf("%s: continuation does not apply: %s", name, why)
 				}
-				cn, cf := poleErrors(t, cont, polarized, 2*deg, rng)
-				en, ef := poleErrors(t, base, polarized, 2*deg, rng)
-				t.Logf("%s: continued: near the pole %.2e, za 20–40° %.2e; edge: near %.2e, far %.2e", name, cn, cf, en, ef)
+				cn, cf, cw := poleErrors(t, cont, polarized, 2*deg, rng)
+				en, ef, ew := poleErrors(t, base, polarized, 2*deg, rng)
+				t.Logf("%s: continued: near the pole %.2e, za 20–40° %.2e, at the wrap %.2e; edge: near %.2e, far %.2e, wrap %.2e", name, cn, cf, cw, en, ef, ew)
 				if cn > 2*cf {
 					t.Errorf("%s: continued: error near the pole %.3g > 2 × the error away from it %.3g", name, cn, cf)
+				}
+				if cw > 2*cf {
+					t.Errorf("%s: continued: error at the azimuth wrap %.3g > 2 × the error away from it %.3g", name, cw, cf)
+				}
+				if gr.daz != 2*deg && ew < 100*ef {
+					t.Errorf("%s: edge: error at the wrap %.3g < 100 × the error away from it %.3g: the test does not see the HERA grid's wrap", name, ew, ef)
 				}
 				if en < 4*ef {
 					t.Errorf("%s: edge: error near the pole %.3g < 4 × the error away from it %.3g: the test does not see the edge", name, en, ef)
@@ -313,7 +334,7 @@ func TestPoleGreatCircleTwin(t *testing.T) {
 							eth, eph = poleField(f, za[-m], azo)
 							eth, eph = -eth, -eph
 						}
-						ys[m+nza-1] = []float64{eth, eph}[k]
+						ys[m+nza-1] = []float64{eph, eth}[k]
 					}
 					var line func(float64) float64
 					if interp == SpatialAzZaSimple {
@@ -393,5 +414,92 @@ func TestPoleApplies(t *testing.T) {
 	}
 	if _, err := wrapped.WithPole("smooth"); err == nil || !strings.Contains(err.Error(), `"smooth"`) || !strings.Contains(err.Error(), "edge, continued") {
 		t.Errorf(`WithPole("smooth"): error %v, want one naming the value and the choices`, err)
+	}
+}
+
+// TestPoleSingleValued: za = 0 is one point of the sphere, so the
+// continued beam there is one vector (one value for a power) whatever the
+// azimuth, even when the grid's za = 0 samples disagree: random E-field
+// and power beams, evaluated at za = 0 and 1e-9 at 360 azimuths, give
+// (east, north) components E_e = E_θ cos az − E_φ sin az, E_n = E_θ sin az
+// + E_φ cos az (and powers) that agree to 1e-8 of the largest (a slope
+// times 1e-9 rad; the random samples at za = 0 disagree by O(1)); and on
+// the HERA beamfits, whose feed power round the za = 0 row spreads by
+// 3.5e-4, the continued beam's spreads by less than 1e-7 at za = 1e-6.
+func TestPoleSingleValued(t *testing.T) {
+	az, za := testGrid(36, 10, true)
+	const n = 360
+	paz, pza := make([]float64, n), make([]float64, n)
+	for i := range n {
+		paz[i] = 2 * math.Pi * float64(i) / n
+		pza[i] = 1e-9 * float64(i%2)
+	}
+	for _, typ := range []GridType{EField, Power} {
+		g0, _ := randomBeam(t, typ, az, za, []float64{1e8}, 21)
+		for _, interp := range SpatialInterps() {
+			g, err := g0.WithSpatialInterp(interp)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g = mustPole(t, g)
+			mode := mode0(typ)
+			r, err := g.Prepare(1e8, mode)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := make([]complex128, mode.Components()*n)
+			r.Eval(paz, pza, out)
+			// the cartesian components of each output vector (or the
+			// value of a power), per direction
+			var vals [][]complex128
+			for i := range n {
+				if typ == Power {
+					vals = append(vals, []complex128{out[i]})
+					continue
+				}
+				sa, ca := math.Sincos(paz[i])
+				var v []complex128
+				for f := range 2 {
+					ephi, eth := out[(2*f)*n+i], out[(2*f+1)*n+i]
+					v = append(v, eth*complex(ca, 0)-ephi*complex(sa, 0), eth*complex(sa, 0)+ephi*complex(ca, 0))
+				}
+				vals = append(vals, v)
+			}
+			var big, spread float64
+			for i := range vals {
+				for k := range vals[i] {
+					big = max(big, cmplx.Abs(vals[i][k]))
+					spread = max(spread, cmplx.Abs(vals[i][k]-vals[0][k]))
+				}
+			}
+			if spread > 1e-8*big { // the slope times 1e-9 rad, at most
+				t.Errorf("%s %s: values at the pole differ by %.3g of %.3g over azimuth", typ, interp, spread, big)
+			}
+		}
+	}
+	g0, err := LoadBeamFITS(filepath.Join(sharedtest.Root(t), "testdata", "beams", "NF_HERA_Dipole_small.fits"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range []*Gridded{g0, mustPole(t, g0)} {
+		r, err := g.Prepare(1e8, Mode{Polarized: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		zz := make([]float64, n)
+		for i := range zz {
+			zz[i] = 1e-6
+		}
+		out := make([]complex128, 4*n)
+		r.Eval(paz, zz, out)
+		lo, hi := math.Inf(1), 0.0
+		for i := range n {
+			p := math.Pow(cmplx.Abs(out[2*n+i]), 2) + math.Pow(cmplx.Abs(out[3*n+i]), 2)
+			lo, hi = min(lo, p), max(hi, p)
+		}
+		t.Logf("HERA beamfits, %s: feed y power at za = 1e-6 spreads by %.2e over azimuth", g.Pole(), (hi-lo)/hi)
+		if g.Pole() == PoleContinued && (hi-lo) > 1e-7*hi {
+			t.Errorf("HERA beamfits, continued: feed y power at za = 1e-6 spreads by %.3g over azimuth, want < 1e-7", (hi-lo)/hi)
+		}
 	}
 }
