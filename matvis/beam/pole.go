@@ -23,17 +23,29 @@ const (
 	// PoleEdge is the exact reproduction of matvis and pyuvdata: za = 0
 	// is an ordinary edge of the spline (the default).
 	PoleEdge = "edge"
-	// PoleContinued makes each azimuth column's za axis a meridian
-	// through the pole: the spline's za pass (map_coordinates' prefilter,
-	// az_za_simple's not-a-knot solve) runs along the whole great circle
-	// [s·E(za_{n−1} … za_1, az + π), E(za_0 … za_{n−1}, az)], s = −1 for
-	// E-field components and +1 for powers, with the far ends treated as
-	// today; the table keeps the coefficient row at za = −Δza that the
-	// cubic footprint reads (map_coordinates: one row more, PlaneGrid's
-	// ZaMin one step lower; az_za_simple: the same table size, its extra
-	// coefficient row now the continuation's). Where az + π is not a grid
-	// column (an uneven azimuth step such as the HERA beamfits' 359°/179),
-	// the values there come from the cubic B-spline of the wrapped row.
+	// PoleContinued treats the grid as the sphere it samples, whose
+	// coordinates have two seams, the pole and the azimuth wrap:
+	//
+	//   - each azimuth column's za axis is a meridian through the pole:
+	//     the spline's za pass (map_coordinates' prefilter, az_za_simple's
+	//     not-a-knot solve) runs along the whole great circle
+	//     [s·E(za_{n−1} … za_1, az + π), E(za_0 … za_{n−1}, az)], s = −1
+	//     for E-field components and +1 for powers, with the far ends
+	//     treated as before; the table keeps the coefficient row at
+	//     za = −Δza that the cubic footprint reads (map_coordinates: one
+	//     row more, PlaneGrid's ZaMin one step lower; az_za_simple: the
+	//     same table size, its extra coefficient row now the
+	//     continuation's);
+	//   - the azimuth pass runs wrapExtend columns past each end of a row
+	//     continued by true azimuth (periodicAt), so the spline is
+	//     periodic, even where the copied columns would be misplaced (the
+	//     HERA beamfits' 180 samples of 359°/179 leave a 1° gap to 360°,
+	//     which the 3 copied columns place 2.0056° away); the table keeps
+	//     the usual columns;
+	//   - the za = 0 row, one point sampled once per azimuth, becomes the
+	//     one vector (a power: the one value) that fits it best (poleRow).
+	//
+	// Where az + π is not a grid column, its values come from periodicAt.
 	PoleContinued = "continued"
 )
 
@@ -207,14 +219,22 @@ func (g *Gridded) longRows(p []float64, nrow int, shift, s float64) []float64 {
 	d := az[1] - az[0]
 	nl := naz + 2*wrapExtend
 	out := make([]float64, nrow*nl)
+	// A grid whose last azimuth is the first again (0 … 360°, which
+	// pyuvdata's wrap test also takes) holds the circle in one sample
+	// fewer; periodicAt needs distinct azimuths.
+	nper := naz
+	for nper > 1 && float64(nper-1)*d >= 2*math.Pi*(1-1e-9) {
+		nper--
+	}
 	for r := range nrow {
 		row, o := p[r*naz:(r+1)*naz], out[r*nl:(r+1)*nl]
+		per := row[:nper]
 		for c := range o {
 			if j := c - wrapExtend; shift == 0 && j >= 0 && j < naz {
 				o[c] = s * row[j]
 				continue
 			}
-			o[c] = s * periodicAt(row, az[0], d, az[0]+float64(c-wrapExtend)*d+shift)
+			o[c] = s * periodicAt(per, az[0], d, az[0]+float64(c-wrapExtend)*d+shift)
 		}
 	}
 	return out
