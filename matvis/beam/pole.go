@@ -37,7 +37,7 @@ const (
 	//     same table size, its extra coefficient row now the
 	//     continuation's);
 	//   - the azimuth pass runs wrapExtend columns past each end of a row
-	//     continued by true azimuth (periodicAt), so the spline is
+	//     continued by true azimuth (periodicStencil), so the spline is
 	//     periodic, even where the copied columns would be misplaced (the
 	//     HERA beamfits' 180 samples of 359°/179 leave a 1° gap to 360°,
 	//     which the 3 copied columns place 2.0056° away); the table keeps
@@ -45,7 +45,8 @@ const (
 	//   - the za = 0 row, one point sampled once per azimuth, becomes the
 	//     one vector (a power: the one value) that fits it best (poleRow).
 	//
-	// Where az + π is not a grid column, its values come from periodicAt.
+	// Where az + π is not a grid column, its values come from
+	// periodicStencil.
 	PoleContinued = "continued"
 )
 
@@ -167,74 +168,78 @@ func (g *Gridded) poleRow(row0 []float64, s planeSrc, imag bool, w []float64, po
 // periodic spline's.
 const wrapExtend = 32
 
-// periodicAt is row (samples at az_0 + j·Δ, j = 0 … n−1, periodic in 2π)
-// at azimuth phi: the sample itself when phi is on one (to 1e-9 of a
-// step), otherwise the cubic Lagrange interpolant of the 4 samples around
-// phi at their true azimuths, which continues the row across the wrap even
-// when n·Δ is not 2π (the HERA beamfits: 180 samples of 359°/179, a 1°
-// gap between the last and 360°).
-func periodicAt(row []float64, az0, d, phi float64) float64 {
-	n := len(row)
-	u := math.Mod(phi-az0, 2*math.Pi)
+// periodicStencil says how a row of n samples at az_0 + j·Δ, periodic in
+// 2π, gives its value at azimuth phi: the sample itself when phi is on one
+// (to 1e-9 of a step), otherwise the cubic Lagrange interpolant of the 4
+// samples around phi at their true azimuths, which continues the row
+// across the wrap even when n·Δ is not 2π (the HERA beamfits: 180 samples
+// of 359°/179, a 1° gap between the last and 360°). The value is
+// Σ_m w[m]·row[idx[m]].
+func periodicStencil(n int, d, phiFromAz0 float64) (idx [4]int, w [4]float64) {
+	u := math.Mod(phiFromAz0, 2*math.Pi)
 	if u < 0 {
 		u += 2 * math.Pi
 	}
 	i := min(int(math.Floor(u/d)), n-1)
-	pos := func(k int) (float64, float64) { // unwrapped index k: azimuth − az0, value
+	var x [4]float64
+	for m := range 4 {
+		k := i - 1 + m // unwrapped index
 		switch {
 		case k < 0:
-			return float64(k+n)*d - 2*math.Pi, row[k+n]
+			idx[m], x[m] = k+n, float64(k+n)*d-2*math.Pi
 		case k >= n:
-			return float64(k-n)*d + 2*math.Pi, row[k-n]
+			idx[m], x[m] = k-n, float64(k-n)*d+2*math.Pi
+		default:
+			idx[m], x[m] = k, float64(k)*d
 		}
-		return float64(k) * d, row[k]
 	}
-	var x, y [4]float64
 	for m := range 4 {
-		x[m], y[m] = pos(i - 1 + m)
 		if math.Abs(u-x[m]) <= 1e-9*d {
-			return y[m]
+			return [4]int{idx[m], idx[m], idx[m], idx[m]}, [4]float64{1, 0, 0, 0}
 		}
 	}
-	var v float64
 	for m := range 4 {
-		w := 1.0
+		w[m] = 1
 		for l := range 4 {
 			if l != m {
-				w *= (u - x[l]) / (x[m] - x[l])
+				w[m] *= (u - x[l]) / (x[m] - x[l])
 			}
 		}
-		v += w * y[m]
 	}
-	return v
+	return idx, w
 }
 
 // longRows returns the nrow × (naz + 2·wrapExtend) plane whose row r holds
 // s·(row r of the nrow × naz plane p) at azimuths az_0 + (c − wrapExtend)·Δ
 // + shift, c = 0 … naz + 2·wrapExtend − 1: the data themselves where those
-// are its samples, periodicAt elsewhere.
+// are its samples, periodicStencil's interpolant elsewhere (one stencil per
+// column, for every row).
 func (g *Gridded) longRows(p []float64, nrow int, shift, s float64) []float64 {
 	az := g.spec.AzRad
 	naz := len(az)
 	d := az[1] - az[0]
 	nl := naz + 2*wrapExtend
-	out := make([]float64, nrow*nl)
 	// A grid whose last azimuth is the first again (0 … 360°, which
 	// pyuvdata's wrap test also takes) holds the circle in one sample
-	// fewer; periodicAt needs distinct azimuths.
+	// fewer; the stencils need distinct azimuths.
 	nper := naz
 	for nper > 1 && float64(nper-1)*d >= 2*math.Pi*(1-1e-9) {
 		nper--
 	}
+	type stencil struct {
+		idx [4]int
+		w   [4]float64
+	}
+	st := make([]stencil, nl)
+	for c := range st {
+		st[c].idx, st[c].w = periodicStencil(nper, d, float64(c-wrapExtend)*d+shift)
+	}
+	out := make([]float64, nrow*nl)
 	for r := range nrow {
 		row, o := p[r*naz:(r+1)*naz], out[r*nl:(r+1)*nl]
-		per := row[:nper]
 		for c := range o {
-			if j := c - wrapExtend; shift == 0 && j >= 0 && j < naz {
-				o[c] = s * row[j]
-				continue
-			}
-			o[c] = s * periodicAt(per, az[0], d, az[0]+float64(c-wrapExtend)*d+shift)
+			k := &st[c]
+			o[c] = s * (k.w[0]*row[k.idx[0]] + k.w[1]*row[k.idx[1]] + k.w[2]*row[k.idx[2]] + k.w[3]*row[k.idx[3]])
 		}
 	}
 	return out
