@@ -142,7 +142,11 @@ func (in *simInput) build(o buildOptions) (*matvis.Simulation, *matvis.Observati
 		})
 		if err == nil && o.notice != nil && sim.SkyPolarized() {
 			// pyuvsim 1.2 runs pyradiosky's rotation: say which ran.
-			o.notice("polarized sky: " + matvis.RotationNote(o.rotation))
+			note := "polarized sky: " + matvis.RotationNote(o.rotation)
+			if o.beamPole == "" && matvis.GriddedPole(sim.Beams, sim.Mode) == beam.PoleContinued {
+				note += " Beamfits beams continued through the pole (smooth through zenith); --beam-pole edge gives pyuvdata's exact spline."
+			}
+			o.notice(note)
 		}
 		return sim, obs, err
 	}
