@@ -229,3 +229,34 @@ func TestPoleZenithTrackGPU(t *testing.T) {
 		}
 	}
 }
+
+// TestPolePrepCasesApply checks, without a device, that the channel
+// preparation tests' continued cases (prepCase.pole) do continue their
+// cubic beams through the pole, polarized and as power from the E-field
+// with a basis, and that the bilinear beam and the half-azimuth case,
+// whose azimuths do not wrap, do not (and say why), so that
+// TestDevicePrepMatchesHost and TestDevicePrepStreamed test what they
+// name.
+func TestPolePrepCasesApply(t *testing.T) {
+	for _, c := range []struct {
+		pc   prepCase
+		want bool
+	}{
+		{prepCase{pol: true, pole: true}, true},
+		{prepCase{basis: true, p1: true, pole: true}, true},
+		{prepCase{pol: true, pole: true, manyFreqs: true}, true},
+		{prepCase{pol: true, halfAz: true, pole: true}, false},
+	} {
+		sim := prepSim(t, rand.New(rand.NewPCG(5, 5)), c.pc)
+		for b, bm := range sim.Beams {
+			g, ok := bm.(*beam.Gridded)
+			if !ok {
+				continue
+			}
+			want := c.want && g.Order() == 3 // bilinear reads no row past the pole
+			if ok, why := g.PoleApplies(sim.Mode); ok != want || (!ok && why == "") {
+				t.Errorf("%+v: beam %d (order %d): PoleApplies = %v (%q), want %v", c.pc, b, g.Order(), ok, why, want)
+			}
+		}
+	}
+}
