@@ -72,3 +72,93 @@ func beamInterpNote(beams []beam.Beam) string {
 	}
 	return "Gridded beams interpolated with " + kind + what + "."
 }
+
+// withPole gives a gridded beam (bare or under a diagonal Jones wrapper)
+// the zenith treatment kind, one of beam.PoleTreatments
+// (beam.Gridded.WithPole); "" keeps the beam's own. Analytic beams are
+// returned as they are.
+func withPole(b beam.Beam, kind string) (beam.Beam, error) {
+	if kind == "" {
+		return b, nil
+	}
+	switch g := b.(type) {
+	case *beam.Gridded:
+		return g.WithPole(kind)
+	case beam.DiagonalJones:
+		inner, err := withPole(g.Beam, kind)
+		if err != nil {
+			return nil, err
+		}
+		g.Beam = inner
+		return g, nil
+	}
+	return b, nil
+}
+
+// CheckBeamPole reports a zenith treatment name that is neither "" (the
+// input's default) nor one of beam.PoleTreatments.
+func CheckBeamPole(kind string) error {
+	if kind == "" || slices.Contains(beam.PoleTreatments(), kind) {
+		return nil
+	}
+	return fmt.Errorf("beam pole treatment %q: want one of %s", kind, strings.Join(beam.PoleTreatments(), ", "))
+}
+
+// obsPole is the zenith treatment of a pyuvsim configuration's beamfits
+// beams: the asked one, else continued through the pole for a polarized
+// sky under the IAU rotation (the physical default: smooth through
+// zenith) and pyuvdata's exact edge otherwise — a Stokes-I sky (which
+// pyuvsim's references test to 1e-5) and RotationPyradiosky (the
+// pyuvsim-reproduction mode).
+func obsPole(asked string, polarizedSky bool, rot CoherencyRotation) string {
+	switch {
+	case asked != "":
+		return asked
+	case polarizedSky && EffectiveRotation(rot) == RotationIAU:
+		return beam.PoleContinued
+	}
+	return beam.PoleEdge
+}
+
+// GriddedPole names the zenith treatment the gridded beams among beams
+// get in mode: beam.PoleEdge, beam.PoleContinued, or for a continuation
+// that cannot apply "edge (continued asked: REASON)"; several, sorted and
+// joined by ", ", when they differ; "" without gridded beams.
+func GriddedPole(beams []beam.Beam, mode beam.Mode) string {
+	var kinds []string
+	for _, b := range beams {
+		if d, ok := b.(beam.DiagonalJones); ok {
+			b = d.Beam
+		}
+		g, ok := b.(*beam.Gridded)
+		if !ok {
+			continue
+		}
+		k := beam.PoleEdge
+		if applies, why := g.PoleApplies(mode); applies {
+			k = beam.PoleContinued
+		} else if why != "" {
+			k = beam.PoleEdge + " (continued asked: " + why + ")"
+		}
+		if !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	slices.Sort(kinds)
+	return strings.Join(kinds, ", ")
+}
+
+// beamPoleNote is the history's sentence on the gridded beams' zenith
+// treatment ("" without gridded beams).
+func beamPoleNote(beams []beam.Beam, mode beam.Mode) string {
+	kind := GriddedPole(beams, mode)
+	switch kind {
+	case "":
+		return ""
+	case beam.PoleContinued:
+		return "Gridded beams continued through the pole (the za spline along the great circle through zenith, smooth for a source crossing it)."
+	case beam.PoleEdge:
+		return "Gridded beams end at za = 0 as at an edge (matvis's and pyuvdata's exact treatment)."
+	}
+	return "Gridded beams' zenith treatment: " + kind + "."
+}

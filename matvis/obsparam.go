@@ -49,6 +49,11 @@ type ObsOptions struct {
 	// beam.SpatialInterps; empty means az_za_simple, pyuvdata's default,
 	// which pyuvsim uses.
 	BeamInterp string
+	// Pole is the beamfits beams' zenith treatment, one of
+	// beam.PoleTreatments; empty means continued through the pole for a
+	// polarized sky under the IAU rotation and pyuvdata's exact edge for a
+	// Stokes-I sky or RotationPyradiosky (obsPole).
+	Pole string
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -108,6 +113,9 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		if err == nil {
 			bm, err = withSpatialInterp(bm, o.beamInterp())
 		}
+		if err == nil {
+			bm, err = withPole(bm, obsPole(o.Pole, sky.Polarized(), o.Rotation))
+		}
 		if err != nil {
 			return nil, nil, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
 		}
@@ -155,6 +163,9 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 	sim, err := New(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if note := beamPoleNote(sim.Beams, sim.Mode); note != "" {
+		obs.History += " " + note
 	}
 	return sim, obs, nil
 }

@@ -29,6 +29,10 @@ type SpecOptions struct {
 	// beams, one of beam.SpatialInterps; empty keeps map_coordinates,
 	// matvis's, which a spec reproduces.
 	BeamInterp string
+	// Pole, when set, is the zenith treatment of beamfits beams (one of
+	// beam.PoleTreatments); empty keeps matvis's exact edge, which the
+	// spec references reproduce.
+	Pole string
 	// Warn receives warnings (nil: discarded).
 	Warn func(string)
 }
@@ -107,6 +111,12 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 	if err != nil {
 		return nil, nil, err
 	}
+	if o != nil && o.Pole != "" {
+		// Named only when asked: the default is matvis's own treatment.
+		if note := beamPoleNote(sim.Beams, sim.Mode); note != "" {
+			obs.History += " " + note
+		}
+	}
 	return sim, obs, nil
 }
 
@@ -142,6 +152,9 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		bm, err := specBeam(b, s.Dir, order, prec)
 		if err == nil {
 			bm, err = withSpatialInterp(bm, o.BeamInterp)
+		}
+		if err == nil {
+			bm, err = withPole(bm, o.Pole)
 		}
 		if err != nil {
 			return Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)

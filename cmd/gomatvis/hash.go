@@ -32,6 +32,8 @@ type hashInputs struct {
 	topoPath  string
 	// beamInterp is --beam-interp ("": the input's default).
 	beamInterp string
+	// beamPole is --beam-pole ("": the input's default).
+	beamPole string
 }
 
 // configHash is the SHA-256 (hex) of a canonical form of the run's
@@ -81,6 +83,11 @@ func configHash(in *simInput, o hashInputs) (string, error) {
 		// Parts made when every beamfits beam ran map_coordinates have no
 		// such line: an obsparam's az_za_simple default never merges with them.
 		put([]byte("beam_interp=" + bi))
+	}
+	if bp := in.beamPole(o.beamPole, o.rotation); bp != "" {
+		// Parts made before the zenith treatment was selectable ran the
+		// edge, which hashes as no line.
+		put([]byte("beam_pole=" + bp))
 	}
 	for _, f := range []string{o.eopPath, o.topoPath} {
 		if f == "" {

@@ -117,7 +117,10 @@ type buildOptions struct {
 	// interpolation ("": the input's default, az_za_simple for an
 	// obsparam, map_coordinates for a spec).
 	beamInterp string
-	warn       func(string)
+	// beamPole is --beam-pole: the beamfits beams' zenith treatment ("":
+	// the input's default, matvis.ObsOptions.Pole's and SpecOptions.Pole's).
+	beamPole string
+	warn     func(string)
 	// notice receives the one line an obsparam run with a polarized sky
 	// prints: the rotation that runs and the flag for the other (nil:
 	// none).
@@ -154,11 +157,15 @@ func (in *simInput) buildNow(o buildOptions) (*matvis.Simulation, *matvis.Observ
 	if in.cfg != nil {
 		sim, obs, err := matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
 			EOP: eop, EOPSource: eopSource(o.eopPath), Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
-			WholeOutput: !o.uvh5, Rotation: o.rotation, BeamInterp: o.beamInterp, Warn: o.warn,
+			WholeOutput: !o.uvh5, Rotation: o.rotation, BeamInterp: o.beamInterp, Pole: o.beamPole, Warn: o.warn,
 		})
 		if err == nil && o.notice != nil && sim.SkyPolarized() {
 			// pyuvsim 1.2 runs pyradiosky's rotation: say which ran.
-			o.notice("polarized sky: " + matvis.RotationNote(o.rotation))
+			note := "polarized sky: " + matvis.RotationNote(o.rotation)
+			if o.beamPole == "" && matvis.GriddedPole(sim.Beams, sim.Mode) == beam.PoleContinued {
+				note += " Beamfits beams continued through the pole (smooth through zenith); --beam-pole edge gives pyuvdata's exact spline."
+			}
+			o.notice(note)
 		}
 		return sim, obs, err
 	}
@@ -169,7 +176,7 @@ func (in *simInput) buildNow(o buildOptions) (*matvis.Simulation, *matvis.Observ
 		}
 	}
 	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run,
-		BeamInterp: o.beamInterp, Warn: o.warn}
+		BeamInterp: o.beamInterp, Pole: o.beamPole, Warn: o.warn}
 	if o.uvh5 {
 		return matvis.FromSpecObservation(in.spec, so)
 	}
@@ -213,6 +220,26 @@ func (in *simInput) beamInterp(flag string) string {
 		return beam.SpatialAzZaSimple
 	}
 	return beam.SpatialMapCoordinates
+}
+
+// beamPole is what the config hash records of the beamfits beams' zenith
+// treatment with --beam-pole flag and --stokes-rotation rot: "" where it
+// is matvis's and pyuvdata's exact edge for certain (no beamfits beam, a
+// spec without the flag, the flag edge, an obsparam under pyradiosky's
+// rotation without the flag), else the flag or, for an obsparam's
+// default under the IAU rotation, "continued-for-a-polarized-sky" (the
+// catalog, hashed by its bytes, says which).
+func (in *simInput) beamPole(flag string, rot matvis.CoherencyRotation) string {
+	if in.beamInterp("") == "" || flag == beam.PoleEdge {
+		return ""
+	}
+	switch {
+	case flag != "":
+		return flag
+	case in.cfg != nil && matvis.EffectiveRotation(rot) == matvis.RotationIAU:
+		return "continued-for-a-polarized-sky"
+	}
+	return ""
 }
 
 // eopSource names an --eop file for the output's history ("" when none).

@@ -56,6 +56,9 @@ type outputMeta struct {
 	// BeamInterp names the gridded beams' spatial interpolation
 	// (map_coordinates or az_za_simple); absent without gridded beams.
 	BeamInterp string `json:"beam_interp,omitempty"`
+	// BeamPole names the gridded beams' zenith treatment (edge or
+	// continued, matvis.GriddedPole); absent without gridded beams.
+	BeamPole string `json:"beam_pole,omitempty"`
 }
 
 // pyuvsimConvention is the convention of an obsparam's npy output.
@@ -104,6 +107,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 		m.EarthOrientation = obs.EOPSource
 	}
 	m.BeamInterp = matvis.GriddedInterp(sim.Beams)
+	m.BeamPole = matvis.GriddedPole(sim.Beams, sim.Mode)
 	if sim.SkyPolarized() {
 		m.StokesRotation = string(matvis.EffectiveRotation(sim.Options.Rotation))
 	}

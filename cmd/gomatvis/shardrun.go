@@ -30,7 +30,9 @@ type shardJob struct {
 	run       matvis.RunOverrides
 	// beamInterp is --beam-interp ("": the input's default).
 	beamInterp string
-	quiet      bool
+	// beamPole is --beam-pole ("": the input's default).
+	beamPole string
+	quiet    bool
 }
 
 // runShard computes one shard of the (frequency, time) grid into a part
@@ -51,7 +53,7 @@ func runShard(ctx context.Context, j shardJob, stdout, stderr io.Writer) error {
 		return fmt.Errorf("%w: --format %q: want uvh5 or npy", errUsage, j.format)
 	}
 	hash, err := untilCancelled(ctx, "hashing the configuration", func() (string, error) {
-		return configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, precision: j.precision, eopPath: j.eop, topoPath: j.topo, beamInterp: j.beamInterp})
+		return configHash(j.in, hashInputs{format: j.format, coordMethod: j.coord, rotation: j.rotation, precision: j.precision, eopPath: j.eop, topoPath: j.topo, beamInterp: j.beamInterp, beamPole: j.beamPole})
 	})
 	if err != nil {
 		return err
@@ -119,7 +121,7 @@ type preparedShard struct {
 // it implies.
 func prepareShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, stderr io.Writer) (*preparedShard, error) {
 	bo := buildOptions{uvh5: j.format == part.OutputUVH5, coordMethod: j.coord, eopPath: j.eop, rotation: j.rotation,
-		precision: j.precision, run: j.run, beamInterp: j.beamInterp, warn: warnTo(stderr), notice: lineTo(stderr)}
+		precision: j.precision, run: j.run, beamInterp: j.beamInterp, beamPole: j.beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	var err error
 	if j.topo != "" {
 		if bo.topo, err = readTopoUntil(ctx, j.topo); err != nil {

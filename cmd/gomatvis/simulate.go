@@ -34,6 +34,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	eopPath := fs.String("eop", "", "Earth orientation (UT1−UTC, polar motion): an IERS finals2000A or eopc04_IAU2000.62-now file or a JSON {\"times\": [{\"jd_utc\", \"ut1_utc_s\", \"xp_arcsec\", \"yp_arcsec\"}]} (replaces the spec's eop; an obsparam without it takes the IERS table embedded in gomatvis, matvis/astro/iersdata)")
 	rotation := fs.String("stokes-rotation", "", "a polarized sky's coherency rotation into the beams' basis: iau (the default: derived from the IAU convention, equal to a first-principles field projection; docs/stokes.md) or pyradiosky (pyuvsim 1.2's Rᵀ·C·R, which mirrors the polarization angle about the source's vertical)")
 	beamInterp := fs.String("beam-interp", "", "spatial interpolation of beamfits beams: map_coordinates (matvis's prefiltered B-spline; the default for a spec) or az_za_simple (pyuvdata's bicubic RectBivariateSpline, s = 0, as pyuvsim; the default for an obsparam)")
+	beamPole := fs.String("beam-pole", "", "beamfits beams at the zenith (za = 0): edge (matvis's and pyuvdata's exact splines, which treat za = 0 and the azimuth wrap as edges; the default for a spec, a Stokes-I sky and --stokes-rotation pyradiosky) or continued (the spline continued through the pole along great circles, periodic across the wrap and single-valued at za = 0: smooth for a source through zenith; the default for an obsparam's polarized sky under the IAU rotation)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
@@ -50,6 +51,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := matvis.CheckBeamInterp(*beamInterp); err != nil {
 		return fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
 	}
+	if err := matvis.CheckBeamPole(*beamPole); err != nil {
+		return fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
+	}
 	precision := in.precisionOverride(*rf.precision)
 	fusedMode, err := gpu.ParseFusedMode(*fused)
 	if err != nil {
@@ -58,13 +62,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
 			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
-			precision: precision, run: rf.overrides(), beamInterp: *beamInterp, quiet: *quiet}, stdout, stderr)
+			precision: precision, run: rf.overrides(), beamInterp: *beamInterp, beamPole: *beamPole, quiet: *quiet}, stdout, stderr)
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
 	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
-		precision: precision, run: rf.overrides(), beamInterp: *beamInterp, warn: warnTo(stderr), notice: lineTo(stderr)}
+		precision: precision, run: rf.overrides(), beamInterp: *beamInterp, beamPole: *beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
 			return err

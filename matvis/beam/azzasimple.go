@@ -129,12 +129,18 @@ func (g *Gridded) azZaSimple() bool { return g.spatial == SpatialAzZaSimple }
 // fourth difference c_{−1} − 4c_0 + 6c_1 − 4c_2 + c_3 = 0 and its mirror.
 // The tensor product is solved one axis at a time.
 func notAKnot2D(p []float64, nrow, ncol int) []float64 {
-	a := notAKnotColumns(p, nrow, ncol) // (nrow+2) × ncol
+	return notAKnotAz(notAKnotColumns(p, nrow, ncol), nrow+2, ncol)
+}
+
+// notAKnotAz is notAKnot2D's second pass: the not-a-knot solve along each
+// row of the row-major nrow × ncol plane a (the za pass's coefficients),
+// giving nrow × (ncol+2) coefficients.
+func notAKnotAz(a []float64, nrow, ncol int) []float64 {
 	t := make([]float64, len(a))
-	transpose(t, a, nrow+2, ncol)
-	b := notAKnotColumns(t, ncol, nrow+2) // (ncol+2) × (nrow+2)
+	transpose(t, a, nrow, ncol)
+	b := notAKnotColumns(t, ncol, nrow) // (ncol+2) × nrow
 	out := make([]float64, len(b))
-	transpose(out, b, ncol+2, nrow+2)
+	transpose(out, b, ncol+2, nrow)
 	return out
 }
 

@@ -538,13 +538,14 @@ func TestAzZaSimpleLinear(t *testing.T) {
 
 // TestChannelParts: a beam channel's parts are, at that channel's
 // frequency, Prepare's planes (real, then imaginary parts), for
-// az_za_simple and map_coordinates, polarized and not.
+// az_za_simple and map_coordinates, polarized and not, at the edge and
+// continued through the pole.
 func TestChannelParts(t *testing.T) {
 	az, za := testGrid(24, 11, true)
 	freqs := []float64{1e8, 1.1e8, 1.2e8}
 	for _, typ := range []GridType{EField, Power} {
 		g0, _ := randomBeam(t, typ, az, za, freqs, 8)
-		for _, g := range []*Gridded{g0, mustAzZa(t, g0)} {
+		for _, g := range []*Gridded{g0, mustAzZa(t, g0), mustPole(t, g0), mustPole(t, mustAzZa(t, g0))} {
 			mode := Mode{Polarized: typ == EField}
 			for j, f := range freqs {
 				parts, err := g.ChannelParts(j, mode)
@@ -584,6 +585,19 @@ func TestChannelParts(t *testing.T) {
 }
 
 func mode0(typ GridType) Mode { return Mode{Polarized: typ == EField} }
+
+// mustPole is g continued through the pole (WithPole), where it must apply.
+func mustPole(t *testing.T, g *Gridded) *Gridded {
+	t.Helper()
+	c, err := g.WithPole(PoleContinued)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, why := c.PoleApplies(mode0(g.Type())); !ok {
+		t.Fatalf("%s: the continuation does not apply: %s", g, why)
+	}
+	return c
+}
 
 // TestAzZaSimpleTwinNFDipole: the twin on the shared HERA beamfits (the NF
 // dipole, 180 azimuths × 91 zenith angles over 0–180°, complex E-field) at

@@ -70,8 +70,10 @@ type GridSpec struct {
 	NAxesVec int
 	// Basis, optional, holds the basis vectors of an E-field beam, shape
 	// (NAxesVec, 2, len(ZaRad), len(AzRad)) row-major; nil means the
-	// aligned basis (axis 0 = θ̂, axis 1 = φ̂). It only enters the E-field →
-	// power conversion, as in pyuvdata's efield_to_power.
+	// aligned basis, in pyuvdata's order for az/za beams: axis 0 = φ̂
+	// (azimuth, East through North), axis 1 = θ̂ (zenith angle), as
+	// matvis.Coherency reads them. It only enters the E-field → power
+	// conversion, as in pyuvdata's efield_to_power.
 	Basis []float64
 }
 
@@ -106,6 +108,9 @@ type Gridded struct {
 	// spatial is the spatial interpolation (WithSpatialInterp); "" is
 	// the default, map_coordinates.
 	spatial string
+	// pole: the planes continue through the pole where they can
+	// (WithPole, PoleApplies); false is the edge treatment.
+	pole bool
 }
 
 // NewGridded builds a gridded beam from its axes and data. data has

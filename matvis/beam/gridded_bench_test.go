@@ -22,9 +22,12 @@ func BenchmarkGriddedAt(b *testing.B) {
 		name  string
 		order int
 		mode  Mode
-	}{{"cubic/polarized", 3, Mode{Polarized: true}}, {"cubic/unpolarized", 3, Mode{}}, {"bilinear/polarized", 1, Mode{Polarized: true}}} {
+		pole  string
+	}{{"cubic/polarized", 3, Mode{Polarized: true}, PoleEdge}, {"cubic/unpolarized", 3, Mode{}, PoleEdge}, {"bilinear/polarized", 1, Mode{Polarized: true}, PoleEdge},
+		{"cubic/polarized/continued", 3, Mode{Polarized: true}, PoleContinued}, {"cubic/unpolarized/continued", 3, Mode{}, PoleContinued}} {
 		b.Run(tc.name, func(b *testing.B) {
 			gg, _ := g.WithOrder(tc.order)
+			gg, _ = gg.WithPole(tc.pole)
 			for b.Loop() {
 				if _, err := gg.At(100e6, tc.mode); err != nil {
 					b.Fatal(err)

@@ -41,6 +41,12 @@ type PlaneGrid struct {
 	NearestChannelHz float64 // the beam channel used as is, or 0 when interpolated
 	Clamp            bool    // az_za_simple: clamped to the data, extra coefficients (see above)
 	CoverRad         float64 // az_za_simple: farthest distance from a data sample that is evaluated
+	// Pole: the planes continue through the pole (Gridded.WithPole's
+	// PoleContinued): with map_coordinates the table has one more row,
+	// the first at za = −ZaStep (ZaMin is one step lower), holding the
+	// continuation; with az_za_simple its first coefficient row is the
+	// continuation's.
+	Pole bool
 }
 
 // Plane is one interpolation plane: raw values (order 1) or cubic
@@ -218,6 +224,14 @@ func (g *Gridded) planeGrid(freqHz float64, mode Mode, nearest float64) PlaneGri
 		FrequencyHz:      freqHz,
 		NearestChannelHz: nearest,
 	}
+	if ok, _ := g.PoleApplies(mode); ok {
+		pg.Pole = true
+		if !g.azZaSimple() {
+			// The table starts one coefficient row past the pole.
+			pg.NZa++
+			pg.ZaMin -= pg.ZaStep
+		}
+	}
 	if g.azZaSimple() {
 		// pyuvdata's check_azza_domain: 2 × the larger first step.
 		pg.Clamp = true
@@ -237,6 +251,10 @@ func (g *Gridded) planeGrid(freqHz float64, mode Mode, nearest float64) PlaneGri
 func (g *Gridded) planes(srcs []planeSrc, w []float64, powerFromE, cplx bool, grid PlaneGrid) (re, im [][]float64) {
 	nza, naz := len(g.spec.ZaRad), len(g.spec.AzRad)
 	np := nza * naz
+	sign := 1.0 // the continuation's: a power's (powerFromE or a power beam)
+	if !powerFromE && g.spec.Type == EField {
+		sign = -1 // an E-field component's
+	}
 	type job struct {
 		s    planeSrc
 		imag bool
@@ -266,6 +284,11 @@ func (g *Gridded) planes(srcs []planeSrc, w []float64, powerFromE, cplx bool, gr
 				} else {
 					g.addPlane(pl, g.planeStart(jb.s.vec, jb.s.comp, j), jb.imag, wj)
 				}
+			}
+			if grid.Pole {
+				g.poleRow(pl[:naz], jb.s, jb.imag, w, powerFromE)
+				*jb.out = g.continuedPlane(pl, sign)
+				return
 			}
 			nazE := naz
 			if grid.Extended {

@@ -35,6 +35,12 @@ const cubicPole = -0.267949192431122706472553658494127633
 // tests (prefilterLine) line by line.
 func prefilter2D(p []float64, nrow, ncol int) {
 	prefilterColumns(p, nrow, ncol)
+	prefilterRows(p, nrow, ncol)
+}
+
+// prefilterRows is prefilter2D's second pass: the recursive filter along
+// each row of the row-major nrow × ncol plane p, in place.
+func prefilterRows(p []float64, nrow, ncol int) {
 	t := make([]float64, nrow*ncol)
 	transpose(t, p, nrow, ncol)
 	prefilterColumns(t, ncol, nrow)

@@ -136,8 +136,9 @@ type buildArgs struct {
 
 // buildBatch prepares the beam channels a.js of distinct beam u into
 // consecutive bases starting at base offset a.off. The scratch planes are
-// made by bp_planes and bp_prefilter, or for an az_za_simple beam on the
-// host (hostScratch); bp_pack packs them either way.
+// made by bp_planes and bp_prefilter, or for an az_za_simple beam and a
+// beam continued through the pole (beam.PlaneGrid.Pole) on the host
+// (hostScratch); bp_pack packs them either way.
 func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	src := p.srcs[u]
 	n := len(a.js)
@@ -148,7 +149,7 @@ func (p *beamPrep) buildBatch(u int, a buildArgs) error {
 	}
 	cplx, power, ocplx := b2i(src.Complex), b2i(src.PowerFromE), b2i(src.OutComplex)
 	nodes := int64(g.NZa) * int64(g.NAz)
-	if p.objs[u].SpatialInterp() == beam.SpatialAzZaSimple {
+	if p.objs[u].SpatialInterp() == beam.SpatialAzZaSimple || g.Pole {
 		if err := p.hostScratch(u, a.js, a.scratch, a.s); err != nil {
 			return err
 		}
@@ -197,9 +198,11 @@ func (p *beamPrep) packBatch(a buildArgs, nodes int64, outComplex bool) error {
 // hostScratch makes on the host, and uploads into scratch, the scratch
 // planes of distinct beam u's beam channels js in bp_planes' layout (part
 // q of the b-th channel at doubles ((b·parts + q)·nodes)): the not-a-knot
-// solve of az_za_simple (beam.Gridded.ChannelParts), which
-// kernels/beamprep.cu does not do. The channels' weighted sums stay on the
-// device (bp_combine), as for every beam.
+// solve of az_za_simple and the pole continuation's great-circle lines
+// (beam.Gridded.ChannelParts), which kernels/beamprep.cu does not do —
+// once per used beam channel at set-up, and the bases are then the host's
+// planes exactly. The channels' weighted sums stay on the device
+// (bp_combine), as for every beam.
 func (p *beamPrep) hostScratch(u int, js []int, scratch cuda.DevicePtr, s cuda.Stream) error {
 	g := p.srcs[u].Grid
 	nodes := g.NZa * g.NAz

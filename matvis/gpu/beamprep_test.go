@@ -23,6 +23,7 @@ type prepCase struct {
 	halfAz   bool   // azimuths that do not wrap
 	spectral bool   // a power-law sky model instead of a flux table
 	interp   string // the gridded beams' freq_interp_kind ("": cubic)
+	pole     bool   // the gridded beams continued through the pole (beam.PoleContinued)
 	// manyFreqs: 14 beam channels and 12 channels visited back and
 	// forth, more than a streamed window holds.
 	manyFreqs bool
@@ -118,6 +119,14 @@ func prepSim(t *testing.T, rng *rand.Rand, c prepCase) *matvis.Simulation {
 			}
 		}
 	}
+	if c.pole {
+		for i, g := range grids {
+			var err error
+			if grids[i], err = g.WithPole(beam.PoleContinued); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 	cfg.Beams = []beam.Beam{grids[0], grids[1], grids[2], grids[0]}
 	if c.analytic {
 		cfg.Beams = append(cfg.Beams, beam.Gaussian{DiameterM: 14})
@@ -158,6 +167,9 @@ func TestDevicePrepMatchesHost(t *testing.T) {
 		{name: "polarized fp64 half azimuth", pol: true, halfAz: true},
 		{name: "polarized fp64 linear in frequency", pol: true, interp: "linear"},
 		{name: "power from E fp32 quadratic in frequency", p1: true, interp: "quadratic"},
+		{name: "polarized fp64 continued through the pole", pol: true, pole: true},
+		{name: "power from E with basis fp32 continued through the pole", basis: true, p1: true, pole: true},
+		{name: "polarized fp64 half azimuth, continuation asked (not applied)", pol: true, halfAz: true, pole: true},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -288,6 +300,7 @@ func TestDevicePrepStreamed(t *testing.T) {
 		{name: "power from E with basis fp32", basis: true, p1: true, manyFreqs: true},
 		{name: "power beam fp64 half azimuth nearest", power: true, halfAz: true, interp: "nearest", manyFreqs: true},
 		{name: "polarized fp32 analytic", pol: true, p1: true, analytic: true, manyFreqs: true},
+		{name: "polarized fp64 continued through the pole", pol: true, pole: true, manyFreqs: true},
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
