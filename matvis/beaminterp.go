@@ -43,13 +43,35 @@ func CheckBeamInterp(kind string) error {
 // beams (beam.Gridded.SpatialInterp; several, sorted and joined by ", ",
 // when they differ), or "" when there is none.
 func GriddedInterp(beams []beam.Beam) string {
+	return griddedKinds(beams, func(g *beam.Gridded) string { return g.SpatialInterp() })
+}
+
+// GriddedFreqInterp names the frequency interpolation (pyuvdata's
+// freq_interp_kind, beam.Gridded.FreqInterp) of the gridded beams among
+// beams that have more than one beam channel, as GriddedInterp names the
+// spatial one; "" when no gridded beam interpolates in frequency.
+func GriddedFreqInterp(beams []beam.Beam) string {
+	return griddedKinds(beams, func(g *beam.Gridded) string {
+		if len(g.Freqs()) < 2 {
+			return ""
+		}
+		return g.FreqInterp()
+	})
+}
+
+// griddedKinds is the distinct non-empty kinds of the gridded beams
+// (bare or under a diagonal Jones wrapper) among beams, sorted and joined
+// by ", ".
+func griddedKinds(beams []beam.Beam, kind func(*beam.Gridded) string) string {
 	var kinds []string
 	for _, b := range beams {
 		if d, ok := b.(beam.DiagonalJones); ok {
 			b = d.Beam
 		}
-		if g, ok := b.(*beam.Gridded); ok && !slices.Contains(kinds, g.SpatialInterp()) {
-			kinds = append(kinds, g.SpatialInterp())
+		if g, ok := b.(*beam.Gridded); ok {
+			if k := kind(g); k != "" && !slices.Contains(kinds, k) {
+				kinds = append(kinds, k)
+			}
 		}
 	}
 	slices.Sort(kinds)
@@ -57,7 +79,7 @@ func GriddedInterp(beams []beam.Beam) string {
 }
 
 // beamInterpNote is the history's sentence on the gridded beams'
-// interpolation ("" without gridded beams).
+// interpolation, spatial and in frequency ("" without gridded beams).
 func beamInterpNote(beams []beam.Beam) string {
 	kind := GriddedInterp(beams)
 	if kind == "" {
@@ -70,7 +92,11 @@ func beamInterpNote(beams []beam.Beam) string {
 	case beam.SpatialMapCoordinates:
 		what = " (matvis's: scipy map_coordinates on the prefiltered B-spline)"
 	}
-	return "Gridded beams interpolated with " + kind + what + "."
+	note := "Gridded beams interpolated with " + kind + what
+	if f := GriddedFreqInterp(beams); f != "" {
+		note += ", and " + f + " in frequency (freq_interp_kind, as scipy's interp1d)"
+	}
+	return note + "."
 }
 
 // withPole gives a gridded beam (bare or under a diagonal Jones wrapper)

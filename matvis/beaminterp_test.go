@@ -65,6 +65,14 @@ func TestObsBeamInterp(t *testing.T) {
 		if !strings.Contains(obs.History, "interpolated with "+tc.want) {
 			t.Errorf("history %q does not name %s", obs.History, tc.want)
 		}
+		// The beamfits has two beam channels: the history and
+		// GriddedFreqInterp name the configuration's freq_interp_kind.
+		if got := GriddedFreqInterp(sim.Beams); got != "linear" {
+			t.Errorf("GriddedFreqInterp = %q, want linear", got)
+		}
+		if !strings.Contains(obs.History, "linear in frequency") {
+			t.Errorf("history %q does not name the frequency interpolation", obs.History)
+		}
 	}
 	if _, _, err := FromObsConfig(cfg, &ObsOptions{BeamInterp: "bicubic"}); err == nil || !strings.Contains(err.Error(), `"bicubic"`) {
 		t.Errorf("unknown interpolation: error %v, want one naming it", err)
@@ -95,6 +103,51 @@ func TestSpecBeamInterp(t *testing.T) {
 		}
 		if !strings.Contains(obs.History, "interpolated with "+tc.want) {
 			t.Errorf("history %q does not name %s", obs.History, tc.want)
+		}
+		// Its beam interpolates in frequency with the default, cubic.
+		if !strings.Contains(obs.History, "cubic in frequency") {
+			t.Errorf("history %q does not name the frequency interpolation", obs.History)
+		}
+	}
+}
+
+// TestGriddedFreqInterp: the frequency interpolation is named for gridded
+// beams (bare or under a diagonal Jones) with several beam channels only,
+// the distinct kinds sorted.
+func TestGriddedFreqInterp(t *testing.T) {
+	grid := func(t *testing.T, freqs []float64, kind string) *beam.Gridded {
+		t.Helper()
+		az, za := []float64{0, 1, 2, 3, 4, 5}, []float64{0, 0.3, 0.6, 0.9}
+		data := make([]complex128, len(freqs)*len(za)*len(az))
+		for i := range data {
+			data[i] = 1
+		}
+		g, err := beam.NewGridded(beam.GridSpec{Name: "g", Type: beam.Power, AzRad: az, ZaRad: za, FreqsHz: freqs, Pols: []int{beam.PolXX}, NAxesVec: 1}, data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if kind != "" {
+			if g, err = g.WithFreqInterp(kind); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return g
+	}
+	one := grid(t, []float64{1e8}, "")
+	four := []float64{1e8, 1.1e8, 1.2e8, 1.3e8}
+	for _, tc := range []struct {
+		name  string
+		beams []beam.Beam
+		want  string
+	}{
+		{"analytic only", []beam.Beam{beam.ShortDipole{}}, ""},
+		{"one beam channel", []beam.Beam{one}, ""},
+		{"default cubic", []beam.Beam{grid(t, four, "")}, "cubic"},
+		{"wrapped linear", []beam.Beam{beam.DiagonalJones{Beam: grid(t, four, "linear")}, one}, "linear"},
+		{"two kinds", []beam.Beam{grid(t, four, "nearest"), grid(t, four, "linear"), grid(t, four, "linear")}, "linear, nearest"},
+	} {
+		if got := GriddedFreqInterp(tc.beams); got != tc.want {
+			t.Errorf("%s: %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }

@@ -56,6 +56,9 @@ type outputMeta struct {
 	// BeamInterp names the gridded beams' spatial interpolation
 	// (map_coordinates or az_za_simple); absent without gridded beams.
 	BeamInterp string `json:"beam_interp,omitempty"`
+	// BeamFreqInterp names the gridded beams' frequency interpolation
+	// (freq_interp_kind) where one has several beam channels.
+	BeamFreqInterp string `json:"beam_freq_interp,omitempty"`
 	// BeamPole names the gridded beams' zenith treatment (edge or
 	// continued, matvis.GriddedPole); absent without gridded beams.
 	BeamPole string `json:"beam_pole,omitempty"`
@@ -107,6 +110,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 		m.EarthOrientation = obs.EOPSource
 	}
 	m.BeamInterp = matvis.GriddedInterp(sim.Beams)
+	m.BeamFreqInterp = matvis.GriddedFreqInterp(sim.Beams)
 	m.BeamPole = matvis.GriddedPole(sim.Beams, sim.Mode)
 	if sim.SkyPolarized() {
 		m.StokesRotation = string(matvis.EffectiveRotation(sim.Options.Rotation))
