@@ -1,0 +1,36 @@
+// Package nufft is a type-3 non-uniform fast Fourier transform in one, two
+// or three dimensions:
+//
+//	f_k = Σ_j c_j · exp(±i s_k·x_j),  j = 0…N−1, k = 0…M−1,
+//
+// with arbitrary real points x_j and targets s_k, computed to a requested
+// relative ℓ2 accuracy ε in O(N·w^d + M·w^d + n^d log n) work instead of the
+// direct sum's O(N·M).
+//
+// The method and its parameters are those of Barnett, Magland & af Klinteberg,
+// "A parallel non-uniform fast Fourier transform library based on an
+// 'exponential of semicircle' kernel", SIAM J. Sci. Comput. 41(5),
+// C479–C504 (2019), arXiv:1808.06736 (finufft):
+//
+//   - the spreading kernel is the "exponential of semicircle"
+//     φ(z) = exp(β(√(1−z²) − 1)) on |z| ≤ 1 (their eq. 1.8), with width
+//     w = ⌈log10(1/ε)⌉ + 1 fine-grid points and β = 2.30·w for upsampling
+//     σ = 2 (their section 4.1 and eq. 4.2: the error falls like
+//     exp(−π·w·√(1−1/σ)), about one digit per grid point at σ = 2);
+//   - the type-3 recipe is their section 3.3: shift points and targets to be
+//     centred, rescale the points so that they occupy (−π, π) of a fine grid
+//     whose size is set by the space-frequency product X·S, spread the
+//     (pre-phased) strengths onto that grid, evaluate the grid's Fourier
+//     series at the rescaled targets with a type-2 step (deconvolve, pad by
+//     σ, FFT, interpolate with the same kernel), then divide by the kernel's
+//     Fourier transform at each target, which has no closed form and is
+//     computed by Gauss–Legendre quadrature.
+//
+// The derivation of every constant used here is in the comments of plan.go.
+// The FFT is gonum's dsp/fourier, applied along each axis. Spreading is
+// parallel over slabs of the grid's slowest axis: each worker owns the grid
+// rows of its slab and adds only there, so there are no write races and no
+// atomics; interpolation is parallel over targets.
+//
+// Direct is the plain O(N·M) sum, the reference every test compares with.
+package nufft

@@ -1,0 +1,110 @@
+package nufft
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+// deconvolveInto clears the padded grid and places each outer-grid value,
+// divided by the inner kernel's transform at its mode, at that mode's FFT
+// index.
+func (pl *Plan) deconvolveInto() {
+	clear(pl.pad)
+	a0, a1, a2 := pl.ax[0], pl.ax[1], pl.ax[2]
+	d0, d1, d2 := pl.deconvOrOne(0), pl.deconvOrOne(1), pl.deconvOrOne(2)
+	for i0 := range a0.nf {
+		m0 := wrap(i0-a0.nf/2, a0.n2)
+		for i1 := range a1.nf {
+			m1 := wrap(i1-a1.nf/2, a1.n2)
+			f01 := d0[i0] * d1[i1]
+			src := pl.grid[(i0*a1.nf+i1)*a2.nf:]
+			dst := pl.pad[(m0*a1.n2+m1)*a2.n2:]
+			for i2 := range a2.nf {
+				dst[wrap(i2-a2.nf/2, a2.n2)] = src[i2] * complex(f01*d2[i2], 0)
+			}
+		}
+	}
+}
+
+// deconvOrOne is axis d's deconvolution, or [1] for an inactive axis.
+func (pl *Plan) deconvOrOne(d int) []float64 {
+	if !pl.ax[d].active {
+		return []float64{1}
+	}
+	return pl.deconv[d]
+}
+
+// interp evaluates the kernel-weighted sum of the transformed padded grid
+// at every target and applies the post-phase and correction.
+func (pl *Plan) interp(f []complex128) {
+	const chunk = 256
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(pl.opt.Workers, (pl.m+chunk-1)/chunk) {
+		wg.Go(func() {
+			ip := newInterpolator(pl)
+			for {
+				lo := int(next.Add(chunk) - chunk)
+				if lo >= pl.m {
+					return
+				}
+				for k := lo; k < min(lo+chunk, pl.m); k++ {
+					f[k] = pl.post[k] * ip.target(k)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// interpolator holds one worker's kernel weights on the padded grid.
+type interpolator struct {
+	pl  *Plan
+	wt  [3][]float64
+	idx [3][]int
+	n   [3]int
+}
+
+func newInterpolator(pl *Plan) *interpolator {
+	ip := &interpolator{pl: pl}
+	for d := range 3 {
+		ip.n[d] = pl.ax[d].n2
+		w := 1
+		if pl.ax[d].active {
+			w = pl.ker.w
+		}
+		ip.wt[d] = make([]float64, w)
+		ip.idx[d] = make([]int, w)
+	}
+	return ip
+}
+
+// target is the kernel-weighted sum around target k.
+func (ip *interpolator) target(k int) complex128 {
+	pl := ip.pl
+	for d := range 3 {
+		if !pl.ax[d].active {
+			ip.wt[d][0], ip.idx[d][0] = 1, 0
+			continue
+		}
+		first := pl.ker.weights(ip.wt[d], pl.q[d][k])
+		for a := range ip.idx[d] {
+			ip.idx[d][a] = wrap(first+a, ip.n[d])
+		}
+	}
+	n1, n2 := ip.n[1], ip.n[2]
+	var sum complex128
+	for a0, r0 := range ip.idx[0] {
+		var s0 complex128
+		for a1, r1 := range ip.idx[1] {
+			row := pl.pad[(r0*n1+r1)*n2 : (r0*n1+r1+1)*n2]
+			var s1 complex128
+			for a2, r2 := range ip.idx[2] {
+				s1 += row[r2] * complex(ip.wt[2][a2], 0)
+			}
+			s0 += s1 * complex(ip.wt[1][a1], 0)
+		}
+		sum += s0 * complex(ip.wt[0][a0], 0)
+	}
+	return sum
+}
