@@ -82,29 +82,67 @@ func newInterpolator(pl *Plan) *interpolator {
 // target is the kernel-weighted sum around target k.
 func (ip *interpolator) target(k int) complex128 {
 	pl := ip.pl
+	var first [3]int
+	contiguous := true
 	for d := range 3 {
 		if !pl.ax[d].active {
 			ip.wt[d][0], ip.idx[d][0] = 1, 0
 			continue
 		}
-		first := pl.ker.weights(ip.wt[d], pl.q[d][k])
+		first[d] = pl.ker.weights(ip.wt[d], pl.q[d][k])
 		for a := range ip.idx[d] {
-			ip.idx[d][a] = wrap(first+a, ip.n[d])
+			ip.idx[d][a] = wrap(first[d]+a, ip.n[d])
 		}
+		contiguous = contiguous && first[d] >= 0 && first[d]+len(ip.wt[d]) <= ip.n[d]
 	}
 	n1, n2 := ip.n[1], ip.n[2]
+	w0, w1, w2 := ip.wt[0], ip.wt[1], ip.wt[2]
+	var sr, si float64
+	if contiguous {
+		// The usual case (the FFT's output is centred, see Plan.deconv).
+		f2 := first[2]
+		for a0, k0 := range w0 {
+			var s0r, s0i float64
+			if n2 == 1 {
+				// Two dimensions: the run is along axis 1.
+				base := (first[0]+a0)*n1 + first[1]
+				row := pl.pad[base : base+len(w1)]
+				for a1, k1 := range w1 {
+					s0r += real(row[a1]) * k1
+					s0i += imag(row[a1]) * k1
+				}
+				sr += s0r * k0
+				si += s0i * k0
+				continue
+			}
+			for a1, k1 := range w1 {
+				base := ((first[0]+a0)*n1+first[1]+a1)*n2 + f2
+				row := pl.pad[base : base+len(w2)]
+				var s1r, s1i float64
+				for a2, k2 := range w2 {
+					s1r += real(row[a2]) * k2
+					s1i += imag(row[a2]) * k2
+				}
+				s0r += s1r * k1
+				s0i += s1i * k1
+			}
+			sr += s0r * k0
+			si += s0i * k0
+		}
+		return complex(sr, si)
+	}
 	var sum complex128
 	for a0, r0 := range ip.idx[0] {
 		var s0 complex128
 		for a1, r1 := range ip.idx[1] {
-			row := pl.pad[(r0*n1+r1)*n2 : (r0*n1+r1+1)*n2]
+			base := (r0*n1 + r1) * n2
 			var s1 complex128
 			for a2, r2 := range ip.idx[2] {
-				s1 += row[r2] * complex(ip.wt[2][a2], 0)
+				s1 += pl.pad[base+r2] * complex(w2[a2], 0)
 			}
-			s0 += s1 * complex(ip.wt[1][a1], 0)
+			s0 += s1 * complex(w1[a1], 0)
 		}
-		sum += s0 * complex(ip.wt[0][a0], 0)
+		sum += s0 * complex(w0[a0], 0)
 	}
 	return sum
 }

@@ -119,39 +119,73 @@ func newSpreader(pl *Plan) *spreader {
 
 // weights fills the kernel weights and wrapped grid indices of axis d for
 // a point at coordinate p (a single weight 1 at index 0 when the axis is
-// inactive).
-func (sp *spreader) weights(d int, p []float64, j int) {
+// inactive) and returns the unwrapped first index.
+func (sp *spreader) weights(d int, p []float64, j int) int {
 	if !sp.pl.ax[d].active {
 		sp.wt[d][0], sp.idx[d][0] = 1, 0
-		return
+		return 0
 	}
 	first := sp.pl.ker.weights(sp.wt[d], p[j])
 	for a := range sp.idx[d] {
 		sp.idx[d][a] = wrap(first+a, sp.nf[d])
 	}
+	return first
 }
 
 // point adds v times the kernel around point j into the grid rows
 // [lo, hi) of axis 0.
 func (sp *spreader) point(j int, v complex128, lo, hi int) {
 	pl := sp.pl
+	var first [3]int
+	contiguous := true
 	for d := range 3 {
-		sp.weights(d, pl.p[d], j)
+		first[d] = sp.weights(d, pl.p[d], j)
+		contiguous = contiguous && first[d] >= 0 && first[d]+len(sp.wt[d]) <= sp.nf[d]
 	}
 	n1, n2 := sp.nf[1], sp.nf[2]
-	w1, w2 := sp.wt[1], sp.wt[2]
-	i1, i2 := sp.idx[1], sp.idx[2]
+	w0, w1, w2 := sp.wt[0], sp.wt[1], sp.wt[2]
 	g := pl.grid
-	for a0, r0 := range sp.idx[0] {
+	if contiguous {
+		// The usual case (the outer grid leaves a margin, see axis):
+		// runs of w consecutive cells along the fastest axis.
+		f2 := first[2]
+		for a0 := range w0 {
+			r0 := first[0] + a0
+			if r0 < lo || r0 >= hi {
+				continue
+			}
+			vr, vi := real(v)*w0[a0], imag(v)*w0[a0]
+			if n2 == 1 {
+				// Two dimensions: the run is along axis 1.
+				base := r0*n1 + first[1]
+				row := g[base : base+len(w1)]
+				for a1, k1 := range w1 {
+					row[a1] += complex(vr*k1, vi*k1)
+				}
+				continue
+			}
+			for a1, k1 := range w1 {
+				base := (r0*n1+first[1]+a1)*n2 + f2
+				row := g[base : base+len(w2)]
+				ar, ai := vr*k1, vi*k1
+				for a2, k2 := range w2 {
+					row[a2] += complex(ar*k2, ai*k2)
+				}
+			}
+		}
+		return
+	}
+	i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
+	for a0, r0 := range i0 {
 		if r0 < lo || r0 >= hi {
 			continue
 		}
-		v0 := v * complex(sp.wt[0][a0], 0)
+		v0 := v * complex(w0[a0], 0)
 		for a1, r1 := range i1 {
 			v1 := v0 * complex(w1[a1], 0)
-			row := g[(r0*n1+r1)*n2 : (r0*n1+r1+1)*n2]
+			base := (r0*n1 + r1) * n2
 			for a2, r2 := range i2 {
-				row[r2] += v1 * complex(w2[a2], 0)
+				g[base+r2] += v1 * complex(w2[a2], 0)
 			}
 		}
 	}
