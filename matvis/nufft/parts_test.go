@@ -271,3 +271,41 @@ func TestPlanReuse(t *testing.T) {
 		t.Errorf("stats %+v: every stage should have taken time", st)
 	}
 }
+
+// TestSetPoints makes a plan for the corners of a box, then transforms
+// fresh random points inside it, fewer and more than the corners, and
+// checks each against the direct sum; a point outside the box is refused.
+func TestSetPoints(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}
+	_, _, s := randomProblem(rng, 3, 0, 300, 0, 25, 0, 0)
+	pl, err := NewPlan(box, s, Options{Eps: 1e-10, Sign: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 700, 2000} {
+		x, c, _ := randomProblem(rng, 3, n, 0, 1, 0, 0, 0)
+		for j := range x[2] {
+			x[2][j] = 0.5 + 0.5*x[2][j]
+		}
+		x[0][0], x[1][0], x[2][0] = 1, -1, 0 // on the box's faces
+		if err := pl.SetPoints(x); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Direct(x, c, s, 1)
+		got := make([]complex128, len(want))
+		if err := pl.Execute(c, got); err != nil {
+			t.Fatal(err)
+		}
+		if e := relErr(got, want); e > errFactor*1e-10 {
+			t.Errorf("n=%d: rel l2 err %.3g", n, e)
+		}
+	}
+	err = pl.SetPoints([][]float64{{0.5}, {0}, {-0.1}})
+	if err == nil || !strings.Contains(err.Error(), "x[2][0] = -0.1 outside") {
+		t.Errorf("point below the box: error %v", err)
+	}
+	if err := pl.SetPoints([][]float64{{0.5}, {0}}); err == nil {
+		t.Error("2-D points for a 3-D plan: no error")
+	}
+}

@@ -62,6 +62,7 @@ type Stats struct {
 type axis struct {
 	active bool
 	xc, sc float64 // centres of the points and the targets
+	xh     float64 // the points' half-extent the grid was sized for
 	nf     int     // outer grid points
 	gamma  float64 // x' = γ·u
 	n2     int     // padded inner grid points, σ·nf
@@ -278,6 +279,7 @@ func newAxis(x, s []float64, w, maxGrid int) (axis, error) {
 	if math.IsInf(need, 0) || need > float64(maxGrid) {
 		return a, fmt.Errorf("points' half-extent %g times targets' %g needs a grid of %.3g points, over MaxGrid %d", bx, bs, need, maxGrid)
 	}
+	a.xh = bx
 	a.nf = nextSmoothEven(max(int(math.Ceil(need)), 2*w))
 	a.n2 = sigma * a.nf
 	a.gamma = float64(a.nf) / (2 * sigma * bs)
@@ -302,11 +304,16 @@ func nextSmoothEven(n int) int {
 
 // scale computes the grid coordinates, phases and kernel corrections.
 func (pl *Plan) scale(x, s [][]float64) {
+	pl.scaleTargets(s)
+	pl.scalePoints(x)
+}
+
+// scaleTargets computes the targets' padded-grid coordinates, post-phases
+// and corrections, and the inner deconvolution.
+func (pl *Plan) scaleTargets(s [][]float64) {
 	sign := float64(pl.opt.Sign)
 	w := float64(pl.ker.w)
-	pl.pre = make([]complex128, pl.n)
 	pl.post = make([]complex128, pl.m)
-	prePhase := make([]float64, pl.n)
 	postPhase := make([]float64, pl.m)
 	postAmp := make([]float64, pl.m)
 	for k := range postAmp {
@@ -318,12 +325,6 @@ func (pl *Plan) scale(x, s [][]float64) {
 		h2 := 2 * math.Pi / float64(a.n2)
 		alpha1 := w * h1 / 2
 		alpha2 := w * h2 / 2
-		pd := make([]float64, pl.n)
-		for j, v := range x[d] {
-			xp := v - a.xc
-			prePhase[j] += a.sc * xp
-			pd[j] = xp/a.gamma/h1 + float64(a.nf/2)
-		}
 		qd := make([]float64, pl.m)
 		for k, v := range s[d] {
 			t := a.gamma * (v - a.sc)
@@ -339,14 +340,60 @@ func (pl *Plan) scale(x, s [][]float64) {
 				dc[i] = -dc[i]
 			}
 		}
-		pl.p[d], pl.q[d], pl.deconv[d] = pd, qd, dc
-	}
-	for j, ph := range prePhase {
-		sn, cs := math.Sincos(sign * ph)
-		pl.pre[j] = complex(cs, sn)
+		pl.q[d], pl.deconv[d] = qd, dc
 	}
 	for k, ph := range postPhase {
 		sn, cs := math.Sincos(sign * ph)
 		pl.post[k] = complex(postAmp[k]*cs, postAmp[k]*sn)
 	}
+}
+
+// scalePoints computes the points' outer-grid coordinates and pre-phases.
+func (pl *Plan) scalePoints(x [][]float64) {
+	sign := float64(pl.opt.Sign)
+	pl.pre = make([]complex128, pl.n)
+	prePhase := make([]float64, pl.n)
+	for d := range pl.dim {
+		a := pl.ax[d]
+		h1 := 2 * math.Pi / float64(a.nf)
+		pd := make([]float64, pl.n)
+		for j, v := range x[d] {
+			xp := v - a.xc
+			prePhase[j] += a.sc * xp
+			pd[j] = xp/a.gamma/h1 + float64(a.nf/2)
+		}
+		pl.p[d] = pd
+	}
+	for j, ph := range prePhase {
+		sn, cs := math.Sincos(sign * ph)
+		pl.pre[j] = complex(cs, sn)
+	}
+}
+
+// SetPoints replaces the plan's points by x (the same number of
+// dimensions, any number of points), keeping the targets and the grids:
+// every coordinate must lie within the extent the plan was made for
+// (NewPlan's points), which the grids are sized for. It is how a caller
+// with fixed targets and moving points (a sky turning over fixed
+// baselines) makes the targets' part of the plan once.
+func (pl *Plan) SetPoints(x [][]float64) error {
+	n, err := checkCoords("x", x, pl.dim)
+	if err != nil {
+		return err
+	}
+	for d := range pl.dim {
+		a := pl.ax[d]
+		// The grid leaves a margin of a cell (see axis), so rounding
+		// in the caller's bounds is harmless.
+		tol := 1e-12 * (math.Abs(a.xc) + a.xh)
+		for j, v := range x[d] {
+			if math.Abs(v-a.xc) > a.xh+tol {
+				return fmt.Errorf("nufft: x[%d][%d] = %g outside the plan's extent [%g, %g]", d, j, v, a.xc-a.xh, a.xc+a.xh)
+			}
+		}
+	}
+	pl.n = n
+	pl.scalePoints(x)
+	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
+	return nil
 }
