@@ -1,0 +1,356 @@
+// Package nufftcpu is a CPU backend that computes each integration's
+// visibilities as one type-3 non-uniform FFT (matvis/nufft) from the
+// visible sources' directions to the baselines, instead of the direct
+// product over antennas and sources.
+//
+// With one beam A shared by every antenna, the visibility equation of
+// docs/matvis-conventions.md §1 becomes
+//
+//	V_ij = Σ_s ½·I_s·|A(ŝ)|² · exp(+i·ω·(x_j − x_i)·ŝ),  ω = 2πν/c,
+//
+// a type-3 transform with points ŝ (east, north, up), strengths
+// ½·I_s·|A(ŝ)|² and targets ω·(x_j − x_i): its cost grows like
+// (N_src + N_pairs)·w^d plus an FFT of the uv(w) grid, not like
+// N_ant²·N_src. The transform is two-dimensional (east, north) when every
+// antenna has the same up coordinate, the w-term then being zero, and
+// three-dimensional otherwise.
+//
+// Simulations the transform does not cover run on the direct CPU backend
+// (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
+// polarized runs, full-Stokes skies, precision 1, antennas with different
+// beams, and grids over the memory bound.
+//
+// The stages are timed in the chunk samples as: coords (ENU vectors,
+// horizon cut, az/za), beam (the beam's evaluation), tau_z (strengths and
+// spreading onto the fine grid), matprod (the FFT and the interpolation
+// to the baselines) and other (the copy into the result).
+package nufftcpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"reflect"
+	"runtime"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/matvis/nufft"
+)
+
+// DefaultEps is the transform's accuracy when New is given 0: the
+// visibilities then agree with the direct product to about 1e-11 of the
+// peak (TestAgainstDirect).
+const DefaultEps = 1e-12
+
+// maxGrid bounds a transform's padded grid (16 bytes a point): 2^27
+// points are 2 GiB.
+const maxGrid = 1 << 27
+
+// Backend is the NUFFT CPU backend. Its zero value is not usable; call
+// New.
+type Backend struct {
+	direct  *cpu.Backend
+	eps     float64
+	workers int
+}
+
+// New returns a backend transforming to accuracy eps (0: DefaultEps) on
+// workers goroutines (0: GOMAXPROCS), with the direct CPU backend for the
+// simulations the transform does not cover.
+func New(eps float64, workers int) (*Backend, error) {
+	if eps == 0 {
+		eps = DefaultEps
+	}
+	if !(eps >= nufft.MinEps && eps <= nufft.MaxEps) {
+		return nil, fmt.Errorf("nufftcpu: eps = %g outside [%g, %g]", eps, nufft.MinEps, nufft.MaxEps)
+	}
+	if workers < 0 {
+		return nil, fmt.Errorf("nufftcpu: workers = %d is negative", workers)
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &Backend{direct: cpu.New(), eps: eps, workers: workers}, nil
+}
+
+// Name returns "nufftcpu".
+func (b *Backend) Name() string { return "nufftcpu" }
+
+// Close closes the direct backend it falls back on.
+func (b *Backend) Close() error { return b.direct.Close() }
+
+// Eligible reports whether sim's visibilities can be computed as
+// transforms and, when not, why.
+func Eligible(sim *matvis.Simulation) (bool, string) {
+	switch {
+	case sim.Options.Polarized:
+		return false, "polarized run (the transform covers one feed's power beam)"
+	case sim.SkyPolarized():
+		return false, "full-Stokes sky"
+	case sim.Options.Precision != 2:
+		return false, fmt.Sprintf("precision %d (the transform is float64)", sim.Options.Precision)
+	}
+	if _, ok := sharedBeam(sim); !ok {
+		return false, "antennas with different beams"
+	}
+	return true, ""
+}
+
+// sharedBeam returns the beam index every antenna uses, if they share one
+// beam object (the same index, or beams equal as comparable values).
+func sharedBeam(sim *matvis.Simulation) (int, bool) {
+	if len(sim.BeamOf) == 0 {
+		return 0, false
+	}
+	b0 := sim.BeamOf[0]
+	for _, bi := range sim.BeamOf[1:] {
+		if bi != b0 && !sameBeam(sim.Beams[b0], sim.Beams[bi]) {
+			return 0, false
+		}
+	}
+	return b0, true
+}
+
+// sameBeam reports whether a and b are equal comparable values of one
+// type (a beam.Gaussian listed twice); pointers compare by identity.
+// Non-comparable values are never taken for the same.
+func sameBeam(a, b beam.Beam) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	if !reflect.ValueOf(a).Comparable() || !reflect.ValueOf(b).Comparable() {
+		return false
+	}
+	return a == b
+}
+
+// Run simulates every frequency and time of sim: as transforms when
+// Eligible, on the direct CPU backend otherwise.
+func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	if ok, why := Eligible(sim); !ok {
+		return b.runDirect(ctx, sim, why)
+	}
+	start := time.Now()
+	if err := sim.CheckHostMemory(); err != nil {
+		return nil, fmt.Errorf("nufftcpu: %w", err)
+	}
+	r, err := newRun(b, sim)
+	if err != nil {
+		var tooBig *gridError
+		if errors.As(err, &tooBig) {
+			return b.runDirect(ctx, sim, tooBig.Error())
+		}
+		return nil, err
+	}
+	r.res.Stats.Setup = time.Since(start)
+	err = r.loop(ctx)
+	r.res.Stats.Total = time.Since(start)
+	return r.res, err
+}
+
+// runDirect runs sim on the direct backend and says why in the result.
+func (b *Backend) runDirect(ctx context.Context, sim *matvis.Simulation, why string) (*matvis.Result, error) {
+	res, err := b.direct.Run(ctx, sim)
+	if res != nil {
+		res.Stats.Backend = b.Name()
+		w := "direct product: " + why
+		if res.Stats.MatProdImpl.Why != "" {
+			w += "; " + res.Stats.MatProdImpl.Why
+		}
+		res.Stats.MatProdImpl.Why = w
+	}
+	if err != nil {
+		return res, fmt.Errorf("nufftcpu (direct: %s): %w", why, err)
+	}
+	return res, nil
+}
+
+// gridError is a transform whose grid exceeds maxGrid: the run falls back
+// to the direct product.
+type gridError struct{ err error }
+
+func (e *gridError) Error() string { return "transform grid too large: " + e.err.Error() }
+
+// run is one simulation's state.
+type run struct {
+	b      *Backend
+	sim    *matvis.Simulation
+	res    *matvis.Result
+	beam   int
+	dim    int           // 2: east, north; 3: with up
+	plans  []*nufft.Plan // per channel
+	flux   []float64
+	enu    [3][]float64
+	coords [3][]float64 // the visible sources' directions
+	az, za []float64
+	amp    []complex128
+	str    []complex128
+	f      []complex128
+}
+
+// newRun checks the sizes and makes every channel's plan: the baselines
+// are fixed, so each channel's targets and their kernel corrections are
+// made once, and each integration only sets its sources.
+func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
+	bi, _ := sharedBeam(sim)
+	r := &run{b: b, sim: sim, beam: bi, dim: 2}
+	z0 := sim.Antennas[0][2]
+	for _, x := range sim.Antennas {
+		if x[2] != z0 {
+			r.dim = 3
+			break
+		}
+	}
+	// The directions' box: east and north in [−1, 1], up in [0, 1]
+	// (only sources above the horizon are transformed).
+	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:r.dim]
+	npair := len(sim.Pairs)
+	for fi, freq := range sim.Freqs {
+		omega := 2 * math.Pi * freq / beam.SpeedOfLight
+		s := make([][]float64, r.dim)
+		for d := range s {
+			s[d] = make([]float64, npair)
+			for k, p := range sim.Pairs {
+				s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
+			}
+		}
+		pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: b.eps, Sign: 1, Workers: b.workers, MaxGrid: maxGrid})
+		if err != nil {
+			return nil, &gridError{fmt.Errorf("channel %d (%g Hz): %w", fi, freq, err)}
+		}
+		r.plans = append(r.plans, pl)
+	}
+	r.res = matvis.NewResult(sim)
+	st := &r.res.Stats
+	st.Backend = b.Name()
+	w, beta := r.plans[0].Kernel()
+	st.MatProdImpl = matvis.GramImpl{
+		MatProd:  sim.Options.MatProd,
+		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v", r.dim, b.eps, w, beta, r.plans[0].Grid()),
+		Why:      "one beam shared by all antennas",
+	}
+	nsrc := sim.NSrc()
+	r.res.Plan = matvis.MemoryPlan{NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Fits: true}
+	r.flux = make([]float64, nsrc)
+	for d := range 3 {
+		r.enu[d] = make([]float64, nsrc)
+	}
+	r.f = make([]complex128, npair)
+	return r, nil
+}
+
+// loop runs every integration in order, checking ctx between them.
+func (r *run) loop(ctx context.Context) error {
+	sim := r.sim
+	nt := sim.NTime()
+	total := sim.NFreq() * nt
+	done := 0
+	for fi, freq := range sim.Freqs {
+		if err := sim.FluxAt(fi, r.flux); err != nil {
+			return fmt.Errorf("nufftcpu: %w", err)
+		}
+		resp, err := sim.Beams[r.beam].At(freq, sim.Mode)
+		if err != nil {
+			return fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", r.beam, sim.Beams[r.beam], freq, err)
+		}
+		for ti := range nt {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("nufftcpu: cancelled after %d of %d integrations: %w", done, total, err)
+			}
+			t0 := time.Now()
+			if err := r.integration(fi, ti, resp); err != nil {
+				return err
+			}
+			r.res.Done[fi*nt+ti] = true
+			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
+			done++
+			if p := sim.Options.Progress; p != nil {
+				p(matvis.Progress{Done: done, Total: total})
+			}
+		}
+	}
+	return nil
+}
+
+// integration computes the visibilities of channel fi at time ti.
+func (r *run) integration(fi, ti int, resp beam.Response) error {
+	sim := r.sim
+	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
+	st := &sample.Stages
+	t := time.Now()
+	if err := sim.Coords.ENU(ti, r.enu[0], r.enu[1], r.enu[2]); err != nil {
+		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
+	}
+	for d := range r.dim {
+		r.coords[d] = r.coords[d][:0]
+	}
+	var vis []int
+	for s, u := range r.enu[2] {
+		if u > 0 {
+			vis = append(vis, s)
+			for d := range r.dim {
+				r.coords[d] = append(r.coords[d], r.enu[d][s])
+			}
+		}
+	}
+	k := len(vis)
+	sample.NVisible = k
+	r.az, r.za = grow(r.az, k), grow(r.za, k)
+	for i, s := range vis {
+		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
+	}
+	st[matvis.StageCoords] += time.Since(t)
+
+	t = time.Now()
+	r.amp = grow(r.amp, k)
+	resp.Eval(r.az, r.za, r.amp)
+	st[matvis.StageBeam] += time.Since(t)
+
+	t = time.Now()
+	r.str = grow(r.str, k)
+	for i, s := range vis {
+		a := r.amp[i]
+		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[i], r.za[i])
+		}
+		// conj(A)·A·½I: the same beam on both antennas.
+		r.str[i] = complex(0.5*r.flux[s]*(real(a)*real(a)+imag(a)*imag(a)), 0)
+	}
+	pl := r.plans[fi]
+	before := pl.Stats()
+	if err := pl.SetPoints(r.coords[:r.dim]); err != nil {
+		return fmt.Errorf("nufftcpu: time %d: %w", ti, err)
+	}
+	if err := pl.Execute(r.str, r.f); err != nil {
+		return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+	}
+	after := pl.Stats()
+	spread := after.Spread - before.Spread
+	rest := time.Since(t) - spread
+	st[matvis.StageTauZ] += spread
+	st[matvis.StageMatProd] += rest
+
+	t = time.Now()
+	out := r.res.Vis128[r.res.Index(fi, ti, 0, 0, 0):]
+	copy(out[:len(r.f)], r.f)
+	err := r.res.CheckFinite(fi, ti)
+	st[matvis.StageOther] += time.Since(t)
+	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
+	if err != nil {
+		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
+	}
+	return nil
+}
+
+// grow returns s resliced to n elements, reallocated when too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}

@@ -1,0 +1,219 @@
+package nufftcpu
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/backendtest"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+)
+
+// sharedConfig is a random Stokes-I simulation with one Gaussian beam for
+// every antenna: antennas in a side-metre square, up coordinates within
+// ±dz/2 (0: coplanar), sources uniform on the sphere (backendtest's, a
+// tenth exactly on the horizon).
+func sharedConfig(t testing.TB, rng *rand.Rand, nant, nsrc, ntime int, side, dz float64) matvis.Config {
+	c := matvis.Config{Options: matvis.Options{Precision: 2}}
+	for range nant {
+		c.Antennas = append(c.Antennas, [3]float64{side * (rng.Float64() - 0.5), side * (rng.Float64() - 0.5), dz * (rng.Float64() - 0.5)})
+	}
+	c.Freqs = []float64{110e6, 150e6}
+	c.RA = make([]float64, nsrc)
+	c.Dec = make([]float64, nsrc)
+	for range nsrc * len(c.Freqs) {
+		c.Flux = append(c.Flux, 0.1+10*rng.Float64())
+	}
+	c.Coords = backendtest.RandomTopo(t, rng, ntime, nsrc)
+	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	return c
+}
+
+func newSim(t testing.TB, c matvis.Config) *matvis.Simulation {
+	t.Helper()
+	sim, err := matvis.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
+}
+
+func runOn(t testing.TB, be matvis.Backend, sim *matvis.Simulation) *matvis.Result {
+	t.Helper()
+	res, err := be.Run(context.Background(), sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestAgainstDirect compares the transform with the direct CPU backend on
+// fresh random simulations, coplanar (2-D transform) and not (3-D), all
+// pairs and chosen pairs, at several ε: max|ΔV|/max|V| must be at most
+// 10·ε, and at most 1e-10 at ε = 1e-12.
+func TestAgainstDirect(t *testing.T) {
+	rng := backendtest.NewRNG(t, 29)
+	direct := cpu.New()
+	cases := []struct {
+		name     string
+		nant     int
+		side, dz float64
+		pairs    bool
+		eps      float64
+		wantDim  int
+	}{
+		{"coplanar 1e-12", 12, 60, 0, false, 1e-12, 2},
+		{"coplanar 1e-9", 12, 60, 0, false, 1e-9, 2},
+		{"coplanar 1e-6", 12, 60, 0, false, 1e-6, 2},
+		{"coplanar 1e-3", 12, 60, 0, false, 1e-3, 2},
+		{"w-terms 1e-12", 10, 30, 1, false, 1e-12, 3},
+		{"w-terms 1e-6", 10, 30, 1, false, 1e-6, 3},
+		{"chosen pairs 1e-12", 12, 60, 0, true, 1e-12, 2},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sharedConfig(t, rng, tc.nant, 1500, 2, tc.side, tc.dz)
+			if tc.pairs {
+				c.Options.AntPairs = [][2]int{{0, 1}, {1, 0}, {3, 3}, {2, 7}, {11, 4}, {5, 9}}
+			}
+			sim := newSim(t, c)
+			be, err := New(tc.eps, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runOn(t, be, sim)
+			want := runOn(t, direct, sim)
+			impl := got.Stats.MatProdImpl
+			if !strings.Contains(impl.Strategy, "nufft type 3") || !strings.Contains(impl.Strategy, map[int]string{2: "2-D", 3: "3-D"}[tc.wantDim]) {
+				t.Fatalf("strategy %q (why %q), want the %d-D transform", impl.Strategy, impl.Why, tc.wantDim)
+			}
+			bar := 10 * tc.eps
+			if tc.eps == 1e-12 {
+				bar = 1e-10
+			}
+			e := backendtest.RelErr(backendtest.Vis(got), backendtest.Vis(want))
+			t.Logf("%s: max|dV|/max|V| = %.3g (%.2f eps, bar %g)", impl.Strategy, e, e/tc.eps, bar)
+			if !(e <= bar) {
+				t.Errorf("max|dV|/max|V| = %.3g > %g", e, bar)
+			}
+			if !got.Complete() || got.Stats.Backend != "nufftcpu" {
+				t.Errorf("complete %v, backend %q", got.Complete(), got.Stats.Backend)
+			}
+		})
+	}
+}
+
+// TestFallback checks that what the transform does not cover runs on the
+// direct backend, with the same visibilities, and says why.
+func TestFallback(t *testing.T) {
+	rng := backendtest.NewRNG(t, 30)
+	direct := cpu.New()
+	be, err := New(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name   string
+		edit   func(*matvis.Config)
+		reason string
+	}{
+		{"polarized", func(c *matvis.Config) { c.Options.Polarized = true }, "polarized run"},
+		{"precision 1", func(c *matvis.Config) { c.Options.Precision = 1 }, "precision 1"},
+		{"two beams", func(c *matvis.Config) {
+			c.Beams = append(c.Beams, beam.Airy{DiameterM: 14})
+			c.BeamIdx = make([]int, len(c.Antennas))
+			c.BeamIdx[2] = 1
+		}, "different beams"},
+		{"huge grid", func(c *matvis.Config) { c.Antennas[0][0] = 3e5 }, "grid too large"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			c := sharedConfig(t, rng, 6, 400, 1, 40, 0)
+			tc.edit(&c)
+			sim := newSim(t, c)
+			got := runOn(t, be, sim)
+			want := runOn(t, direct, sim)
+			if why := got.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: ") || !strings.Contains(why, tc.reason) {
+				t.Errorf("why %q, want the direct product because %q", why, tc.reason)
+			}
+			if got.Stats.Backend != be.Name() {
+				t.Errorf("backend %q", got.Stats.Backend)
+			}
+			if e := backendtest.RelErr(backendtest.Vis(got), backendtest.Vis(want)); !(e <= 1e-15) {
+				t.Errorf("differs from the direct backend by %.3g", e)
+			}
+		})
+	}
+}
+
+// TestTwoEqualBeams checks that two equal beam values count as one shared
+// beam.
+func TestTwoEqualBeams(t *testing.T) {
+	rng := backendtest.NewRNG(t, 31)
+	c := sharedConfig(t, rng, 6, 300, 1, 40, 0)
+	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}, beam.Gaussian{DiameterM: 14}}
+	c.BeamIdx = []int{0, 1, 0, 1, 1, 0}
+	if ok, why := Eligible(newSim(t, c)); !ok {
+		t.Errorf("equal beams not eligible: %s", why)
+	}
+}
+
+// TestProgressAndCancel checks progress reports, the chunk samples, and
+// that a run cancelled after its first integration keeps that one.
+func TestProgressAndCancel(t *testing.T) {
+	rng := backendtest.NewRNG(t, 32)
+	c := sharedConfig(t, rng, 8, 500, 3, 40, 0)
+	be, err := New(1e-9, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var seen []matvis.Progress
+	c.Options.Progress = func(p matvis.Progress) {
+		seen = append(seen, p)
+		cancel()
+	}
+	sim := newSim(t, c)
+	res, err := be.Run(ctx, sim)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want cancellation", err)
+	}
+	if len(seen) != 1 || seen[0] != (matvis.Progress{Done: 1, Total: 6}) {
+		t.Errorf("progress %v, want one report of 1 of 6", seen)
+	}
+	if res == nil || !res.Done[0] || res.Done[1] {
+		t.Fatalf("done %v, want only the first integration", res.Done)
+	}
+	want := runOn(t, cpu.New(), newSim(t, func() matvis.Config { c.Options.Progress = nil; return c }()))
+	n := len(sim.Pairs)
+	if e := backendtest.RelErr(res.Vis128[:n], want.Vis128[:n]); !(e <= 1e-8) {
+		t.Errorf("the finished integration differs from the direct one by %.3g", e)
+	}
+	if len(res.Stats.Chunks) != 1 || res.Stats.Chunks[0].NVisible <= 0 || res.Stats.Chunks[0].NVisible > 500 {
+		t.Errorf("chunk samples %+v", res.Stats.Chunks)
+	}
+	st := res.Stats.Chunks[0].Stages
+	for _, g := range []matvis.Stage{matvis.StageCoords, matvis.StageTauZ, matvis.StageMatProd} {
+		if st[g] <= 0 {
+			t.Errorf("stage %v took %v", g, st[g])
+		}
+	}
+}
+
+// TestNewErrors checks New's bad arguments.
+func TestNewErrors(t *testing.T) {
+	for _, tc := range []struct {
+		eps     float64
+		workers int
+		want    string
+	}{{1e-20, 0, "eps = 1e-20"}, {0.5, 0, "eps = 0.5"}, {1e-6, -2, "workers = -2"}} {
+		if _, err := New(tc.eps, tc.workers); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("New(%g, %d): %v, want %q", tc.eps, tc.workers, err, tc.want)
+		}
+	}
+}
