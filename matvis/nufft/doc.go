@@ -27,7 +27,11 @@
 //     computed by Gauss–Legendre quadrature.
 //
 // The derivation of every constant used here is in the comments of plan.go.
-// The FFT is gonum's dsp/fourier, applied along each axis. Spreading is
+// The FFT is this package's own mixed-radix (4, 2, 3, 5) Stockham
+// transform (fftcore.go), applied along each axis a batch of adjacent lines
+// at a time; it measured 3-4 times faster than gonum's dsp/fourier on the
+// 2400-point lines of a visibility grid (16 lines: 0.9-1.3 ms against
+// 3.9-4.4 ms, 2 shared cores). Spreading is
 // parallel over slabs of the grid's slowest axis: each worker owns the grid
 // rows of its slab and adds only there, so there are no write races and no
 // atomics; interpolation is parallel over targets.

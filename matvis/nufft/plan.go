@@ -128,7 +128,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.grid = make([]complex128, pl.ax[0].nf*pl.ax[1].nf*pl.ax[2].nf)
 	pl.pad = make([]complex128, total)
-	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Workers)
+	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
 	return pl, nil
 }
 
@@ -187,7 +187,7 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	pl.spread(c)
 	t1 := time.Now()
 	pl.deconvolveInto()
-	pl.fft.run(pl.pad, pl.opt.Sign)
+	pl.fft.run(pl.pad)
 	t2 := time.Now()
 	pl.interp(f)
 	t3 := time.Now()
