@@ -48,8 +48,8 @@ func (pl *Plan) interp(f []complex128) {
 				if lo >= pl.m {
 					return
 				}
-				for k := lo; k < min(lo+chunk, pl.m); k++ {
-					f[k] = pl.post[k] * ip.target(k)
+				for _, k := range pl.qOrder[lo:min(lo+chunk, pl.m)] {
+					f[k] = pl.post[k] * ip.target(int(k))
 				}
 			}
 		})

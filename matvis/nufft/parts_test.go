@@ -309,3 +309,35 @@ func TestSetPoints(t *testing.T) {
 		t.Error("2-D points for a 3-D plan: no error")
 	}
 }
+
+// TestBinOrder checks that binOrder is a permutation whose bins (8 cells a
+// side, row-major) never decrease, against keys computed here.
+func TestBinOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	const n = 5000
+	var c [3][]float64
+	size := [3]int{100, 37, 1}
+	for d := range 2 {
+		c[d] = make([]float64, n)
+		for j := range c[d] {
+			c[d][j] = rng.Float64() * float64(size[d]-1)
+		}
+	}
+	order := binOrder(c, size, n)
+	seen := make([]bool, n)
+	last := -1
+	for _, j := range order {
+		if seen[j] {
+			t.Fatalf("index %d twice", j)
+		}
+		seen[j] = true
+		key := int(c[0][j]/8)*(37/8+1) + int(c[1][j]/8)
+		if key < last {
+			t.Fatalf("bin %d after bin %d", key, last)
+		}
+		last = key
+	}
+	if len(order) != n {
+		t.Fatalf("%d indices, want %d", len(order), n)
+	}
+}

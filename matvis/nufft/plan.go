@@ -87,6 +87,7 @@ type Plan struct {
 	// the targets never wrap around.
 	deconv [3][]float64
 	slabs  slabs
+	qOrder []int32      // the targets in grid-bin order (binOrder)
 	grid   []complex128 // outer grid, nf0·nf1·nf2
 	pad    []complex128 // padded grid, n2_0·n2_1·n2_2
 	fft    fftPlan
@@ -125,7 +126,8 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		}
 	}
 	pl.scale(x, s)
-	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
+	pl.slabs = newSlabs(pl.p[0], pl.pointOrder(), pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
+	pl.qOrder = binOrder(pl.q, [3]int{pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2}, m)
 	pl.grid = make([]complex128, pl.ax[0].nf*pl.ax[1].nf*pl.ax[2].nf)
 	pl.pad = make([]complex128, total)
 	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
@@ -144,6 +146,11 @@ func Type3(x [][]float64, c []complex128, s [][]float64, opt Options) ([]complex
 		return nil, err
 	}
 	return f, nil
+}
+
+// pointOrder is the points in outer-grid bin order.
+func (pl *Plan) pointOrder() []int32 {
+	return binOrder(pl.p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
 }
 
 // gridShape lists the padded grid's axes.
@@ -314,6 +321,10 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 	sign := float64(pl.opt.Sign)
 	w := float64(pl.ker.w)
 	pl.post = make([]complex128, pl.m)
+	// Every argument below is within π·w/4 (see axis); the margin
+	// covers rounding, and the table falls back to the quadrature
+	// beyond it.
+	ft := newFTTable(pl.ker, 1.01*math.Pi*w/4).at
 	postPhase := make([]float64, pl.m)
 	postAmp := make([]float64, pl.m)
 	for k := range postAmp {
@@ -329,13 +340,13 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 		for k, v := range s[d] {
 			t := a.gamma * (v - a.sc)
 			postPhase[k] += v * a.xc
-			postAmp[k] *= (2 / w) / pl.ker.ft(t*alpha1)
+			postAmp[k] *= (2 / w) / ft(t*alpha1)
 			qd[k] = t*h1/h2 + float64(a.n2/2)
 		}
 		dc := make([]float64, a.nf)
 		for i := range dc {
 			l := i - a.nf/2
-			dc[i] = (2 / w) / pl.ker.ft(float64(l)*alpha2)
+			dc[i] = (2 / w) / ft(float64(l)*alpha2)
 			if l&1 != 0 {
 				dc[i] = -dc[i]
 			}
@@ -394,6 +405,6 @@ func (pl *Plan) SetPoints(x [][]float64) error {
 	}
 	pl.n = n
 	pl.scalePoints(x)
-	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
+	pl.slabs = newSlabs(pl.p[0], pl.pointOrder(), pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
 	return nil
 }

@@ -15,8 +15,9 @@ type slabs struct {
 
 // newSlabs bins points with axis-0 grid coordinates p (nil when the axis
 // is inactive: every point is on row 0) into slabs at least w rows wide,
-// about four per worker so that uneven slabs balance.
-func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
+// about four per worker so that uneven slabs balance. Each slab lists its
+// points in the given order (binOrder's: nearby points together).
+func newSlabs(p []float64, order []int32, w, nf int, active bool, workers, n int) slabs {
 	nb := 1
 	if active {
 		nb = max(1, min(4*workers, nf/w))
@@ -26,10 +27,7 @@ func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
 		sl.edge[b] = b * nf / nb
 	}
 	if !active {
-		sl.points[0] = make([]int32, n)
-		for j := range n {
-			sl.points[0][j] = int32(j)
-		}
+		sl.points[0] = order
 		return sl
 	}
 	slabOf := make([]int, nf)
@@ -39,13 +37,14 @@ func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
 		}
 	}
 	ker := kernel{w: w}
-	for j, pj := range p {
-		first := ker.first(pj)
+	for _, j32 := range order {
+		j := int(j32)
+		first := ker.first(p[j])
 		for a := range w {
 			b := slabOf[wrap(first+a, nf)]
 			lst := sl.points[b]
-			if len(lst) == 0 || lst[len(lst)-1] != int32(j) {
-				sl.points[b] = append(lst, int32(j))
+			if len(lst) == 0 || lst[len(lst)-1] != j32 {
+				sl.points[b] = append(lst, j32)
 			}
 		}
 	}

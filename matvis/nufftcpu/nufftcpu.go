@@ -178,27 +178,32 @@ func (e *gridError) Error() string { return "transform grid too large: " + e.err
 
 // run is one simulation's state.
 type run struct {
-	b      *Backend
-	sim    *matvis.Simulation
-	res    *matvis.Result
-	beam   int
-	dim    int           // 2: east, north; 3: with up
-	plans  []*nufft.Plan // per channel
-	flux   []float64
-	enu    [3][]float64
-	coords [3][]float64 // the visible sources' directions
-	az, za []float64
-	amp    []complex128
-	str    []complex128
-	f      []complex128
+	b    *Backend
+	sim  *matvis.Simulation
+	res  *matvis.Result
+	beam int
+	dim  int // 2: east, north; 3: with up
+	// plan is the transform of channel planFor (−1: none).
+	plan    *nufft.Plan
+	planFor int
+	flux    []float64
+	enu     [3][]float64
+	coords  [3][]float64 // the visible sources' directions
+	az, za  []float64
+	amp     []complex128
+	str     []complex128
+	f       []complex128
 }
 
-// newRun checks the sizes and makes every channel's plan: the baselines
-// are fixed, so each channel's targets and their kernel corrections are
-// made once, and each integration only sets its sources.
+// newRun checks the sizes and makes the plan of the highest channel: the
+// transform's grid grows with the frequency, so if that one fits, every
+// channel's does. Each channel then makes its own plan when it starts
+// (one plan held at a time: a plan holds its grids); the baselines are
+// fixed, so a channel's targets and their kernel corrections are made
+// once, and each integration only sets its sources.
 func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	bi, _ := sharedBeam(sim)
-	r := &run{b: b, sim: sim, beam: bi, dim: 2}
+	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
 	z0 := sim.Antennas[0][2]
 	for _, x := range sim.Antennas {
 		if x[2] != z0 {
@@ -206,32 +211,22 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 			break
 		}
 	}
-	// The directions' box: east and north in [−1, 1], up in [0, 1]
-	// (only sources above the horizon are transformed).
-	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:r.dim]
-	npair := len(sim.Pairs)
-	for fi, freq := range sim.Freqs {
-		omega := 2 * math.Pi * freq / beam.SpeedOfLight
-		s := make([][]float64, r.dim)
-		for d := range s {
-			s[d] = make([]float64, npair)
-			for k, p := range sim.Pairs {
-				s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
-			}
+	top := 0
+	for fi, f := range sim.Freqs {
+		if f > sim.Freqs[top] {
+			top = fi
 		}
-		pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: b.eps, Sign: 1, Workers: b.workers, MaxGrid: maxGrid})
-		if err != nil {
-			return nil, &gridError{fmt.Errorf("channel %d (%g Hz): %w", fi, freq, err)}
-		}
-		r.plans = append(r.plans, pl)
+	}
+	if err := r.planChannel(top); err != nil {
+		return nil, err
 	}
 	r.res = matvis.NewResult(sim)
 	st := &r.res.Stats
 	st.Backend = b.Name()
-	w, beta := r.plans[0].Kernel()
+	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v", r.dim, b.eps, w, beta, r.plans[0].Grid()),
+		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, b.eps, w, beta, r.plan.Grid(), sim.Freqs[top]),
 		Why:      "one beam shared by all antennas",
 	}
 	nsrc := sim.NSrc()
@@ -240,8 +235,35 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	for d := range 3 {
 		r.enu[d] = make([]float64, nsrc)
 	}
-	r.f = make([]complex128, npair)
+	r.f = make([]complex128, len(sim.Pairs))
 	return r, nil
+}
+
+// planChannel makes r.plan the plan of channel fi, unless it is already:
+// targets ω·(x_j − x_i) for the channel's ω = 2πν/c, points in the box of
+// directions above the horizon (east and north in [−1, 1], up in
+// [0, 1]).
+func (r *run) planChannel(fi int) error {
+	if r.planFor == fi {
+		return nil
+	}
+	sim := r.sim
+	r.plan, r.planFor = nil, -1 // let the previous grids go first
+	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:r.dim]
+	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
+	s := make([][]float64, r.dim)
+	for d := range s {
+		s[d] = make([]float64, len(sim.Pairs))
+		for k, p := range sim.Pairs {
+			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
+		}
+	}
+	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.b.eps, Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
+	if err != nil {
+		return &gridError{fmt.Errorf("channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
+	}
+	r.plan, r.planFor = pl, fi
+	return nil
 }
 
 // loop runs every integration in order, checking ctx between them.
@@ -252,6 +274,9 @@ func (r *run) loop(ctx context.Context) error {
 	done := 0
 	for fi, freq := range sim.Freqs {
 		if err := sim.FluxAt(fi, r.flux); err != nil {
+			return fmt.Errorf("nufftcpu: %w", err)
+		}
+		if err := r.planChannel(fi); err != nil {
 			return fmt.Errorf("nufftcpu: %w", err)
 		}
 		resp, err := sim.Beams[r.beam].At(freq, sim.Mode)
@@ -321,7 +346,7 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 		// conj(A)·A·½I: the same beam on both antennas.
 		r.str[i] = complex(0.5*r.flux[s]*(real(a)*real(a)+imag(a)*imag(a)), 0)
 	}
-	pl := r.plans[fi]
+	pl := r.plan
 	before := pl.Stats()
 	if err := pl.SetPoints(r.coords[:r.dim]); err != nil {
 		return fmt.Errorf("nufftcpu: time %d: %w", ti, err)
