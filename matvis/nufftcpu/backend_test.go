@@ -6,12 +6,13 @@ import (
 	"github.com/gomatvis/gomatvis/internal/backendtest"
 )
 
-// TestBackend runs the backend contract's suite. Most of its simulations
-// give antennas different beams, are polarized or run in precision 1, so
-// they exercise the fall-back to the direct product; ZenithSource and
-// NonFiniteOutput run as (3-D) transforms at DefaultEps under the suite's
-// float64 bars (counted on 2026-12-01 by logging the path taken).
-// TestAgainstDirect covers the transform itself.
+// TestBackend runs the backend contract's suite. Most of its random
+// simulations give antennas different beams or a full-Stokes sky, so they
+// exercise the fall-back to the direct product; the matvis reference
+// uvbeam-pol-small (polarized, a gridded beam, every coordinate method,
+// both precisions), ZenithSource and NonFiniteOutput run as transforms at
+// DefaultEps under the suite's own bars (counted on 2026-12-01 by logging
+// the path taken). TestAgainstDirect covers the transform itself.
 func TestBackend(t *testing.T) {
 	be, err := New(0, 0)
 	if err != nil {

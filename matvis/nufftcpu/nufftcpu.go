@@ -15,10 +15,15 @@
 // antenna has the same up coordinate, the w-term then being zero, and
 // three-dimensional otherwise.
 //
+// A polarized run makes four transforms, one per output feed pair (p, q),
+// of the strengths ½·I_s·Σ_k conj(A[q,k])·A[p,k]. A precision-1 run rounds
+// the ENU vectors to float32 as matvis does, transforms in float64 at
+// ε = max(eps, 1e-7) and stores complex64.
+//
 // Simulations the transform does not cover run on the direct CPU backend
 // (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
-// polarized runs, full-Stokes skies, precision 1, antennas with different
-// beams, and grids over the memory bound.
+// full-Stokes skies, antennas with different beams, and grids over the
+// memory bound.
 //
 // The stages are timed in the chunk samples as: coords (ENU vectors,
 // horizon cut, az/za), beam (the beam's evaluation), tau_z (strengths and
@@ -41,6 +46,9 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/matvis/nufft"
 )
+
+// fp32Eps is the least ε of a precision-1 run: its output is complex64.
+const fp32Eps = 1e-7
 
 // DefaultEps is the transform's accuracy when New is given 0: the
 // visibilities then agree with the direct product to about 1e-11 of the
@@ -87,13 +95,8 @@ func (b *Backend) Close() error { return b.direct.Close() }
 // Eligible reports whether sim's visibilities can be computed as
 // transforms and, when not, why.
 func Eligible(sim *matvis.Simulation) (bool, string) {
-	switch {
-	case sim.Options.Polarized:
-		return false, "polarized run (the transform covers one feed's power beam)"
-	case sim.SkyPolarized():
-		return false, "full-Stokes sky"
-	case sim.Options.Precision != 2:
-		return false, fmt.Sprintf("precision %d (the transform is float64)", sim.Options.Precision)
+	if sim.SkyPolarized() {
+		return false, "full-Stokes sky (the transform covers Stokes I)"
 	}
 	if _, ok := sharedBeam(sim); !ok {
 		return false, "antennas with different beams"
@@ -189,6 +192,7 @@ type run struct {
 	flux    []float64
 	enu     [3][]float64
 	coords  [3][]float64 // the visible sources' directions
+	vis     []int        // the visible sources
 	az, za  []float64
 	amp     []complex128
 	str     []complex128
@@ -226,7 +230,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, b.eps, w, beta, r.plan.Grid(), sim.Freqs[top]),
+		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.eps(), w, beta, r.plan.Grid(), sim.Freqs[top]),
 		Why:      "one beam shared by all antennas",
 	}
 	nsrc := sim.NSrc()
@@ -237,6 +241,14 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	}
 	r.f = make([]complex128, len(sim.Pairs))
 	return r, nil
+}
+
+// eps is the run's transform accuracy.
+func (r *run) eps() float64 {
+	if r.sim.Options.Precision == 1 {
+		return max(r.b.eps, fp32Eps)
+	}
+	return r.b.eps
 }
 
 // planChannel makes r.plan the plan of channel fi, unless it is already:
@@ -258,7 +270,7 @@ func (r *run) planChannel(fi int) error {
 			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
 		}
 	}
-	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.b.eps, Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
+	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.eps(), Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
 	if err != nil {
 		return &gridError{fmt.Errorf("channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
 	}
@@ -311,65 +323,105 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	if err := sim.Coords.ENU(ti, r.enu[0], r.enu[1], r.enu[2]); err != nil {
 		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
 	}
+	if sim.Options.Precision == 1 {
+		// matvis stores the vectors as float32 before anything else
+		// uses them.
+		for d := range r.enu {
+			for s, v := range r.enu[d] {
+				r.enu[d][s] = float64(float32(v))
+			}
+		}
+	}
 	for d := range r.dim {
 		r.coords[d] = r.coords[d][:0]
 	}
-	var vis []int
+	r.vis = r.vis[:0]
 	for s, u := range r.enu[2] {
 		if u > 0 {
-			vis = append(vis, s)
+			r.vis = append(r.vis, s)
 			for d := range r.dim {
 				r.coords[d] = append(r.coords[d], r.enu[d][s])
 			}
 		}
 	}
-	k := len(vis)
+	k := len(r.vis)
 	sample.NVisible = k
 	r.az, r.za = grow(r.az, k), grow(r.za, k)
-	for i, s := range vis {
+	for i, s := range r.vis {
 		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
 	}
 	st[matvis.StageCoords] += time.Since(t)
 
 	t = time.Now()
-	r.amp = grow(r.amp, k)
+	nf := sim.NFeed()
+	r.amp = grow(r.amp, nf*nf*k)
 	resp.Eval(r.az, r.za, r.amp)
+	for i, a := range r.amp {
+		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
+			s := i % k
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[s], r.za[s])
+		}
+	}
 	st[matvis.StageBeam] += time.Since(t)
 
 	t = time.Now()
-	r.str = grow(r.str, k)
-	for i, s := range vis {
-		a := r.amp[i]
-		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
-			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[i], r.za[i])
-		}
-		// conj(A)·A·½I: the same beam on both antennas.
-		r.str[i] = complex(0.5*r.flux[s]*(real(a)*real(a)+imag(a)*imag(a)), 0)
-	}
 	pl := r.plan
 	before := pl.Stats()
 	if err := pl.SetPoints(r.coords[:r.dim]); err != nil {
 		return fmt.Errorf("nufftcpu: time %d: %w", ti, err)
 	}
-	if err := pl.Execute(r.str, r.f); err != nil {
-		return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+	var other time.Duration
+	r.str = grow(r.str, k)
+	for p := range nf {
+		for q := range nf {
+			r.strengths(p, q, nf)
+			if err := pl.Execute(r.str, r.f); err != nil {
+				return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+			}
+			t1 := time.Now()
+			r.store(fi, ti, p, q)
+			other += time.Since(t1)
+		}
 	}
 	after := pl.Stats()
 	spread := after.Spread - before.Spread
-	rest := time.Since(t) - spread
 	st[matvis.StageTauZ] += spread
-	st[matvis.StageMatProd] += rest
+	st[matvis.StageMatProd] += time.Since(t) - spread - other
 
 	t = time.Now()
-	out := r.res.Vis128[r.res.Index(fi, ti, 0, 0, 0):]
-	copy(out[:len(r.f)], r.f)
 	err := r.res.CheckFinite(fi, ti)
-	st[matvis.StageOther] += time.Since(t)
+	st[matvis.StageOther] += time.Since(t) + other
 	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
 	if err != nil {
 		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
 	}
 	return nil
+}
+
+// strengths fills r.str for the output feeds (p, q): with Z[a,f,k,s] =
+// A[f,k](s)·√(½I_s)·P_a(s) for every antenna a (one beam A),
+// V[(i,j),p,q] = Σ_s Σ_k conj(Z[i,q,k,s])·Z[j,p,k,s] is the transform of
+// ½I_s·Σ_k conj(A[q,k](s))·A[p,k](s) (docs/matvis-conventions.md §1;
+// unpolarized: one feed and axis, ½I_s·|A(s)|²).
+func (r *run) strengths(p, q, nf int) {
+	k := len(r.vis)
+	for i, s := range r.vis {
+		var sum complex128
+		for ax := range nf {
+			ap := r.amp[(p*nf+ax)*k+i]
+			aq := r.amp[(q*nf+ax)*k+i]
+			sum += cmplx.Conj(aq) * ap
+		}
+		r.str[i] = complex(0.5*r.flux[s], 0) * sum
+	}
+}
+
+// store copies the transform r.f into the result's feeds (p, q).
+func (r *run) store(fi, ti, p, q int) {
+	res := r.res
+	for kk, v := range r.f {
+		res.Set(fi, ti, kk, p, q, v)
+	}
 }
 
 // grow returns s resliced to n elements, reallocated when too short.
