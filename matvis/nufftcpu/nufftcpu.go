@@ -16,7 +16,10 @@
 // three-dimensional otherwise.
 //
 // A polarized run makes four transforms, one per output feed pair (p, q),
-// of the strengths ½·I_s·Σ_k conj(A[q,k])·A[p,k]. A precision-1 run rounds
+// of the strengths ½·I_s·Σ_k conj(A[q,k])·A[p,k]; two when every output
+// pair's reverse is output too (all pairs, the default), by packing the
+// two real diagonal strengths into one complex transform and taking
+// (q, p) from the reverse pair (storePaired). A precision-1 run rounds
 // the ENU vectors to float32 as matvis does, transforms in float64 at
 // ε = max(eps, 1e-7) and stores complex64.
 //
@@ -193,10 +196,13 @@ type run struct {
 	enu     [3][]float64
 	coords  [3][]float64 // the visible sources' directions
 	vis     []int        // the visible sources
-	az, za  []float64
-	amp     []complex128
-	str     []complex128
-	f       []complex128
+	// rev is the index of each pair's reverse, nil when some pair has
+	// none (a polarized run then makes four transforms, not two).
+	rev    []int
+	az, za []float64
+	amp    []complex128
+	str    []complex128
+	f      []complex128
 }
 
 // newRun checks the sizes and makes the plan of the highest channel: the
@@ -240,6 +246,9 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 		r.enu[d] = make([]float64, nsrc)
 	}
 	r.f = make([]complex128, len(sim.Pairs))
+	if sim.NFeed() == 2 {
+		r.rev = reversePairs(sim.Pairs)
+	}
 	return r, nil
 }
 
@@ -372,15 +381,34 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	}
 	var other time.Duration
 	r.str = grow(r.str, k)
-	for p := range nf {
-		for q := range nf {
-			r.strengths(p, q, nf)
-			if err := pl.Execute(r.str, r.f); err != nil {
-				return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+	exec := func() error {
+		if err := pl.Execute(r.str, r.f); err != nil {
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+		}
+		return nil
+	}
+	if nf == 2 && r.rev != nil {
+		// Two transforms instead of four (see storePaired).
+		for _, pair := range [][2]int{{0, 0}, {0, 1}} {
+			r.pairedStrengths(pair[1] == 0)
+			if err := exec(); err != nil {
+				return err
 			}
 			t1 := time.Now()
-			r.store(fi, ti, p, q)
+			r.storePaired(fi, ti, pair[1] == 0)
 			other += time.Since(t1)
+		}
+	} else {
+		for p := range nf {
+			for q := range nf {
+				r.strengths(p, q, nf)
+				if err := exec(); err != nil {
+					return err
+				}
+				t1 := time.Now()
+				r.store(fi, ti, p, q)
+				other += time.Since(t1)
+			}
 		}
 	}
 	after := pl.Stats()
@@ -414,6 +442,63 @@ func (r *run) strengths(p, q, nf int) {
 		}
 		r.str[i] = complex(0.5*r.flux[s], 0) * sum
 	}
+}
+
+// pairedStrengths fills r.str for one of a polarized run's two
+// transforms when every pair's reverse is in the output (r.rev): the
+// diagonal feeds packed as c00 + i·c11 (both real), or c01.
+func (r *run) pairedStrengths(diagonal bool) {
+	if !diagonal {
+		r.strengths(0, 1, 2)
+		return
+	}
+	k := len(r.vis)
+	for i, s := range r.vis {
+		var d0, d1 float64
+		for ax := range 2 {
+			a0, a1 := r.amp[ax*k+i], r.amp[(2+ax)*k+i]
+			d0 += real(a0)*real(a0) + imag(a0)*imag(a0)
+			d1 += real(a1)*real(a1) + imag(a1)*imag(a1)
+		}
+		r.str[i] = complex(0.5*r.flux[s]*d0, 0.5*r.flux[s]*d1)
+	}
+}
+
+// storePaired unpacks a paired transform F. A transform of real strengths
+// at −s is the conjugate of the one at s, and the reverse pair (j, i) has
+// the target −s of (i, j); so with F = F00 + i·F11,
+// V00 = (F + conj(F_rev))/2 and V11 = (F − conj(F_rev))/(2i). The
+// strengths c10 are conj(c01), so V10 = conj(V01_rev).
+func (r *run) storePaired(fi, ti int, diagonal bool) {
+	res := r.res
+	for kk, v := range r.f {
+		w := cmplx.Conj(r.f[r.rev[kk]])
+		if diagonal {
+			res.Set(fi, ti, kk, 0, 0, (v+w)/2)
+			res.Set(fi, ti, kk, 1, 1, (v-w)/complex(0, 2))
+		} else {
+			res.Set(fi, ti, kk, 0, 1, v)
+			res.Set(fi, ti, kk, 1, 0, w)
+		}
+	}
+}
+
+// reversePairs returns, for each output pair (i, j), the index of (j, i),
+// or nil when some pair's reverse is not in the output.
+func reversePairs(pairs [][2]int) []int {
+	at := make(map[[2]int]int, len(pairs))
+	for k, p := range pairs {
+		at[p] = k
+	}
+	rev := make([]int, len(pairs))
+	for k, p := range pairs {
+		j, ok := at[[2]int{p[1], p[0]}]
+		if !ok {
+			return nil
+		}
+		rev[k] = j
+	}
+	return rev
 }
 
 // store copies the transform r.f into the result's feeds (p, q).

@@ -237,3 +237,21 @@ func TestNewErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestReversePairs checks the reverse-pair index on lists with and
+// without every reverse.
+func TestReversePairs(t *testing.T) {
+	got := reversePairs([][2]int{{0, 1}, {2, 2}, {1, 0}, {3, 1}, {1, 3}})
+	want := []int{2, 1, 0, 4, 3}
+	if len(got) != len(want) {
+		t.Fatalf("reverse %v, want %v", got, want)
+	}
+	for k := range want {
+		if got[k] != want[k] {
+			t.Fatalf("reverse %v, want %v", got, want)
+		}
+	}
+	if rev := reversePairs([][2]int{{0, 1}, {1, 0}, {2, 0}}); rev != nil {
+		t.Errorf("reverse %v with (0, 2) missing, want nil", rev)
+	}
+}
