@@ -89,7 +89,7 @@ func (ip *interpolator) target(k int) complex128 {
 			ip.wt[d][0], ip.idx[d][0] = 1, 0
 			continue
 		}
-		first[d] = pl.ker.weights(ip.wt[d], pl.q[d][k])
+		first[d] = pl.tab.weights(ip.wt[d], pl.q[d][k])
 		for a := range ip.idx[d] {
 			ip.idx[d][a] = wrap(first[d]+a, ip.n[d])
 		}

@@ -76,6 +76,7 @@ type Plan struct {
 	dim  int
 	n, m int
 	ker  kernel
+	tab  kernelTable // the kernel's weights, tabulated (table.go)
 	ax   [3]axis
 	// p are the points' outer-grid coordinates and q the targets'
 	// padded-grid coordinates, in grid spacings, per active axis.
@@ -109,6 +110,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		return nil, err
 	}
 	pl := &Plan{opt: opt, dim: len(x), n: n, m: m, ker: newKernel(opt.Eps)}
+	pl.tab = newKernelTable(pl.ker)
 	total := 1
 	for d := range 3 {
 		pl.ax[d] = axis{nf: 1, n2: 1}

@@ -124,7 +124,7 @@ func (sp *spreader) weights(d int, p []float64, j int) int {
 		sp.wt[d][0], sp.idx[d][0] = 1, 0
 		return 0
 	}
-	first := sp.pl.ker.weights(sp.wt[d], p[j])
+	first := sp.pl.tab.weights(sp.wt[d], p[j])
 	for a := range sp.idx[d] {
 		sp.idx[d][a] = wrap(first+a, sp.nf[d])
 	}

@@ -17,6 +17,7 @@ import (
 var benchFlag = flag.Bool("nufft-bench", false, "run TestBenchSideBySide (slow: seconds to minutes)")
 var benchSrc = flag.Int("nufft-bench-src", 200000, "sources of TestBenchSideBySide")
 var benchReps = flag.Int("nufft-bench-reps", 3, "runs of each backend in TestBenchSideBySide")
+var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
 // hexArray returns the n antennas nearest the centre of a hexagonal
@@ -54,7 +55,7 @@ func TestBenchSideBySide(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(350, 2))
 	nsrc := *benchSrc
-	c := matvis.Config{Options: matvis.Options{Precision: 2}}
+	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: *benchPol}}
 	c.Antennas = hexArray(rng, 350, 14.6, 0.03, *benchDZ)
 	c.Freqs = []float64{150e6}
 	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
@@ -85,7 +86,7 @@ func TestBenchSideBySide(t *testing.T) {
 	med := func(d []time.Duration) time.Duration { return d[len(d)/2] }
 	e := backendtest.RelErr(backendtest.Vis(nres), backendtest.Vis(dres))
 	st := nres.Stats.Chunks[0].Stages
-	t.Logf("%d sources (%d visible), %d pairs; %s", nsrc, nres.Stats.Chunks[0].NVisible, len(sim.Pairs), nres.Stats.MatProdImpl.Strategy)
+	t.Logf("polarized %v, %d sources (%d visible), %d pairs; %s", *benchPol, nsrc, nres.Stats.Chunks[0].NVisible, len(sim.Pairs), nres.Stats.MatProdImpl.Strategy)
 	t.Logf("direct (%s): median %v [min %v, max %v]", dres.Stats.MatProdImpl.Strategy, med(dd), dd[0], dd[len(dd)-1])
 	t.Logf("nufft: median %v [min %v, max %v] (last run: set-up %v, integration %v; stages: coords %v, beam %v, spread %v, fft+interp %v)",
 		med(nd), nd[0], nd[len(nd)-1], nres.Stats.Setup, nres.Stats.Integrations[0], st[matvis.StageCoords], st[matvis.StageBeam], st[matvis.StageTauZ], st[matvis.StageMatProd])
