@@ -17,10 +17,18 @@ func (pl *Plan) deconvolveInto() {
 		for i1 := range a1.nf {
 			m1 := wrap(i1-a1.nf/2, a1.n2)
 			f01 := d0[i0] * d1[i1]
-			src := pl.grid[(i0*a1.nf+i1)*a2.nf:]
-			dst := pl.pad[(m0*a1.n2+m1)*a2.n2:]
-			for i2 := range a2.nf {
-				dst[wrap(i2-a2.nf/2, a2.n2)] = src[i2] * complex(f01*d2[i2], 0)
+			src := pl.grid[(i0*a1.nf+i1)*a2.nf : (i0*a1.nf+i1+1)*a2.nf]
+			dst := pl.pad[(m0*a1.n2+m1)*a2.n2 : (m0*a1.n2+m1+1)*a2.n2]
+			// Modes i2 − nf/2 < 0 go to the row's end, the rest to
+			// its start (wrap, without a division per value).
+			h := a2.nf / 2
+			lo := dst[a2.n2-h:]
+			for i2 := range h {
+				lo[i2] = src[i2] * complex(f01*d2[i2], 0)
+			}
+			hi := dst[:a2.nf-h]
+			for i2 := h; i2 < a2.nf; i2++ {
+				hi[i2-h] = src[i2] * complex(f01*d2[i2], 0)
 			}
 		}
 	}
