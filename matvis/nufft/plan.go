@@ -81,7 +81,12 @@ type Plan struct {
 	// p are the points' outer-grid coordinates and q the targets'
 	// padded-grid coordinates, in grid spacings, per active axis.
 	p, q [3][]float64
-	pre  []complex128 // per point: e^{±i sc·x'}
+	// The points are kept in grid-bin order (binOrder): perm[i] is the
+	// caller's index of sorted point i, and p, pre and cs are in sorted
+	// order, so that spreading reads them in sequence.
+	perm []int32
+	pre  []complex128 // per sorted point: e^{±i sc·x'}
+	cs   []complex128 // the pre-phased strengths of an Execute, sorted
 	post []complex128 // per target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
 	// deconv is, per axis and outer-grid index i (mode l = i − nf/2),
 	// (−1)^l·(2/w)/φ̂(l·α2): the (−1)^l centres the FFT's output so that
@@ -128,7 +133,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		}
 	}
 	pl.scale(x, s)
-	pl.slabs = newSlabs(pl.p[0], pl.pointOrder(), pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
+	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.qOrder = binOrder(pl.q, [3]int{pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2}, m)
 	pl.grid = make([]complex128, pl.ax[0].nf*pl.ax[1].nf*pl.ax[2].nf)
 	pl.pad = make([]complex128, total)
@@ -148,11 +153,6 @@ func Type3(x [][]float64, c []complex128, s [][]float64, opt Options) ([]complex
 		return nil, err
 	}
 	return f, nil
-}
-
-// pointOrder is the points in outer-grid bin order.
-func (pl *Plan) pointOrder() []int32 {
-	return binOrder(pl.p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
 }
 
 // gridShape lists the padded grid's axes.
@@ -361,11 +361,12 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 	}
 }
 
-// scalePoints computes the points' outer-grid coordinates and pre-phases.
+// scalePoints computes the points' outer-grid coordinates and pre-phases
+// and sorts them into grid-bin order.
 func (pl *Plan) scalePoints(x [][]float64) {
 	sign := float64(pl.opt.Sign)
-	pl.pre = make([]complex128, pl.n)
 	prePhase := make([]float64, pl.n)
+	var p [3][]float64
 	for d := range pl.dim {
 		a := pl.ax[d]
 		h1 := 2 * math.Pi / float64(a.nf)
@@ -375,12 +376,22 @@ func (pl *Plan) scalePoints(x [][]float64) {
 			prePhase[j] += a.sc * xp
 			pd[j] = xp/a.gamma/h1 + float64(a.nf/2)
 		}
-		pl.p[d] = pd
+		p[d] = pd
 	}
-	for j, ph := range prePhase {
-		sn, cs := math.Sincos(sign * ph)
-		pl.pre[j] = complex(cs, sn)
+	pl.perm = binOrder(p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
+	for d := range pl.dim {
+		sorted := make([]float64, pl.n)
+		for i, j := range pl.perm {
+			sorted[i] = p[d][j]
+		}
+		pl.p[d] = sorted
 	}
+	pl.pre = make([]complex128, pl.n)
+	for i, j := range pl.perm {
+		sn, cs := math.Sincos(sign * prePhase[j])
+		pl.pre[i] = complex(cs, sn)
+	}
+	pl.cs = make([]complex128, pl.n)
 }
 
 // SetPoints replaces the plan's points by x (the same number of
@@ -407,6 +418,6 @@ func (pl *Plan) SetPoints(x [][]float64) error {
 	}
 	pl.n = n
 	pl.scalePoints(x)
-	pl.slabs = newSlabs(pl.p[0], pl.pointOrder(), pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
+	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
 	return nil
 }

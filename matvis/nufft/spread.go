@@ -16,8 +16,9 @@ type slabs struct {
 // newSlabs bins points with axis-0 grid coordinates p (nil when the axis
 // is inactive: every point is on row 0) into slabs at least w rows wide,
 // about four per worker so that uneven slabs balance. Each slab lists its
-// points in the given order (binOrder's: nearby points together).
-func newSlabs(p []float64, order []int32, w, nf int, active bool, workers, n int) slabs {
+// points in increasing order (the plan's sorted order: nearby points
+// together).
+func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
 	nb := 1
 	if active {
 		nb = max(1, min(4*workers, nf/w))
@@ -27,7 +28,10 @@ func newSlabs(p []float64, order []int32, w, nf int, active bool, workers, n int
 		sl.edge[b] = b * nf / nb
 	}
 	if !active {
-		sl.points[0] = order
+		sl.points[0] = make([]int32, n)
+		for j := range n {
+			sl.points[0][j] = int32(j)
+		}
 		return sl
 	}
 	slabOf := make([]int, nf)
@@ -37,9 +41,9 @@ func newSlabs(p []float64, order []int32, w, nf int, active bool, workers, n int
 		}
 	}
 	ker := kernel{w: w}
-	for _, j32 := range order {
-		j := int(j32)
-		first := ker.first(p[j])
+	for j, pj := range p {
+		j32 := int32(j)
+		first := ker.first(pj)
 		for a := range w {
 			b := slabOf[wrap(first+a, nf)]
 			lst := sl.points[b]
@@ -60,9 +64,17 @@ func wrap(i, n int) int {
 	return i
 }
 
+// gather fills pl.cs with the strengths c pre-phased, in sorted order.
+func (pl *Plan) gather(c []complex128) {
+	for i, j := range pl.perm {
+		pl.cs[i] = c[j] * pl.pre[i]
+	}
+}
+
 // spread adds the pre-phased strengths c into pl.grid, one goroutine per
 // slab at a time.
 func (pl *Plan) spread(c []complex128) {
+	pl.gather(c)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	nb := len(pl.slabs.points)
@@ -76,7 +88,7 @@ func (pl *Plan) spread(c []complex128) {
 				}
 				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
 				for _, j := range pl.slabs.points[b] {
-					sp.point(int(j), c[j]*pl.pre[j], lo, hi)
+					sp.point(int(j), pl.cs[j], lo, hi)
 				}
 			}
 		})
@@ -87,9 +99,10 @@ func (pl *Plan) spread(c []complex128) {
 // spreadSerial is spread's plain twin: every point, one goroutine, every
 // row (tests compare the two grids).
 func (pl *Plan) spreadSerial(c []complex128) {
+	pl.gather(c)
 	sp := newSpreader(pl)
 	for j := range pl.n {
-		sp.point(j, c[j]*pl.pre[j], 0, pl.ax[0].nf)
+		sp.point(j, pl.cs[j], 0, pl.ax[0].nf)
 	}
 }
 

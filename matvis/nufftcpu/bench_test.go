@@ -17,6 +17,7 @@ import (
 var benchFlag = flag.Bool("nufft-bench", false, "run TestBenchSideBySide (slow: seconds to minutes)")
 var benchSrc = flag.Int("nufft-bench-src", 200000, "sources of TestBenchSideBySide")
 var benchReps = flag.Int("nufft-bench-reps", 3, "runs of each backend in TestBenchSideBySide")
+var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this backend in TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
@@ -78,8 +79,13 @@ func TestBenchSideBySide(t *testing.T) {
 	for range *benchReps {
 		nres = runOn(t, be, sim)
 		nd = append(nd, nres.Stats.Total)
-		dres = runOn(t, direct, sim)
-		dd = append(dd, dres.Stats.Total)
+		if !*benchNoDirect {
+			dres = runOn(t, direct, sim)
+			dd = append(dd, dres.Stats.Total)
+		}
+	}
+	if *benchNoDirect {
+		dres, dd = nres, nd
 	}
 	slices.Sort(nd)
 	slices.Sort(dd)
