@@ -2,8 +2,9 @@ package nufft
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestFTTable compares the Chebyshev table of the kernel's transform with
@@ -12,7 +13,7 @@ import (
 // band's edge, where the transform is several times smaller than at 0;
 // degree 56 measured no better than 40).
 func TestFTTable(t *testing.T) {
-	rng := rand.New(rand.NewPCG(25, 26))
+	rng := sharedtest.RNG(t, 25)
 	for _, eps := range []float64{1e-1, 1e-3, 1e-6, 1e-9, 1e-12, MinEps} {
 		k := newKernel(eps)
 		kmax := 1.01 * math.Pi * float64(k.w) / 4

@@ -5,6 +5,8 @@ import (
 	"math/cmplx"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // randomProblem draws n points in [-xh, xh)^d shifted by xoff, m targets in
@@ -48,7 +50,7 @@ func relErr(got, want []complex128) float64 {
 const errFactor = 10
 
 func TestType3AgainstDirect(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
+	rng := sharedtest.RNG(t, 1)
 	cases := []struct {
 		d, n, m    int
 		xh, sh     float64

@@ -3,15 +3,16 @@ package nufft
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestEpsSweep checks every decade of ε from 1e-3 to 1e-12 in 2-D, the
 // shape the visibility backend uses.
 func TestEpsSweep(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
+	rng := sharedtest.RNG(t, 3)
 	x, c, s := randomProblem(rng, 2, 500, 400, 1, 80, 0, 0)
 	want, err := Direct(x, c, s, -1)
 	if err != nil {
@@ -90,7 +91,7 @@ func TestKernelParameters(t *testing.T) {
 // TestSpreadTwin compares the slab-parallel spreading with the serial
 // one on fresh random points in each dimension.
 func TestSpreadTwin(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
+	rng := sharedtest.RNG(t, 5)
 	for d := 1; d <= 3; d++ {
 		x, c, s := randomProblem(rng, d, 3000, 10, 2, 30, 0.1, 0)
 		pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 3})
@@ -116,7 +117,7 @@ func TestSpreadTwin(t *testing.T) {
 // TestFFTTwin compares the pruned multi-dimensional FFT with the full one
 // and, in 1-D, with a direct DFT.
 func TestFFTTwin(t *testing.T) {
-	rng := rand.New(rand.NewPCG(7, 8))
+	rng := sharedtest.RNG(t, 7)
 	for d := 1; d <= 3; d++ {
 		x, c, s := randomProblem(rng, d, 50, 40, 1, 10, 0, 0)
 		for _, sign := range []int{1, -1} {
@@ -162,7 +163,7 @@ func TestFFTTwin(t *testing.T) {
 // TestDegenerate covers one point, all points equal, a zero extent in one
 // axis, no points and no targets.
 func TestDegenerate(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 10))
+	rng := sharedtest.RNG(t, 9)
 	one := func(v float64, n int) []float64 {
 		s := make([]float64, n)
 		for i := range s {
@@ -250,7 +251,7 @@ func TestBadInput(t *testing.T) {
 // each against the direct sum (the working storage must not leak between
 // executions).
 func TestPlanReuse(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
+	rng := sharedtest.RNG(t, 11)
 	x, c1, s := randomProblem(rng, 2, 300, 200, 1, 50, 0, 0)
 	_, c2, _ := randomProblem(rng, 2, 300, 0, 1, 0, 0, 0)
 	pl, err := NewPlan(x, s, Options{Eps: 1e-11, Sign: 1})
@@ -276,7 +277,7 @@ func TestPlanReuse(t *testing.T) {
 // fresh random points inside it, fewer and more than the corners, and
 // checks each against the direct sum; a point outside the box is refused.
 func TestSetPoints(t *testing.T) {
-	rng := rand.New(rand.NewPCG(13, 14))
+	rng := sharedtest.RNG(t, 13)
 	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}
 	_, _, s := randomProblem(rng, 3, 0, 300, 0, 25, 0, 0)
 	pl, err := NewPlan(box, s, Options{Eps: 1e-10, Sign: 1})
@@ -313,7 +314,7 @@ func TestSetPoints(t *testing.T) {
 // TestBinOrder checks that binOrder is a permutation whose bins (8 cells a
 // side, row-major) never decrease, against keys computed here.
 func TestBinOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(15, 16))
+	rng := sharedtest.RNG(t, 15)
 	const n = 5000
 	var c [3][]float64
 	size := [3]int{100, 37, 1}

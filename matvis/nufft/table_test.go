@@ -2,8 +2,9 @@ package nufft
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestTableWeights compares the tabulated weights with the kernel's exact
@@ -11,7 +12,7 @@ import (
 // peak (1), or 2e-14 (rounding). The square-root branch of φ at the
 // support's ends, where φ is e^{−β}, limits the cubic to about ε/100.
 func TestTableWeights(t *testing.T) {
-	rng := rand.New(rand.NewPCG(27, 28))
+	rng := sharedtest.RNG(t, 27)
 	for p := 1; p <= 14; p++ {
 		eps := math.Pow(10, -float64(p))
 		k := newKernel(eps)
