@@ -101,7 +101,7 @@ func TestSpreadTwin(t *testing.T) {
 		if d > 1 && len(pl.slabs.points) < 2 {
 			t.Fatalf("d=%d: %d slabs, want several to test the partition", d, len(pl.slabs.points))
 		}
-		clear(pl.grid)
+		pl.allocate()
 		pl.spread(c)
 		par := append([]complex128(nil), pl.grid...)
 		clear(pl.grid)
@@ -125,7 +125,7 @@ func TestFFTTwin(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			clear(pl.grid)
+			pl.allocate()
 			pl.spread(c)
 			pl.deconvolveInto()
 			in := append([]complex128(nil), pl.pad...)
@@ -340,5 +340,41 @@ func TestBinOrder(t *testing.T) {
 	}
 	if len(order) != n {
 		t.Fatalf("%d indices, want %d", len(order), n)
+	}
+}
+
+// TestBytes checks Plan.Bytes against the slices an executed plan holds:
+// within a tenth less (the slab lists grow by appending) and a quarter
+// more.
+func TestBytes(t *testing.T) {
+	rng := sharedtest.RNG(t, 17)
+	for d := 1; d <= 3; d++ {
+		x, c, s := randomProblem(rng, d, 3000, 2000, 1, 40, 0, 0)
+		pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.grid != nil || pl.pad != nil {
+			t.Fatal("a new plan holds its grids before an Execute")
+		}
+		if err := pl.Execute(c, make([]complex128, len(s[0]))); err != nil {
+			t.Fatal(err)
+		}
+		held := int64(16 * (cap(pl.grid) + cap(pl.pad) + cap(pl.post) + cap(pl.pre) + cap(pl.cs)))
+		held += int64(4 * (cap(pl.perm) + cap(pl.qOrder)))
+		for a := range 3 {
+			held += int64(8 * (cap(pl.p[a]) + cap(pl.q[a])))
+		}
+		for _, l := range pl.slabs.points {
+			held += int64(4 * cap(l))
+		}
+		// The FFT's work lines: two per worker, of the longest axis.
+		longest := max(pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2)
+		held += int64(2 * 2 * maxBatch * longest * 16)
+		got := pl.Bytes(len(x[0]))
+		t.Logf("d=%d: Bytes %d, held %d", d, got, held)
+		if got < held*9/10 || got > held*5/4 {
+			t.Errorf("d=%d: Bytes %d for %d held", d, got, held)
+		}
 	}
 }

@@ -135,8 +135,6 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	pl.scale(x, s)
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.qOrder = binOrder(pl.q, [3]int{pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2}, m)
-	pl.grid = make([]complex128, pl.ax[0].nf*pl.ax[1].nf*pl.ax[2].nf)
-	pl.pad = make([]complex128, total)
 	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
 	return pl, nil
 }
@@ -191,6 +189,7 @@ func (pl *Plan) Execute(c, f []complex128) error {
 		clear(f)
 		return nil
 	}
+	pl.allocate()
 	t0 := time.Now()
 	clear(pl.grid)
 	pl.spread(c)
@@ -204,6 +203,34 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	pl.stats.FFT += t2.Sub(t1)
 	pl.stats.Interp += t3.Sub(t2)
 	return nil
+}
+
+// allocate makes the grids, on the first Execute: a plan made only to
+// learn its Bytes holds no grid.
+func (pl *Plan) allocate() {
+	if pl.grid == nil {
+		pl.grid = make([]complex128, pl.gridPoints())
+		pl.pad = make([]complex128, pl.padPoints())
+	}
+}
+
+func (pl *Plan) gridPoints() int { return pl.ax[0].nf * pl.ax[1].nf * pl.ax[2].nf }
+func (pl *Plan) padPoints() int  { return pl.ax[0].n2 * pl.ax[1].n2 * pl.ax[2].n2 }
+
+// Bytes is the memory the plan holds once executed with npoints points:
+// its two grids, the FFT's work lines, and its per-target and per-point
+// arrays (TestBytes checks it against the slices a plan allocates).
+func (pl *Plan) Bytes(npoints int) int64 {
+	const c16 = 16
+	grids := int64(pl.gridPoints()+pl.padPoints()) * c16
+	maxLine := max(pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2)
+	work := int64(pl.opt.Workers) * 2 * maxBatch * int64(maxLine) * c16
+	// Targets: q per axis, post, bin order; points: p per axis, pre,
+	// strengths, permutation, and the slab lists (a point on a slab
+	// boundary is listed twice).
+	targets := int64(pl.m) * int64(8*pl.dim+c16+4)
+	points := int64(npoints) * int64(8*pl.dim+2*c16+4+2*4)
+	return grids + work + targets + points
 }
 
 // checkOptions validates opt and fills its defaults.

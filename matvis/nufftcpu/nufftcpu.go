@@ -25,8 +25,10 @@
 //
 // Simulations the transform does not cover run on the direct CPU backend
 // (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
-// full-Stokes skies, antennas with different beams, and grids over the
-// memory bound.
+// full-Stokes skies, antennas with different beams, Options.MinChunks
+// above 1, and transforms whose grids exceed 2^27 points or whose memory
+// (Plan.Bytes and the per-source buffers, passed to CheckHostMemory) does
+// not fit the budget.
 //
 // The stages are timed in the chunk samples as: coords (ENU vectors,
 // horizon cut, az/za), beam (the beam's evaluation), tau_z (strengths and
@@ -101,6 +103,9 @@ func Eligible(sim *matvis.Simulation) (bool, string) {
 	if sim.SkyPolarized() {
 		return false, "full-Stokes sky (the transform covers Stokes I)"
 	}
+	if n := sim.Options.MinChunks; n > 1 {
+		return false, fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", n)
+	}
 	if _, ok := sharedBeam(sim); !ok {
 		return false, "antennas with different beams"
 	}
@@ -153,6 +158,11 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 		}
 		return nil, err
 	}
+	terms := r.memoryTerms()
+	if err := sim.CheckHostMemory(terms...); err != nil {
+		return b.runDirect(ctx, sim, fmt.Sprintf("the transform's memory does not fit: %v", err))
+	}
+	r.init(terms)
 	r.res.Stats.Setup = time.Since(start)
 	err = r.loop(ctx)
 	r.res.Stats.Total = time.Since(start)
@@ -192,6 +202,7 @@ type run struct {
 	// plan is the transform of channel planFor (−1: none).
 	plan    *nufft.Plan
 	planFor int
+	top     int // the highest channel
 	flux    []float64
 	enu     [3][]float64
 	coords  [3][]float64 // the visible sources' directions
@@ -230,17 +241,46 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	if err := r.planChannel(top); err != nil {
 		return nil, err
 	}
+	r.top = top
+	return r, nil
+}
+
+// memoryTerms are the host memory the transform adds to what every
+// backend needs: the largest channel's plan with every source, and the
+// per-source and per-pair buffers of an integration.
+func (r *run) memoryTerms() []matvis.MemoryTerm {
+	sim := r.sim
+	nsrc := int64(sim.NSrc())
+	nf := int64(sim.NFeed())
+	// enu, flux, coords, az, za, vis; amp, str.
+	perSrc := 8*(3+1+int64(r.dim)+2+1) + 16*(nf*nf+1)
+	return []matvis.MemoryTerm{
+		{Name: "nufft plan", Bytes: r.plan.Bytes(sim.NSrc())},
+		{Name: "nufft sources", Bytes: perSrc * nsrc},
+		{Name: "nufft pairs", Bytes: int64(len(sim.Pairs)) * (16 + 8)},
+	}
+}
+
+// init allocates the result and the buffers.
+func (r *run) init(terms []matvis.MemoryTerm) {
+	sim := r.sim
 	r.res = matvis.NewResult(sim)
 	st := &r.res.Stats
-	st.Backend = b.Name()
+	st.Backend = r.b.Name()
 	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.eps(), w, beta, r.plan.Grid(), sim.Freqs[top]),
+		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
 		Why:      "one beam shared by all antennas",
 	}
 	nsrc := sim.NSrc()
-	r.res.Plan = matvis.MemoryPlan{NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Fits: true}
+	var total int64
+	for _, t := range terms {
+		total += t.Bytes
+	}
+	// One "chunk" of all the sources: the transform's memory does not
+	// grow with the product of sources and antennas.
+	r.res.Plan = matvis.MemoryPlan{Budget: sim.Options.MaxMemory, NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Terms: terms, Total: total, Fits: true}
 	r.flux = make([]float64, nsrc)
 	for d := range 3 {
 		r.enu[d] = make([]float64, nsrc)
@@ -249,7 +289,6 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	if sim.NFeed() == 2 {
 		r.rev = reversePairs(sim.Pairs)
 	}
-	return r, nil
 }
 
 // eps is the run's transform accuracy.

@@ -149,6 +149,7 @@ func TestFallback(t *testing.T) {
 			c.BeamIdx[2] = 1
 		}, "different beams"},
 		{"huge grid", func(c *matvis.Config) { c.Antennas[0][0] = 3e5 }, "grid too large"},
+		{"min chunks", func(c *matvis.Config) { c.Options.MinChunks = 2 }, "MinChunks = 2"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -253,5 +254,31 @@ func TestReversePairs(t *testing.T) {
 	}
 	if rev := reversePairs([][2]int{{0, 1}, {1, 0}, {2, 0}}); rev != nil {
 		t.Errorf("reverse %v with (0, 2) missing, want nil", rev)
+	}
+}
+
+// TestMemoryFallback gives a budget that holds what every backend needs
+// but not the transform's plan: the run falls back to the direct product
+// and says so; with room for the plan, the plan's terms are reported.
+func TestMemoryFallback(t *testing.T) {
+	rng := backendtest.NewRNG(t, 33)
+	c := sharedConfig(t, rng, 8, 400, 1, 40, 0)
+	var need int64
+	for _, term := range newSim(t, c).HostBytes() {
+		need += term.Bytes
+	}
+	be, err := New(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Options.MaxMemory = int64(float64(need+64<<10) / 0.9)
+	res := runOn(t, be, newSim(t, c))
+	if why := res.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: the transform's memory does not fit") {
+		t.Errorf("budget %d B for %d B: why %q, want the memory fall-back", c.Options.MaxMemory, need, why)
+	}
+	c.Options.MaxMemory = int64(float64(need+256<<20) / 0.9)
+	res = runOn(t, be, newSim(t, c))
+	if !strings.Contains(res.Stats.MatProdImpl.Strategy, "nufft") || res.Plan.Term("nufft plan") <= 0 || res.Plan.Total <= res.Plan.Term("nufft plan") {
+		t.Errorf("ample budget: strategy %q, plan %+v", res.Stats.MatProdImpl.Strategy, res.Plan)
 	}
 }
