@@ -18,6 +18,7 @@ var benchFlag = flag.Bool("nufft-bench", false, "run TestBenchSideBySide (slow: 
 var benchSrc = flag.Int("nufft-bench-src", 200000, "sources of TestBenchSideBySide")
 var benchReps = flag.Int("nufft-bench-reps", 3, "runs of each backend in TestBenchSideBySide")
 var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this backend in TestBenchSideBySide")
+var benchAnt = flag.Int("nufft-bench-ant", 350, "antennas of TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
@@ -57,7 +58,7 @@ func TestBenchSideBySide(t *testing.T) {
 	rng := rand.New(rand.NewPCG(350, 2))
 	nsrc := *benchSrc
 	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: *benchPol}}
-	c.Antennas = hexArray(rng, 350, 14.6, 0.03, *benchDZ)
+	c.Antennas = hexArray(rng, *benchAnt, 14.6, 0.03, *benchDZ)
 	c.Freqs = []float64{150e6}
 	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
 	for range nsrc {

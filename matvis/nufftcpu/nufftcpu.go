@@ -67,10 +67,30 @@ const maxGrid = 1 << 27
 // Backend is the NUFFT CPU backend. Its zero value is not usable; call
 // New.
 type Backend struct {
+	// Force skips the cost model: every eligible simulation whose
+	// transform fits runs as transforms, even where the direct product
+	// is estimated faster (tests; measurements).
+	Force bool
+	// W chooses how a non-coplanar array's w-terms are transformed.
+	W WTerms
+
 	direct  *cpu.Backend
 	eps     float64
 	workers int
 }
+
+// WTerms is how the w-terms of a non-coplanar array are transformed.
+type WTerms int
+
+// The w-term methods.
+const (
+	// WAuto picks the cheaper estimate of WJacobiAnger and W3D.
+	WAuto WTerms = iota
+	// WJacobiAnger sums a few 2-D transforms (wterms.go).
+	WJacobiAnger
+	// W3D makes one 3-D transform.
+	W3D
+)
 
 // New returns a backend transforming to accuracy eps (0: DefaultEps) on
 // workers goroutines (0: GOMAXPROCS), with the direct CPU backend for the
@@ -152,7 +172,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	}
 	r, err := newRun(b, sim)
 	if err != nil {
-		var tooBig *gridError
+		var tooBig *fallbackError
 		if errors.As(err, &tooBig) {
 			return b.runDirect(ctx, sim, tooBig.Error())
 		}
@@ -186,11 +206,12 @@ func (b *Backend) runDirect(ctx context.Context, sim *matvis.Simulation, why str
 	return res, nil
 }
 
-// gridError is a transform whose grid exceeds maxGrid: the run falls back
-// to the direct product.
-type gridError struct{ err error }
+// fallbackError is why a simulation the transform covers runs on the
+// direct product after all: a grid over maxGrid, more w-terms than
+// maxTerms, or a transform estimated slower.
+type fallbackError struct{ err error }
 
-func (e *gridError) Error() string { return "transform grid too large: " + e.err.Error() }
+func (e *fallbackError) Error() string { return e.err.Error() }
 
 // run is one simulation's state.
 type run struct {
@@ -203,10 +224,21 @@ type run struct {
 	plan    *nufft.Plan
 	planFor int
 	top     int // the highest channel
-	flux    []float64
-	enu     [3][]float64
-	coords  [3][]float64 // the visible sources' directions
-	vis     []int        // the visible sources
+	// terms > 0 is the number of Jacobi–Anger terms of the w-terms
+	// (wterms.go), with ja[n][k] their coefficients at pair k; 0 when
+	// the transform is 2-D without w or 3-D.
+	terms    int
+	ja       [][]complex128
+	estimate string // the cost model's estimates (worthIt)
+	// base are an integration's strengths before the w-terms' factors;
+	// tau, tPrev, tCur the Chebyshev recurrence in the up component; acc
+	// the visibilities summed over the terms.
+	base, acc        []complex128
+	tau, tPrev, tCur []float64
+	flux             []float64
+	enu              [3][]float64
+	coords           [3][]float64 // the visible sources' directions
+	vis              []int        // the visible sources
 	// rev is the index of each pair's reverse, nil when some pair has
 	// none (a polarized run then makes four transforms, not two).
 	rev    []int
@@ -225,24 +257,115 @@ type run struct {
 func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	bi, _ := sharedBeam(sim)
 	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
-	z0 := sim.Antennas[0][2]
-	for _, x := range sim.Antennas {
-		if x[2] != z0 {
-			r.dim = 3
-			break
-		}
-	}
 	top := 0
 	for fi, f := range sim.Freqs {
 		if f > sim.Freqs[top] {
 			top = fi
 		}
 	}
-	if err := r.planChannel(top); err != nil {
-		return nil, err
-	}
 	r.top = top
-	return r, nil
+	z0 := sim.Antennas[0][2]
+	coplanar := true
+	for _, x := range sim.Antennas {
+		coplanar = coplanar && x[2] == z0
+	}
+	if coplanar {
+		if err := r.planChannel(top); err != nil {
+			return nil, err
+		}
+		return r, r.worthIt()
+	}
+	// The w-terms: a few 2-D transforms (Jacobi–Anger, see wterms.go),
+	// or one 3-D transform, whichever is estimated cheaper.
+	errJA := fmt.Errorf("w-terms need more than %d Jacobi–Anger terms", maxTerms)
+	costJA := math.Inf(1)
+	var planJA *nufft.Plan
+	termsJA := r.jaTermsAt(top)
+	if termsJA <= maxTerms && b.W != W3D {
+		r.terms = termsJA
+		if errJA = r.planChannel(top); errJA == nil {
+			costJA, planJA = r.cost(), r.plan
+		}
+	}
+	if b.W != WJacobiAnger {
+		r.dim, r.terms, r.planFor = 3, 0, -1
+		err3 := r.planChannel(top)
+		if err3 == nil && (planJA == nil || r.cost() < costJA) {
+			return r, r.worthIt()
+		}
+		if planJA == nil {
+			if err3 != nil {
+				return nil, err3
+			}
+			return nil, &fallbackError{errJA}
+		}
+	}
+	if planJA == nil {
+		return nil, &fallbackError{errJA}
+	}
+	// r.ja still holds the JA plan's coefficients.
+	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
+	return r, r.worthIt()
+}
+
+// The cost model's constants, CPU nanoseconds measured on the 2-core
+// machine of bench/RESULTS.md (2026-12-01): a point's or target's kernel
+// weights per axis, a grid tap, an FFT point per log2 of the grid, and a
+// complex multiply-add of the direct Gram product.
+const (
+	nsWeights = 50
+	nsTap     = 2
+	nsFFT     = 2.5
+	nsDirect  = 0.2
+)
+
+// cost is the estimated CPU time (ns) of one integration as transforms
+// with the current plan, about half the sources being above the horizon.
+func (r *run) cost() float64 {
+	sim := r.sim
+	w, _ := r.plan.Kernel()
+	taps := math.Pow(float64(w), float64(r.dim))
+	per := nsWeights*float64(r.dim) + nsTap*taps
+	nvis := float64(sim.NSrc()) / 2
+	grid := 1.0
+	for _, n := range r.plan.Grid() {
+		grid *= float64(n)
+	}
+	one := (nvis+float64(len(sim.Pairs)))*per + nsFFT*grid*math.Log2(grid)
+	return one * float64(max(r.terms, 1)*r.transformsPerTerm())
+}
+
+// transformsPerTerm is the transforms of one integration's strength sets:
+// one unpolarized, two or four polarized (see storePaired).
+func (r *run) transformsPerTerm() int {
+	switch {
+	case r.sim.NFeed() == 1:
+		return 1
+	case reversePairs(r.sim.Pairs) != nil:
+		return 2
+	}
+	return 4
+}
+
+// directCost is the estimated CPU time (ns) of one integration of the
+// direct product.
+func (r *run) directCost() float64 {
+	sim := r.sim
+	nf := float64(sim.NFeed())
+	nvis := float64(sim.NSrc()) / 2
+	n := float64(sim.NAnt())
+	return nsDirect * n * n * nvis * nf * nf
+}
+
+// worthIt refuses (as a fall-back) transforms estimated slower than the
+// direct product, and notes the estimates.
+func (r *run) worthIt() error {
+	tc, dc := r.cost(), r.directCost()
+	r.estimate = fmt.Sprintf("estimated %.3g s a time against %.3g s direct", tc*1e-9, dc*1e-9)
+	if tc > dc && !r.b.Force {
+		return &fallbackError{fmt.Errorf("the transform is %s", r.estimate)}
+	}
+	return nil
 }
 
 // memoryTerms are the host memory the transform adds to what every
@@ -254,10 +377,16 @@ func (r *run) memoryTerms() []matvis.MemoryTerm {
 	nf := int64(sim.NFeed())
 	// enu, flux, coords, az, za, vis; amp, str.
 	perSrc := 8*(3+1+int64(r.dim)+2+1) + 16*(nf*nf+1)
+	perPair := int64(16 + 8)
+	if r.terms > 0 {
+		// tau and the recurrence; acc and the coefficients.
+		perSrc += 3 * 8
+		perPair += 16 * int64(1+r.terms)
+	}
 	return []matvis.MemoryTerm{
 		{Name: "nufft plan", Bytes: r.plan.Bytes(sim.NSrc())},
 		{Name: "nufft sources", Bytes: perSrc * nsrc},
-		{Name: "nufft pairs", Bytes: int64(len(sim.Pairs)) * (16 + 8)},
+		{Name: "nufft pairs", Bytes: int64(len(sim.Pairs)) * perPair},
 	}
 }
 
@@ -270,8 +399,8 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
-		Why:      "one beam shared by all antennas",
+		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
+		Why:      "one beam shared by all antennas; " + r.estimate,
 	}
 	nsrc := sim.NSrc()
 	var total int64
@@ -286,6 +415,10 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 		r.enu[d] = make([]float64, nsrc)
 	}
 	r.f = make([]complex128, len(sim.Pairs))
+	r.acc = r.f
+	if r.terms > 0 {
+		r.acc = make([]complex128, len(sim.Pairs))
+	}
 	if sim.NFeed() == 2 {
 		r.rev = reversePairs(sim.Pairs)
 	}
@@ -320,7 +453,10 @@ func (r *run) planChannel(fi int) error {
 	}
 	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.eps(), Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
 	if err != nil {
-		return &gridError{fmt.Errorf("channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
+		return &fallbackError{fmt.Errorf("transform grid too large: channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
+	}
+	if r.terms > 0 {
+		r.ja = r.jaCoefficients(omega)
 	}
 	r.plan, r.planFor = pl, fi
 	return nil
@@ -420,28 +556,35 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	}
 	var other time.Duration
 	r.str = grow(r.str, k)
-	exec := func() error {
-		if err := pl.Execute(r.str, r.f); err != nil {
+	r.base = grow(r.base, k)
+	if r.terms > 0 {
+		r.tau = grow(r.tau, k)
+		for i, s := range r.vis {
+			r.tau[i] = 2*r.enu[2][s] - 1
+		}
+	}
+	transform := func() error {
+		if err := r.transform(); err != nil {
 			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
 		}
 		return nil
 	}
 	if nf == 2 && r.rev != nil {
 		// Two transforms instead of four (see storePaired).
-		for _, pair := range [][2]int{{0, 0}, {0, 1}} {
-			r.pairedStrengths(pair[1] == 0)
-			if err := exec(); err != nil {
+		for _, diagonal := range []bool{true, false} {
+			r.pairedStrengths(diagonal)
+			if err := transform(); err != nil {
 				return err
 			}
 			t1 := time.Now()
-			r.storePaired(fi, ti, pair[1] == 0)
+			r.storePaired(fi, ti, diagonal)
 			other += time.Since(t1)
 		}
 	} else {
 		for p := range nf {
 			for q := range nf {
 				r.strengths(p, q, nf)
-				if err := exec(); err != nil {
+				if err := transform(); err != nil {
 					return err
 				}
 				t1 := time.Now()
@@ -479,7 +622,7 @@ func (r *run) strengths(p, q, nf int) {
 			aq := r.amp[(q*nf+ax)*k+i]
 			sum += cmplx.Conj(aq) * ap
 		}
-		r.str[i] = complex(0.5*r.flux[s], 0) * sum
+		r.base[i] = complex(0.5*r.flux[s], 0) * sum
 	}
 }
 
@@ -499,7 +642,7 @@ func (r *run) pairedStrengths(diagonal bool) {
 			d0 += real(a0)*real(a0) + imag(a0)*imag(a0)
 			d1 += real(a1)*real(a1) + imag(a1)*imag(a1)
 		}
-		r.str[i] = complex(0.5*r.flux[s]*d0, 0.5*r.flux[s]*d1)
+		r.base[i] = complex(0.5*r.flux[s]*d0, 0.5*r.flux[s]*d1)
 	}
 }
 
@@ -510,8 +653,8 @@ func (r *run) pairedStrengths(diagonal bool) {
 // strengths c10 are conj(c01), so V10 = conj(V01_rev).
 func (r *run) storePaired(fi, ti int, diagonal bool) {
 	res := r.res
-	for kk, v := range r.f {
-		w := cmplx.Conj(r.f[r.rev[kk]])
+	for kk, v := range r.acc {
+		w := cmplx.Conj(r.acc[r.rev[kk]])
 		if diagonal {
 			res.Set(fi, ti, kk, 0, 0, (v+w)/2)
 			res.Set(fi, ti, kk, 1, 1, (v-w)/complex(0, 2))
@@ -540,10 +683,10 @@ func reversePairs(pairs [][2]int) []int {
 	return rev
 }
 
-// store copies the transform r.f into the result's feeds (p, q).
+// store copies the visibilities r.acc into the result's feeds (p, q).
 func (r *run) store(fi, ti, p, q int) {
 	res := r.res
-	for kk, v := range r.f {
+	for kk, v := range r.acc {
 		res.Set(fi, ti, kk, p, q, v)
 	}
 }

@@ -70,19 +70,25 @@ func TestAgainstDirect(t *testing.T) {
 		wantDim  int
 		opt      matvis.Options
 		bm       beam.Beam
+		w        WTerms
 	}{
-		{"coplanar 1e-12", 12, 60, 0, false, 1e-12, 2, matvis.Options{}, nil},
-		{"coplanar 1e-9", 12, 60, 0, false, 1e-9, 2, matvis.Options{}, nil},
-		{"coplanar 1e-6", 12, 60, 0, false, 1e-6, 2, matvis.Options{}, nil},
-		{"coplanar 1e-3", 12, 60, 0, false, 1e-3, 2, matvis.Options{}, nil},
-		{"w-terms 1e-12", 10, 30, 1, false, 1e-12, 3, matvis.Options{}, nil},
-		{"w-terms 1e-6", 10, 30, 1, false, 1e-6, 3, matvis.Options{}, nil},
-		{"chosen pairs 1e-12", 12, 60, 0, true, 1e-12, 2, matvis.Options{}, nil},
-		{"polarized dipole 1e-12", 10, 60, 0, false, 1e-12, 2, matvis.Options{Polarized: true}, dipole},
-		{"polarized gaussian pairs 1e-9", 10, 60, 0, true, 1e-9, 2, matvis.Options{Polarized: true}, nil},
-		{"polarized w-terms 1e-12", 8, 30, 1, false, 1e-12, 3, matvis.Options{Polarized: true}, dipole},
-		{"fp32", 12, 60, 0, false, 1e-12, 2, matvis.Options{Precision: 1}, nil},
-		{"fp32 polarized", 10, 60, 0.5, false, 1e-12, 3, matvis.Options{Precision: 1, Polarized: true}, dipole},
+		{"coplanar 1e-12", 12, 60, 0, false, 1e-12, 2, matvis.Options{}, nil, WAuto},
+		{"coplanar 1e-9", 12, 60, 0, false, 1e-9, 2, matvis.Options{}, nil, WAuto},
+		{"coplanar 1e-6", 12, 60, 0, false, 1e-6, 2, matvis.Options{}, nil, WAuto},
+		{"coplanar 1e-3", 12, 60, 0, false, 1e-3, 2, matvis.Options{}, nil, WAuto},
+		{"w-terms 3-D 1e-12", 10, 30, 1, false, 1e-12, 3, matvis.Options{}, nil, W3D},
+		{"w-terms 3-D 1e-6", 10, 30, 1, false, 1e-6, 3, matvis.Options{}, nil, W3D},
+		{"w-terms Jacobi-Anger 1e-12", 10, 30, 1, false, 1e-12, 2, matvis.Options{}, nil, WJacobiAnger},
+		{"w-terms Jacobi-Anger 1e-6", 10, 30, 1, false, 1e-6, 2, matvis.Options{}, nil, WJacobiAnger},
+		{"w-terms Jacobi-Anger polarized pairs 1e-12", 10, 60, 0.1, true, 1e-12, 2, matvis.Options{Polarized: true}, dipole, WJacobiAnger},
+		{"w-terms auto 1e-12", 10, 60, 0.06, false, 1e-12, 0, matvis.Options{}, nil, WAuto},
+		{"chosen pairs 1e-12", 12, 60, 0, true, 1e-12, 2, matvis.Options{}, nil, WAuto},
+		{"polarized dipole 1e-12", 10, 60, 0, false, 1e-12, 2, matvis.Options{Polarized: true}, dipole, WAuto},
+		{"polarized gaussian pairs 1e-9", 10, 60, 0, true, 1e-9, 2, matvis.Options{Polarized: true}, nil, WAuto},
+		{"polarized w-terms 1e-12", 8, 30, 1, false, 1e-12, 3, matvis.Options{Polarized: true}, dipole, W3D},
+		{"polarized w-terms Jacobi-Anger 1e-12", 8, 30, 1, false, 1e-12, 2, matvis.Options{Polarized: true}, dipole, WJacobiAnger},
+		{"fp32", 12, 60, 0, false, 1e-12, 2, matvis.Options{Precision: 1}, nil, WAuto},
+		{"fp32 polarized", 10, 60, 0.5, false, 1e-12, 3, matvis.Options{Precision: 1, Polarized: true}, dipole, W3D},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -104,11 +110,17 @@ func TestAgainstDirect(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			// These shapes are small enough for the direct product to be
+			// estimated faster; the transform is what is tested.
+			be.Force, be.W = true, tc.w
 			got := runOn(t, be, sim)
 			want := runOn(t, direct, sim)
 			impl := got.Stats.MatProdImpl
-			if !strings.Contains(impl.Strategy, "nufft type 3") || !strings.Contains(impl.Strategy, map[int]string{2: "2-D", 3: "3-D"}[tc.wantDim]) {
+			if !strings.Contains(impl.Strategy, "nufft type 3") || !strings.Contains(impl.Strategy, map[int]string{0: "-D", 2: "2-D", 3: "3-D"}[tc.wantDim]) {
 				t.Fatalf("strategy %q (why %q), want the %d-D transform", impl.Strategy, impl.Why, tc.wantDim)
+			}
+			if ja := strings.Contains(impl.Strategy, "Jacobi"); ja != (tc.w == WJacobiAnger) && tc.w != WAuto {
+				t.Errorf("strategy %q for w-terms %d", impl.Strategy, tc.w)
 			}
 			bar := 10 * tc.eps
 			switch {
@@ -150,6 +162,7 @@ func TestFallback(t *testing.T) {
 		}, "different beams"},
 		{"huge grid", func(c *matvis.Config) { c.Antennas[0][0] = 3e5 }, "grid too large"},
 		{"min chunks", func(c *matvis.Config) { c.Options.MinChunks = 2 }, "MinChunks = 2"},
+		{"estimated slower", func(*matvis.Config) {}, "the transform is estimated"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -192,6 +205,7 @@ func TestProgressAndCancel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	be.Force = true
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var seen []matvis.Progress
@@ -271,6 +285,7 @@ func TestMemoryFallback(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	be.Force = true
 	c.Options.MaxMemory = int64(float64(need+64<<10) / 0.9)
 	res := runOn(t, be, newSim(t, c))
 	if why := res.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: the transform's memory does not fit") {
