@@ -19,6 +19,7 @@ var benchSrc = flag.Int("nufft-bench-src", 200000, "sources of TestBenchSideBySi
 var benchReps = flag.Int("nufft-bench-reps", 3, "runs of each backend in TestBenchSideBySide")
 var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this backend in TestBenchSideBySide")
 var benchAnt = flag.Int("nufft-bench-ant", 350, "antennas of TestBenchSideBySide")
+var benchForceJA = flag.Bool("nufft-bench-ja", false, "force the Jacobi–Anger w-terms in TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
@@ -74,6 +75,9 @@ func TestBenchSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if *benchForceJA {
+		be.Force, be.W = true, WJacobiAnger
+	}
 	direct := cpu.New()
 	var nres, dres *matvis.Result
 	var nd, dd []time.Duration
@@ -93,6 +97,7 @@ func TestBenchSideBySide(t *testing.T) {
 	med := func(d []time.Duration) time.Duration { return d[len(d)/2] }
 	e := backendtest.RelErr(backendtest.Vis(nres), backendtest.Vis(dres))
 	st := nres.Stats.Chunks[0].Stages
+	t.Logf("why: %s", nres.Stats.MatProdImpl.Why)
 	t.Logf("polarized %v, %d sources (%d visible), %d pairs; %s", *benchPol, nsrc, nres.Stats.Chunks[0].NVisible, len(sim.Pairs), nres.Stats.MatProdImpl.Strategy)
 	t.Logf("direct (%s): median %v [min %v, max %v]", dres.Stats.MatProdImpl.Strategy, med(dd), dd[0], dd[len(dd)-1])
 	t.Logf("nufft: median %v [min %v, max %v] (last run: set-up %v, integration %v; stages: coords %v, beam %v, spread %v, fft+interp %v)",
