@@ -38,7 +38,12 @@ func (r *run) jaTermsAt(fi int) int {
 	for _, p := range sim.Pairs {
 		rho = math.Max(rho, math.Abs(omega*(sim.Antennas[p[1]][2]-sim.Antennas[p[0]][2]))/2)
 	}
-	eps := r.eps()
+	return jaTerms(rho, r.eps())
+}
+
+// jaTerms is the least number of terms n ≥ 1 whose tail bound
+// 2·(ρ/2)^n/n!/(1 − ρ/(2(n+1))) is at most ε/4, or maxTerms+1.
+func jaTerms(rho, eps float64) int {
 	term := 1.0 // (ρ/2)^n / n!
 	for n := 0; n <= maxTerms; n++ {
 		if ratio := rho / (2 * float64(n+1)); ratio < 0.5 && 2*term/(1-ratio) <= eps/4 {
