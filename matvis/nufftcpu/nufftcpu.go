@@ -236,9 +236,10 @@ type run struct {
 	base, acc        []complex128
 	tau, tPrev, tCur []float64
 	flux             []float64
-	enu              [3][]float64
-	coords           [3][]float64 // the visible sources' directions
-	vis              []int        // the visible sources
+	enu              [3][]float64   // the current time's ENU vectors
+	topo             [][3][]float64 // every time's, when cached (enuAt)
+	coords           [3][]float64   // the visible sources' directions
+	vis              []int          // the visible sources
 	// rev is the index of each pair's reverse, nil when some pair has
 	// none (a polarized run then makes four transforms, not two).
 	rev    []int
@@ -411,8 +412,8 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	// grow with the product of sources and antennas.
 	r.res.Plan = matvis.MemoryPlan{Budget: sim.Options.MaxMemory, NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Terms: terms, Total: total, Fits: true}
 	r.flux = make([]float64, nsrc)
-	for d := range 3 {
-		r.enu[d] = make([]float64, nsrc)
+	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
+		r.topo = make([][3][]float64, sim.NTime())
 	}
 	r.f = make([]complex128, len(sim.Pairs))
 	r.acc = r.f
@@ -504,17 +505,8 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
 	st := &sample.Stages
 	t := time.Now()
-	if err := sim.Coords.ENU(ti, r.enu[0], r.enu[1], r.enu[2]); err != nil {
-		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
-	}
-	if sim.Options.Precision == 1 {
-		// matvis stores the vectors as float32 before anything else
-		// uses them.
-		for d := range r.enu {
-			for s, v := range r.enu[d] {
-				r.enu[d][s] = float64(float32(v))
-			}
-		}
+	if err := r.enuAt(ti); err != nil {
+		return err
 	}
 	for d := range r.dim {
 		r.coords[d] = r.coords[d][:0]
@@ -605,6 +597,39 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	if err != nil {
 		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
 	}
+	return nil
+}
+
+// enuAt sets r.enu to the ENU vectors of time ti, rounded to float32 in
+// precision 1 as matvis stores them; kept for every time when the
+// simulation's ENU cache fits (matvis.CacheAllENU, as the CPU backend), so
+// that later channels do not recompute them.
+func (r *run) enuAt(ti int) error {
+	sim := r.sim
+	if r.topo != nil && r.topo[ti][0] != nil {
+		r.enu = r.topo[ti]
+		return nil
+	}
+	v := r.enu
+	if r.topo != nil || v[0] == nil {
+		for d := range v {
+			v[d] = make([]float64, sim.NSrc())
+		}
+	}
+	if err := sim.Coords.ENU(ti, v[0], v[1], v[2]); err != nil {
+		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
+	}
+	if sim.Options.Precision == 1 {
+		for d := range v {
+			for s, x := range v[d] {
+				v[d][s] = float64(float32(x))
+			}
+		}
+	}
+	if r.topo != nil {
+		r.topo[ti] = v
+	}
+	r.enu = v
 	return nil
 }
 
