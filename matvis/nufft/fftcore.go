@@ -73,6 +73,10 @@ func newFFTCore(n, sign int) *fftCore {
 	return c
 }
 
+// smallStride is the stride below which a stage indexes its sequences
+// directly instead of slicing them per butterfly group.
+const smallStride = 8
+
 // expi is e^{iθ}.
 func expi(theta float64) complex128 {
 	s, c := math.Sincos(theta)
@@ -106,6 +110,17 @@ func (c *fftCore) run(x, y []complex128, batch int) []complex128 {
 }
 
 func (c *fftCore) radix2(src, dst []complex128, m, s int, tw []complex128) {
+	if s < smallStride {
+		for q := range s {
+			for p := range m {
+				a, b := src[q+s*p], src[q+s*(p+m)]
+				o := q + s*2*p
+				dst[o] = a + b
+				dst[o+s] = (a - b) * tw[p]
+			}
+		}
+		return
+	}
 	for p := range m {
 		w := tw[p]
 		a0, a1 := src[s*p:s*p+s], src[s*(p+m):s*(p+m)+s]
@@ -121,6 +136,22 @@ func (c *fftCore) radix2(src, dst []complex128, m, s int, tw []complex128) {
 func (c *fftCore) radix3(src, dst []complex128, m, s int, tw []complex128) {
 	// ω_3 = −1/2 + sign·i·√3/2.
 	si := float64(c.sign) * math.Sqrt(3) / 2
+	if s < smallStride {
+		for q := range s {
+			for p := range m {
+				x0, x1, x2 := src[q+s*p], src[q+s*(p+m)], src[q+s*(p+2*m)]
+				t := x1 + x2
+				d := x1 - x2
+				base := x0 - complex(0.5, 0)*t
+				rot := complex(-si*imag(d), si*real(d))
+				o := q + s*3*p
+				dst[o] = x0 + t
+				dst[o+s] = (base + rot) * tw[2*p]
+				dst[o+2*s] = (base - rot) * tw[2*p+1]
+			}
+		}
+		return
+	}
 	for p := range m {
 		w1, w2 := tw[2*p], tw[2*p+1]
 		a0, a1, a2 := src[s*p:s*p+s], src[s*(p+m):s*(p+m)+s], src[s*(p+2*m):s*(p+2*m)+s]
@@ -143,6 +174,24 @@ func (c *fftCore) radix3(src, dst []complex128, m, s int, tw []complex128) {
 
 func (c *fftCore) radix4(src, dst []complex128, m, s int, tw []complex128) {
 	sg := float64(c.sign)
+	if s < smallStride {
+		// Few interleaved sequences: index directly rather than cut
+		// eight short slices per butterfly group.
+		for q := range s {
+			for p := range m {
+				x0, x1, x2, x3 := src[q+s*p], src[q+s*(p+m)], src[q+s*(p+2*m)], src[q+s*(p+3*m)]
+				t0, t1 := x0+x2, x0-x2
+				t2, u := x1+x3, x1-x3
+				t3 := complex(-sg*imag(u), sg*real(u))
+				o := q + s*4*p
+				dst[o] = t0 + t2
+				dst[o+s] = (t1 + t3) * tw[3*p]
+				dst[o+2*s] = (t0 - t2) * tw[3*p+1]
+				dst[o+3*s] = (t1 - t3) * tw[3*p+2]
+			}
+		}
+		return
+	}
 	for p := range m {
 		w1, w2, w3 := tw[3*p], tw[3*p+1], tw[3*p+2]
 		a0 := src[s*p : s*p+s]
@@ -171,6 +220,28 @@ func (c *fftCore) radix5(src, dst []complex128, m, s int, tw []complex128) {
 	sg := float64(c.sign)
 	c1, c2 := math.Cos(2*math.Pi/5), math.Cos(4*math.Pi/5)
 	s1, s2 := sg*math.Sin(2*math.Pi/5), sg*math.Sin(4*math.Pi/5)
+	if s < smallStride {
+		for q := range s {
+			for p := range m {
+				x0, x1, x2, x3, x4 := src[q+s*p], src[q+s*(p+m)], src[q+s*(p+2*m)], src[q+s*(p+3*m)], src[q+s*(p+4*m)]
+				t1, t2, t3, t4 := x1+x4, x2+x3, x1-x4, x2-x3
+				a1 := x0 + complex(c1, 0)*t1 + complex(c2, 0)*t2
+				a2 := x0 + complex(c2, 0)*t1 + complex(c1, 0)*t2
+				u1 := complex(s1, 0)*t3 + complex(s2, 0)*t4
+				u2 := complex(s2, 0)*t3 - complex(s1, 0)*t4
+				b1 := complex(-imag(u1), real(u1))
+				b2 := complex(-imag(u2), real(u2))
+				o := q + s*5*p
+				w := tw[4*p : 4*p+4]
+				dst[o] = x0 + t1 + t2
+				dst[o+s] = (a1 + b1) * w[0]
+				dst[o+2*s] = (a2 + b2) * w[1]
+				dst[o+3*s] = (a2 - b2) * w[2]
+				dst[o+4*s] = (a1 - b1) * w[3]
+			}
+		}
+		return
+	}
 	for p := range m {
 		w := tw[4*p : 4*p+4]
 		var a [5][]complex128
