@@ -56,13 +56,16 @@ func (pl *Plan) interp(f []complex128) {
 				if lo >= pl.m {
 					return
 				}
-				for _, k := range pl.qOrder[lo:min(lo+chunk, pl.m)] {
-					f[k] = pl.post[k] * ip.target(int(k))
+				for i := lo; i < min(lo+chunk, pl.m); i++ {
+					pl.fs[i] = pl.post[i] * ip.target(i)
 				}
 			}
 		})
 	}
 	wg.Wait()
+	for i, k := range pl.qOrder {
+		f[k] = pl.fs[i]
+	}
 }
 
 // interpolator holds one worker's kernel weights on the padded grid.

@@ -360,7 +360,7 @@ func TestBytes(t *testing.T) {
 		if err := pl.Execute(c, make([]complex128, len(s[0]))); err != nil {
 			t.Fatal(err)
 		}
-		held := int64(16 * (cap(pl.grid) + cap(pl.pad) + cap(pl.post) + cap(pl.pre) + cap(pl.cs)))
+		held := int64(16 * (cap(pl.grid) + cap(pl.pad) + cap(pl.post) + cap(pl.pre) + cap(pl.cs) + cap(pl.fs)))
 		held += int64(4 * (cap(pl.perm) + cap(pl.qOrder)))
 		for a := range 3 {
 			held += int64(8 * (cap(pl.p[a]) + cap(pl.q[a])))

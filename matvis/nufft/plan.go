@@ -87,13 +87,16 @@ type Plan struct {
 	perm []int32
 	pre  []complex128 // per sorted point: e^{±i sc·x'}
 	cs   []complex128 // the pre-phased strengths of an Execute, sorted
-	post []complex128 // per target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
+	post []complex128 // per sorted target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
 	// deconv is, per axis and outer-grid index i (mode l = i − nf/2),
 	// (−1)^l·(2/w)/φ̂(l·α2): the (−1)^l centres the FFT's output so that
 	// the targets never wrap around.
 	deconv [3][]float64
 	slabs  slabs
-	qOrder []int32      // the targets in grid-bin order (binOrder)
+	// qOrder[i] is the caller's index of sorted target i; q and post
+	// are in that order, and fs holds an Execute's sorted results.
+	qOrder []int32
+	fs     []complex128
 	grid   []complex128 // outer grid, nf0·nf1·nf2
 	pad    []complex128 // padded grid, n2_0·n2_1·n2_2
 	fft    fftPlan
@@ -134,7 +137,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	}
 	pl.scale(x, s)
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
-	pl.qOrder = binOrder(pl.q, [3]int{pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2}, m)
+	pl.sortTargets()
 	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
 	return pl, nil
 }
@@ -205,6 +208,25 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	return nil
 }
 
+// sortTargets puts the targets' coordinates and corrections in grid-bin
+// order, so that interpolation reads them in sequence.
+func (pl *Plan) sortTargets() {
+	pl.qOrder = binOrder(pl.q, [3]int{pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2}, pl.m)
+	for d := range pl.dim {
+		sorted := make([]float64, pl.m)
+		for i, k := range pl.qOrder {
+			sorted[i] = pl.q[d][k]
+		}
+		pl.q[d] = sorted
+	}
+	post := make([]complex128, pl.m)
+	for i, k := range pl.qOrder {
+		post[i] = pl.post[k]
+	}
+	pl.post = post
+	pl.fs = make([]complex128, pl.m)
+}
+
 // allocate makes the grids, on the first Execute: a plan made only to
 // learn its Bytes holds no grid.
 func (pl *Plan) allocate() {
@@ -228,7 +250,7 @@ func (pl *Plan) Bytes(npoints int) int64 {
 	// Targets: q per axis, post, bin order; points: p per axis, pre,
 	// strengths, permutation, and the slab lists (a point on a slab
 	// boundary is listed twice).
-	targets := int64(pl.m) * int64(8*pl.dim+c16+4)
+	targets := int64(pl.m) * int64(8*pl.dim+2*c16+4)
 	points := int64(npoints) * int64(8*pl.dim+2*c16+4+2*4)
 	return grids + work + targets + points
 }
