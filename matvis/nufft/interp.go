@@ -12,25 +12,40 @@ func (pl *Plan) deconvolveInto() {
 	clear(pl.pad)
 	a0, a1, a2 := pl.ax[0], pl.ax[1], pl.ax[2]
 	d0, d1, d2 := pl.deconvOrOne(0), pl.deconvOrOne(1), pl.deconvOrOne(2)
-	for i0 := range a0.nf {
-		m0 := wrap(i0-a0.nf/2, a0.n2)
-		for i1 := range a1.nf {
-			m1 := wrap(i1-a1.nf/2, a1.n2)
-			f01 := d0[i0] * d1[i1]
-			src := pl.grid[(i0*a1.nf+i1)*a2.nf : (i0*a1.nf+i1+1)*a2.nf]
-			dst := pl.pad[(m0*a1.n2+m1)*a2.n2 : (m0*a1.n2+m1+1)*a2.n2]
-			// Modes i2 − nf/2 < 0 go to the row's end, the rest to
-			// its start (wrap, without a division per value).
-			h := a2.nf / 2
-			lo := dst[a2.n2-h:]
-			for i2 := range h {
-				lo[i2] = src[i2] * complex(f01*d2[i2], 0)
-			}
-			hi := dst[:a2.nf-h]
-			for i2 := h; i2 < a2.nf; i2++ {
-				hi[i2-h] = src[i2] * complex(f01*d2[i2], 0)
+	switch {
+	case !a1.active: // 1-D: one row along axis 0
+		placeRow(pl.pad, pl.grid, 1, d0)
+	case !a2.active: // 2-D: rows along axis 1
+		for i0 := range a0.nf {
+			m0 := wrap(i0-a0.nf/2, a0.n2)
+			placeRow(pl.pad[m0*a1.n2:(m0+1)*a1.n2], pl.grid[i0*a1.nf:(i0+1)*a1.nf], d0[i0], d1)
+		}
+	default:
+		for i0 := range a0.nf {
+			m0 := wrap(i0-a0.nf/2, a0.n2)
+			for i1 := range a1.nf {
+				m1 := wrap(i1-a1.nf/2, a1.n2)
+				src := pl.grid[(i0*a1.nf+i1)*a2.nf : (i0*a1.nf+i1+1)*a2.nf]
+				dst := pl.pad[(m0*a1.n2+m1)*a2.n2 : (m0*a1.n2+m1+1)*a2.n2]
+				placeRow(dst, src, d0[i0]*d1[i1], d2)
 			}
 		}
+	}
+}
+
+// placeRow writes one outer-grid row src (nf modes, index i = mode + nf/2)
+// into the padded row dst times f·d[i]: the modes below 0 go to the row's
+// end and the rest to its start (the wrap, without a division per value).
+func placeRow(dst, src []complex128, f float64, d []float64) {
+	nf := len(src)
+	h := nf / 2
+	lo := dst[len(dst)-h:]
+	for i := range h {
+		lo[i] = src[i] * complex(f*d[i], 0)
+	}
+	hi := dst[:nf-h]
+	for i := h; i < nf; i++ {
+		hi[i-h] = src[i] * complex(f*d[i], 0)
 	}
 }
 
