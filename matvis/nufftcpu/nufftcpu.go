@@ -248,11 +248,16 @@ type run struct {
 	vis              []int          // the visible sources
 	// rev is the index of each pair's reverse, nil when some pair has
 	// none (a polarized run then makes four transforms, not two).
-	rev    []int
-	az, za []float64
-	amp    []complex128
-	str    []complex128
-	f      []complex128
+	rev []int
+	// targets are the pairs transformed to: every output pair, or for an
+	// unpolarized run with every reverse (half != nil) one of each pair
+	// and its reverse, half[h] being target h's output pair.
+	targets [][2]int
+	half    []int
+	az, za  []float64
+	amp     []complex128
+	str     []complex128
+	f       []complex128
 }
 
 // newRun checks the sizes and makes the plan of the highest channel: the
@@ -264,6 +269,20 @@ type run struct {
 func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	bi, _ := sharedBeam(sim)
 	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
+	r.rev = reversePairs(sim.Pairs)
+	r.targets = sim.Pairs
+	if sim.NFeed() == 1 && r.rev != nil {
+		// Real strengths: V(−s) = conj(V(s)), so each pair and its
+		// reverse need one target.
+		r.half = make([]int, 0, len(sim.Pairs)/2+1)
+		r.targets = make([][2]int, 0, len(sim.Pairs)/2+1)
+		for k, p := range sim.Pairs {
+			if k <= r.rev[k] {
+				r.half = append(r.half, k)
+				r.targets = append(r.targets, p)
+			}
+		}
+	}
 	top := 0
 	for fi, f := range sim.Freqs {
 		if f > sim.Freqs[top] {
@@ -338,7 +357,7 @@ func (r *run) cost() float64 {
 	for _, n := range r.plan.Grid() {
 		grid *= float64(n)
 	}
-	one := (nvis+float64(len(sim.Pairs)))*per + nsFFT*grid*math.Log2(grid)
+	one := (nvis+float64(len(r.targets)))*per + nsFFT*grid*math.Log2(grid)
 	return one * float64(max(r.terms, 1)*r.transformsPerTerm())
 }
 
@@ -348,7 +367,7 @@ func (r *run) transformsPerTerm() int {
 	switch {
 	case r.sim.NFeed() == 1:
 		return 1
-	case reversePairs(r.sim.Pairs) != nil:
+	case r.rev != nil:
 		return 2
 	}
 	return 4
@@ -393,7 +412,7 @@ func (r *run) memoryTerms() []matvis.MemoryTerm {
 	return []matvis.MemoryTerm{
 		{Name: "nufft plan", Bytes: r.plan.Bytes(sim.NSrc())},
 		{Name: "nufft sources", Bytes: perSrc * nsrc},
-		{Name: "nufft pairs", Bytes: int64(len(sim.Pairs)) * perPair},
+		{Name: "nufft pairs", Bytes: int64(len(r.targets)) * perPair},
 	}
 }
 
@@ -421,13 +440,10 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
 		r.topo = make([][3][]float64, sim.NTime())
 	}
-	r.f = make([]complex128, len(sim.Pairs))
+	r.f = make([]complex128, len(r.targets))
 	r.acc = r.f
 	if r.terms > 0 {
-		r.acc = make([]complex128, len(sim.Pairs))
-	}
-	if sim.NFeed() == 2 {
-		r.rev = reversePairs(sim.Pairs)
+		r.acc = make([]complex128, len(r.targets))
 	}
 }
 
@@ -453,8 +469,8 @@ func (r *run) planChannel(fi int) error {
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	s := make([][]float64, r.dim)
 	for d := range s {
-		s[d] = make([]float64, len(sim.Pairs))
-		for k, p := range sim.Pairs {
+		s[d] = make([]float64, len(r.targets))
+		for k, p := range r.targets {
 			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
 		}
 	}
@@ -714,9 +730,20 @@ func reversePairs(pairs [][2]int) []int {
 	return rev
 }
 
-// store copies the visibilities r.acc into the result's feeds (p, q).
+// store copies the visibilities r.acc into the result's feeds (p, q);
+// with half targets, each reverse pair gets the conjugate.
 func (r *run) store(fi, ti, p, q int) {
 	res := r.res
+	if r.half != nil {
+		for h, k := range r.half {
+			v := r.acc[h]
+			res.Set(fi, ti, k, p, q, v)
+			if j := r.rev[k]; j != k {
+				res.Set(fi, ti, j, p, q, cmplx.Conj(v))
+			}
+		}
+		return
+	}
 	for kk, v := range r.acc {
 		res.Set(fi, ti, kk, p, q, v)
 	}

@@ -35,7 +35,7 @@ func (r *run) jaTermsAt(fi int) int {
 	sim := r.sim
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	var rho float64
-	for _, p := range sim.Pairs {
+	for _, p := range r.targets {
 		rho = math.Max(rho, math.Abs(omega*(sim.Antennas[p[1]][2]-sim.Antennas[p[0]][2]))/2)
 	}
 	return jaTerms(rho, r.eps())
@@ -64,8 +64,8 @@ func (r *run) jaCoefficients(omega float64) [][]complex128 {
 		if n == 0 {
 			eps = 1
 		}
-		ja[n] = make([]complex128, len(sim.Pairs))
-		for k, p := range sim.Pairs {
+		ja[n] = make([]complex128, len(r.targets))
+		for k, p := range r.targets {
 			sw := omega * (sim.Antennas[p[1]][2] - sim.Antennas[p[0]][2])
 			ja[n][k] = complex(eps*math.Jn(n, sw/2), 0) * in * cmplx.Exp(complex(0, sw/2))
 		}
