@@ -378,3 +378,51 @@ func TestBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestUseGrids executes a smaller plan and then a larger one in the grids
+// of a larger still, against the direct sum, and refuses grids too small.
+func TestUseGrids(t *testing.T) {
+	rng := sharedtest.RNG(t, 18)
+	x, c, big := randomProblem(rng, 2, 500, 300, 1, 60, 0, 0)
+	scaled := func(f float64) [][]float64 {
+		s := [][]float64{make([]float64, 300), make([]float64, 300)}
+		for d := range s {
+			for k := range s[d] {
+				s[d][k] = big[d][k] * f
+			}
+		}
+		return s
+	}
+	opt := Options{Eps: 1e-10, Sign: -1}
+	largest, err := NewPlan(x, scaled(1.2), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	no, np := largest.GridPoints()
+	outer, padded := make([]complex128, no), make([]complex128, np)
+	for _, f := range []float64{0.5, 1} {
+		s := scaled(f)
+		pl, err := NewPlan(x, s, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pl.UseGrids(outer, padded); err != nil {
+			t.Fatal(err)
+		}
+		want, _ := Direct(x, c, s, -1)
+		got := make([]complex128, len(want))
+		if err := pl.Execute(c, got); err != nil {
+			t.Fatal(err)
+		}
+		if &pl.pad[0] != &padded[0] {
+			t.Error("the plan did not work in the given padded grid")
+		}
+		if e := relErr(got, want); e > errFactor*1e-10 {
+			t.Errorf("scale %g: rel l2 err %.3g", f, e)
+		}
+	}
+	pl, _ := NewPlan(x, scaled(2), opt)
+	if err := pl.UseGrids(outer, padded); err == nil || !strings.Contains(err.Error(), "UseGrids") {
+		t.Errorf("grids too small: error %v", err)
+	}
+}

@@ -232,8 +232,27 @@ func (pl *Plan) sortTargets() {
 func (pl *Plan) allocate() {
 	if pl.grid == nil {
 		pl.grid = make([]complex128, pl.gridPoints())
+	}
+	if pl.pad == nil {
 		pl.pad = make([]complex128, pl.padPoints())
 	}
+}
+
+// GridPoints returns the number of points of the plan's two grids: the
+// outer grid points are spread onto, and the padded grid of the FFT.
+func (pl *Plan) GridPoints() (outer, padded int) { return pl.gridPoints(), pl.padPoints() }
+
+// UseGrids makes the plan work in outer and padded (at least GridPoints
+// long; their contents are overwritten) instead of allocating its own: a
+// caller making one plan after another, one per frequency channel, then
+// allocates, and the system maps, the largest grids once.
+func (pl *Plan) UseGrids(outer, padded []complex128) error {
+	no, np := pl.GridPoints()
+	if len(outer) < no || len(padded) < np {
+		return fmt.Errorf("nufft: UseGrids: grids of %d and %d points, the plan needs %d and %d", len(outer), len(padded), no, np)
+	}
+	pl.grid, pl.pad = outer[:no], padded[:np]
+	return nil
 }
 
 func (pl *Plan) gridPoints() int { return pl.ax[0].nf * pl.ax[1].nf * pl.ax[2].nf }

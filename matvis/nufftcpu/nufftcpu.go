@@ -254,10 +254,13 @@ type run struct {
 	// and its reverse, half[h] being target h's output pair.
 	targets [][2]int
 	half    []int
-	az, za  []float64
-	amp     []complex128
-	str     []complex128
-	f       []complex128
+	// outer and padded are the grids every channel's plan works in,
+	// sized for the highest channel's.
+	outer, padded []complex128
+	az, za        []float64
+	amp           []complex128
+	str           []complex128
+	f             []complex128
 }
 
 // newRun checks the sizes and makes the plan of the highest channel: the
@@ -440,6 +443,9 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
 		r.topo = make([][3][]float64, sim.NTime())
 	}
+	no, np := r.plan.GridPoints()
+	r.outer, r.padded = make([]complex128, no), make([]complex128, np)
+	_ = r.plan.UseGrids(r.outer, r.padded)
 	r.f = make([]complex128, len(r.targets))
 	r.acc = r.f
 	if r.terms > 0 {
@@ -464,7 +470,7 @@ func (r *run) planChannel(fi int) error {
 		return nil
 	}
 	sim := r.sim
-	r.plan, r.planFor = nil, -1 // let the previous grids go first
+	r.plan, r.planFor = nil, -1
 	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:r.dim]
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	s := make([][]float64, r.dim)
@@ -480,6 +486,12 @@ func (r *run) planChannel(fi int) error {
 	}
 	if r.terms > 0 {
 		r.ja = r.jaCoefficients(omega)
+	}
+	if r.outer != nil {
+		// The highest channel's grids hold every channel's (the grid
+		// grows with the frequency); were one larger, its plan would
+		// allocate its own.
+		_ = pl.UseGrids(r.outer, r.padded)
 	}
 	r.plan, r.planFor = pl, fi
 	return nil
