@@ -3,6 +3,7 @@ package nufftcpu
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -295,5 +296,43 @@ func TestMemoryFallback(t *testing.T) {
 	res = runOn(t, be, newSim(t, c))
 	if !strings.Contains(res.Stats.MatProdImpl.Strategy, "nufft") || res.Plan.Term("nufft plan") <= 0 || res.Plan.Total <= res.Plan.Term("nufft plan") {
 		t.Errorf("ample budget: strategy %q, plan %+v", res.Stats.MatProdImpl.Strategy, res.Plan)
+	}
+}
+
+// TestNoVisibleSource checks an integration whose sources are all below
+// the horizon or on it: every visibility is zero, as in the direct sum.
+func TestNoVisibleSource(t *testing.T) {
+	rng := backendtest.NewRNG(t, 35)
+	c := sharedConfig(t, rng, 6, 50, 1, 40, 0)
+	topo := make([]float64, 3*50)
+	for s := range 50 {
+		e, n := rng.Float64()-0.5, rng.Float64()-0.5
+		u := -rng.Float64() * math.Sqrt(1-e*e-n*n)
+		if s%5 == 0 {
+			u = 0
+		}
+		topo[s], topo[50+s], topo[100+s] = e, n, u
+	}
+	p, err := matvis.NewPrecomputed(1, 50, topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Coords = p
+	be, err := New(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Force = true
+	res := runOn(t, be, newSim(t, c))
+	if !strings.Contains(res.Stats.MatProdImpl.Strategy, "nufft") {
+		t.Fatalf("strategy %q", res.Stats.MatProdImpl.Strategy)
+	}
+	for i, v := range res.Vis128 {
+		if v != 0 {
+			t.Fatalf("visibility %d = %v with no source above the horizon", i, v)
+		}
+	}
+	if n := res.Stats.Chunks[0].NVisible; n != 0 {
+		t.Errorf("%d visible sources", n)
 	}
 }
