@@ -338,14 +338,17 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 }
 
 // The cost model's constants, CPU nanoseconds measured on the 2-core
-// machine of bench/RESULTS.md (2026-12-01): a point's or target's kernel
-// weights per axis, a grid tap, an FFT point per log2 of the grid, and a
-// complex multiply-add of the direct Gram product.
+// machine of bench/RESULTS.md (2026-12-01, one worker, CPU time): a
+// point's or target's kernel weights per axis (table.go: 50 ns for 13),
+// a grid tap (spread 43 ms for 9·10⁴ points of 169 taps), an FFT point per
+// log2 of the grid (150 ms for the pruned 2500² grid), and a complex
+// multiply-add of the direct Gram product (2.44 s of wall time on two
+// cores for 350² antennas × 9·10⁴ sources).
 const (
 	nsWeights = 50
 	nsTap     = 2
-	nsFFT     = 2.5
-	nsDirect  = 0.2
+	nsFFT     = 1.1
+	nsDirect  = 0.44
 )
 
 // cost is the estimated CPU time (ns) of one integration as transforms
