@@ -235,17 +235,18 @@ type run struct {
 	// the transform is 2-D without w or 3-D.
 	terms    int
 	ja       [][]complex128
+	pack     bool   // two real-strength terms a transform (wterms.go)
 	estimate string // the cost model's estimates (worthIt)
 	// base are an integration's strengths before the w-terms' factors;
 	// tau, tPrev, tCur the Chebyshev recurrence in the up component; acc
 	// the visibilities summed over the terms.
-	base, acc        []complex128
-	tau, tPrev, tCur []float64
-	flux             []float64
-	enu              [3][]float64   // the current time's ENU vectors
-	topo             [][3][]float64 // every time's, when cached (enuAt)
-	coords           [3][]float64   // the visible sources' directions
-	vis              []int          // the visible sources
+	base, acc               []complex128
+	tau, tPrev, tCur, tNext []float64
+	flux                    []float64
+	enu                     [3][]float64   // the current time's ENU vectors
+	topo                    [][3][]float64 // every time's, when cached (enuAt)
+	coords                  [3][]float64   // the visible sources' directions
+	vis                     []int          // the visible sources
 	// rev is the index of each pair's reverse, nil when some pair has
 	// none (a polarized run then makes four transforms, not two).
 	rev []int
@@ -274,17 +275,18 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
 	r.rev = reversePairs(sim.Pairs)
 	r.targets = sim.Pairs
+	var half []int
+	var halfTargets [][2]int
 	if sim.NFeed() == 1 && r.rev != nil {
 		// Real strengths: V(−s) = conj(V(s)), so each pair and its
 		// reverse need one target.
-		r.half = make([]int, 0, len(sim.Pairs)/2+1)
-		r.targets = make([][2]int, 0, len(sim.Pairs)/2+1)
 		for k, p := range sim.Pairs {
 			if k <= r.rev[k] {
-				r.half = append(r.half, k)
-				r.targets = append(r.targets, p)
+				half = append(half, k)
+				halfTargets = append(halfTargets, p)
 			}
 		}
+		r.half, r.targets = half, halfTargets
 	}
 	top := 0
 	for fi, f := range sim.Freqs {
@@ -312,12 +314,21 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	termsJA := r.jaTermsAt(top)
 	if termsJA <= maxTerms && b.W != W3D {
 		r.terms = termsJA
+		if half != nil {
+			// Real strengths again, but packed two terms a transform
+			// (wterms.go), which needs every pair's target.
+			r.pack, r.half, r.targets = true, nil, sim.Pairs
+		}
 		if errJA = r.planChannel(top); errJA == nil {
 			costJA, planJA = r.cost(), r.plan
 		}
 	}
 	if b.W != WJacobiAnger {
 		r.dim, r.terms, r.planFor = 3, 0, -1
+		r.pack, r.half, r.targets = false, half, sim.Pairs
+		if half != nil {
+			r.targets = halfTargets
+		}
 		err3 := r.planChannel(top)
 		if err3 == nil && (planJA == nil || r.cost() < costJA) {
 			return r, r.worthIt()
@@ -334,6 +345,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	}
 	// r.ja still holds the JA plan's coefficients.
 	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
+	r.pack, r.half, r.targets = half != nil, nil, sim.Pairs
 	return r, r.worthIt()
 }
 
@@ -364,7 +376,11 @@ func (r *run) cost() float64 {
 		grid *= float64(n)
 	}
 	one := (nvis+float64(len(r.targets)))*per + nsFFT*grid*math.Log2(grid)
-	return one * float64(max(r.terms, 1)*r.transformsPerTerm())
+	terms := max(r.terms, 1)
+	if r.pack {
+		terms = (terms + 1) / 2
+	}
+	return one * float64(terms*r.transformsPerTerm())
 }
 
 // transformsPerTerm is the transforms of one integration's strength sets:

@@ -123,6 +123,11 @@ func TestAgainstDirect(t *testing.T) {
 			if ja := strings.Contains(impl.Strategy, "Jacobi"); ja != (tc.w == WJacobiAnger) && tc.w != WAuto {
 				t.Errorf("strategy %q for w-terms %d", impl.Strategy, tc.w)
 			}
+			// Unpolarized with every reverse pair: two terms a transform.
+			packed := strings.Contains(impl.Strategy, "Jacobi") && !tc.opt.Polarized && !tc.pairs
+			if got := strings.Contains(impl.Strategy, "two a transform"); got != packed {
+				t.Errorf("strategy %q: packed %v, want %v", impl.Strategy, got, packed)
+			}
 			bar := 10 * tc.eps
 			switch {
 			case prec == 1:

@@ -85,6 +85,9 @@ func (r *run) transform() error {
 	k := len(r.base)
 	r.tPrev, r.tCur = grow(r.tPrev, k), grow(r.tCur, k)
 	clear(r.acc)
+	if r.pack {
+		return r.transformPacked()
+	}
 	for n := range r.terms {
 		// T_0 = 1, T_1 = τ, T_{n+1} = 2τ·T_n − T_{n−1}.
 		switch n {
@@ -116,7 +119,62 @@ func (r *run) transform() error {
 // wNote describes the w-terms for the strategy's name.
 func (r *run) wNote() string {
 	if r.terms > 0 {
-		return " with w-terms in " + strconv.Itoa(r.terms) + " Jacobi–Anger terms"
+		note := " with w-terms in " + strconv.Itoa(r.terms) + " Jacobi–Anger terms"
+		if r.pack {
+			note += ", two a transform"
+		}
+		return note
 	}
 	return ""
+}
+
+// transformPacked is transform for real strengths r.base with every
+// pair's reverse among the targets: terms n and n+1 go in one transform
+// of c·(T_n + i·T_{n+1}), whose F(s) = F_n(s) + i·F_{n+1}(s); a transform
+// of real strengths at −s is the conjugate of the one at s, and the
+// reverse pair's target is −s, so F_n = (F + conj(F_rev))/2 and
+// F_{n+1} = (F − conj(F_rev))/(2i).
+func (r *run) transformPacked() error {
+	pl := r.plan
+	k := len(r.base)
+	r.tNext = grow(r.tNext, k)
+	for n := 0; n < r.terms; n += 2 {
+		// r.tCur holds T_n and r.tNext T_{n+1}.
+		switch n {
+		case 0:
+			for i := range r.tCur {
+				r.tCur[i] = 1
+			}
+			copy(r.tNext, r.tau[:k])
+		default:
+			for i, t := range r.tau[:k] {
+				t2 := 2*t*r.tNext[i] - r.tCur[i]
+				r.tCur[i], r.tNext[i] = t2, 2*t*t2-r.tNext[i]
+			}
+		}
+		second := n+1 < r.terms
+		for i, b := range r.base {
+			im := 0.0
+			if second {
+				im = r.tNext[i]
+			}
+			r.str[i] = complex(real(b)*r.tCur[i], real(b)*im)
+		}
+		if err := pl.Execute(r.str, r.f); err != nil {
+			return err
+		}
+		an := r.ja[n]
+		var an1 []complex128
+		if second {
+			an1 = r.ja[n+1]
+		}
+		for kk, v := range r.f {
+			w := cmplx.Conj(r.f[r.rev[kk]])
+			r.acc[kk] += an[kk] * (v + w) / 2
+			if second {
+				r.acc[kk] += an1[kk] * (v - w) / complex(0, 2)
+			}
+		}
+	}
+	return nil
 }
