@@ -2,9 +2,11 @@ package nufftcpu
 
 import (
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"syscall"
 	"testing"
 	"time"
 
@@ -81,14 +83,27 @@ func TestBenchSideBySide(t *testing.T) {
 	direct := cpu.New()
 	var nres, dres *matvis.Result
 	var nd, dd []time.Duration
+	var ncpu, dcpu []time.Duration
 	for range *benchReps {
+		c0 := cpuTime()
 		nres = runOn(t, be, sim)
 		nd = append(nd, nres.Stats.Total)
+		ncpu = append(ncpu, cpuTime()-c0)
 		if !*benchNoDirect {
+			c0 = cpuTime()
 			dres = runOn(t, direct, sim)
 			dd = append(dd, dres.Stats.Total)
+			dcpu = append(dcpu, cpuTime()-c0)
 		}
 	}
+	slices.Sort(ncpu)
+	slices.Sort(dcpu)
+	t.Logf("process CPU time per run (both use 2 threads; less disturbed by other load than wall time): nufft median %v [min %v], direct median %v", ncpu[len(ncpu)/2], ncpu[0], func() any {
+		if len(dcpu) == 0 {
+			return "-"
+		}
+		return fmt.Sprintf("%v [min %v]", dcpu[len(dcpu)/2], dcpu[0])
+	}())
 	if *benchNoDirect {
 		dres, dd = nres, nd
 	}
@@ -106,4 +121,13 @@ func TestBenchSideBySide(t *testing.T) {
 	if !(e <= 1e-10) {
 		t.Errorf("max|dV|/max|V| = %.3g > 1e-10", e)
 	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
