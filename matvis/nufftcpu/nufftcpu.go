@@ -280,11 +280,16 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	if sim.NFeed() == 1 && r.rev != nil {
 		// Real strengths: V(−s) = conj(V(s)), so each pair and its
 		// reverse need one target.
+		// A pair listed twice has one reverse index: each pair not yet
+		// covered, as itself or as a reverse, gets its own target.
+		covered := make([]bool, len(sim.Pairs))
 		for k, p := range sim.Pairs {
-			if k <= r.rev[k] {
-				half = append(half, k)
-				halfTargets = append(halfTargets, p)
+			if covered[k] {
+				continue
 			}
+			covered[k], covered[r.rev[k]] = true, true
+			half = append(half, k)
+			halfTargets = append(halfTargets, p)
 		}
 		r.half, r.targets = half, halfTargets
 	}
