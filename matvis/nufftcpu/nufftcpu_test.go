@@ -85,6 +85,7 @@ func TestAgainstDirect(t *testing.T) {
 		{"w-terms auto 1e-12", 10, 60, 0.06, false, 1e-12, 0, matvis.Options{}, nil, WAuto},
 		{"chosen pairs 1e-12", 12, 60, 0, true, 1e-12, 2, matvis.Options{}, nil, WAuto},
 		{"repeated reverse pairs 1e-12", 12, 60, 0, false, 1e-12, 2, matvis.Options{AntPairs: [][2]int{{0, 1}, {1, 0}, {1, 0}, {2, 2}, {3, 4}, {4, 3}, {3, 4}}}, nil, WAuto},
+		{"polarized repeated reverse pairs 1e-12", 12, 60, 0, false, 1e-12, 2, matvis.Options{Polarized: true, AntPairs: [][2]int{{0, 1}, {1, 0}, {1, 0}, {2, 2}, {3, 4}, {4, 3}, {3, 4}}}, dipole, WAuto},
 		{"polarized dipole 1e-12", 10, 60, 0, false, 1e-12, 2, matvis.Options{Polarized: true}, dipole, WAuto},
 		{"polarized gaussian pairs 1e-9", 10, 60, 0, true, 1e-9, 2, matvis.Options{Polarized: true}, nil, WAuto},
 		{"polarized w-terms 1e-12", 8, 30, 1, false, 1e-12, 3, matvis.Options{Polarized: true}, dipole, W3D},
