@@ -77,6 +77,10 @@ func newFFTCore(n, sign int) *fftCore {
 // directly instead of slicing them per butterfly group.
 const smallStride = 8
 
+// scale is a·z with a real: two multiplications, where Go's complex
+// product with complex(a, 0) makes four.
+func scale(a float64, z complex128) complex128 { return complex(a*real(z), a*imag(z)) }
+
 // expi is e^{iθ}.
 func expi(theta float64) complex128 {
 	s, c := math.Sincos(theta)
@@ -142,7 +146,7 @@ func (c *fftCore) radix3(src, dst []complex128, m, s int, tw []complex128) {
 				x0, x1, x2 := src[q+s*p], src[q+s*(p+m)], src[q+s*(p+2*m)]
 				t := x1 + x2
 				d := x1 - x2
-				base := x0 - complex(0.5, 0)*t
+				base := x0 - scale(0.5, t)
 				rot := complex(-si*imag(d), si*real(d))
 				o := q + s*3*p
 				dst[o] = x0 + t
@@ -162,7 +166,7 @@ func (c *fftCore) radix3(src, dst []complex128, m, s int, tw []complex128) {
 			x0, x1, x2 := a0[q], a1[q], a2[q]
 			t := x1 + x2
 			d := x1 - x2
-			base := x0 - complex(0.5, 0)*t
+			base := x0 - scale(0.5, t)
 			// i·si·d
 			rot := complex(-si*imag(d), si*real(d))
 			d0[q] = x0 + t
@@ -225,10 +229,10 @@ func (c *fftCore) radix5(src, dst []complex128, m, s int, tw []complex128) {
 			for p := range m {
 				x0, x1, x2, x3, x4 := src[q+s*p], src[q+s*(p+m)], src[q+s*(p+2*m)], src[q+s*(p+3*m)], src[q+s*(p+4*m)]
 				t1, t2, t3, t4 := x1+x4, x2+x3, x1-x4, x2-x3
-				a1 := x0 + complex(c1, 0)*t1 + complex(c2, 0)*t2
-				a2 := x0 + complex(c2, 0)*t1 + complex(c1, 0)*t2
-				u1 := complex(s1, 0)*t3 + complex(s2, 0)*t4
-				u2 := complex(s2, 0)*t3 - complex(s1, 0)*t4
+				a1 := x0 + scale(c1, t1) + scale(c2, t2)
+				a2 := x0 + scale(c2, t1) + scale(c1, t2)
+				u1 := scale(s1, t3) + scale(s2, t4)
+				u2 := scale(s2, t3) - scale(s1, t4)
 				b1 := complex(-imag(u1), real(u1))
 				b2 := complex(-imag(u2), real(u2))
 				o := q + s*5*p
@@ -253,11 +257,11 @@ func (c *fftCore) radix5(src, dst []complex128, m, s int, tw []complex128) {
 		for q := range d[0] {
 			x0, x1, x2, x3, x4 := a[0][q], a[1][q], a[2][q], a[3][q], a[4][q]
 			t1, t2, t3, t4 := x1+x4, x2+x3, x1-x4, x2-x3
-			a1 := x0 + complex(c1, 0)*t1 + complex(c2, 0)*t2
-			a2 := x0 + complex(c2, 0)*t1 + complex(c1, 0)*t2
+			a1 := x0 + scale(c1, t1) + scale(c2, t2)
+			a2 := x0 + scale(c2, t1) + scale(c1, t2)
 			// i·(s1·t3 + s2·t4) and i·(s2·t3 − s1·t4), sign folded in.
-			u1 := complex(s1, 0)*t3 + complex(s2, 0)*t4
-			u2 := complex(s2, 0)*t3 - complex(s1, 0)*t4
+			u1 := scale(s1, t3) + scale(s2, t4)
+			u2 := scale(s2, t3) - scale(s1, t4)
 			b1 := complex(-imag(u1), real(u1))
 			b2 := complex(-imag(u2), real(u2))
 			d[0][q] = x0 + t1 + t2

@@ -41,11 +41,11 @@ func placeRow(dst, src []complex128, f float64, d []float64) {
 	h := nf / 2
 	lo := dst[len(dst)-h:]
 	for i := range h {
-		lo[i] = src[i] * complex(f*d[i], 0)
+		lo[i] = scale(f*d[i], src[i])
 	}
 	hi := dst[:nf-h]
 	for i := h; i < nf; i++ {
-		hi[i-h] = src[i] * complex(f*d[i], 0)
+		hi[i-h] = scale(f*d[i], src[i])
 	}
 }
 
