@@ -2,8 +2,8 @@ package nufft
 
 import "math"
 
-// Accuracy limits: below MinEps the kernel would need more than 16 grid
-// points and float64 rounding dominates anyway; above MaxEps a one-digit
+// Accuracy limits: below MinEps the kernel would need 16 grid points or
+// more and float64 rounding dominates anyway; above MaxEps a one-digit
 // transform is not worth a kernel.
 const (
 	MinEps = 1e-14
@@ -24,8 +24,8 @@ type kernel struct {
 }
 
 // newKernel chooses the width and shape for a tolerance ε at upsampling
-// σ = 2: w = ⌈log10(1/ε)⌉ + 1 and β = 2.30·w (the choice Barnett et al. 2019 give for σ = 2;
-// the measured errors of TestType3AgainstDirect are 1–3.5 ε with it).
+// σ = 2: w = ⌈log10(1/ε)⌉ + 1 and β = 2.30·w, the choice Barnett et al.
+// 2019 give for σ = 2 (TestType3AgainstDirect measures 1–3.5 ε with it).
 func newKernel(eps float64) kernel {
 	w := int(math.Ceil(math.Log10(1/eps))) + 1
 	w = max(w, 2)
@@ -54,8 +54,9 @@ func (k kernel) phi(z float64) float64 {
 }
 
 // weights fills dst (length w) with the kernel's weights for a point at
-// fine-grid coordinate p: grid index first+a gets dst[a]. first is the
-// lowest index within half a width of p.
+// fine-grid coordinate p, computed exactly: grid index first+a gets
+// dst[a]. first is the lowest index within half a width of p. The
+// transform uses the tabulated kernelTable.weights; this is its twin.
 func (k kernel) weights(dst []float64, p float64) (first int) {
 	half := 0.5 * float64(k.w)
 	first = k.first(p)
