@@ -17,6 +17,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
+	"github.com/gomatvis/gomatvis/matvis/nufftcpu"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
@@ -27,7 +28,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5) or OUT.uvfits (UVFITS as pyuvdata writes it, unphased: docs/uvfits.md); required for a spec, an obsparam's filing section by default")
-	backend := fs.String("backend", "auto", "cpu, gpu or auto")
+	backend := fs.String("backend", "auto", "cpu, gpu, nufftcpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := &coordFlag{}
 	fs.Var(coord, "coord-method", coordHelp+"; overrides the spec's coord_method")
@@ -228,6 +229,10 @@ func setMemoryLimit(sim *matvis.Simulation) (restore func()) {
 // openBackend opens the backend (over several devices with devices set)
 // and prints why auto chose the CPU.
 func openBackend(backend, devices string, fused gpu.FusedMode, stderr io.Writer) (matvis.Backend, error) {
+	if backend == "nufftcpu" && devices == "" {
+		// The NUFFT CPU backend (issue 29) at its default accuracy.
+		return nufftcpu.New(0, 0)
+	}
 	be, note, err := backends.OpenDevices(backend, devices, gpu.Options{Fused: fused})
 	if err != nil {
 		return nil, err

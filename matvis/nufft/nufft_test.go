@@ -1,0 +1,83 @@
+package nufft
+
+import (
+	"math"
+	"math/cmplx"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+)
+
+// randomProblem draws n points in [-xh, xh)^d shifted by xoff, m targets in
+// [-sh, sh)^d shifted by soff, and complex strengths.
+func randomProblem(rng *rand.Rand, d, n, m int, xh, sh, xoff, soff float64) (x [][]float64, c []complex128, s [][]float64) {
+	x = make([][]float64, d)
+	s = make([][]float64, d)
+	for a := range d {
+		x[a] = make([]float64, n)
+		for j := range x[a] {
+			x[a][j] = xoff + xh*(2*rng.Float64()-1)
+		}
+		s[a] = make([]float64, m)
+		for k := range s[a] {
+			s[a][k] = soff + sh*(2*rng.Float64()-1)
+		}
+	}
+	c = make([]complex128, n)
+	for j := range c {
+		c[j] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	return x, c, s
+}
+
+// relErr is ‖got − want‖₂ / ‖want‖₂.
+func relErr(got, want []complex128) float64 {
+	var num, den float64
+	for i := range want {
+		e := cmplx.Abs(got[i] - want[i])
+		num += e * e
+		a := cmplx.Abs(want[i])
+		den += a * a
+	}
+	return math.Sqrt(num / den)
+}
+
+// errFactor is the documented slack on ε: the type-3 transform chains two
+// kernel stages (spread, then a type-2 step), each with error about ε, and
+// divides by the kernel's transform, which is a few times smaller at the
+// passband's edge than at its centre.
+const errFactor = 10
+
+func TestType3AgainstDirect(t *testing.T) {
+	rng := sharedtest.RNG(t, 1)
+	cases := []struct {
+		d, n, m    int
+		xh, sh     float64
+		xoff, soff float64
+	}{
+		{1, 400, 300, 3, 60, 0.5, -7},
+		{2, 300, 250, 1, 40, 0, 3},
+		{3, 200, 150, 1.2, 12, -0.3, 0},
+	}
+	for _, tc := range cases {
+		x, c, s := randomProblem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
+		for _, sign := range []int{1, -1} {
+			want, err := Direct(x, c, s, sign)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, eps := range []float64{1e-3, 1e-6, 1e-9, 1e-12} {
+				got, err := Type3(x, c, s, Options{Eps: eps, Sign: sign, Workers: 2})
+				if err != nil {
+					t.Fatal(err)
+				}
+				e := relErr(got, want)
+				t.Logf("d=%d sign=%+d eps=%g: rel l2 err %.3g (%.2f eps)", tc.d, sign, eps, e, e/eps)
+				if e > errFactor*eps {
+					t.Errorf("d=%d sign=%+d eps=%g: rel l2 err %.3g > %d eps", tc.d, sign, eps, e, errFactor)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,794 @@
+// Package nufftcpu is a CPU backend that computes each integration's
+// visibilities as one type-3 non-uniform FFT (matvis/nufft) from the
+// visible sources' directions to the baselines, instead of the direct
+// product over antennas and sources.
+//
+// With one beam A shared by every antenna, the visibility equation of
+// docs/matvis-conventions.md §1 becomes
+//
+//	V_ij = Σ_s ½·I_s·|A(ŝ)|² · exp(+i·ω·(x_j − x_i)·ŝ),  ω = 2πν/c,
+//
+// a type-3 transform with points ŝ (east, north, up), strengths
+// ½·I_s·|A(ŝ)|² and targets ω·(x_j − x_i): its cost grows like
+// (N_src + N_pairs)·w^d plus an FFT of the uv(w) grid, not like
+// N_ant²·N_src. The transform is two-dimensional (east, north) when every
+// antenna has the same up coordinate, the w-term then being zero. With
+// w-terms it is either a short Jacobi–Anger sum of 2-D transforms
+// (wterms.go) or one 3-D transform, whichever a cost model estimates
+// cheaper; the same model falls back to the direct product when that is
+// estimated faster still (small arrays, few sources: Backend.Force turns
+// the fall-back off). The model's constants are CPU times measured on one
+// machine; choosing by measurement on the machine at hand is left to a
+// chooser (issue 29).
+//
+// A polarized run makes four transforms, one per output feed pair (p, q),
+// of the strengths ½·I_s·Σ_k conj(A[q,k])·A[p,k]; two when every output
+// pair's reverse is output too (all pairs, the default), by packing the
+// two real diagonal strengths into one complex transform and taking
+// (q, p) from the reverse pair (storePaired). A precision-1 run rounds
+// the ENU vectors to float32 as matvis does, transforms in float64 at
+// ε = max(eps, 1e-7) and stores complex64.
+//
+// Simulations the transform does not cover run on the direct CPU backend
+// (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
+// full-Stokes skies, antennas with different beams, Options.MinChunks
+// above 1, transforms estimated slower, and transforms whose grids exceed
+// 2^27 points or whose memory (Plan.Bytes and the per-source buffers,
+// passed to CheckHostMemory) does not fit the budget.
+//
+// The stages are timed in the chunk samples as: coords (ENU vectors,
+// horizon cut, az/za), beam (the beam's evaluation), tau_z (strengths and
+// spreading onto the fine grid), matprod (the FFT and the interpolation
+// to the baselines) and other (the copy into the result).
+package nufftcpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/cmplx"
+	"reflect"
+	"runtime"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/matvis/nufft"
+)
+
+// fp32Eps is the least ε of a precision-1 run: its output is complex64.
+const fp32Eps = 1e-7
+
+// DefaultEps is the transform's accuracy when New is given 0: the
+// visibilities then agree with the direct product within 1e-10 of the
+// peak (TestAgainstDirect's bar; measured 2.7e-13 to 5.0e-12).
+const DefaultEps = 1e-12
+
+// maxGrid bounds a transform's padded grid (16 bytes a point): 2^27
+// points are 2 GiB.
+const maxGrid = 1 << 27
+
+// Backend is the NUFFT CPU backend. Its zero value is not usable; call
+// New.
+type Backend struct {
+	// Force skips the cost model: every eligible simulation whose
+	// transform fits runs as transforms, even where the direct product
+	// is estimated faster (tests; measurements).
+	Force bool
+	// W chooses how a non-coplanar array's w-terms are transformed.
+	W WTerms
+
+	direct  *cpu.Backend
+	eps     float64
+	workers int
+}
+
+// WTerms is how the w-terms of a non-coplanar array are transformed.
+type WTerms int
+
+// The w-term methods.
+const (
+	// WAuto picks the cheaper estimate of WJacobiAnger and W3D.
+	WAuto WTerms = iota
+	// WJacobiAnger sums a few 2-D transforms (wterms.go).
+	WJacobiAnger
+	// W3D makes one 3-D transform.
+	W3D
+)
+
+// New returns a backend transforming to accuracy eps (0: DefaultEps) on
+// workers goroutines (0: GOMAXPROCS), with the direct CPU backend for the
+// simulations the transform does not cover.
+func New(eps float64, workers int) (*Backend, error) {
+	if eps == 0 {
+		eps = DefaultEps
+	}
+	if !(eps >= nufft.MinEps && eps <= nufft.MaxEps) {
+		return nil, fmt.Errorf("nufftcpu: eps = %g outside [%g, %g]", eps, nufft.MinEps, nufft.MaxEps)
+	}
+	if workers < 0 {
+		return nil, fmt.Errorf("nufftcpu: workers = %d is negative", workers)
+	}
+	if workers == 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return &Backend{direct: cpu.New(), eps: eps, workers: workers}, nil
+}
+
+// Name returns "nufftcpu".
+func (b *Backend) Name() string { return "nufftcpu" }
+
+// Close closes the direct backend it falls back on.
+func (b *Backend) Close() error { return b.direct.Close() }
+
+// Eligible reports whether sim's visibilities can be computed as
+// transforms and, when not, why.
+func Eligible(sim *matvis.Simulation) (bool, string) {
+	if sim.SkyPolarized() {
+		return false, "full-Stokes sky (the transform covers Stokes I)"
+	}
+	if n := sim.Options.MinChunks; n > 1 {
+		return false, fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", n)
+	}
+	if _, ok := sharedBeam(sim); !ok {
+		return false, "antennas with different beams"
+	}
+	return true, ""
+}
+
+// sharedBeam returns the beam index every antenna uses, if they share one
+// beam object (the same index, or beams equal as comparable values).
+func sharedBeam(sim *matvis.Simulation) (int, bool) {
+	if len(sim.BeamOf) == 0 {
+		return 0, false
+	}
+	b0 := sim.BeamOf[0]
+	for _, bi := range sim.BeamOf[1:] {
+		if bi != b0 && !sameBeam(sim.Beams[b0], sim.Beams[bi]) {
+			return 0, false
+		}
+	}
+	return b0, true
+}
+
+// sameBeam reports whether a and b are equal comparable values of one
+// type (a beam.Gaussian listed twice); pointers compare by identity.
+// Non-comparable values are never taken for the same.
+func sameBeam(a, b beam.Beam) bool {
+	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+		return false
+	}
+	if !reflect.ValueOf(a).Comparable() || !reflect.ValueOf(b).Comparable() {
+		return false
+	}
+	return a == b
+}
+
+// Run simulates every frequency and time of sim: as transforms when
+// Eligible, on the direct CPU backend otherwise.
+func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	if ok, why := Eligible(sim); !ok {
+		return b.runDirect(ctx, sim, why)
+	}
+	start := time.Now()
+	if err := sim.CheckHostMemory(); err != nil {
+		return nil, fmt.Errorf("nufftcpu: %w", err)
+	}
+	r, err := newRun(b, sim)
+	if err != nil {
+		var tooBig *fallbackError
+		if errors.As(err, &tooBig) {
+			return b.runDirect(ctx, sim, tooBig.Error())
+		}
+		return nil, err
+	}
+	terms := r.memoryTerms()
+	if err := sim.CheckHostMemory(terms...); err != nil {
+		return b.runDirect(ctx, sim, fmt.Sprintf("the transform's memory does not fit: %v", err))
+	}
+	r.init(terms)
+	r.res.Stats.Setup = time.Since(start)
+	err = r.loop(ctx)
+	r.res.Stats.Total = time.Since(start)
+	return r.res, err
+}
+
+// runDirect runs sim on the direct backend and says why in the result.
+func (b *Backend) runDirect(ctx context.Context, sim *matvis.Simulation, why string) (*matvis.Result, error) {
+	res, err := b.direct.Run(ctx, sim)
+	if res != nil {
+		res.Stats.Backend = b.Name()
+		w := "direct product: " + why
+		if res.Stats.MatProdImpl.Why != "" {
+			w += "; " + res.Stats.MatProdImpl.Why
+		}
+		res.Stats.MatProdImpl.Why = w
+	}
+	if err != nil {
+		return res, fmt.Errorf("nufftcpu (direct: %s): %w", why, err)
+	}
+	return res, nil
+}
+
+// fallbackError is why a simulation the transform covers runs on the
+// direct product after all: a grid over maxGrid, more w-terms than
+// maxTerms, or a transform estimated slower.
+type fallbackError struct{ err error }
+
+func (e *fallbackError) Error() string { return e.err.Error() }
+
+// run is one simulation's state.
+type run struct {
+	b    *Backend
+	sim  *matvis.Simulation
+	res  *matvis.Result
+	beam int
+	dim  int // 2: east, north; 3: with up
+	// plan is the transform of channel planFor (−1: none).
+	plan    *nufft.Plan
+	planFor int
+	top     int // the highest channel
+	// terms > 0 is the number of Jacobi–Anger terms of the w-terms
+	// (wterms.go), with ja[n][k] their coefficients at pair k; 0 when
+	// the transform is 2-D without w or 3-D.
+	terms    int
+	ja       [][]complex128
+	pack     bool   // two real-strength terms a transform (wterms.go)
+	estimate string // the cost model's estimates (worthIt)
+	// base are an integration's strengths before the w-terms' factors;
+	// tau, tPrev, tCur the Chebyshev recurrence in the up component; acc
+	// the visibilities summed over the terms.
+	base, acc               []complex128
+	tau, tPrev, tCur, tNext []float64
+	flux                    []float64
+	enu                     [3][]float64   // the current time's ENU vectors
+	topo                    [][3][]float64 // every time's, when cached (enuAt)
+	coords                  [3][]float64   // the visible sources' directions
+	vis                     []int          // the visible sources
+	// rev is the index of each pair's reverse, nil when some pair has
+	// none (a polarized run then makes four transforms, not two).
+	rev []int
+	// targets are the pairs transformed to: every output pair, or for an
+	// unpolarized run with every reverse (half != nil) one of each pair
+	// and its reverse, half[h] being target h's output pair.
+	targets [][2]int
+	half    []int
+	// outer and padded are the grids every channel's plan works in,
+	// sized for the highest channel's.
+	outer, padded []complex128
+	az, za        []float64
+	amp           []complex128
+	str           []complex128
+	f             []complex128
+}
+
+// newRun checks the sizes and makes the plan of the highest channel: the
+// transform's grid grows with the frequency, so if that one fits, every
+// channel's does. Each channel then makes its own plan when it starts
+// (one plan held at a time: a plan holds its grids); the baselines are
+// fixed, so a channel's targets and their kernel corrections are made
+// once, and each integration only sets its sources.
+func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
+	bi, _ := sharedBeam(sim)
+	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
+	r.rev = reversePairs(sim.Pairs)
+	r.targets = sim.Pairs
+	var half []int
+	var halfTargets [][2]int
+	if sim.NFeed() == 1 && r.rev != nil {
+		// Real strengths: V(−s) = conj(V(s)), so each pair and its
+		// reverse need one target.
+		// A pair listed twice has one reverse index: each pair not yet
+		// covered, as itself or as a reverse, gets its own target.
+		covered := make([]bool, len(sim.Pairs))
+		for k, p := range sim.Pairs {
+			if covered[k] {
+				continue
+			}
+			covered[k], covered[r.rev[k]] = true, true
+			half = append(half, k)
+			halfTargets = append(halfTargets, p)
+		}
+		r.half, r.targets = half, halfTargets
+	}
+	top := 0
+	for fi, f := range sim.Freqs {
+		if f > sim.Freqs[top] {
+			top = fi
+		}
+	}
+	r.top = top
+	z0 := sim.Antennas[0][2]
+	coplanar := true
+	for _, x := range sim.Antennas {
+		coplanar = coplanar && x[2] == z0
+	}
+	if coplanar {
+		if err := r.planChannel(top); err != nil {
+			return nil, err
+		}
+		return r, r.worthIt()
+	}
+	// The w-terms: a few 2-D transforms (Jacobi–Anger, see wterms.go),
+	// or one 3-D transform, whichever is estimated cheaper.
+	errJA := fmt.Errorf("w-terms need more than %d Jacobi–Anger terms", maxTerms)
+	costJA := math.Inf(1)
+	var planJA *nufft.Plan
+	termsJA := r.jaTermsAt(top)
+	if termsJA <= maxTerms && b.W != W3D {
+		r.terms = termsJA
+		if half != nil {
+			// Real strengths again, but packed two terms a transform
+			// (wterms.go), which needs every pair's target.
+			r.pack, r.half, r.targets = true, nil, sim.Pairs
+		}
+		if errJA = r.planChannel(top); errJA == nil {
+			costJA, planJA = r.cost(), r.plan
+		}
+	}
+	if b.W != WJacobiAnger {
+		r.dim, r.terms, r.planFor = 3, 0, -1
+		r.pack, r.half, r.targets = false, half, sim.Pairs
+		if half != nil {
+			r.targets = halfTargets
+		}
+		err3 := r.planChannel(top)
+		if err3 == nil && (planJA == nil || r.cost() < costJA) {
+			return r, r.worthIt()
+		}
+		if planJA == nil {
+			if err3 != nil {
+				return nil, err3
+			}
+			return nil, &fallbackError{errJA}
+		}
+	}
+	if planJA == nil {
+		return nil, &fallbackError{errJA}
+	}
+	// r.ja still holds the JA plan's coefficients.
+	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
+	r.pack, r.half, r.targets = half != nil, nil, sim.Pairs
+	return r, r.worthIt()
+}
+
+// The cost model's constants, CPU nanoseconds measured on the 2-core
+// machine of bench/RESULTS.md (2026-12-01, one worker, CPU time): a
+// point's or target's kernel weights per axis (table.go: 50 ns for 13),
+// a grid tap (spread 43 ms for 9·10⁴ points of 169 taps), an FFT point per
+// log2 of the grid (150 ms for the pruned 2500² grid), and a complex
+// multiply-add of the direct Gram product (2.44 s of wall time on two
+// cores for 350² antennas × 9·10⁴ sources).
+const (
+	nsWeights = 50
+	nsTap     = 2
+	nsFFT     = 1.1
+	nsDirect  = 0.44
+)
+
+// cost is the estimated CPU time (ns) of one integration as transforms
+// with the current plan, about half the sources being above the horizon.
+func (r *run) cost() float64 {
+	sim := r.sim
+	w, _ := r.plan.Kernel()
+	taps := math.Pow(float64(w), float64(r.dim))
+	per := nsWeights*float64(r.dim) + nsTap*taps
+	nvis := float64(sim.NSrc()) / 2
+	grid := 1.0
+	for _, n := range r.plan.Grid() {
+		grid *= float64(n)
+	}
+	one := (nvis+float64(len(r.targets)))*per + nsFFT*grid*math.Log2(grid)
+	terms := max(r.terms, 1)
+	if r.pack {
+		terms = (terms + 1) / 2
+	}
+	return one * float64(terms*r.transformsPerTerm())
+}
+
+// transformsPerTerm is the transforms of one integration's strength sets:
+// one unpolarized, two or four polarized (see storePaired).
+func (r *run) transformsPerTerm() int {
+	switch {
+	case r.sim.NFeed() == 1:
+		return 1
+	case r.rev != nil:
+		return 2
+	}
+	return 4
+}
+
+// directCost is the estimated CPU time (ns) of one integration of the
+// direct product.
+func (r *run) directCost() float64 {
+	sim := r.sim
+	nf := float64(sim.NFeed())
+	nvis := float64(sim.NSrc()) / 2
+	n := float64(sim.NAnt())
+	return nsDirect * n * n * nvis * nf * nf
+}
+
+// worthIt refuses (as a fall-back) transforms estimated slower than the
+// direct product, and notes the estimates.
+func (r *run) worthIt() error {
+	tc, dc := r.cost(), r.directCost()
+	r.estimate = fmt.Sprintf("estimated %.3g s a time against %.3g s direct", tc*1e-9, dc*1e-9)
+	if tc > dc && !r.b.Force {
+		return &fallbackError{fmt.Errorf("the transform is %s", r.estimate)}
+	}
+	return nil
+}
+
+// memoryTerms are the host memory the transform adds to what every
+// backend needs: the largest channel's plan with every source, and the
+// per-source and per-pair buffers of an integration.
+func (r *run) memoryTerms() []matvis.MemoryTerm {
+	sim := r.sim
+	nsrc := int64(sim.NSrc())
+	nf := int64(sim.NFeed())
+	// enu, flux, coords, az, za, vis; amp, str.
+	perSrc := 8*(3+1+int64(r.dim)+2+1) + 16*(nf*nf+1)
+	perPair := int64(16 + 8)
+	if r.terms > 0 {
+		// tau and the recurrence; acc and the coefficients.
+		perSrc += 3 * 8
+		perPair += 16 * int64(1+r.terms)
+	}
+	return []matvis.MemoryTerm{
+		{Name: "nufft plan", Bytes: r.plan.Bytes(sim.NSrc())},
+		{Name: "nufft sources", Bytes: perSrc * nsrc},
+		{Name: "nufft pairs", Bytes: int64(len(r.targets)) * perPair},
+	}
+}
+
+// init allocates the result and the buffers.
+func (r *run) init(terms []matvis.MemoryTerm) {
+	sim := r.sim
+	r.res = matvis.NewResult(sim)
+	st := &r.res.Stats
+	st.Backend = r.b.Name()
+	w, beta := r.plan.Kernel()
+	st.MatProdImpl = matvis.GramImpl{
+		MatProd:  sim.Options.MatProd,
+		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
+		Why:      "one beam shared by all antennas; " + r.estimate,
+	}
+	nsrc := sim.NSrc()
+	var total int64
+	for _, t := range terms {
+		total += t.Bytes
+	}
+	// One "chunk" of all the sources: the transform's memory does not
+	// grow with the product of sources and antennas.
+	r.res.Plan = matvis.MemoryPlan{Budget: sim.Options.MaxMemory, NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Terms: terms, Total: total, Fits: true}
+	r.flux = make([]float64, nsrc)
+	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
+		r.topo = make([][3][]float64, sim.NTime())
+	}
+	no, np := r.plan.GridPoints()
+	r.outer, r.padded = make([]complex128, no), make([]complex128, np)
+	_ = r.plan.UseGrids(r.outer, r.padded)
+	r.f = make([]complex128, len(r.targets))
+	r.acc = r.f
+	if r.terms > 0 {
+		r.acc = make([]complex128, len(r.targets))
+	}
+}
+
+// eps is the run's transform accuracy.
+func (r *run) eps() float64 {
+	if r.sim.Options.Precision == 1 {
+		return max(r.b.eps, fp32Eps)
+	}
+	return r.b.eps
+}
+
+// planChannel makes r.plan the plan of channel fi, unless it is already:
+// targets ω·(x_j − x_i) for the channel's ω = 2πν/c, points in the box of
+// directions above the horizon (east and north in [−1, 1], up in
+// [0, 1]).
+func (r *run) planChannel(fi int) error {
+	if r.planFor == fi {
+		return nil
+	}
+	sim := r.sim
+	r.plan, r.planFor = nil, -1
+	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:r.dim]
+	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
+	s := make([][]float64, r.dim)
+	for d := range s {
+		s[d] = make([]float64, len(r.targets))
+		for k, p := range r.targets {
+			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
+		}
+	}
+	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.eps(), Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
+	if err != nil {
+		return &fallbackError{fmt.Errorf("transform grid too large: channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
+	}
+	if r.terms > 0 {
+		r.ja = r.jaCoefficients(omega)
+	}
+	if r.outer != nil {
+		// The highest channel's grids hold every channel's (the grid
+		// grows with the frequency); were one larger, its plan would
+		// allocate its own.
+		_ = pl.UseGrids(r.outer, r.padded)
+	}
+	r.plan, r.planFor = pl, fi
+	return nil
+}
+
+// loop runs every integration in order, checking ctx between them.
+func (r *run) loop(ctx context.Context) error {
+	sim := r.sim
+	nt := sim.NTime()
+	total := sim.NFreq() * nt
+	done := 0
+	for fi, freq := range sim.Freqs {
+		if err := sim.FluxAt(fi, r.flux); err != nil {
+			return fmt.Errorf("nufftcpu: %w", err)
+		}
+		if err := r.planChannel(fi); err != nil {
+			return fmt.Errorf("nufftcpu: %w", err)
+		}
+		resp, err := sim.Beams[r.beam].At(freq, sim.Mode)
+		if err != nil {
+			return fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", r.beam, sim.Beams[r.beam], freq, err)
+		}
+		for ti := range nt {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("nufftcpu: cancelled after %d of %d integrations: %w", done, total, err)
+			}
+			t0 := time.Now()
+			if err := r.integration(fi, ti, resp); err != nil {
+				return err
+			}
+			r.res.Done[fi*nt+ti] = true
+			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
+			done++
+			if p := sim.Options.Progress; p != nil {
+				p(matvis.Progress{Done: done, Total: total})
+			}
+		}
+	}
+	return nil
+}
+
+// integration computes the visibilities of channel fi at time ti.
+func (r *run) integration(fi, ti int, resp beam.Response) error {
+	sim := r.sim
+	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
+	st := &sample.Stages
+	t := time.Now()
+	if err := r.enuAt(ti); err != nil {
+		return err
+	}
+	for d := range r.dim {
+		r.coords[d] = r.coords[d][:0]
+	}
+	r.vis = r.vis[:0]
+	for s, u := range r.enu[2] {
+		if u > 0 {
+			r.vis = append(r.vis, s)
+			for d := range r.dim {
+				r.coords[d] = append(r.coords[d], r.enu[d][s])
+			}
+		}
+	}
+	k := len(r.vis)
+	sample.NVisible = k
+	r.az, r.za = grow(r.az, k), grow(r.za, k)
+	for i, s := range r.vis {
+		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
+	}
+	st[matvis.StageCoords] += time.Since(t)
+
+	t = time.Now()
+	nf := sim.NFeed()
+	r.amp = grow(r.amp, nf*nf*k)
+	resp.Eval(r.az, r.za, r.amp)
+	for i, a := range r.amp {
+		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
+			s := i % k
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[s], r.za[s])
+		}
+	}
+	st[matvis.StageBeam] += time.Since(t)
+
+	t = time.Now()
+	pl := r.plan
+	before := pl.Stats()
+	if err := pl.SetPoints(r.coords[:r.dim]); err != nil {
+		return fmt.Errorf("nufftcpu: time %d: %w", ti, err)
+	}
+	var other time.Duration
+	r.str = grow(r.str, k)
+	r.base = grow(r.base, k)
+	if r.terms > 0 {
+		r.tau = grow(r.tau, k)
+		for i, s := range r.vis {
+			r.tau[i] = 2*r.enu[2][s] - 1
+		}
+	}
+	transform := func() error {
+		if err := r.transform(); err != nil {
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+		}
+		return nil
+	}
+	if nf == 2 && r.rev != nil {
+		// Two transforms instead of four (see storePaired).
+		for _, diagonal := range []bool{true, false} {
+			r.pairedStrengths(diagonal)
+			if err := transform(); err != nil {
+				return err
+			}
+			t1 := time.Now()
+			r.storePaired(fi, ti, diagonal)
+			other += time.Since(t1)
+		}
+	} else {
+		for p := range nf {
+			for q := range nf {
+				r.strengths(p, q, nf)
+				if err := transform(); err != nil {
+					return err
+				}
+				t1 := time.Now()
+				r.store(fi, ti, p, q)
+				other += time.Since(t1)
+			}
+		}
+	}
+	after := pl.Stats()
+	spread := after.Spread - before.Spread
+	st[matvis.StageTauZ] += spread
+	st[matvis.StageMatProd] += time.Since(t) - spread - other
+
+	t = time.Now()
+	err := r.res.CheckFinite(fi, ti)
+	st[matvis.StageOther] += time.Since(t) + other
+	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
+	if err != nil {
+		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
+	}
+	return nil
+}
+
+// enuAt sets r.enu to the ENU vectors of time ti, rounded to float32 in
+// precision 1 as matvis stores them; kept for every time when the
+// simulation's ENU cache fits (matvis.CacheAllENU, as the CPU backend), so
+// that later channels do not recompute them.
+func (r *run) enuAt(ti int) error {
+	sim := r.sim
+	if r.topo != nil && r.topo[ti][0] != nil {
+		r.enu = r.topo[ti]
+		return nil
+	}
+	v := r.enu
+	if r.topo != nil || v[0] == nil {
+		for d := range v {
+			v[d] = make([]float64, sim.NSrc())
+		}
+	}
+	if err := sim.Coords.ENU(ti, v[0], v[1], v[2]); err != nil {
+		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
+	}
+	if sim.Options.Precision == 1 {
+		for d := range v {
+			for s, x := range v[d] {
+				v[d][s] = float64(float32(x))
+			}
+		}
+	}
+	if r.topo != nil {
+		r.topo[ti] = v
+	}
+	r.enu = v
+	return nil
+}
+
+// strengths fills r.str for the output feeds (p, q): with Z[a,f,k,s] =
+// A[f,k](s)·√(½I_s)·P_a(s) for every antenna a (one beam A),
+// V[(i,j),p,q] = Σ_s Σ_k conj(Z[i,q,k,s])·Z[j,p,k,s] is the transform of
+// ½I_s·Σ_k conj(A[q,k](s))·A[p,k](s) (docs/matvis-conventions.md §1;
+// unpolarized: one feed and axis, ½I_s·|A(s)|²).
+func (r *run) strengths(p, q, nf int) {
+	k := len(r.vis)
+	for i, s := range r.vis {
+		var sum complex128
+		for ax := range nf {
+			ap := r.amp[(p*nf+ax)*k+i]
+			aq := r.amp[(q*nf+ax)*k+i]
+			sum += cmplx.Conj(aq) * ap
+		}
+		r.base[i] = complex(0.5*r.flux[s], 0) * sum
+	}
+}
+
+// pairedStrengths fills r.str for one of a polarized run's two
+// transforms when every pair's reverse is in the output (r.rev): the
+// diagonal feeds packed as c00 + i·c11 (both real), or c01.
+func (r *run) pairedStrengths(diagonal bool) {
+	if !diagonal {
+		r.strengths(0, 1, 2)
+		return
+	}
+	k := len(r.vis)
+	for i, s := range r.vis {
+		var d0, d1 float64
+		for ax := range 2 {
+			a0, a1 := r.amp[ax*k+i], r.amp[(2+ax)*k+i]
+			d0 += real(a0)*real(a0) + imag(a0)*imag(a0)
+			d1 += real(a1)*real(a1) + imag(a1)*imag(a1)
+		}
+		r.base[i] = complex(0.5*r.flux[s]*d0, 0.5*r.flux[s]*d1)
+	}
+}
+
+// storePaired unpacks a paired transform F. A transform of real strengths
+// at −s is the conjugate of the one at s, and the reverse pair (j, i) has
+// the target −s of (i, j); so with F = F00 + i·F11,
+// V00 = (F + conj(F_rev))/2 and V11 = (F − conj(F_rev))/(2i). The
+// strengths c10 are conj(c01), so V10 = conj(V01_rev).
+func (r *run) storePaired(fi, ti int, diagonal bool) {
+	res := r.res
+	for kk, v := range r.acc {
+		w := cmplx.Conj(r.acc[r.rev[kk]])
+		if diagonal {
+			res.Set(fi, ti, kk, 0, 0, (v+w)/2)
+			res.Set(fi, ti, kk, 1, 1, (v-w)/complex(0, 2))
+		} else {
+			res.Set(fi, ti, kk, 0, 1, v)
+			res.Set(fi, ti, kk, 1, 0, w)
+		}
+	}
+}
+
+// reversePairs returns, for each output pair (i, j), the index of (j, i),
+// or nil when some pair's reverse is not in the output.
+func reversePairs(pairs [][2]int) []int {
+	at := make(map[[2]int]int, len(pairs))
+	for k, p := range pairs {
+		at[p] = k
+	}
+	rev := make([]int, len(pairs))
+	for k, p := range pairs {
+		j, ok := at[[2]int{p[1], p[0]}]
+		if !ok {
+			return nil
+		}
+		rev[k] = j
+	}
+	return rev
+}
+
+// store copies the visibilities r.acc into the result's feeds (p, q);
+// with half targets, each reverse pair gets the conjugate.
+func (r *run) store(fi, ti, p, q int) {
+	res := r.res
+	if r.half != nil {
+		for h, k := range r.half {
+			v := r.acc[h]
+			res.Set(fi, ti, k, p, q, v)
+			if j := r.rev[k]; j != k {
+				res.Set(fi, ti, j, p, q, cmplx.Conj(v))
+			}
+		}
+		return
+	}
+	for kk, v := range r.acc {
+		res.Set(fi, ti, kk, p, q, v)
+	}
+}
+
+// grow returns s resliced to n elements, reallocated when too short.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
