@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // gcol builds a global heap collection (III.E) of the given declared size
@@ -210,6 +211,12 @@ func FuzzAttributes(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		start := time.Now()
+		defer func() {
+			if d := time.Since(start); d > 10*time.Second {
+				t.Fatalf("reading a %d-byte file took %v", len(data), d)
+			}
+		}()
 		h, err := Open(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			return

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -20,7 +21,7 @@ func needH5py(t *testing.T) string {
 	return py
 }
 
-// pyStrings lists, for every object of a file, each string-valued dataset
+// pyStrings lists, for every object of each file named, each string-valued dataset
 // and attribute (fixed or variable length) as the hex of each element's
 // bytes, and each numeric attribute's values as float64, the way h5py
 // reads them. Keys: "/path" for datasets, "/path@name" for attributes.
@@ -49,13 +50,16 @@ def visit(name, o):
             out[p + "@" + k] = e
     if isinstance(o, h5py.Dataset) and o.shape is not None and o.dtype.kind in "SO":
         out[p] = enc(o[()], o.dtype)
-with h5py.File(sys.argv[1], "r") as f:
-    for k in f.attrs:
-        e = enc(f.attrs[k], f.attrs.get_id(k).dtype)
-        if e is not None:
-            out["/@" + k] = e
-    f.visititems(visit)
-json.dump(out, sys.stdout)
+res = {}
+for path in sys.argv[1:]:
+    out = res[path] = {}
+    with h5py.File(path, "r") as f:
+        for k in f.attrs:
+            e = enc(f.attrs[k], f.attrs.get_id(k).dtype)
+            if e is not None:
+                out["/@" + k] = e
+        f.visititems(visit)
+json.dump(res, sys.stdout)
 `
 
 // pyValue is one entry of pyStrings's output.
@@ -64,14 +68,14 @@ type pyValue struct {
 	Floats  []float64
 }
 
-// h5pyStrings runs pyStrings on path.
-func h5pyStrings(t *testing.T, py, path string) map[string]pyValue {
+// h5pyStrings runs pyStrings on paths; the result is by path.
+func h5pyStrings(t *testing.T, py string, paths ...string) map[string]map[string]pyValue {
 	t.Helper()
-	out, err := exec.Command(py, "-c", pyStrings, path).Output()
+	out, err := exec.Command(py, append([]string{"-c", pyStrings}, paths...)...).Output()
 	if err != nil {
-		t.Fatalf("h5py on %s: %v", path, err)
+		t.Fatalf("h5py on %s: %v", paths, err)
 	}
-	var want map[string]pyValue
+	var want map[string]map[string]pyValue
 	if err := json.Unmarshal(out, &want); err != nil {
 		t.Fatal(err)
 	}
@@ -196,12 +200,13 @@ func skyH5Files(t *testing.T) []string {
 func TestSkyH5StringsMatchH5py(t *testing.T) {
 	py := needH5py(t)
 	vlen := 0
-	for _, path := range skyH5Files(t) {
-		want := h5pyStrings(t, py, path)
-		got := ourStrings(t, open(t, path))
-		compareStrings(t, path, got, want)
+	files := skyH5Files(t)
+	all := h5pyStrings(t, py, files...)
+	for _, path := range files {
+		want, f := all[path], open(t, path)
+		compareStrings(t, path, ourStrings(t, f), want)
 		for k := range want {
-			if a, err := attrOf(open(t, path), k); err == nil && a.Type.Class == ClassVarLen {
+			if a, err := attrOf(f, k); err == nil && a.Type.Class == ClassVarLen {
 				vlen++
 			}
 		}
@@ -254,12 +259,24 @@ with h5py.File(sys.argv[1], "w") as f:
 	if out, err := exec.Command(py, "-c", script, path).CombinedOutput(); err != nil {
 		t.Fatalf("h5py: %v\n%s", err, out)
 	}
-	want := h5pyStrings(t, py, path)
+	want := h5pyStrings(t, py, path)[path]
 	if len(want) != 15 {
 		t.Fatalf("h5py listed %d entries, want 15", len(want))
 	}
 	f := open(t, path)
 	compareStrings(t, path, ourStrings(t, f), want)
+	d, err := f.Dataset("/Header/ra")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, err := d.Attribute("frame"); err != nil {
+		t.Error(err)
+	} else if s, err := a.Strings(); err != nil || len(s) != 1 || s[0] != "fk5" {
+		t.Errorf("/Header/ra frame attribute: %q, %v", s, err)
+	}
+	if _, err := d.Attribute("nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "/Header/ra attribute nope") {
+		t.Errorf("missing attribute: %v", err)
+	}
 	if f.gheap.loaded == 0 || len(f.gheap.cols) < 2 {
 		t.Errorf("read %d global heap collections (%d bytes), want several", len(f.gheap.cols), f.gheap.loaded)
 	}
