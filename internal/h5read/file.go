@@ -42,6 +42,7 @@ type File struct {
 	// repeated lookups do not re-read symbol tables.
 	groups map[uint64]map[string]uint64
 	gheap  gheaps // global heap collections read so far
+	nread  int64  // bytes read so far, for budgets (see Walk)
 }
 
 // Open reads the superblock of the HDF5 file r of size bytes.
@@ -115,6 +116,7 @@ func (f *File) read(addr uint64, n int64) ([]byte, error) {
 	if n < 0 || addr > uint64(f.size) || uint64(n) > uint64(f.size)-addr {
 		return nil, fmt.Errorf("%d bytes at %d beyond the end of the %d-byte file", n, addr, f.size)
 	}
+	f.nread += n
 	b := make([]byte, n)
 	if _, err := f.r.ReadAt(b, int64(addr)); err != nil && !(err == io.EOF && n == 0) {
 		return nil, fmt.Errorf("reading %d bytes at %d: %w", n, addr, err)

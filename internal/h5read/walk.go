@@ -2,13 +2,27 @@ package h5read
 
 import "sort"
 
-// maxWalkObjects bounds the objects Walk visits.
-const maxWalkObjects = 1 << 16
+// Limits on Walk: objects visited and group nesting (a chain of nested
+// groups would otherwise make paths, and their total size, grow with the
+// square of the depth).
+const (
+	maxWalkObjects = 1 << 16
+	maxWalkDepth   = 64
+)
+
+// walkBudget is how many bytes of metadata Walk may read from a file of
+// size bytes. A walk reads each object header, symbol table and local heap
+// once, all distinct regions, so a valid file needs less than its size;
+// groups forged to share one large symbol table would make it read the
+// table once per group.
+func walkBudget(size int64) int64 { return 4*size + 1<<20 }
 
 // Walk calls visit for every group and dataset below the root, depth first
 // in name order, with its path and whether it is a group. An object linked
 // from several groups is visited once, at the first path reached, so
-// cyclic links cannot make it loop. Objects that are neither groups nor
+// cyclic links cannot make it loop; it refuses groups nested more than
+// maxWalkDepth deep, and stops with an error once it
+// has read more metadata than walkBudget allows. Objects that are neither groups nor
 // datasets (committed datatypes) are skipped. A visit error stops the walk
 // and is returned.
 func (f *File) Walk(visit func(path string, group bool) error) error {
@@ -16,8 +30,9 @@ func (f *File) Walk(visit func(path string, group bool) error) error {
 	if err != nil {
 		return err
 	}
-	w := &walker{f: f, visit: visit, seen: map[uint64]bool{f.root: true}}
-	return w.group(root)
+	w := &walker{f: f, visit: visit, seen: map[uint64]bool{f.root: true},
+		limit: f.nread + walkBudget(f.size)}
+	return w.group(root, 0)
 }
 
 // walker is the state of one Walk.
@@ -25,13 +40,20 @@ type walker struct {
 	f     *File
 	visit func(string, bool) error
 	seen  map[uint64]bool
+	limit int64 // f.nread may not pass it
 }
 
 // group visits the members of the group o and descends into subgroups.
-func (w *walker) group(o *object) error {
+func (w *walker) group(o *object, depth int) error {
+	if depth >= maxWalkDepth {
+		return pathErr(o.path, "groups nested deeper than %d", maxWalkDepth)
+	}
 	links, err := w.f.links(o)
 	if err != nil {
 		return err
+	}
+	if w.f.nread > w.limit {
+		return pathErr(o.path, "walking the groups read more than %d bytes of metadata from a %d-byte file", walkBudget(w.f.size), w.f.size)
 	}
 	names := make([]string, 0, len(links))
 	for n := range links {
@@ -59,7 +81,7 @@ func (w *walker) group(o *object) error {
 			return err
 		}
 		if isGroup {
-			if err := w.group(child); err != nil {
+			if err := w.group(child, depth+1); err != nil {
 				return err
 			}
 		}
