@@ -20,9 +20,9 @@ func walkBudget(size int64) int64 { return 4*size + 1<<20 }
 // Walk calls visit for every group and dataset below the root, depth first
 // in name order, with its path and whether it is a group. An object linked
 // from several groups is visited once, at the first path reached, so
-// cyclic links cannot make it loop; it refuses groups nested more than
-// maxWalkDepth deep, and stops with an error once it
-// has read more metadata than walkBudget allows. Objects that are neither groups nor
+// cyclic links cannot make it loop; groups nested more than maxWalkDepth
+// deep are refused, and the walk stops with an error once it has read more
+// metadata than walkBudget allows. Objects that are neither groups nor
 // datasets (committed datatypes) are skipped. A visit error stops the walk
 // and is returned.
 func (f *File) Walk(visit func(path string, group bool) error) error {
