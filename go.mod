@@ -5,7 +5,6 @@ go 1.26
 require (
 	github.com/astrogo/fitsio v0.3.0
 	github.com/ebitengine/purego v0.11.3
-	github.com/scigolib/hdf5 v0.14.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1

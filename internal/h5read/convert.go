@@ -123,14 +123,24 @@ func (d *Dataset) Bools() ([]bool, error) {
 	return out, nil
 }
 
-// Strings reads a fixed-length string dataset, removing the padding.
+// Strings reads a fixed-length or variable-length string dataset,
+// removing fixed-length strings' padding; variable-length strings are
+// returned as stored.
 func (d *Dataset) Strings() ([]string, error) {
-	if d.Type.Class != ClassString {
-		return nil, pathErr(d.Path, "%s is not a fixed-length string", d.Type)
+	vlen := d.Type.Class == ClassVarLen && d.Type.VarString
+	if d.Type.Class != ClassString && !vlen {
+		return nil, pathErr(d.Path, "%s is not a string type", d.Type)
 	}
 	b, err := d.Raw()
 	if err != nil {
 		return nil, err
+	}
+	if vlen {
+		out, err := d.f.varLenStrings(b, d.n)
+		if err != nil {
+			return nil, pathErr(d.Path, "%w", err)
+		}
+		return out, nil
 	}
 	out := make([]string, d.n)
 	for i := range out {

@@ -23,7 +23,8 @@ type Dataset struct {
 	Null  bool  // null dataspace: no data at all
 
 	f       *File
-	n       int64 // elements
+	msgs    []hmsg // the object header's messages (attributes)
+	n       int64  // elements
 	class   int
 	compact []byte
 	addr    uint64
@@ -38,7 +39,7 @@ func (f *File) Dataset(path string) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Dataset{Path: o.path, f: f}
+	d := &Dataset{Path: o.path, f: f, msgs: o.msgs}
 	if err := d.parse(o.msgs); err != nil {
 		return nil, pathErr(o.path, "%w", err)
 	}

@@ -9,7 +9,19 @@ const (
 	ClassString   = 3
 	ClassCompound = 6
 	ClassEnum     = 8
+	ClassVarLen   = 9
 )
+
+// Variable-length kinds (class 9, bits 0-3).
+const (
+	varLenSequence = 0
+	varLenString   = 1
+)
+
+// varLenRefSize is the size of a variable-length element as stored with
+// 8-byte offsets: sequence length (4), global heap collection address (8)
+// and object index (4).
+const varLenRefSize = 16
 
 // Datatype is a decoded HDF5 datatype message.
 type Datatype struct {
@@ -18,8 +30,9 @@ type Datatype struct {
 	Signed    bool // fixed point
 	BigEndian bool // fixed point and float
 	Pad       int  // string padding: 0 null-terminated, 1 null-padded, 2 space-padded
+	VarString bool // variable-length: a string (else a sequence of Base)
 	Members   []Member
-	Base      *Datatype // enum base type
+	Base      *Datatype // enum and variable-length base type
 	Names     []string  // enum member names
 	Values    []int64   // enum member values
 }
@@ -54,6 +67,13 @@ func (t Datatype) String() string {
 		return s + "}"
 	case ClassEnum:
 		return fmt.Sprintf("enum%v", t.Names)
+	case ClassVarLen:
+		if t.VarString {
+			return "vlen-string"
+		}
+		if t.Base != nil {
+			return "vlen-sequence of " + t.Base.String()
+		}
 	}
 	return fmt.Sprintf("class %d", t.Class)
 }
@@ -100,6 +120,8 @@ func readType(r *rd, depth int) (Datatype, error) {
 		return t, readCompound(r, &t, version, int(bits[0])|int(bits[1])<<8, depth)
 	case ClassEnum:
 		return t, readEnum(r, &t, version, int(bits[0])|int(bits[1])<<8, depth)
+	case ClassVarLen:
+		return t, readVarLen(r, &t, bits, depth)
 	default:
 		return t, fmt.Errorf("unsupported datatype class %d", t.Class)
 	}
@@ -178,6 +200,29 @@ func readEnum(r *rd, t *Datatype, version, n, depth int) error {
 		t.Values = append(t.Values, decodeInt(p, base))
 	}
 	return nil
+}
+
+// readVarLen decodes a variable-length type (class 9): kind in bits 0-3
+// (sequence or string), padding in bits 4-7, then the base type. Elements
+// are references into global heap collections (see globalObject).
+func readVarLen(r *rd, t *Datatype, bits [3]byte, depth int) error {
+	kind := int(bits[0] & 15)
+	if kind != varLenSequence && kind != varLenString {
+		return fmt.Errorf("variable-length kind %d", kind)
+	}
+	if t.Size != varLenRefSize {
+		return fmt.Errorf("variable-length element of %d bytes (want %d)", t.Size, varLenRefSize)
+	}
+	t.VarString, t.Pad = kind == varLenString, int(bits[0]>>4)
+	base, err := readType(r, depth+1)
+	if err != nil {
+		return err
+	}
+	if t.VarString && (base.Class != ClassFixed && base.Class != ClassString || base.Size != 1) {
+		return fmt.Errorf("variable-length string of %s characters", base)
+	}
+	t.Base = &base
+	return r.err
 }
 
 // decodeInt decodes one fixed-point value of type t from p.

@@ -1,18 +1,20 @@
-// Package h5read reads the subset of HDF5 that UVH5 files use, in pure Go,
-// following the HDF5 File Format Specification (version 3.0): superblocks
-// version 0-3, object headers version 1 and 2 (with continuation blocks),
-// old-style groups (symbol table, v1 B-tree, local heap) and new-style
-// groups with compact link messages, contiguous, compact and chunked (v1
-// B-tree index) layouts, the deflate, shuffle and LZF filters, and the
-// integer, float, fixed-string, enum and compound datatypes.
+// Package h5read reads the subset of HDF5 that UVH5 and SkyH5 files use,
+// in pure Go, following the HDF5 File Format Specification (version 3.0):
+// superblocks version 0-3, object headers version 1 and 2 (with
+// continuation blocks), old-style groups (symbol table, v1 B-tree, local
+// heap) and new-style groups with compact link messages, contiguous,
+// compact and chunked (v1 B-tree index) layouts, the deflate, shuffle and
+// LZF filters, the integer, float, fixed-string, enum and compound
+// datatypes, variable-length strings (global heap collections), and
+// attributes stored in the object header (messages version 1-3).
 //
 // Not supported, each reported as an error naming the object: groups with
 // dense link storage (fractal heaps; h5py's libver="latest" groups of more
-// than 8 members), version 4 layouts' chunk indexes (libver="latest"
-// chunked datasets), variable-length strings and other classes, committed
-// datatypes, offsets or lengths other than 8 bytes, user blocks. Attributes
-// are ignored. pyuvdata writes with h5py's default libver, which this
-// covers.
+// than 8 members) and dense attribute storage, version 4 layouts' chunk
+// indexes (libver="latest" chunked datasets), variable-length sequences
+// (other than strings) and other classes, committed datatypes, shared
+// messages, offsets or lengths other than 8 bytes, user blocks. pyuvdata
+// and pyradiosky write with h5py's default libver, which this covers.
 //
 // It is written for untrusted input: every size read from the file is
 // checked against the file's length before anything is allocated, loops
@@ -39,6 +41,8 @@ type File struct {
 	// groups caches each group's links by object header address, so
 	// repeated lookups do not re-read symbol tables.
 	groups map[uint64]map[string]uint64
+	gheap  gheaps // global heap collections read so far
+	nread  int64  // bytes read so far, for budgets (see Walk)
 }
 
 // Open reads the superblock of the HDF5 file r of size bytes.
@@ -112,6 +116,7 @@ func (f *File) read(addr uint64, n int64) ([]byte, error) {
 	if n < 0 || addr > uint64(f.size) || uint64(n) > uint64(f.size)-addr {
 		return nil, fmt.Errorf("%d bytes at %d beyond the end of the %d-byte file", n, addr, f.size)
 	}
+	f.nread += n
 	b := make([]byte, n)
 	if _, err := f.r.ReadAt(b, int64(addr)); err != nil && !(err == io.EOF && n == 0) {
 		return nil, fmt.Errorf("reading %d bytes at %d: %w", n, addr, err)

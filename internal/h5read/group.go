@@ -202,12 +202,15 @@ func (f *File) localHeap(addr uint64) ([]byte, error) {
 	if string(b[:4]) != "HEAP" {
 		return nil, fmt.Errorf("no local heap at %d", addr)
 	}
+	if b[4] != 0 {
+		return nil, fmt.Errorf("local heap at %d: version %d", addr, b[4])
+	}
 	r := &rd{b: b, off: 8}
 	size := r.u64()
 	r.skip(8)
 	data := r.u64()
 	if size > uint64(f.size) {
-		return nil, fmt.Errorf("local heap of %d bytes exceeds the file", size)
+		return nil, fmt.Errorf("local heap at %d declares %d bytes, more than the %d-byte file holds", addr, size, f.size)
 	}
 	return f.read(data, int64(size))
 }

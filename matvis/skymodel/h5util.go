@@ -4,120 +4,110 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
-	"strconv"
 	"strings"
 
-	"github.com/scigolib/hdf5"
+	"github.com/gomatvis/gomatvis/internal/h5read"
 )
 
-// h5file indexes the datasets of an open HDF5 file by path, and reports
-// problems as ParseErrors naming the file and dataset.
+// h5file indexes the groups and datasets of an open HDF5 file by path, and
+// reports problems as ParseErrors naming the file and dataset.
 type h5file struct {
 	name   string
-	size   int64
-	sets   map[string]*hdf5.Dataset
+	f      *h5read.File
+	sets   map[string]bool
 	groups map[string]bool
 }
 
-func indexH5(f *hdf5.File, name string, size int64) *h5file {
-	h := &h5file{name: name, size: size, sets: map[string]*hdf5.Dataset{}, groups: map[string]bool{}}
-	f.Walk(func(path string, o hdf5.Object) {
-		switch v := o.(type) {
-		case *hdf5.Dataset:
-			h.sets[strings.TrimSuffix(path, "/")] = v
-		case *hdf5.Group:
-			h.groups[strings.TrimSuffix(path, "/")] = true
+// indexH5 walks the file's objects (each once) and records which paths are
+// groups and which datasets.
+func indexH5(f *h5read.File, name string) (*h5file, error) {
+	h := &h5file{name: name, f: f, sets: map[string]bool{}, groups: map[string]bool{"/": true}}
+	err := f.Walk(func(path string, group bool) error {
+		if group {
+			h.groups[path] = true
+		} else {
+			h.sets[path] = true
 		}
+		return nil
 	})
-	return h
+	if err != nil {
+		return nil, &ParseError{File: name, Err: fmt.Errorf("malformed HDF5 file: %w", err)}
+	}
+	return h, nil
 }
 
 func (h *h5file) errf(field, value string, format string, args ...any) error {
 	return &ParseError{File: h.name, Field: field, Value: value, Err: fmt.Errorf(format, args...)}
 }
 
-func (h *h5file) has(path string) bool { _, ok := h.sets[path]; return ok }
-
-var (
-	dimsRe     = regexp.MustCompile(`(\d+)D array \[([0-9 x]+)\]`)
-	typeSizeRe = regexp.MustCompile(`\(size=(\d+) bytes\)`)
-)
-
-// info parses a dataset's description: its dimensions (nil for a scalar)
-// and the size of one element in bytes.
-func (h *h5file) info(path string) (dims []uint64, elem uint64, err error) {
-	d, ok := h.sets[path]
-	if !ok {
-		return nil, 0, h.errf(path, "", "dataset missing")
+// fail wraps an h5read error about field as a ParseError, without naming
+// the field twice.
+func (h *h5file) fail(field, value, what string, err error) error {
+	var pe *h5read.PathError
+	if errors.As(err, &pe) && pe.Path == field {
+		err = pe.Err
 	}
-	info, err := d.Info()
+	if what != "" {
+		return h.errf(field, value, "%s: %w", what, err)
+	}
+	return h.errf(field, value, "%w", err)
+}
+
+func (h *h5file) has(path string) bool { return h.sets[path] }
+
+// dataset opens the dataset at path.
+func (h *h5file) dataset(path string) (*h5read.Dataset, error) {
+	if !h.sets[path] {
+		return nil, h.errf(path, "", "dataset missing")
+	}
+	d, err := h.f.Dataset(path)
 	if err != nil {
-		return nil, 0, h.errf(path, "", "%w", err)
+		return nil, h.fail(path, "", "", err)
 	}
-	m := typeSizeRe.FindStringSubmatch(info)
-	if m == nil {
-		return nil, 0, h.errf(path, info, "cannot read the element size")
-	}
-	if elem, err = strconv.ParseUint(m[1], 10, 64); err != nil {
-		return nil, 0, h.errf(path, info, "bad element size: %w", err)
-	}
-	if strings.Contains(info, "scalar") {
-		return nil, elem, nil
-	}
-	md := dimsRe.FindStringSubmatch(info)
-	if md == nil {
-		return nil, 0, h.errf(path, info, "cannot read the dataset's shape")
-	}
-	for _, f := range strings.FieldsFunc(md[2], func(r rune) bool { return r == ' ' || r == 'x' }) {
-		v, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			return nil, 0, h.errf(path, info, "bad dimension: %w", err)
-		}
-		dims = append(dims, v)
-	}
-	return dims, elem, nil
+	return d, nil
 }
 
 // shape returns a dataset's dimensions (nil for a scalar).
-func (h *h5file) shape(path string) ([]uint64, error) {
-	dims, _, err := h.info(path)
-	return dims, err
-}
-
-// checkedShape returns a dataset's dimensions after refusing one whose
-// declared bytes cannot fit in the file (allowing for deflate's ~1032:1
-// best-case ratio), before the library allocates them.
-func (h *h5file) checkedShape(path string) ([]uint64, error) {
-	dims, elem, err := h.info(path)
+func (h *h5file) shape(path string) ([]int, error) {
+	d, err := h.dataset(path)
 	if err != nil {
 		return nil, err
 	}
-	n := max(elem, 1)
-	for _, d := range dims {
-		if d != 0 && n > math.MaxInt64/d {
-			return nil, h.errf(path, fmt.Sprint(dims), "dataset too large")
+	return d.Shape, nil
+}
+
+// numbers reads an integer or floating-point dataset or attribute as
+// float64.
+func numbers(d *h5read.Dataset) ([]float64, error) {
+	switch d.Type.Class {
+	case h5read.ClassFloat:
+		return d.Float64s()
+	case h5read.ClassFixed:
+		ints, err := d.Int64s()
+		if err != nil {
+			return nil, err
 		}
-		n *= d
+		v := make([]float64, len(ints))
+		for i, x := range ints {
+			v[i] = float64(x)
+		}
+		return v, nil
 	}
-	if n > uint64(h.size)*1100+4096 {
-		return nil, h.errf(path, fmt.Sprint(dims), "declares %d bytes, more than a %d-byte file can hold", n, h.size)
-	}
-	return dims, nil
+	return nil, fmt.Errorf("%s is not a number type", d.Type)
 }
 
 // floats reads a numeric dataset of exactly want elements (want < 0: any).
 func (h *h5file) floats(path string, want int) ([]float64, error) {
-	dims, err := h.checkedShape(path)
+	d, err := h.dataset(path)
 	if err != nil {
 		return nil, err
 	}
-	v, err := h.sets[path].Read()
+	v, err := numbers(d)
 	if err != nil {
-		return nil, h.errf(path, "", "not a numeric dataset: %w", err)
+		return nil, h.fail(path, "", "not a numeric dataset", err)
 	}
 	if want >= 0 && len(v) != want {
-		return nil, h.errf(path, fmt.Sprint(dims), "has %d values, want %d", len(v), want)
+		return nil, h.errf(path, fmt.Sprint(d.Shape), "has %d values, want %d", len(v), want)
 	}
 	return v, nil
 }
@@ -135,18 +125,15 @@ func (h *h5file) scalarInt(path string) (int, error) {
 	return int(x), nil
 }
 
-// strs reads a string dataset.
+// strs reads a string dataset (fixed or variable length).
 func (h *h5file) strs(path string) ([]string, error) {
-	d, ok := h.sets[path]
-	if !ok {
-		return nil, h.errf(path, "", "dataset missing")
-	}
-	if _, err := h.checkedShape(path); err != nil {
+	d, err := h.dataset(path)
+	if err != nil {
 		return nil, err
 	}
-	s, err := d.ReadStrings()
+	s, err := d.Strings()
 	if err != nil {
-		return nil, h.errf(path, "", "not a string dataset: %w", err)
+		return nil, h.fail(path, "", "not a string dataset", err)
 	}
 	return s, nil
 }
@@ -165,36 +152,25 @@ func (h *h5file) str(path string) (string, error) {
 
 // attrString reads a string attribute; ok is false when it is absent.
 func (h *h5file) attrString(path, attr string) (string, bool, error) {
-	d, ok := h.sets[path]
-	if !ok {
+	field := path + " attribute " + attr
+	if !h.sets[path] {
 		return "", false, h.errf(path, "", "dataset missing")
 	}
-	names, err := d.ListAttributes()
-	if err != nil {
-		return "", false, h.errf(path, "", "attributes: %w", err)
-	}
-	found := false
-	for _, n := range names {
-		found = found || n == attr
-	}
-	if !found {
+	a, err := h.f.Attribute(path, attr)
+	if errors.Is(err, h5read.ErrNotFound) {
 		return "", false, nil
 	}
-	v, err := d.ReadAttribute(attr)
 	if err != nil {
-		return "", true, h.errf(path+" attribute "+attr, "", "%w", err)
+		return "", true, h.fail(field, "", "", err)
 	}
-	switch s := v.(type) {
-	case string:
-		return s, true, nil
-	case []string:
-		if len(s) == 1 {
-			return s[0], true, nil
-		}
-	case []byte:
-		return string(s), true, nil
+	s, err := a.Strings()
+	if err != nil {
+		return "", true, h.fail(field, a.Type.String(), "not a string", err)
 	}
-	return "", true, h.errf(path+" attribute "+attr, fmt.Sprint(v), "not a string")
+	if len(s) != 1 {
+		return "", true, h.errf(field, "", "want one string, found %d", len(s))
+	}
+	return s[0], true, nil
 }
 
 // scaledFloats reads a dataset and applies its "unit" attribute, which

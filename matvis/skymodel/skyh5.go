@@ -5,8 +5,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/scigolib/hdf5"
-
+	"github.com/gomatvis/gomatvis/internal/h5read"
 	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis/skymodel/healpix"
 )
@@ -27,32 +26,25 @@ import (
 // temperatures are converted to Jy with JyPerKSr in pyuvsim's order (see
 // Sky.InKelvin). FK5 J2000 and galactic positions are rotated to ICRS. A
 // subband file without freq_edge_array whose frequencies are not evenly
-// spaced (within 1 Hz) is read as full, as pyradiosky does. Corrupt files
-// give errors; see guardHDF5 for the limits of that promise.
-func ReadSkyH5File(path string) (sky *Sky, err error) {
-	// Only a regular file: a FIFO would block the guard's read, /dev/zero
-	// never end.
+// spaced (within 1 Hz) is read as full, as pyradiosky does. Corrupt or
+// hostile files give errors naming the file and the dataset or structure
+// at fault: internal/h5read checks every declared size against the file's
+// before allocating.
+func ReadSkyH5File(path string) (*Sky, error) {
+	// Only a regular file: a FIFO would block, /dev/zero never end.
 	fh, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer fh.Close()
-	defer func() {
-		// The HDF5 decoder is a third-party library: turn any panic it
-		// raises on a damaged file into an error.
-		if r := recover(); r != nil {
-			sky, err = nil, &ParseError{File: path, Err: fmt.Errorf("malformed HDF5 file: %v", r)}
-		}
-	}()
-	if err := guardHDF5(fh, size); err != nil {
-		return nil, &ParseError{File: path, Err: err}
-	}
-	f, err := hdf5.Open(path)
+	f, err := h5read.Open(fh, size)
 	if err != nil {
 		return nil, &ParseError{File: path, Err: fmt.Errorf("not a readable HDF5 file: %w", err)}
 	}
-	defer f.Close()
-	h := indexH5(f, path, size)
+	h, err := indexH5(f, path)
+	if err != nil {
+		return nil, err
+	}
 	if !h.groups["/Header"] {
 		return nil, &ParseError{File: path, Err: errNotSkyH5}
 	}
@@ -131,7 +123,7 @@ func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
 	if err != nil {
 		return fluxUnit{}, err
 	}
-	if len(dims) != 3 || dims[0] != 4 || dims[1] != uint64(hd.nf) || dims[2] != uint64(hd.n) {
+	if len(dims) != 3 || dims[0] != 4 || dims[1] != hd.nf || dims[2] != hd.n {
 		return fluxUnit{}, h.errf(path, fmt.Sprint(dims), "shape does not match (4, Nfreqs=%d, Ncomponents=%d)", hd.nf, hd.n)
 	}
 	us, ok, err := h.attrString(path, "unit")
