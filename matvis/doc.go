@@ -8,11 +8,13 @@
 // and the visibilities V_ij = Σ conj(Z_i)·Z_j as a Hermitian rank-k update.
 // Signs, orderings and shapes follow docs/matvis-conventions.md.
 //
-// A Simulation is built from Go values (Config) or from a simspec file
-// (FromSpec), planned against a memory budget (PlanMemory), and run by a
-// Backend (package matvis/cpu, or matvis/gpu where a CUDA device exists):
+// A Simulation is built from Go values (Config, New) — or from a simspec
+// or a pyuvsim configuration by package matvis/input, which holds the file
+// formats' glue so that this core imports none of them — planned against
+// a memory budget (PlanMemory), and run by a Backend (package matvis/cpu,
+// or matvis/gpu where a CUDA device exists):
 //
-//	sim, err := matvis.FromSpecFile("spec.json", nil)
+//	sim, err := input.FromSpecFile("spec.json", nil)
 //	res, err := cpu.New().Run(ctx, sim)
 //	v := res.At(freq, time, pair, p, q)
 package matvis

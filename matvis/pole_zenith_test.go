@@ -2,6 +2,7 @@ package matvis_test
 
 import (
 	"context"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"strings"
 	"testing"
 
@@ -14,9 +15,9 @@ import (
 
 // zenithWorst runs cfg on the CPU with opts and returns
 // backendtest.ZenithSmoothness of its result and the history.
-func zenithWorst(t *testing.T, cfg *obsparam.Config, opts *matvis.ObsOptions) (worst, worst3 [2][2]float64, history string) {
+func zenithWorst(t *testing.T, cfg *obsparam.Config, opts *input.ObsOptions) (worst, worst3 [2][2]float64, history string) {
 	t.Helper()
-	sim, obs, err := matvis.FromObsConfig(cfg, opts)
+	sim, obs, err := input.FromObsConfig(cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +71,7 @@ func TestZenithTrackSmooth(t *testing.T) {
 		if want := "continued through the pole"; !strings.Contains(hist, want) {
 			t.Errorf("default history %q does not say %q", hist, want)
 		}
-		for _, o := range []matvis.ObsOptions{{Pole: beam.PoleEdge}, {Pole: beam.PoleEdge, BeamInterp: beam.SpatialMapCoordinates}} {
+		for _, o := range []input.ObsOptions{{Pole: beam.PoleEdge}, {Pole: beam.PoleEdge, BeamInterp: beam.SpatialMapCoordinates}} {
 			edge, e3, hist := zenithWorst(t, cfg, &o)
 			t.Logf("offset %g°: edge, %s: largest second difference / peak: xx %.2e xy %.2e yx %.2e yy %.2e; third %.2e %.2e %.2e %.2e", off, o.BeamInterp, edge[0][0], edge[0][1], edge[1][0], edge[1][1], e3[0][0], e3[0][1], e3[1][0], e3[1][1])
 			if big := max(e3[0][0], e3[0][1], e3[1][0], e3[1][1]); big <= 1e-4 {
@@ -95,22 +96,22 @@ func TestObsPoleDefault(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		cfg  *obsparam.Config
-		opt  matvis.ObsOptions
+		opt  input.ObsOptions
 		want string
 	}{
-		{"polarized, default", pol, matvis.ObsOptions{}, beam.PoleContinued},
-		{"polarized, iau", pol, matvis.ObsOptions{Rotation: matvis.RotationIAU}, beam.PoleContinued},
-		{"polarized, pyradiosky", pol, matvis.ObsOptions{Rotation: matvis.RotationPyradiosky}, beam.PoleEdge},
-		{"polarized, pyradiosky, asked", pol, matvis.ObsOptions{Rotation: matvis.RotationPyradiosky, Pole: beam.PoleContinued}, beam.PoleContinued},
-		{"polarized, edge asked", pol, matvis.ObsOptions{Pole: beam.PoleEdge}, beam.PoleEdge},
-		{"Stokes I, default", unpol, matvis.ObsOptions{}, beam.PoleEdge},
-		{"Stokes I, asked", unpol, matvis.ObsOptions{Pole: beam.PoleContinued}, beam.PoleContinued},
+		{"polarized, default", pol, input.ObsOptions{}, beam.PoleContinued},
+		{"polarized, iau", pol, input.ObsOptions{Rotation: matvis.RotationIAU}, beam.PoleContinued},
+		{"polarized, pyradiosky", pol, input.ObsOptions{Rotation: matvis.RotationPyradiosky}, beam.PoleEdge},
+		{"polarized, pyradiosky, asked", pol, input.ObsOptions{Rotation: matvis.RotationPyradiosky, Pole: beam.PoleContinued}, beam.PoleContinued},
+		{"polarized, edge asked", pol, input.ObsOptions{Pole: beam.PoleEdge}, beam.PoleEdge},
+		{"Stokes I, default", unpol, input.ObsOptions{}, beam.PoleEdge},
+		{"Stokes I, asked", unpol, input.ObsOptions{Pole: beam.PoleContinued}, beam.PoleContinued},
 	} {
-		sim, obs, err := matvis.FromObsConfig(c.cfg, &c.opt)
+		sim, obs, err := input.FromObsConfig(c.cfg, &c.opt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := matvis.GriddedPole(sim.Beams, sim.Mode); got != c.want {
+		if got := input.GriddedPole(sim.Beams, sim.Mode); got != c.want {
 			t.Errorf("%s: GriddedPole = %q, want %q", c.name, got, c.want)
 		}
 		note := map[string]string{beam.PoleContinued: "continued through the pole", beam.PoleEdge: "end at za = 0"}[c.want]
@@ -118,10 +119,10 @@ func TestObsPoleDefault(t *testing.T) {
 			t.Errorf("%s: history %q does not say %q", c.name, obs.History, note)
 		}
 	}
-	if _, _, err := matvis.FromObsConfig(pol, &matvis.ObsOptions{Pole: "smooth"}); err == nil || !strings.Contains(err.Error(), `"smooth"`) {
+	if _, _, err := input.FromObsConfig(pol, &input.ObsOptions{Pole: "smooth"}); err == nil || !strings.Contains(err.Error(), `"smooth"`) {
 		t.Errorf("unknown pole treatment: error %v, want one naming it", err)
 	}
-	if err := matvis.CheckBeamPole("smooth"); err == nil || !strings.Contains(err.Error(), "continued") {
+	if err := input.CheckBeamPole("smooth"); err == nil || !strings.Contains(err.Error(), "continued") {
 		t.Errorf("CheckBeamPole(smooth) = %v, want an error listing the choices", err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/gomatvis/gomatvis/internal/inputfile/inputtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
@@ -256,11 +255,4 @@ func TestTimesPerBlock(t *testing.T) {
 			t.Errorf("budget for %d of %d times, whole output: New says %v, want ErrTooLarge", k, nt, err)
 		}
 	}
-}
-
-// TestReadEOPFileRefusesNonRegular: the EOP file is read as every other
-// input is (internal/inputfile): a FIFO, a directory or /dev/zero is
-// refused by name at once.
-func TestReadEOPFileRefusesNonRegular(t *testing.T) {
-	inputtest.RefusesNonRegular(t, "eop.json", func(p string) error { _, err := ReadEOPFile(p, []float64{2459845}); return err })
 }

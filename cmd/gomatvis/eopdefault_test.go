@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"os"
@@ -10,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
-	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
@@ -69,7 +69,7 @@ func TestPyuvsimReferencesWithoutEOP(t *testing.T) {
 					t.Errorf("pol %d: max|ΔV| %.3g over %.3g", want.Header.Pols[p], worst[p], tol)
 				}
 			}
-			if !strings.Contains(got.Header.History, matvis.BuiltinEOPSource) {
+			if !strings.Contains(got.Header.History, input.BuiltinEOPSource) {
 				t.Errorf("history %q does not name the embedded IERS table", got.Header.History)
 			}
 		})
@@ -80,7 +80,7 @@ func TestPyuvsimReferencesWithoutEOP(t *testing.T) {
 		args []string
 		want string
 	}{
-		{nil, matvis.BuiltinEOPSource},
+		{nil, input.BuiltinEOPSource},
 		{[]string{"--eop", filepath.Join(dir, "eop.json")}, "--eop " + filepath.Join(dir, "eop.json")},
 	} {
 		out := filepath.Join(t.TempDir(), "X.npy")

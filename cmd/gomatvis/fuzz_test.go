@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"testing"
 
-	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
@@ -74,7 +74,7 @@ func FuzzSpecSimulate(f *testing.F) {
 			len(spec.TimesJD) > fuzzLimit || len(spec.AntPairs) > fuzzLimit*fuzzLimit {
 			t.Skip("larger than the fuzzing bound")
 		}
-		sim, err := matvis.FromSpec(spec, nil)
+		sim, err := input.FromSpec(spec, nil)
 		if err != nil {
 			return
 		}
@@ -107,7 +107,7 @@ func TestFuzzSeedsRun(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: %v", i, err)
 		}
-		sim, err := matvis.FromSpec(spec, nil)
+		sim, err := input.FromSpec(spec, nil)
 		if err != nil {
 			t.Fatalf("seed %d: %v", i, err)
 		}

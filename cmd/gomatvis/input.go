@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -112,13 +113,13 @@ type buildOptions struct {
 	// precision (--precision; 0: the input's) and run (the other matvis
 	// options) override the input's own.
 	precision int
-	run       matvis.RunOverrides
+	run       input.RunOverrides
 	// beamInterp is --beam-interp: the beamfits beams' spatial
 	// interpolation ("": the input's default, az_za_simple for an
 	// obsparam, map_coordinates for a spec).
 	beamInterp string
 	// beamPole is --beam-pole: the beamfits beams' zenith treatment ("":
-	// the input's default, matvis.ObsOptions.Pole's and SpecOptions.Pole's).
+	// the input's default, input.ObsOptions.Pole's and SpecOptions.Pole's).
 	beamPole string
 	warn     func(string)
 	// notice receives the one line an obsparam run with a polarized sky
@@ -150,19 +151,19 @@ func (in *simInput) buildNow(o buildOptions) (*matvis.Simulation, *matvis.Observ
 	var eop []astro.EOP
 	if o.eopPath != "" {
 		var err error
-		if eop, err = matvis.ReadEOPFile(o.eopPath, in.times()); err != nil {
+		if eop, err = input.ReadEOPFile(o.eopPath, in.times()); err != nil {
 			return nil, nil, fmt.Errorf("--eop: %w", err)
 		}
 	}
 	if in.cfg != nil {
-		sim, obs, err := matvis.FromObsConfig(in.cfg, &matvis.ObsOptions{
+		sim, obs, err := input.FromObsConfig(in.cfg, &input.ObsOptions{
 			EOP: eop, EOPSource: eopSource(o.eopPath), Topo: o.topo, CoordMethod: o.coordMethod, Precision: o.precision, Run: o.run,
 			WholeOutput: !o.uvh5, Rotation: o.rotation, BeamInterp: o.beamInterp, Pole: o.beamPole, Warn: o.warn,
 		})
 		if err == nil && o.notice != nil && sim.SkyPolarized() {
 			// pyuvsim 1.2 runs pyradiosky's rotation: say which ran.
 			note := "polarized sky: " + matvis.RotationNote(o.rotation)
-			if o.beamPole == "" && matvis.GriddedPole(sim.Beams, sim.Mode) == beam.PoleContinued {
+			if o.beamPole == "" && input.GriddedPole(sim.Beams, sim.Mode) == beam.PoleContinued {
 				note += " Beamfits beams continued through the pole (smooth through zenith); --beam-pole edge gives pyuvdata's exact spline."
 			}
 			o.notice(note)
@@ -175,12 +176,12 @@ func (in *simInput) buildNow(o buildOptions) (*matvis.Simulation, *matvis.Observ
 			in.spec.EOP[i] = simspec.EOP{UT1MinusUTCSec: e.UT1MinusUTCSec, XpArcsec: e.XpArcsec, YpArcsec: e.YpArcsec}
 		}
 	}
-	so := &matvis.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run,
+	so := &input.SpecOptions{Topo: o.topo, CoordMethod: o.coordMethod, Rotation: o.rotation, Precision: o.precision, Run: o.run,
 		BeamInterp: o.beamInterp, Pole: o.beamPole, Warn: o.warn}
 	if o.uvh5 {
-		return matvis.FromSpecObservation(in.spec, so)
+		return input.FromSpecObservation(in.spec, so)
 	}
-	sim, err := matvis.FromSpec(in.spec, so)
+	sim, err := input.FromSpec(in.spec, so)
 	return sim, nil, err
 }
 

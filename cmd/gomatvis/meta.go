@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"strings"
 	"time"
 
@@ -60,7 +61,7 @@ type outputMeta struct {
 	// (freq_interp_kind) where one has several beam channels.
 	BeamFreqInterp string `json:"beam_freq_interp,omitempty"`
 	// BeamPole names the gridded beams' zenith treatment (edge or
-	// continued, matvis.GriddedPole); absent without gridded beams.
+	// continued, input.GriddedPole); absent without gridded beams.
 	BeamPole string `json:"beam_pole,omitempty"`
 }
 
@@ -109,9 +110,9 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 	if obs != nil {
 		m.EarthOrientation = obs.EOPSource
 	}
-	m.BeamInterp = matvis.GriddedInterp(sim.Beams)
-	m.BeamFreqInterp = matvis.GriddedFreqInterp(sim.Beams)
-	m.BeamPole = matvis.GriddedPole(sim.Beams, sim.Mode)
+	m.BeamInterp = input.GriddedInterp(sim.Beams)
+	m.BeamFreqInterp = input.GriddedFreqInterp(sim.Beams)
+	m.BeamPole = input.GriddedPole(sim.Beams, sim.Mode)
 	if sim.SkyPolarized() {
 		m.StokesRotation = string(matvis.EffectiveRotation(sim.Options.Rotation))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -61,8 +62,8 @@ func (r *runFlags) check(fs *flag.FlagSet) error {
 }
 
 // overrides are the given flags other than --precision.
-func (r *runFlags) overrides() matvis.RunOverrides {
-	return matvis.RunOverrides{
+func (r *runFlags) overrides() input.RunOverrides {
+	return input.RunOverrides{
 		MaxMemory: *r.maxMemory, MinChunks: *r.minChunks,
 		SourceBuffer: *r.sourceBuffer, MemoryBuffer: *r.memoryBuffer,
 		MatProd: matvis.MatProd(*r.matprod),

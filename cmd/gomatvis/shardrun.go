@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"io"
 	"io/fs"
 
@@ -27,7 +28,7 @@ type shardJob struct {
 	rotation           matvis.CoherencyRotation
 	// precision (0: the input's) and run override the input's options.
 	precision int
-	run       matvis.RunOverrides
+	run       input.RunOverrides
 	// beamInterp is --beam-interp ("": the input's default).
 	beamInterp string
 	// beamPole is --beam-pole ("": the input's default).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"io"
 	"math"
 	"math/cmplx"
@@ -49,10 +50,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := rf.check(fs); err != nil {
 		return err
 	}
-	if err := matvis.CheckBeamInterp(*beamInterp); err != nil {
+	if err := input.CheckBeamInterp(*beamInterp); err != nil {
 		return fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
 	}
-	if err := matvis.CheckBeamPole(*beamPole); err != nil {
+	if err := input.CheckBeamPole(*beamPole); err != nil {
 		return fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
 	}
 	precision := in.precisionOverride(*rf.precision)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"io"
 	"time"
 
@@ -50,7 +51,7 @@ func runTopo(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	t0 := time.Now()
 	rot, err := untilCancelled(ctx, "preparing the coordinates", func() (matvis.Coordinates, error) {
-		return matvis.SpecCoordinates(spec, method, bcrs, warnTo(stderr))
+		return input.SpecCoordinates(spec, method, bcrs, warnTo(stderr))
 	})
 	if err != nil {
 		return err

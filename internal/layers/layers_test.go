@@ -29,7 +29,7 @@ var layerOf = map[string]int{
 
 	"matvis/cpu": 3, "matvis/gpu": 3, "matvis/nufftcpu": 3, "matvis/multi": 3, "matvis/shard": 3,
 
-	"matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "matvis/uvdata": 4, "matvis/part": 4,
+	"matvis/input": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "matvis/uvdata": 4, "matvis/part": 4,
 	"matvis/backends": 4, "matvis/backendtest": 4,
 
 	"matvis/profile": 5,
@@ -38,15 +38,10 @@ var layerOf = map[string]int{
 }
 
 // knownUpward are the imports from a lower layer to a higher one that the
-// code has today: the core still holds the glue of the input formats
-// (spec.go, specrefs.go, obsparam.go, astrocoords.go). Moving it out is
-// issue 24's next step; the test fails when one is added, and when one of
-// these goes (so that the list shrinks with the code).
-var knownUpward = []string{
-	"matvis -> matvis/obsparam",
-	"matvis -> matvis/simspec",
-	"matvis -> matvis/skymodel",
-}
+// code still has; the test fails when one is added, and when one of these
+// goes (so that the list shrinks with the code). None is left since the
+// format glue moved from the core to matvis/input.
+var knownUpward = []string{}
 
 // TestLayers: no package imports a package of a higher layer, but for
 // knownUpward; every package of the module has a layer.
@@ -92,19 +87,17 @@ func TestLayers(t *testing.T) {
 }
 
 // TestCoreDependencies: the core and the backends depend on no file
-// format's library (YAML, FITS, HDF5) but through the known upward
-// imports' packages and the beam's beamfits reader — the packages named
-// here; the test fails when another path brings one in, or an HDF5
-// library at all.
+// format's library (YAML, FITS, HDF5) but for the beam's beamfits reader
+// (fitsio, named here); the test fails when another path brings one in.
 func TestCoreDependencies(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", module+"matvis", module+"matvis/cpu", module+"matvis/gpu").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	// The format libraries the core reaches today, through matvis's
-	// glue (yaml: obsparam) and matvis/beam's beamfits reader (fitsio);
-	// HDF5 is read by the module's own internal/h5read only.
-	allowedNow := []string{"gopkg.in/yaml.v3", "github.com/astrogo/fitsio"}
+	// The format library the core reaches today: matvis/beam's beamfits
+	// reader (fitsio). YAML is read by matvis/input's formats only, HDF5
+	// by the module's own internal/h5read.
+	allowedNow := []string{"github.com/astrogo/fitsio"}
 	for _, dep := range strings.Fields(string(out)) {
 		if !(strings.Contains(dep, "yaml") || strings.Contains(dep, "fits") || strings.Contains(dep, "hdf5")) {
 			continue

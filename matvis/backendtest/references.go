@@ -3,6 +3,7 @@ package backendtest
 import (
 	"context"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"path/filepath"
 	"testing"
 
@@ -52,11 +53,11 @@ func checkReference(t *testing.T, be matvis.Backend, ref sharedtest.Reference, c
 	}
 	refPrec := s.Precision
 	s.Precision = prec
-	so := &matvis.SpecOptions{CoordMethod: coords}
+	so := &input.SpecOptions{CoordMethod: coords}
 	if coords == coordTopo {
-		so = &matvis.SpecOptions{Topo: loadTopo(t, ref.Dir)}
+		so = &input.SpecOptions{Topo: loadTopo(t, ref.Dir)}
 	}
-	sim, err := matvis.FromSpec(s, so)
+	sim, err := input.FromSpec(s, so)
 	if err != nil {
 		t.Fatal(err)
 	}

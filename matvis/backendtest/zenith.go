@@ -2,6 +2,7 @@ package backendtest
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"os"
@@ -80,7 +81,7 @@ func ZenithObsparam(t testing.TB, offDeg float64, nt int, dtSec float64, stokes 
 // apparent sidereal time and the latitude.
 func zenithICRS(t testing.TB, jd float64) (ra, dec float64) {
 	t.Helper()
-	eop, err := matvis.BuiltinEOP([]float64{jd}, nil)
+	eop, err := input.BuiltinEOP([]float64{jd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

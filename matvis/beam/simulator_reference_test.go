@@ -3,6 +3,7 @@ package beam_test
 import (
 	"context"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"os"
@@ -47,7 +48,7 @@ func runSpec(t *testing.T, s *simspec.Spec, dir string) ([]complex128, error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := matvis.FromSpec(s, &matvis.SpecOptions{Topo: topo})
+	sim, err := input.FromSpec(s, &input.SpecOptions{Topo: topo})
 	if err != nil {
 		return nil, err
 	}
@@ -79,7 +80,7 @@ func relErr(got, want []complex128) float64 {
 }
 
 // TestSimulatorBeamfitsReferences runs every beamfits reference spec through
-// the simulator (spec → matvis.FromSpec → cpu backend) with astropy's ENU
+// the simulator (spec → input.FromSpec → cpu backend) with astropy's ENU
 // vectors and compares with matvis: the default cubic interpolation with
 // vis.npy (matvis CPU) in both precisions, and bilinear (beam_spline_opts
 // order 1) with vis_gpu.npy, whose GPU kernel interpolates bilinearly.
@@ -174,7 +175,7 @@ func TestSimulatorBeamGridMemoryTerm(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := matvis.FromSpec(s, &matvis.SpecOptions{Topo: topo})
+	sim, err := input.FromSpec(s, &input.SpecOptions{Topo: topo})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -194,11 +195,11 @@ func TestPoleZenithTrackGPU(t *testing.T) {
 	names := [2][2]string{{"xx", "xy"}, {"yx", "yy"}}
 	for _, off := range []float64{0, 0.05} {
 		cfg := backendtest.ZenithObsparam(t, off, 67, 18, backendtest.ZenithStokes)
-		sim, obs, err := matvis.FromObsConfig(cfg, nil)
+		sim, obs, err := input.FromObsConfig(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := matvis.GriddedPole(sim.Beams, sim.Mode); got != beam.PoleContinued {
+		if got := input.GriddedPole(sim.Beams, sim.Mode); got != beam.PoleContinued {
 			t.Fatalf("offset %g°: the default zenith treatment is %q, want %q", off, got, beam.PoleContinued)
 		}
 		want, err := cpu.New().Run(context.Background(), sim)

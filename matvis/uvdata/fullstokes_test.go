@@ -2,6 +2,7 @@ package uvdata_test
 
 import (
 	"context"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"path/filepath"
@@ -94,7 +95,7 @@ func slicesMax(x []float64) float64 {
 // returns its UVH5 as read back.
 func runSpecUVH5(t *testing.T, spec *simspec.Spec) *uvh5.File {
 	t.Helper()
-	sim, obs, err := matvis.FromSpecObservation(spec, nil)
+	sim, obs, err := input.FromSpecObservation(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

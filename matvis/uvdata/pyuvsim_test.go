@@ -2,6 +2,7 @@ package uvdata_test
 
 import (
 	"context"
+	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
 	"path/filepath"
@@ -26,17 +27,17 @@ func simulateObsParam(t *testing.T, dir string, precision int) (*matvis.Simulati
 func simulateObsParamRot(t *testing.T, dir string, precision int, rot matvis.CoherencyRotation) (*matvis.Simulation, *uvh5.File) {
 	t.Helper()
 	obsPath := filepath.Join(dir, "obsparam.yaml")
-	o := &matvis.ObsOptions{Precision: precision, Rotation: rot}
-	sim, obs, err := matvis.FromObsParam(obsPath, o)
+	o := &input.ObsOptions{Precision: precision, Rotation: rot}
+	sim, obs, err := input.FromObsParam(obsPath, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	eop, err := matvis.ReadEOPFile(filepath.Join(dir, "eop.json"), sim.Times)
+	eop, err := input.ReadEOPFile(filepath.Join(dir, "eop.json"), sim.Times)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o.EOP = eop
-	if sim, obs, err = matvis.FromObsParam(obsPath, o); err != nil {
+	if sim, obs, err = input.FromObsParam(obsPath, o); err != nil {
 		t.Fatal(err)
 	}
 	res, err := cpu.New().Run(context.Background(), sim)
@@ -154,7 +155,7 @@ func TestSpecEqualsObsParam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, obs, err := matvis.FromSpecObservation(spec, nil)
+	sim, obs, err := input.FromSpecObservation(spec, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

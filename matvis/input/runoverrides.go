@@ -1,4 +1,6 @@
-package matvis
+package input
+
+import "github.com/gomatvis/gomatvis/matvis"
 
 // RunOverrides are run options given over an input's own (the CLI's
 // --max-memory, --min-chunks, --source-buffer, --memory-buffer and
@@ -10,11 +12,11 @@ type RunOverrides struct {
 	MinChunks    int
 	SourceBuffer float64
 	MemoryBuffer float64
-	MatProd      MatProd
+	MatProd      matvis.MatProd
 }
 
 // apply sets o's options that r gives.
-func (r RunOverrides) apply(o *Options) {
+func (r RunOverrides) apply(o *matvis.Options) {
 	if r.MaxMemory != 0 {
 		o.MaxMemory = r.MaxMemory
 	}

@@ -1,6 +1,7 @@
-package matvis
+package input
 
 import (
+	"github.com/gomatvis/gomatvis/matvis"
 	"math"
 	"math/cmplx"
 	"os"
@@ -138,7 +139,7 @@ func TestFromObsConfigFreqInterp(t *testing.T) {
 				if cfg.Telescope.FreqInterpKind != map[string]string{"": "cubic"}[tc.kind]+tc.kind {
 					t.Errorf("FreqInterpKind %q", cfg.Telescope.FreqInterpKind)
 				}
-				var sim *Simulation
+				var sim *matvis.Simulation
 				sim, _, err = FromObsConfig(cfg, &ObsOptions{})
 				if err == nil {
 					if k := sim.Beams[0].(*beam.Gridded).FreqInterp(); k != tc.kind {

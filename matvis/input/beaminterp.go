@@ -1,7 +1,8 @@
-package matvis
+package input
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis"
 	"slices"
 	"strings"
 
@@ -136,11 +137,11 @@ func CheckBeamPole(kind string) error {
 // zenith) and pyuvdata's exact edge otherwise — a Stokes-I sky (which
 // pyuvsim's references test to 1e-5) and RotationPyradiosky (the
 // pyuvsim-reproduction mode).
-func obsPole(asked string, polarizedSky bool, rot CoherencyRotation) string {
+func obsPole(asked string, polarizedSky bool, rot matvis.CoherencyRotation) string {
 	switch {
 	case asked != "":
 		return asked
-	case polarizedSky && EffectiveRotation(rot) == RotationIAU:
+	case polarizedSky && matvis.EffectiveRotation(rot) == matvis.RotationIAU:
 		return beam.PoleContinued
 	}
 	return beam.PoleEdge

@@ -1,7 +1,8 @@
-package matvis
+package input
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -22,7 +23,7 @@ type ObsOptions struct {
 	// output's history and meta.json; ignored when EOP is nil.
 	EOPSource string
 	// Topo, when set, replaces the computed ENU vectors (e.g. pyradiosky's).
-	Topo Coordinates
+	Topo matvis.Coordinates
 	// CoordMethod is an astro method; empty means CoordinateRotationAstropy,
 	// which agrees with astropy's AltAz (what pyuvsim uses).
 	CoordMethod string
@@ -44,7 +45,7 @@ type ObsOptions struct {
 	// beams' basis: empty or RotationIAU is the one derived from the IAU
 	// convention (docs/stokes.md), the default; RotationPyradiosky
 	// reproduces pyuvsim 1.2 (Rᵀ·C·R with pyradiosky's rigid basis).
-	Rotation CoherencyRotation
+	Rotation matvis.CoherencyRotation
 	// BeamInterp is the spatial interpolation of beamfits beams, one of
 	// beam.SpatialInterps; empty means az_za_simple, pyuvdata's default,
 	// which pyuvsim uses.
@@ -63,7 +64,7 @@ type ObsOptions struct {
 // the Observation that describes its output. Analytic beams take pyuvsim's
 // diagonal Jones convention (beam.DiagonalJones); the sky is evaluated per
 // channel from the catalog's spectral model.
-func FromObsParam(path string, o *ObsOptions) (*Simulation, *Observation, error) {
+func FromObsParam(path string, o *ObsOptions) (*matvis.Simulation, *matvis.Observation, error) {
 	cfg, err := obsparam.Read(path)
 	if err != nil {
 		return nil, nil, err
@@ -72,7 +73,7 @@ func FromObsParam(path string, o *ObsOptions) (*Simulation, *Observation, error)
 }
 
 // FromObsConfig is FromObsParam for a configuration already read.
-func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observation, error) {
+func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *matvis.Observation, error) {
 	if o == nil {
 		o = &ObsOptions{}
 	}
@@ -100,7 +101,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		return nil, nil, err
 	}
 	tel := cfg.Telescope
-	c := Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
+	c := matvis.Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
 	for _, a := range tel.Antennas {
 		c.Antennas = append(c.Antennas, a.ENU)
 	}
@@ -138,12 +139,12 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		return nil, nil, err
 	}
 	if sky.Polarized() {
-		obs.History += " " + RotationNote(o.Rotation)
+		obs.History += " " + matvis.RotationNote(o.Rotation)
 		// The neighbours' warnings repeat the positions' own.
 		quiet := *o
 		quiet.Warn = nil
-		mk := func(ra, dec []float64) (Coordinates, error) { return obsAstro(cfg, &quiet, ra, dec) }
-		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, sky.RA(), sky.Dec()); err != nil {
+		mk := func(ra, dec []float64) (matvis.Coordinates, error) { return obsAstro(cfg, &quiet, ra, dec) }
+		if c.PolBasis, err = matvis.NewPolBasis(o.Rotation, mk, sky.RA(), sky.Dec()); err != nil {
 			return nil, nil, fmt.Errorf("matvis: %s: %w", cfg.Sources.Catalog, err)
 		}
 	}
@@ -151,7 +152,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 		obs.ENU = append([][3]float64(nil), c.Antennas...)
 		c.Options.AntPairs = obs.Baselines
 		c.Options.Polarized = obs.NeedsPolarized()
-		if !c.Options.Polarized && obs.Pols[0] == PolYY {
+		if !c.Options.Polarized && obs.Pols[0] == matvis.PolYY {
 			c.Options.Feed = beam.FeedY
 		}
 	} else {
@@ -160,7 +161,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*Simulation, *Observati
 			c.Options.OutputTimes = 0
 		}
 	}
-	sim, err := New(c)
+	sim, err := matvis.New(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -212,7 +213,7 @@ func (o *ObsOptions) beamInterp() string {
 
 // obsCoords builds the ENU vectors of the catalog at the configuration's
 // times and site.
-func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (Coordinates, error) {
+func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (matvis.Coordinates, error) {
 	if o.Topo != nil {
 		return o.Topo, nil
 	}
@@ -220,7 +221,7 @@ func obsCoords(cfg *obsparam.Config, sky *skymodel.Sky, o *ObsOptions) (Coordina
 }
 
 // obsAstro is the configuration's astrometry of sources at ra, dec.
-func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (Coordinates, error) {
+func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (matvis.Coordinates, error) {
 	method := o.CoordMethod
 	if method == "" {
 		method = string(astro.MethodAstropy)
@@ -240,9 +241,9 @@ func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (Coordinat
 }
 
 // newObsObservation describes the configuration's output.
-func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*Observation, error) {
+func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observation, error) {
 	t := cfg.Telescope
-	obs := &Observation{
+	obs := &matvis.Observation{
 		TelescopeName:   t.Name,
 		Site:            astro.Site{LatDeg: t.LatDeg, LonDeg: t.LonDeg, HeightM: t.AltM},
 		Pols:            cfg.Pols,

@@ -1,4 +1,4 @@
-package matvis
+package input
 
 import (
 	"github.com/gomatvis/gomatvis/matvis/beam"

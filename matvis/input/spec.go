@@ -1,7 +1,8 @@
-package matvis
+package input
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis"
 	"path/filepath"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
@@ -13,13 +14,13 @@ import (
 type SpecOptions struct {
 	// Topo, when set, replaces the spec's coordinate method with these
 	// precomputed ENU vectors (the CLI's --topo).
-	Topo Coordinates
+	Topo matvis.Coordinates
 	// CoordMethod, when set, overrides the spec's coord_method.
 	CoordMethod string
 	// Rotation is how a polarized sky's coherency is turned into the
 	// beams' basis (empty or RotationIAU: derived from the IAU convention,
 	// docs/stokes.md; RotationPyradiosky: pyuvsim 1.2's).
-	Rotation CoherencyRotation
+	Rotation matvis.CoherencyRotation
 	// Precision, when set (1 or 2), overrides the spec's precision.
 	Precision int
 	// Run overrides the spec's options section (memory budget, chunking,
@@ -38,7 +39,7 @@ type SpecOptions struct {
 }
 
 // FromSpecFile reads, validates and converts the spec at path.
-func FromSpecFile(path string, o *SpecOptions) (*Simulation, error) {
+func FromSpecFile(path string, o *SpecOptions) (*matvis.Simulation, error) {
 	s, err := simspec.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -47,12 +48,12 @@ func FromSpecFile(path string, o *SpecOptions) (*Simulation, error) {
 }
 
 // FromSpec converts a validated spec into a Simulation.
-func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
+func FromSpec(s *simspec.Spec, o *SpecOptions) (*matvis.Simulation, error) {
 	c, err := specConfig(s, o)
 	if err != nil {
 		return nil, err
 	}
-	return New(c)
+	return matvis.New(c)
 }
 
 // FromSpecObservation converts a validated spec into a Simulation whose
@@ -60,12 +61,12 @@ func FromSpec(s *simspec.Spec, o *SpecOptions) (*Simulation, error) {
 // file holds them: antennas named ANT0…, every baseline with ant1 ≥ ant2
 // (or the spec's antpairs as (ant1, ant2)), xx, yy, xy, yx when polarized
 // (else the use_feed's own), the spec's site, EOP and telescope name.
-func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observation, error) {
+func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*matvis.Simulation, *matvis.Observation, error) {
 	c, err := specConfig(s, o)
 	if err != nil {
 		return nil, nil, err
 	}
-	obs := DefaultObservation(len(c.Antennas), c.Options)
+	obs := matvis.DefaultObservation(len(c.Antennas), c.Options)
 	if s.LayoutCSV != "" {
 		ants, err := specLayout(s)
 		if err != nil {
@@ -76,7 +77,7 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 			obs.AntNames = append(obs.AntNames, a.Name)
 			obs.AntNums = append(obs.AntNums, a.Number)
 		}
-		obs.Baselines = LowerBaselines(obs.AntNums)
+		obs.Baselines = matvis.LowerBaselines(obs.AntNums)
 	}
 	if s.Telescope.Name != "" {
 		obs.TelescopeName = s.Telescope.Name
@@ -84,11 +85,11 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 	if s.Name != "" {
 		obs.History = fmt.Sprintf("Simulated with gomatvis from the spec %q.", s.Name)
 	}
-	if ps, ok := c.Sky.(PolarizedSpectrum); ok && ps.Polarized() {
+	if ps, ok := c.Sky.(matvis.PolarizedSpectrum); ok && ps.Polarized() {
 		if obs.History != "" {
 			obs.History += " "
 		}
-		obs.History += RotationNote(o.rotation())
+		obs.History += matvis.RotationNote(o.rotation())
 	}
 	if note := beamInterpNote(c.Beams); note != "" {
 		if obs.History != "" {
@@ -107,7 +108,7 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 	if err := obs.Validate(len(c.Antennas), len(c.Times), len(c.Freqs)); err != nil {
 		return nil, nil, err
 	}
-	sim, err := New(c)
+	sim, err := matvis.New(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -121,7 +122,7 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*Simulation, *Observa
 }
 
 // rotation is o's Rotation (nil: the default).
-func (o *SpecOptions) rotation() CoherencyRotation {
+func (o *SpecOptions) rotation() matvis.CoherencyRotation {
 	if o == nil {
 		return ""
 	}
@@ -129,16 +130,16 @@ func (o *SpecOptions) rotation() CoherencyRotation {
 }
 
 // specConfig is the Config of a validated spec.
-func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
+func specConfig(s *simspec.Spec, o *SpecOptions) (matvis.Config, error) {
 	if o == nil {
 		o = &SpecOptions{}
 	}
-	c := Config{Freqs: s.FreqsHz, Times: s.TimesJD}
+	c := matvis.Config{Freqs: s.FreqsHz, Times: s.TimesJD}
 	if err := specSources(s, &c); err != nil {
-		return Config{}, err
+		return matvis.Config{}, err
 	}
 	if err := specAntennas(s, &c); err != nil {
-		return Config{}, err
+		return matvis.Config{}, err
 	}
 	order := 3
 	if s.BeamSplineOpts != nil {
@@ -157,7 +158,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 			bm, err = withPole(bm, o.Pole)
 		}
 		if err != nil {
-			return Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
+			return matvis.Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
 		}
 		c.Beams = append(c.Beams, bm)
 	}
@@ -166,9 +167,9 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 	}
 	feed, err := beam.ParseFeed(s.UseFeed)
 	if err != nil {
-		return Config{}, fmt.Errorf("matvis: use_feed: %w", err)
+		return matvis.Config{}, fmt.Errorf("matvis: use_feed: %w", err)
 	}
-	c.Options = Options{Precision: prec, Polarized: s.Polarized, Feed: feed}
+	c.Options = matvis.Options{Precision: prec, Polarized: s.Polarized, Feed: feed}
 	if s.AntPairs != nil {
 		c.Options.AntPairs = make([][2]int, len(s.AntPairs))
 		for k, p := range s.AntPairs {
@@ -181,7 +182,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		c.Options.MinChunks = so.MinChunks
 		c.Options.SourceBuffer = so.SourceBuffer
 		c.Options.MemoryBuffer = so.MemoryBuffer
-		c.Options.MatProd = MatProd(so.MatProd)
+		c.Options.MatProd = matvis.MatProd(so.MatProd)
 		bcrsEvery = so.UpdateBCRSEveryS
 	}
 	o.Run.apply(&c.Options)
@@ -195,13 +196,13 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		// polarized sky's basis is then astropy's.
 		method = simspec.CoordAstropy
 	}
-	if ps, ok := c.Sky.(PolarizedSpectrum); ok && ps.Polarized() {
-		mk := func(ra, dec []float64) (Coordinates, error) {
+	if ps, ok := c.Sky.(matvis.PolarizedSpectrum); ok && ps.Polarized() {
+		mk := func(ra, dec []float64) (matvis.Coordinates, error) {
 			return specCoordinates(s, ra, dec, method, bcrsEvery, nil)
 		}
 		var err error
-		if c.PolBasis, err = NewPolBasis(o.Rotation, mk, c.RA, c.Dec); err != nil {
-			return Config{}, err
+		if c.PolBasis, err = matvis.NewPolBasis(o.Rotation, mk, c.RA, c.Dec); err != nil {
+			return matvis.Config{}, err
 		}
 	}
 	switch {
@@ -209,11 +210,11 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (Config, error) {
 		c.Coords = o.Topo
 	default:
 		if method == simspec.CoordPrecomputed {
-			return Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
+			return matvis.Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
 		}
 		crd, err := specCoordinates(s, c.RA, c.Dec, method, bcrsEvery, o.Warn)
 		if err != nil {
-			return Config{}, err
+			return matvis.Config{}, err
 		}
 		c.Coords = crd
 	}

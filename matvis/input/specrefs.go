@@ -1,7 +1,8 @@
-package matvis
+package input
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis"
 	"math"
 	"path/filepath"
 	"slices"
@@ -23,7 +24,7 @@ func specPath(s *simspec.Spec, p string) string {
 // specSources sets c's sources: the spec's inline arrays (a flux table,
 // or a Stokes table when Q, U or V rows are given), or its catalog read
 // and selected (a Spectrum evaluated per channel).
-func specSources(s *simspec.Spec, c *Config) error {
+func specSources(s *simspec.Spec, c *matvis.Config) error {
 	if s.Sources.Catalog == nil {
 		src := s.Sources
 		c.RA, c.Dec = src.RARad, src.DecRad
@@ -125,7 +126,7 @@ func selectSky(sky *skymodel.Sky, minFlux, maxFlux *float64, nonNegative bool) (
 }
 
 // specAntennas sets c's antennas (and, from a layout, their beams).
-func specAntennas(s *simspec.Spec, c *Config) error {
+func specAntennas(s *simspec.Spec, c *matvis.Config) error {
 	if s.LayoutCSV == "" {
 		for _, a := range s.AntennasENU {
 			c.Antennas = append(c.Antennas, [3]float64{a[0], a[1], a[2]})

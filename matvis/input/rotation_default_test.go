@@ -1,64 +1,47 @@
-package matvis
+package input
 
 import (
+	"github.com/gomatvis/gomatvis/matvis"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
-	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
 // TestDefaultRotationIAU: the IAU rotation (with the exact local mapping,
-// FDBasis) is the default of every input — a library Config, a simspec and
-// a pyuvsim configuration — and RotationPyradiosky (with pyradiosky's
-// RigidBasis) stays selectable; the outputs' history names the one that
-// ran.
+// FDBasis) is the default of a simspec and a pyuvsim configuration, as of
+// a library Config (matvis's TestDefaultRotationIAULibrary), and
+// RotationPyradiosky (with pyradiosky's RigidBasis) stays selectable; the
+// outputs' history names the one that ran.
 func TestDefaultRotationIAU(t *testing.T) {
-	// Library Config: "" settles to RotationIAU, and LocalCoherency reads
-	// "" as it.
-	sky := rigid{lat: -0.5, lst: []float64{0}, ra: []float64{0}, dec: []float64{-0.5}}
-	sim, err := New(Config{
-		Antennas: [][3]float64{{0, 0, 0}}, Freqs: []float64{1e8}, RA: sky.ra, Dec: sky.dec,
-		Sky: polSky{}, Coords: sky, Beams: []beam.Beam{beam.ShortDipole{}},
-		PolBasis: fixedBasis{1, 1}, Options: Options{Polarized: true},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if sim.Options.Rotation != RotationIAU {
-		t.Errorf("Config: rotation %q, want %q", sim.Options.Rotation, RotationIAU)
-	}
-	if got, want := LocalCoherency(1, 0.6, 0.3, 0.1, 0.8, 0.6, ""), LocalCoherency(1, 0.6, 0.3, 0.1, 0.8, 0.6, RotationIAU); got != want {
-		t.Errorf(`LocalCoherency(""): %v, want the IAU rotation's %v`, got, want)
-	}
 	root := sharedtest.Dir(t)
 	spec, err := simspec.ReadFile(filepath.Join(root, "specs", "fullstokes-airy.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	obsPath := filepath.Join(root, "reference", "pyuvsim-fullstokes-airy", "obsparam.yaml")
-	for _, rot := range []CoherencyRotation{"", RotationIAU, RotationPyradiosky} {
-		want := EffectiveRotation(rot)
-		check := func(input string, sim *Simulation, obs *Observation) {
+	for _, rot := range []matvis.CoherencyRotation{"", matvis.RotationIAU, matvis.RotationPyradiosky} {
+		want := matvis.EffectiveRotation(rot)
+		check := func(input string, sim *matvis.Simulation, obs *matvis.Observation) {
 			t.Helper()
 			if sim.Options.Rotation != want {
 				t.Errorf("%s, rotation %q: runs %q, want %q", input, rot, sim.Options.Rotation, want)
 			}
 			switch b := sim.PolBasis.(type) {
-			case *FDBasis:
-				if want != RotationIAU {
+			case *matvis.FDBasis:
+				if want != matvis.RotationIAU {
 					t.Errorf("%s, rotation %q: FDBasis, want RigidBasis", input, rot)
 				}
-			case *RigidBasis:
-				if want != RotationPyradiosky {
+			case *matvis.RigidBasis:
+				if want != matvis.RotationPyradiosky {
 					t.Errorf("%s, rotation %q: RigidBasis, want FDBasis", input, rot)
 				}
 			default:
 				t.Errorf("%s, rotation %q: basis %T", input, rot, b)
 			}
-			if obs != nil && !strings.Contains(obs.History, RotationNote(want)) {
+			if obs != nil && !strings.Contains(obs.History, matvis.RotationNote(want)) {
 				t.Errorf("%s, rotation %q: history %q does not name the rotation", input, rot, obs.History)
 			}
 			if obs != nil && !strings.Contains(obs.History, "Stokes rotation: "+string(want)) {
@@ -86,13 +69,13 @@ func TestDefaultRotationIAU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.PolBasis.(*FDBasis); !ok || s.Options.Rotation != RotationIAU || !strings.Contains(obs.History, "Stokes rotation: iau") {
+	if _, ok := s.PolBasis.(*matvis.FDBasis); !ok || s.Options.Rotation != matvis.RotationIAU || !strings.Contains(obs.History, "Stokes rotation: iau") {
 		t.Errorf("obsparam, nil options: rotation %q, basis %T, history %q; want iau, FDBasis, named", s.Options.Rotation, s.PolBasis, obs.History)
 	}
 	if s, obs, err = FromSpecObservation(spec, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.PolBasis.(*FDBasis); !ok || s.Options.Rotation != RotationIAU || !strings.Contains(obs.History, "Stokes rotation: iau") {
+	if _, ok := s.PolBasis.(*matvis.FDBasis); !ok || s.Options.Rotation != matvis.RotationIAU || !strings.Contains(obs.History, "Stokes rotation: iau") {
 		t.Errorf("simspec, nil options: rotation %q, basis %T, history %q; want iau, FDBasis, named", s.Options.Rotation, s.PolBasis, obs.History)
 	}
 	// A Stokes-I sky's history says nothing of a rotation.

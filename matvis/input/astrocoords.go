@@ -1,7 +1,8 @@
-package matvis
+package input
 
 import (
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
@@ -11,7 +12,7 @@ import (
 // with matvis/astro: method is an astro.Method (coord_method), bcrsEvery the
 // seconds between BCRS-step refreshes of the ERFA method, warn receives
 // astro's warnings (nil: discarded).
-func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
+func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (matvis.Coordinates, error) {
 	ra, dec := s.Sources.RARad, s.Sources.DecRad
 	if s.Sources.Catalog != nil {
 		sky, err := specCatalog(s)
@@ -24,7 +25,7 @@ func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn fun
 }
 
 // specCoordinates is SpecCoordinates for the sources at ra, dec.
-func specCoordinates(s *simspec.Spec, ra, dec []float64, method string, bcrsEvery float64, warn func(string)) (Coordinates, error) {
+func specCoordinates(s *simspec.Spec, ra, dec []float64, method string, bcrsEvery float64, warn func(string)) (matvis.Coordinates, error) {
 	cfg := astro.Config{
 		Method:          astro.Method(method),
 		Site:            astro.Site{LatDeg: s.Telescope.LatDeg, LonDeg: s.Telescope.LonDeg, HeightM: s.Telescope.HeightM},
