@@ -47,20 +47,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if err := rf.check(fs); err != nil {
+	fusedMode, err := checkSimulateFlags(fs, rf, *beamInterp, *beamPole, *fused)
+	if err != nil {
 		return err
 	}
-	if err := input.CheckBeamInterp(*beamInterp); err != nil {
-		return fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
-	}
-	if err := input.CheckBeamPole(*beamPole); err != nil {
-		return fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
-	}
 	precision := in.precisionOverride(*rf.precision)
-	fusedMode, err := gpu.ParseFusedMode(*fused)
-	if err != nil {
-		return fmt.Errorf("--gpu-fused: %w", err)
-	}
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
 			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
@@ -104,10 +95,37 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			return fmt.Errorf("writing %s: %w", *out, err)
 		}
 	}
+	reportSimulate(stdout, in, sim, obs, res, be.Name(), wall, *out, blas, bo.uvh5)
+	return nil
+}
+
+// checkSimulateFlags checks the run flags and the beam and fused-kernel
+// choices, returning the fused mode.
+func checkSimulateFlags(fs *flag.FlagSet, rf *runFlags, beamInterp, beamPole, fused string) (gpu.FusedMode, error) {
+	if err := rf.check(fs); err != nil {
+		return 0, err
+	}
+	if err := input.CheckBeamInterp(beamInterp); err != nil {
+		return 0, fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
+	}
+	if err := input.CheckBeamPole(beamPole); err != nil {
+		return 0, fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
+	}
+	mode, err := gpu.ParseFusedMode(fused)
+	if err != nil {
+		return 0, fmt.Errorf("--gpu-fused: %w", err)
+	}
+	return mode, nil
+}
+
+// reportSimulate prints a finished run's line, its one per-integration
+// figure, the CPU's BLAS and what the output's conventions are.
+func reportSimulate(stdout io.Writer, in *simInput, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result,
+	backend string, wall time.Duration, out, blas string, uvh5 bool) {
 	fmt.Fprintf(stdout, "%s: %d sources, %d antennas, %d baselines, %d chunk(s), %d freq × %d times, %s, %s backend (%s): %.3g s in all → %s %v\n",
 		in.name(), sim.NSrc(), sim.NAnt(), len(sim.Pairs), res.Plan.NChunks, sim.NFreq(), sim.NTime(),
-		precisionName(sim.Options.Precision, sim.Options.Polarized), be.Name(), res.Stats.MatProdImpl,
-		wall.Seconds(), *out, sim.OutputShape())
+		precisionName(sim.Options.Precision, sim.Options.Polarized), backend, res.Stats.MatProdImpl,
+		wall.Seconds(), out, sim.OutputShape())
 	// The one per-integration figure, named, as profile prints it: the
 	// run's wall (the backend's set-up included; opening the device and,
 	// for .npy, writing the output not) over its integrations, with the GPU
@@ -117,16 +135,15 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		fmt.Fprintln(stdout, blas)
 	}
 	switch {
-	case !bo.uvh5 && obs != nil:
-		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(*out))
-	case !bo.uvh5:
-		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(*out))
-	case isUVFITS(*out):
+	case !uvh5 && obs != nil:
+		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(out))
+	case !uvh5:
+		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(out))
+	case isUVFITS(out):
 		fmt.Fprintf(stdout, "UVFITS as pyuvdata writes it, unphased (drift, as the UVH5; docs/uvfits.md): baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −(ENU(ant2) − ENU(ant1))/c\n")
 	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
-	return nil
 }
 
 // runNpy runs sim whole; a cancelled run saves its finished integrations

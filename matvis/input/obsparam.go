@@ -84,48 +84,18 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	for _, w := range cfg.Warnings {
 		warn(w)
 	}
-	eopSource := o.EOPSource
-	if o.EOP == nil {
-		eop, err := BuiltinEOP(cfg.TimesJD, warn)
-		if err != nil {
-			return nil, nil, fmt.Errorf("matvis: %s: Earth orientation: %w", cfg.Path, err)
-		}
-		withEOP := *o
-		withEOP.EOP = eop
-		o, eopSource = &withEOP, BuiltinEOPSource
-	} else if eopSource == "" {
-		eopSource = "given by the caller (ObsOptions.EOP)"
+	o, eopSource, err := withObsEOP(cfg, o, warn)
+	if err != nil {
+		return nil, nil, err
 	}
 	sky, err := readObsSky(cfg)
 	if err != nil {
 		return nil, nil, err
 	}
-	tel := cfg.Telescope
-	c := matvis.Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
-	for _, a := range tel.Antennas {
-		c.Antennas = append(c.Antennas, a.ENU)
+	c, err := obsConfig(cfg, o, sky)
+	if err != nil {
+		return nil, nil, err
 	}
-	prec := o.Precision
-	if prec == 0 {
-		prec = 2
-	}
-	for i, b := range tel.Beams {
-		bm, err := obsBeam(b, tel.SplineOrder, tel.FreqInterpKind, prec)
-		if err == nil {
-			bm, err = withSpatialInterp(bm, o.beamInterp())
-		}
-		if err == nil {
-			bm, err = withPole(bm, obsPole(o.Pole, sky.Polarized(), o.Rotation))
-		}
-		if err != nil {
-			return nil, nil, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
-		}
-		c.Beams = append(c.Beams, bm)
-	}
-	c.BeamIdx = tel.BeamIndex()
-	c.Options.Precision = prec
-	c.Options.Rotation = o.Rotation
-	o.Run.apply(&c.Options)
 	obs, err := newObsObservation(cfg, o.EOP)
 	if err != nil {
 		return nil, nil, err
@@ -148,19 +118,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 			return nil, nil, fmt.Errorf("matvis: %s: %w", cfg.Sources.Catalog, err)
 		}
 	}
-	if o.MatvisConventions {
-		obs.ENU = append([][3]float64(nil), c.Antennas...)
-		c.Options.AntPairs = obs.Baselines
-		c.Options.Polarized = obs.NeedsPolarized()
-		if !c.Options.Polarized && obs.Pols[0] == matvis.PolYY {
-			c.Options.Feed = beam.FeedY
-		}
-	} else {
-		obs.UseConventions(&c)
-		if o.WholeOutput {
-			c.Options.OutputTimes = 0
-		}
-	}
+	obsOutputConventions(&c, obs, o)
 	sim, err := matvis.New(c)
 	if err != nil {
 		return nil, nil, err
@@ -169,6 +127,77 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 		obs.History += " " + note
 	}
 	return sim, obs, nil
+}
+
+// withObsEOP is o with the Earth orientation of the configuration's
+// times: the caller's (ObsOptions.EOP) or the embedded IERS tables'; the
+// second result names which.
+func withObsEOP(cfg *obsparam.Config, o *ObsOptions, warn func(string)) (*ObsOptions, string, error) {
+	if o.EOP != nil {
+		if o.EOPSource == "" {
+			return o, "given by the caller (ObsOptions.EOP)", nil
+		}
+		return o, o.EOPSource, nil
+	}
+	eop, err := BuiltinEOP(cfg.TimesJD, warn)
+	if err != nil {
+		return nil, "", fmt.Errorf("matvis: %s: Earth orientation: %w", cfg.Path, err)
+	}
+	withEOP := *o
+	withEOP.EOP = eop
+	return &withEOP, BuiltinEOPSource, nil
+}
+
+// obsConfig is the Config of the configuration's channels, times, sky,
+// antennas and beams (each with the run's spatial interpolation and
+// zenith treatment), with the run's precision, rotation and overrides.
+func obsConfig(cfg *obsparam.Config, o *ObsOptions, sky *skymodel.Sky) (matvis.Config, error) {
+	tel := cfg.Telescope
+	c := matvis.Config{Freqs: cfg.Freqs, Times: cfg.TimesJD, RA: sky.RA(), Dec: sky.Dec(), Sky: sky}
+	for _, a := range tel.Antennas {
+		c.Antennas = append(c.Antennas, a.ENU)
+	}
+	prec := o.Precision
+	if prec == 0 {
+		prec = 2
+	}
+	for i, b := range tel.Beams {
+		bm, err := obsBeam(b, tel.SplineOrder, tel.FreqInterpKind, prec)
+		if err == nil {
+			bm, err = withSpatialInterp(bm, o.beamInterp())
+		}
+		if err == nil {
+			bm, err = withPole(bm, obsPole(o.Pole, sky.Polarized(), o.Rotation))
+		}
+		if err != nil {
+			return c, fmt.Errorf("matvis: %s: beam_paths[%d]: %w", tel.ConfigFile, tel.BeamIDs[i], err)
+		}
+		c.Beams = append(c.Beams, bm)
+	}
+	c.BeamIdx = tel.BeamIndex()
+	c.Options.Precision = prec
+	c.Options.Rotation = o.Rotation
+	o.Run.apply(&c.Options)
+	return c, nil
+}
+
+// obsOutputConventions sets the pairs, feeds and positions of the output's
+// conventions: matvis's (every pair the configuration asks, in its
+// polarization) or pyuvsim's (Observation.UseConventions).
+func obsOutputConventions(c *matvis.Config, obs *matvis.Observation, o *ObsOptions) {
+	if o.MatvisConventions {
+		obs.ENU = append([][3]float64(nil), c.Antennas...)
+		c.Options.AntPairs = obs.Baselines
+		c.Options.Polarized = obs.NeedsPolarized()
+		if !c.Options.Polarized && obs.Pols[0] == matvis.PolYY {
+			c.Options.Feed = beam.FeedY
+		}
+		return
+	}
+	obs.UseConventions(c)
+	if o.WholeOutput {
+		c.Options.OutputTimes = 0
+	}
 }
 
 // readObsSky reads the catalog and applies the sources section's cuts.

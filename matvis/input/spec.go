@@ -141,52 +141,17 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (matvis.Config, error) {
 	if err := specAntennas(s, &c); err != nil {
 		return matvis.Config{}, err
 	}
-	order := 3
-	if s.BeamSplineOpts != nil {
-		order = s.BeamSplineOpts.Order
-	}
 	prec := s.Precision
 	if o.Precision != 0 {
 		prec = o.Precision
 	}
-	for i, b := range s.Beams {
-		bm, err := specBeam(b, s.Dir, order, prec)
-		if err == nil {
-			bm, err = withSpatialInterp(bm, o.BeamInterp)
-		}
-		if err == nil {
-			bm, err = withPole(bm, o.Pole)
-		}
-		if err != nil {
-			return matvis.Config{}, fmt.Errorf("matvis: beams[%d]: %w", i, err)
-		}
-		c.Beams = append(c.Beams, bm)
+	if err := specBeams(s, o, prec, &c); err != nil {
+		return matvis.Config{}, err
 	}
-	if s.LayoutCSV == "" {
-		c.BeamIdx = s.BeamIdx
-	}
-	feed, err := beam.ParseFeed(s.UseFeed)
+	bcrsEvery, err := specRunOptions(s, o, prec, &c)
 	if err != nil {
-		return matvis.Config{}, fmt.Errorf("matvis: use_feed: %w", err)
+		return matvis.Config{}, err
 	}
-	c.Options = matvis.Options{Precision: prec, Polarized: s.Polarized, Feed: feed}
-	if s.AntPairs != nil {
-		c.Options.AntPairs = make([][2]int, len(s.AntPairs))
-		for k, p := range s.AntPairs {
-			c.Options.AntPairs[k] = [2]int{p[0], p[1]}
-		}
-	}
-	var bcrsEvery float64
-	if so := s.Options; so != nil {
-		c.Options.MaxMemory = int64(so.MaxMemoryBytes)
-		c.Options.MinChunks = so.MinChunks
-		c.Options.SourceBuffer = so.SourceBuffer
-		c.Options.MemoryBuffer = so.MemoryBuffer
-		c.Options.MatProd = matvis.MatProd(so.MatProd)
-		bcrsEvery = so.UpdateBCRSEveryS
-	}
-	o.Run.apply(&c.Options)
-	c.Options.Rotation = o.Rotation
 	method := s.CoordMethod
 	if o.CoordMethod != "" {
 		method = o.CoordMethod
@@ -200,25 +165,76 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (matvis.Config, error) {
 		mk := func(ra, dec []float64) (matvis.Coordinates, error) {
 			return specCoordinates(s, ra, dec, method, bcrsEvery, nil)
 		}
-		var err error
 		if c.PolBasis, err = matvis.NewPolBasis(o.Rotation, mk, c.RA, c.Dec); err != nil {
 			return matvis.Config{}, err
 		}
 	}
-	switch {
-	case o.Topo != nil:
+	if o.Topo != nil {
 		c.Coords = o.Topo
-	default:
-		if method == simspec.CoordPrecomputed {
-			return matvis.Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
-		}
-		crd, err := specCoordinates(s, c.RA, c.Dec, method, bcrsEvery, o.Warn)
-		if err != nil {
-			return matvis.Config{}, err
-		}
-		c.Coords = crd
+		return c, nil
+	}
+	if method == simspec.CoordPrecomputed {
+		return matvis.Config{}, fmt.Errorf("matvis: coord_method %q needs precomputed ENU vectors (--topo FILE.npy)", method)
+	}
+	if c.Coords, err = specCoordinates(s, c.RA, c.Dec, method, bcrsEvery, o.Warn); err != nil {
+		return matvis.Config{}, err
 	}
 	return c, nil
+}
+
+// specBeams builds the spec's beams (with the run's spatial interpolation
+// and zenith treatment) into c, and the beam of each antenna when no
+// layout file gives it.
+func specBeams(s *simspec.Spec, o *SpecOptions, prec int, c *matvis.Config) error {
+	order := 3
+	if s.BeamSplineOpts != nil {
+		order = s.BeamSplineOpts.Order
+	}
+	for i, b := range s.Beams {
+		bm, err := specBeam(b, s.Dir, order, prec)
+		if err == nil {
+			bm, err = withSpatialInterp(bm, o.BeamInterp)
+		}
+		if err == nil {
+			bm, err = withPole(bm, o.Pole)
+		}
+		if err != nil {
+			return fmt.Errorf("matvis: beams[%d]: %w", i, err)
+		}
+		c.Beams = append(c.Beams, bm)
+	}
+	if s.LayoutCSV == "" {
+		c.BeamIdx = s.BeamIdx
+	}
+	return nil
+}
+
+// specRunOptions sets c's options from the spec's (precision, polarization,
+// feed, pairs, its options section) and the run's overrides and rotation;
+// it returns the spec's BCRS update interval.
+func specRunOptions(s *simspec.Spec, o *SpecOptions, prec int, c *matvis.Config) (bcrsEvery float64, err error) {
+	feed, err := beam.ParseFeed(s.UseFeed)
+	if err != nil {
+		return 0, fmt.Errorf("matvis: use_feed: %w", err)
+	}
+	c.Options = matvis.Options{Precision: prec, Polarized: s.Polarized, Feed: feed}
+	if s.AntPairs != nil {
+		c.Options.AntPairs = make([][2]int, len(s.AntPairs))
+		for k, p := range s.AntPairs {
+			c.Options.AntPairs[k] = [2]int{p[0], p[1]}
+		}
+	}
+	if so := s.Options; so != nil {
+		c.Options.MaxMemory = int64(so.MaxMemoryBytes)
+		c.Options.MinChunks = so.MinChunks
+		c.Options.SourceBuffer = so.SourceBuffer
+		c.Options.MemoryBuffer = so.MemoryBuffer
+		c.Options.MatProd = matvis.MatProd(so.MatProd)
+		bcrsEvery = so.UpdateBCRSEveryS
+	}
+	o.Run.apply(&c.Options)
+	c.Options.Rotation = o.Rotation
+	return bcrsEvery, nil
 }
 
 // specBeam builds one spec beam.
