@@ -275,22 +275,8 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
 	r.rev = reversePairs(sim.Pairs)
 	r.targets = sim.Pairs
-	var half []int
-	var halfTargets [][2]int
-	if sim.NFeed() == 1 && r.rev != nil {
-		// Real strengths: V(−s) = conj(V(s)), so each pair and its
-		// reverse need one target.
-		// A pair listed twice has one reverse index: each pair not yet
-		// covered, as itself or as a reverse, gets its own target.
-		covered := make([]bool, len(sim.Pairs))
-		for k, p := range sim.Pairs {
-			if covered[k] {
-				continue
-			}
-			covered[k], covered[r.rev[k]] = true, true
-			half = append(half, k)
-			halfTargets = append(halfTargets, p)
-		}
+	half, halfTargets := r.halfTargets()
+	if half != nil {
 		r.half, r.targets = half, halfTargets
 	}
 	top := 0
@@ -352,6 +338,28 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
 	r.pack, r.half, r.targets = half != nil, nil, sim.Pairs
 	return r, r.worthIt()
+}
+
+// halfTargets are, for an unpolarized run whose pairs all have their
+// reverse, the pairs that get a target and those targets: real strengths
+// give V(−s) = conj(V(s)), so each pair and its reverse need one, and a
+// pair listed twice (one reverse index) gets its own when not yet covered,
+// as itself or as a reverse. nil for any other run.
+func (r *run) halfTargets() (half []int, targets [][2]int) {
+	sim := r.sim
+	if sim.NFeed() != 1 || r.rev == nil {
+		return nil, nil
+	}
+	covered := make([]bool, len(sim.Pairs))
+	for k, p := range sim.Pairs {
+		if covered[k] {
+			continue
+		}
+		covered[k], covered[r.rev[k]] = true, true
+		half = append(half, k)
+		targets = append(targets, p)
+	}
+	return half, targets
 }
 
 // The cost model's constants, CPU nanoseconds measured on the 2-core
@@ -563,6 +571,48 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
 	st := &sample.Stages
 	t := time.Now()
+	if err := r.visible(ti); err != nil {
+		return err
+	}
+	k := len(r.vis)
+	sample.NVisible = k
+	st[matvis.StageCoords] += time.Since(t)
+
+	t = time.Now()
+	nf := sim.NFeed()
+	r.amp = grow(r.amp, nf*nf*k)
+	resp.Eval(r.az, r.za, r.amp)
+	for i, a := range r.amp {
+		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
+			s := i % k
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[s], r.za[s])
+		}
+	}
+	st[matvis.StageBeam] += time.Since(t)
+
+	t = time.Now()
+	before := r.plan.Stats()
+	other, err := r.transforms(fi, ti, nf)
+	if err != nil {
+		return err
+	}
+	spread := r.plan.Stats().Spread - before.Spread
+	st[matvis.StageTauZ] += spread
+	st[matvis.StageMatProd] += time.Since(t) - spread - other
+
+	t = time.Now()
+	err = r.res.CheckFinite(fi, ti)
+	st[matvis.StageOther] += time.Since(t) + other
+	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
+	if err != nil {
+		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
+	}
+	return nil
+}
+
+// visible sets the sources above the horizon at time ti: their indices,
+// their ENU coordinates the transform uses and their az/za.
+func (r *run) visible(ti int) error {
 	if err := r.enuAt(ti); err != nil {
 		return err
 	}
@@ -579,32 +629,22 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 		}
 	}
 	k := len(r.vis)
-	sample.NVisible = k
 	r.az, r.za = grow(r.az, k), grow(r.za, k)
 	for i, s := range r.vis {
 		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
 	}
-	st[matvis.StageCoords] += time.Since(t)
+	return nil
+}
 
-	t = time.Now()
-	nf := sim.NFeed()
-	r.amp = grow(r.amp, nf*nf*k)
-	resp.Eval(r.az, r.za, r.amp)
-	for i, a := range r.amp {
-		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
-			s := i % k
-			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[s], r.za[s])
-		}
+// transforms places the visible sources in the plan and runs the
+// integration's transforms — two for a polarized run whose pairs all have
+// their reverse (storePaired), else one per feed pair — storing each; it
+// returns the time spent storing.
+func (r *run) transforms(fi, ti, nf int) (other time.Duration, err error) {
+	k := len(r.vis)
+	if err := r.plan.SetPoints(r.coords[:r.dim]); err != nil {
+		return 0, fmt.Errorf("nufftcpu: time %d: %w", ti, err)
 	}
-	st[matvis.StageBeam] += time.Since(t)
-
-	t = time.Now()
-	pl := r.plan
-	before := pl.Stats()
-	if err := pl.SetPoints(r.coords[:r.dim]); err != nil {
-		return fmt.Errorf("nufftcpu: time %d: %w", ti, err)
-	}
-	var other time.Duration
 	r.str = grow(r.str, k)
 	r.base = grow(r.base, k)
 	if r.terms > 0 {
@@ -615,47 +655,34 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	}
 	transform := func() error {
 		if err := r.transform(); err != nil {
-			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
+			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: %w", fi, r.sim.Freqs[fi], ti, err)
 		}
 		return nil
 	}
 	if nf == 2 && r.rev != nil {
-		// Two transforms instead of four (see storePaired).
 		for _, diagonal := range []bool{true, false} {
 			r.pairedStrengths(diagonal)
 			if err := transform(); err != nil {
-				return err
+				return 0, err
 			}
 			t1 := time.Now()
 			r.storePaired(fi, ti, diagonal)
 			other += time.Since(t1)
 		}
-	} else {
-		for p := range nf {
-			for q := range nf {
-				r.strengths(p, q, nf)
-				if err := transform(); err != nil {
-					return err
-				}
-				t1 := time.Now()
-				r.store(fi, ti, p, q)
-				other += time.Since(t1)
+		return other, nil
+	}
+	for p := range nf {
+		for q := range nf {
+			r.strengths(p, q, nf)
+			if err := transform(); err != nil {
+				return 0, err
 			}
+			t1 := time.Now()
+			r.store(fi, ti, p, q)
+			other += time.Since(t1)
 		}
 	}
-	after := pl.Stats()
-	spread := after.Spread - before.Spread
-	st[matvis.StageTauZ] += spread
-	st[matvis.StageMatProd] += time.Since(t) - spread - other
-
-	t = time.Now()
-	err := r.res.CheckFinite(fi, ti)
-	st[matvis.StageOther] += time.Since(t) + other
-	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
-	if err != nil {
-		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
-	}
-	return nil
+	return other, nil
 }
 
 // enuAt sets r.enu to the ENU vectors of time ti, rounded to float32 in
