@@ -12,7 +12,7 @@ cd "$(dirname "$0")/.."
 limit=${FUZZ_LIMIT_S:-600}
 execs=${FUZZ_EXECS:-1000000}
 targets=(
-  "./matvis/simspec/ FuzzDecode" "./npy/ FuzzReadNpy" "./matvis/beam/ FuzzBeamFITS"
+  "./matvis/simspec/ FuzzDecode" "./npy/ FuzzReadNpy" "./matvis/beam/beamfits/ FuzzBeamFITS"
   "./matvis/astro/ FuzzFinals2000A" "./cmd/gomatvis/ FuzzSpecSimulate"
   "./matvis/obsparam/ FuzzObsParam" "./matvis/obsparam/ FuzzLayoutCSV"
   "./matvis/obsparam/ FuzzTelescopeConfig" "./matvis/obsparam/ FuzzAxis"

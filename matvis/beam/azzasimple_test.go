@@ -3,11 +3,8 @@ package beam
 import (
 	"math"
 	"math/rand/v2"
-	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // This file tests az_za_simple against a slow twin written from the
@@ -597,41 +594,4 @@ func mustPole(t *testing.T, g *Gridded) *Gridded {
 		t.Fatalf("%s: the continuation does not apply: %s", g, why)
 	}
 	return c
-}
-
-// TestAzZaSimpleTwinNFDipole: the twin on the shared HERA beamfits (the NF
-// dipole, 180 azimuths × 91 zenith angles over 0–180°, complex E-field) at
-// its first channel, polarized, 100 random directions over za 0–90° and
-// all azimuths, a third near the wrap: ≤ 1e-12 of the beam's peak.
-func TestAzZaSimpleTwinNFDipole(t *testing.T) {
-	g0, err := LoadBeamFITS(filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g := mustAzZa(t, g0)
-	rng := rand.New(rand.NewPCG(27, 9))
-	az, za := azzaPoints(rng, 100, math.Pi/2, g.spec.AzRad[1]-g.spec.AzRad[0])
-	mode := Mode{Polarized: true}
-	r, err := g.Prepare(g.spec.FreqsHz[0], mode)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := len(az)
-	got := make([]complex128, 4*n)
-	r.Eval(az, za, got)
-	var peak, worst float64
-	for i := range g.nvals() {
-		re, im := g.value(i)
-		peak = max(peak, math.Hypot(re, im))
-	}
-	for p, src := range mustSources(t, g, mode) {
-		want := twinEval(g, src.vec, src.comp, az, za)
-		for s := range n {
-			worst = max(worst, cdiff(got[p*n+s], want[s]))
-		}
-	}
-	t.Logf("NF dipole: largest |az_za_simple − twin| = %.3g of the peak %.4g", worst/peak, peak)
-	if !(worst <= 1e-12*peak) {
-		t.Errorf("NF dipole: largest |az_za_simple − twin| = %.3g of the peak, want ≤ 1e-12", worst/peak)
-	}
 }

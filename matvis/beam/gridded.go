@@ -261,6 +261,10 @@ func (g *Gridded) Pols() []int { return slices.Clone(g.spec.Pols) }
 // NAxesVec is the number of basis-vector axes.
 func (g *Gridded) NAxesVec() int { return g.spec.NAxesVec }
 
+// Basis is a copy of the beam's basis vectors (GridSpec.Basis): nil when
+// they are aligned with (φ̂, θ̂).
+func (g *Gridded) Basis() []float64 { return slices.Clone(g.spec.Basis) }
+
 // NComp is the number of feeds (E-field) or polarisations (power).
 func (g *Gridded) NComp() int { return g.ncomp }
 

@@ -1,4 +1,4 @@
-package beam
+package beam_test
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/beam/beamfits"
 )
 
 // TestReferenceTwinUVBeamPolSmall recomputes shared/reference/
@@ -51,7 +53,7 @@ func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
 	if !spec.Polarized || len(spec.Beams) != 1 || spec.Beams[0].Type != "beamfits" {
 		t.Fatalf("spec changed: polarized %v, beams %+v", spec.Polarized, spec.Beams)
 	}
-	g, err := LoadBeamFITS(filepath.Join(dir, spec.Beams[0].Path))
+	g, err := beamfits.Load(filepath.Join(dir, spec.Beams[0].Path))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,11 +64,11 @@ func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
 	npair := nant * nant
 	got := make([]complex128, len(spec.Freqs)*ntimes*npair*4)
 	for fi, nu := range spec.Freqs {
-		r, err := g.At(nu, Mode{Polarized: true})
+		r, err := g.At(nu, beam.Mode{Polarized: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		k := 2 * math.Pi * nu / SpeedOfLight
+		k := 2 * math.Pi * nu / beam.SpeedOfLight
 		for ti := 0; ti < ntimes; ti++ {
 			e := topo.Float64[(ti*3+0)*nsrc:][:nsrc]
 			nn := topo.Float64[(ti*3+1)*nsrc:][:nsrc]
@@ -120,7 +122,7 @@ func TestReferenceTwinUVBeamPolSmall(t *testing.T) {
 	}
 	var d, m float64
 	for i := range want {
-		d = math.Max(d, cdiff(got[i], want[i]))
+		d = math.Max(d, beam.Cdiff(got[i], want[i]))
 		m = math.Max(m, cmplx.Abs(want[i]))
 	}
 	t.Logf("uvbeam-pol-small twin: max|ΔV|/max|V_ref| = %.3g (max|V_ref| = %.6g)", d/m, m)

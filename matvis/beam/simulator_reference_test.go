@@ -3,6 +3,7 @@ package beam_test
 import (
 	"context"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/beam/beamfits"
 	"github.com/gomatvis/gomatvis/matvis/input"
 	"math"
 	"math/cmplx"
@@ -208,7 +209,7 @@ func TestSimulatorBeamfitsUnpolarized(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := beam.LoadBeamFITS(filepath.Join(s.Dir, s.Beams[0].Path))
+		g, err := beamfits.Load(filepath.Join(s.Dir, s.Beams[0].Path))
 		if err != nil {
 			t.Fatal(err)
 		}

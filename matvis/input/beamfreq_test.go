@@ -2,6 +2,7 @@ package input
 
 import (
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam/beamfits"
 	"math"
 	"math/cmplx"
 	"os"
@@ -86,7 +87,7 @@ func TestObsBeamFreqInterp(t *testing.T) {
 		}
 	}
 	// Under a diagonal Jones wrapper the gridded beam gets the kind too.
-	g, err := beam.LoadBeamFITS(nfDipole(t))
+	g, err := beamfits.Load(nfDipole(t))
 	if err != nil {
 		t.Fatal(err)
 	}

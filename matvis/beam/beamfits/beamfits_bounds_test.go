@@ -1,4 +1,4 @@
-package beam
+package beamfits
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func TestLoadBeamFITSDeclaredSizes(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			n := inputtest.Allocated(func() { _, err = LoadBeamFITS(p) })
+			n := inputtest.Allocated(func() { _, err = Load(p) })
 			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), p) {
 				t.Errorf("error %v, want one naming %s and saying %q", err, p, c.want)
 			}
@@ -118,7 +118,7 @@ func TestLoadBeamFITSCardForms(t *testing.T) {
 				t.Fatal(err)
 			}
 			var err error
-			n := inputtest.Allocated(func() { _, err = LoadBeamFITS(p) })
+			n := inputtest.Allocated(func() { _, err = Load(p) })
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("error %v, want one saying %q", err, c.want)
 			}
@@ -132,5 +132,5 @@ func TestLoadBeamFITSCardForms(t *testing.T) {
 // TestLoadBeamFITSRefusesNonRegular: /dev/zero used to be read until
 // memory ran out and a FIFO blocked forever.
 func TestLoadBeamFITSRefusesNonRegular(t *testing.T) {
-	inputtest.RefusesNonRegular(t, "beam.fits", func(p string) error { _, err := LoadBeamFITS(p); return err })
+	inputtest.RefusesNonRegular(t, "beam.fits", func(p string) error { _, err := Load(p); return err })
 }

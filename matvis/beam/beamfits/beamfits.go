@@ -1,9 +1,10 @@
-package beam
+package beamfits
 
 import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 	"math"
 	"os"
 	"path/filepath"
@@ -25,7 +26,7 @@ const (
 	bfAxComplex = 7
 )
 
-// LoadBeamFITS reads a beamfits file (pyuvdata's UVBeam format) holding an
+// Load reads a beamfits file (pyuvdata's UVBeam format) holding an
 // E-field or power beam on an azimuth / zenith-angle grid. Axis values come
 // from CRVAL/CDELT/CRPIX (degrees unless CUNIT says "rad"; frequencies in
 // Hz unless CUNIT says kHz, MHz or GHz); E-field feeds from FEEDLIST (e/n
@@ -37,7 +38,7 @@ const (
 // Anything but a regular file is refused (see inputfile.Open), and the
 // sizes every HDU header declares are checked against the file's size
 // before any of it is decoded.
-func LoadBeamFITS(path string) (*Gridded, error) {
+func Load(path string) (*beam.Gridded, error) {
 	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("beam: beamfits: %w", err)
@@ -54,7 +55,7 @@ func LoadBeamFITS(path string) (*Gridded, error) {
 }
 
 // readBeamFITS decodes an open beamfits file; name labels the beam.
-func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
+func readBeamFITS(f *os.File, name string) (g *beam.Gridded, err error) {
 	defer func() {
 		// fitsio can panic on some malformed inputs; report those as errors.
 		if r := recover(); r != nil {
@@ -80,7 +81,7 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 			return nil, fmt.Errorf("NAXIS%d = %d: the beam has no pixels", i+1, a)
 		}
 	}
-	spec := GridSpec{Name: name}
+	spec := beam.GridSpec{Name: name}
 	if spec.Type, err = b.beamType(); err != nil {
 		return nil, err
 	}
@@ -104,7 +105,7 @@ func readBeamFITS(f *os.File, name string) (g *Gridded, err error) {
 	if err := readBasis(hdus[1:], &spec); err != nil {
 		return nil, err
 	}
-	return NewGridded(spec, data)
+	return beam.NewGridded(spec, data)
 }
 
 // bfHeader is a beamfits primary HDU's header and its axis lengths.
@@ -127,7 +128,7 @@ func (b bfHeader) naxis(ax int) int {
 }
 
 // beamType reads BTYPE (or a Jy/beam BUNIT): E-field or power.
-func (b bfHeader) beamType() (GridType, error) {
+func (b bfHeader) beamType() (beam.GridType, error) {
 	btype := strings.ToLower(strings.TrimSpace(hdrString(b.h, "BTYPE")))
 	if btype == "" && strings.ToLower(strings.TrimSpace(hdrString(b.h, "BUNIT"))) == "jy/beam" {
 		btype = "power"
@@ -137,9 +138,9 @@ func (b bfHeader) beamType() (GridType, error) {
 	}
 	switch btype {
 	case "efield":
-		return EField, nil
+		return beam.EField, nil
 	case "power":
-		return Power, nil
+		return beam.Power, nil
 	case "":
 		return 0, errors.New("BTYPE missing: not a beamfits file (no beam type)")
 	}
@@ -221,7 +222,7 @@ func (b bfHeader) gridAxes() (az, za, freqs []float64, err error) {
 
 // vectorAxes checks the spectral-window, vector and complex axes, sets
 // spec.NAxesVec and returns the complex axis's length (1: real data).
-func (b bfHeader) vectorAxes(spec *GridSpec) (ncplx int, err error) {
+func (b bfHeader) vectorAxes(spec *beam.GridSpec) (ncplx int, err error) {
 	ctype, naxis, n := b.ctype, b.naxis, len(b.axes)
 	if n >= bfAxSpw {
 		if ctype(bfAxSpw) != "if" {
@@ -237,7 +238,7 @@ func (b bfHeader) vectorAxes(spec *GridSpec) (ncplx int, err error) {
 			return 0, fmt.Errorf("CTYPE6 = %q: want VECIND", ctype(bfAxVec))
 		}
 		spec.NAxesVec = naxis(bfAxVec)
-	} else if spec.Type == EField {
+	} else if spec.Type == beam.EField {
 		return 0, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
 	}
 	ncplx = 1
@@ -249,7 +250,7 @@ func (b bfHeader) vectorAxes(spec *GridSpec) (ncplx int, err error) {
 		if ncplx != 2 {
 			return 0, fmt.Errorf("NAXIS7 = %d: the complex axis must have 2 entries", ncplx)
 		}
-	} else if spec.Type == EField {
+	} else if spec.Type == beam.EField {
 		return 0, fmt.Errorf("NAXIS = %d: an E-field beam needs 7 axes", n)
 	}
 	if n > bfAxComplex {
@@ -260,10 +261,10 @@ func (b bfHeader) vectorAxes(spec *GridSpec) (ncplx int, err error) {
 
 // feedPolAxis reads the feed axis of an E-field beam (FEEDLIST) or the
 // polarisation axis of a power beam into spec.
-func (b bfHeader) feedPolAxis(spec *GridSpec) error {
+func (b bfHeader) feedPolAxis(spec *beam.GridSpec) error {
 	ncomp := b.naxis(bfAxFeedPol)
 	switch spec.Type {
-	case EField:
+	case beam.EField:
 		if c := b.ctype(bfAxFeedPol); c != "feedind" {
 			return fmt.Errorf("CTYPE4 = %q: want FEEDIND for an E-field beam", c)
 		}
@@ -278,7 +279,7 @@ func (b bfHeader) feedPolAxis(spec *GridSpec) error {
 		if spec.NAxesVec != 2 {
 			return fmt.Errorf("NAXIS6 = %d: only 2-vector E-fields (θ̂, φ̂) are supported", spec.NAxesVec)
 		}
-	case Power:
+	case beam.Power:
 		if c := b.ctype(bfAxFeedPol); c != "stokes" {
 			return fmt.Errorf("CTYPE4 = %q: want STOKES for a power beam", c)
 		}
@@ -299,7 +300,7 @@ func (b bfHeader) feedPolAxis(spec *GridSpec) error {
 // data reads the primary image as complex values (FITS order: az fastest,
 // then za, freq, feed/pol, spw, vec, complex); auto-polarisation power
 // beams are kept real, as pyuvdata's fix_auto_power does.
-func (b bfHeader) data(prim fitsio.Image, spec *GridSpec, ncplx int) ([]complex128, error) {
+func (b bfHeader) data(prim fitsio.Image, spec *beam.GridSpec, ncplx int) ([]complex128, error) {
 	ncomp, nvec := b.naxis(bfAxFeedPol), spec.NAxesVec
 	nval := b.naxis(1) * b.naxis(2) * b.naxis(3) * ncomp * nvec
 	raw, err := imageFloats(prim, nval*ncplx)
@@ -314,13 +315,13 @@ func (b bfHeader) data(prim fitsio.Image, spec *GridSpec, ncplx int) ([]complex1
 			data[i] = complex(raw[i], 0)
 		}
 	}
-	if spec.Type != Power {
+	if spec.Type != beam.Power {
 		return data, nil
 	}
 	np := b.naxis(1) * b.naxis(2) * b.naxis(3)
 	for v := 0; v < nvec; v++ {
 		for c, p := range spec.Pols {
-			if p == PolXX || p == PolYY || p > 0 || p == -1 || p == -2 {
+			if p == beam.PolXX || p == beam.PolYY || p > 0 || p == -1 || p == -2 {
 				off := (v*ncomp + c) * np
 				for i := off; i < off+np; i++ {
 					data[i] = complex(real(data[i]), 0)
@@ -334,7 +335,7 @@ func (b bfHeader) data(prim fitsio.Image, spec *GridSpec, ncplx int) ([]complex1
 // readBasis reads the BASISVEC extension among ext, which an E-field beam
 // needs (spec.Basis, nil when aligned with the grid's az/za unit vectors)
 // and a power beam may have (checked, not kept).
-func readBasis(ext []fitsio.HDU, spec *GridSpec) error {
+func readBasis(ext []fitsio.HDU, spec *beam.GridSpec) error {
 	var bv fitsio.HDU
 	for _, hd := range ext {
 		if strings.EqualFold(strings.TrimSpace(hd.Name()), "BASISVEC") {
@@ -347,13 +348,13 @@ func readBasis(ext []fitsio.HDU, spec *GridSpec) error {
 		if err != nil {
 			return fmt.Errorf("BASISVEC: %w", err)
 		}
-		if spec.Type == EField {
+		if spec.Type == beam.EField {
 			if isAlignedBasis(basis, spec.NAxesVec, len(spec.ZaRad)*len(spec.AzRad)) {
 				basis = nil
 			}
 			spec.Basis = basis
 		}
-	case spec.Type == EField:
+	case spec.Type == beam.EField:
 		return errors.New("E-field beam without a BASISVEC extension: basis vectors unknown")
 	}
 	return nil

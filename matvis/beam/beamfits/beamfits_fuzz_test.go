@@ -1,8 +1,9 @@
-package beam
+package beamfits
 
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 	"math"
 	"os"
 	"path/filepath"
@@ -73,17 +74,17 @@ func TestTinyBeamFITSLoads(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	g, err := LoadBeamFITS(p)
+	g, err := Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.GridPixels() != 4 || len(g.Freqs()) != 2 || g.spec.Basis != nil {
-		t.Fatalf("%d pixels, %d freqs, basis %v; want 4, 2, aligned", g.GridPixels(), len(g.Freqs()), g.spec.Basis)
+	if g.GridPixels() != 4 || len(g.Freqs()) != 2 || g.Basis() != nil {
+		t.Fatalf("%d pixels, %d freqs, basis %v; want 4, 2, aligned", g.GridPixels(), len(g.Freqs()), g.Basis())
 	}
 	t.Logf("%d bytes", len(b))
 }
 
-// FuzzBeamFITS checks that LoadBeamFITS never panics and never allocates
+// FuzzBeamFITS checks that Load never panics and never allocates
 // far beyond the file's size, whatever the bytes.
 func FuzzBeamFITS(f *testing.F) {
 	tiny := tinyBeamFITS(f)
@@ -98,9 +99,9 @@ func FuzzBeamFITS(f *testing.F) {
 		if err := os.WriteFile(p, in, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		var g *Gridded
+		var g *beam.Gridded
 		var err error
-		n := inputtest.Allocated(func() { g, err = LoadBeamFITS(p) })
+		n := inputtest.Allocated(func() { g, err = Load(p) })
 		if bound := 64*uint64(len(in)) + 8<<20; n > bound {
 			t.Fatalf("allocated %d bytes for a %d-byte file", n, len(in))
 		}
