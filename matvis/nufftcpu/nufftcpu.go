@@ -237,6 +237,20 @@ type run struct {
 	ja       [][]complex128
 	pack     bool   // two real-strength terms a transform (wterms.go)
 	estimate string // the cost model's estimates (worthIt)
+	// rev is the index of each pair's reverse, nil when some pair has
+	// none (a polarized run then makes four transforms, not two).
+	rev []int
+	// targets are the pairs transformed to: every output pair, or for an
+	// unpolarized run with every reverse (half != nil) one of each pair
+	// and its reverse, half[h] being target h's output pair.
+	targets [][2]int
+	half    []int
+	buffers
+}
+
+// buffers are a run's working arrays, grown as needed and reused across
+// integrations.
+type buffers struct {
 	// base are an integration's strengths before the w-terms' factors;
 	// tau, tPrev, tCur the Chebyshev recurrence in the up component; acc
 	// the visibilities summed over the terms.
@@ -247,14 +261,6 @@ type run struct {
 	topo                    [][3][]float64 // every time's, when cached (enuAt)
 	coords                  [3][]float64   // the visible sources' directions
 	vis                     []int          // the visible sources
-	// rev is the index of each pair's reverse, nil when some pair has
-	// none (a polarized run then makes four transforms, not two).
-	rev []int
-	// targets are the pairs transformed to: every output pair, or for an
-	// unpolarized run with every reverse (half != nil) one of each pair
-	// and its reverse, half[h] being target h's output pair.
-	targets [][2]int
-	half    []int
 	// outer and padded are the grids every channel's plan works in,
 	// sized for the highest channel's.
 	outer, padded []complex128
