@@ -47,7 +47,21 @@ type beamPrep struct {
 	s   cuda.Stream
 	mod *cuda.Module
 	fn  struct{ planes, prefilter, pack, combine cuda.Function }
+	prepLayout
+	prepBeams
+	prepBuffers
+	prepSlots
+	// win, when set, streams the bases (beamwindow.go): every used beam
+	// channel did not fit, or tests asked for it; winValues is its
+	// bases' complex values.
+	win       *baseWindow
+	winValues int64
+}
 
+// prepLayout is the shape of what beamPrep makes: channels, beams,
+// components, the real type's size, the run's mode and the table layouts
+// kept.
+type prepLayout struct {
 	nfreq, nbeam, nc, rsize int
 	mode                    beam.Mode // the run's (az_za_simple bases are made on the host for it)
 	// perBeam and stacked: the layouts kept up to date (beam_tau_z's,
@@ -55,36 +69,43 @@ type beamPrep struct {
 	perBeam, stacked bool
 	nbp              int
 	ncoef, ncoefS    int64 // complex values of one slot of each layout
+	descWords        int
+}
 
-	uniq   []int           // distinct beam of each beam (-1: analytic)
-	srcs   []*beam.Source  // per distinct beam
-	objs   []*beam.Gridded // per distinct beam
-	used   [][]int         // per distinct beam: its beam channels the run uses
-	baseAt []map[int]int64 // per distinct beam: beam channel → base offset (complex values)
-	maxAbs []map[int]float64
-	taps   [][]tapSet // per channel, per distinct beam
-	bound  []float64  // per channel: a bound on the tables' largest |re| or |im|
+// prepBeams are the distinct gridded beams, the beam channels the run
+// uses and each channel's taps.
+type prepBeams struct {
+	uniq     []int           // distinct beam of each beam (-1: analytic)
+	srcs     []*beam.Source  // per distinct beam
+	objs     []*beam.Gridded // per distinct beam
+	used     [][]int         // per distinct beam: its beam channels the run uses
+	baseAt   []map[int]int64 // per distinct beam: beam channel → base offset (complex values)
+	maxAbs   []map[int]float64
+	taps     [][]tapSet // per channel, per distinct beam
+	bound    []float64  // per channel: a bound on the tables' largest |re| or |im|
+	tapStart []int32    // per channel: (nu+1) tap indices
+	hostDesc []uint64
+	geomN    int
+}
 
+// prepBuffers are beamPrep's device buffers (bufs: every one it made).
+type prepBuffers struct {
 	bufs                        []cuda.DevicePtr
 	bases, descAll, geom        cuda.DevicePtr
 	dUniq, dNVals, dTap0, dToff cuda.DevicePtr
 	dTw, dRound, dOoff, dOoffS  cuda.DevicePtr
-	slot, slotS                 [2]cuda.DevicePtr
-	ready, free, t0, t1         [2]cuda.Event
-	queued                      [2]int // channel made (or being made) in each slot, -1 none
-	timed                       [2]bool
-	descWords                   int
-	hostDesc                    []uint64
-	prepGPU                     time.Duration
-	preps                       int
-	geomN                       int
-	tapStart                    []int32 // per channel: (nu+1) tap indices
-	basesBuilt                  time.Duration
-	// win, when set, streams the bases (beamwindow.go): every used beam
-	// channel did not fit, or tests asked for it; winValues is its
-	// bases' complex values.
-	win       *baseWindow
-	winValues int64
+}
+
+// prepSlots are the two table slots of each layout, their events and what
+// each holds, and the preparation's times.
+type prepSlots struct {
+	slot, slotS         [2]cuda.DevicePtr
+	ready, free, t0, t1 [2]cuda.Event
+	queued              [2]int // channel made (or being made) in each slot, -1 none
+	timed               [2]bool
+	prepGPU             time.Duration
+	preps               int
+	basesBuilt          time.Duration
 }
 
 // tapSet is one distinct beam's taps at one channel: base offsets and
@@ -101,8 +122,9 @@ type tapSet struct {
 // not fit the device's free memory).
 func newBeamPrep(r *run, t *beamTables) (*beamPrep, error) {
 	sim := r.sim
-	p := &beamPrep{c: r.c, mem: &r.devMem, nfreq: sim.NFreq(), nbeam: len(sim.Beams), nc: sim.Mode.Components(),
-		rsize: int(r.rsize), queued: [2]int{-1, -1}, uniq: make([]int, len(sim.Beams)), mode: sim.Mode}
+	p := &beamPrep{c: r.c, mem: &r.devMem,
+		prepLayout: prepLayout{nfreq: sim.NFreq(), nbeam: len(sim.Beams), nc: sim.Mode.Components(), rsize: int(r.rsize), mode: sim.Mode},
+		prepBeams:  prepBeams{uniq: make([]int, len(sim.Beams))}, prepSlots: prepSlots{queued: [2]int{-1, -1}}}
 	if p.nbeam > 65535 {
 		return nil, fmt.Errorf("%w: %d beams exceed a launch's grid", errHostPrep, p.nbeam)
 	}
