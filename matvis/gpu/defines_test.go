@@ -32,7 +32,7 @@ func TestSharedDefinesCoverKernels(t *testing.T) {
 			t.Errorf("sharedDefines gives %s %d times", name, n)
 		}
 	}
-	r := &run{p1: true, tune: defaultTuning(), fusedState: fusedState{fusedCand: true, stacked: true, fgMT: 2, fgTS: 32, fgNBP: 4}}
+	r := &run{runShape: runShape{p1: true}, tune: defaultTuning(), fusedState: fusedState{fusedCand: true, stacked: true, fgMT: 2, fgTS: 32, fgNBP: 4}}
 	given := count(r.visDefines())
 	guard := regexp.MustCompile(`(?m)^#(?:if|ifndef)\b(.*(?:\\\n.*)*)\n#error`)
 	name := regexp.MustCompile(`!defined\((\w+)\)|^\s*(\w+)\s*$`)

@@ -24,19 +24,8 @@ type run struct {
 	opt  Options
 	tune tuning
 
-	s    cuda.Stream
-	blas *cuda.Blas
-	g    *gram.Gram
-	st   gram.Strategy
-	mod  *cuda.Module
-	k    *visKernels
-
-	p1                  bool
-	rsize, zsize, osize int64
-	nant, nsrc, nf, M   int
-	npairs, nbeam       int
-	bufSrc, nchunk      int
-
+	handles
+	runShape
 	inputs
 	beamState
 	coordState
@@ -51,6 +40,28 @@ type run struct {
 	timingState
 	// devMem holds the run's device buffers and their accounting.
 	devMem
+}
+
+// handles are the run's stream, cuBLAS, Gram product and strategy, and
+// compiled kernels (the backend's, kept between runs: resident.go).
+type handles struct {
+	s    cuda.Stream
+	blas *cuda.Blas
+	g    *gram.Gram
+	st   gram.Strategy
+	mod  *cuda.Module
+	k    *visKernels
+}
+
+// runShape are the run's sizes: precision (p1: float32), the real, Z and
+// output element sizes, antennas, sources, feeds, the Gram product's
+// rows M, pairs, beams, the source buffer and the chunks.
+type runShape struct {
+	p1                  bool
+	rsize, zsize, osize int64
+	nant, nsrc, nf, M   int
+	npairs, nbeam       int
+	bufSrc, nchunk      int
 }
 
 // inputs are the run's static inputs on the device and the current

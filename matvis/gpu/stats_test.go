@@ -16,7 +16,7 @@ func TestChunkSampleCounts(t *testing.T) {
 	for _, c := range []struct{ nsrc, nvis, nchunk, bufSrc int }{
 		{1000, 480, 1, 1000}, {1000, 480, 3, 400}, {1000, 0, 2, 500}, {7, 7, 7, 1}, {5000, 2501, 4, 300},
 	} {
-		r := &run{nsrc: c.nsrc, nchunk: c.nchunk, bufSrc: c.bufSrc}
+		r := &run{runShape: runShape{nsrc: c.nsrc, nchunk: c.nchunk, bufSrc: c.bufSrc}}
 		size, count := r.chunkPlan(c.nvis)
 		var samples []matvis.ChunkSample
 		for ci := range count {
