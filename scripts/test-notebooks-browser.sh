@@ -11,7 +11,8 @@
 #
 # Environment:
 #   NOTEBOOKS_BROWSER_OUT      where screenshots, executed notebooks and logs
-#                              go (default: a fresh temporary folder, printed)
+#                              go (default: out/notebooks-browser, emptied
+#                              first; out/ is ignored by git)
 #   NOTEBOOKS_ONLY=GLOB        run only notebooks/GLOB (e.g. '02-*')
 #   NOTEBOOK_BROWSER_TIMEOUT   the most one notebook may take (default 15m)
 set -euo pipefail
@@ -24,14 +25,17 @@ say() { echo "test-notebooks-browser: $*"; }
 need=()
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 command -v jupyter-notebook >/dev/null 2>&1 || need+=(jupyter-notebook)
-if [ ${#need[@]} -gt 0 ]; then
+# The font the figures name: without it the screenshots use a fallback.
+fonts=()
+if command -v dpkg >/dev/null && ! dpkg -s fonts-liberation >/dev/null 2>&1; then fonts=(fonts-liberation); fi
+if [ ${#need[@]} -gt 0 ] || [ ${#fonts[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    say "installing ${need[*]} (Debian packages)"
+    say "installing ${need[*]} ${fonts[*]} (Debian packages, no recommends)"
     t0=$SECONDS
     log=$(mktemp)
     if ! { apt-get -o DPkg::Lock::Timeout=600 update -qq &&
       DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq \
-        --no-install-recommends "${need[@]}"; } >"$log" 2>&1; then
+        --no-install-recommends "${need[@]}" "${fonts[@]}"; } >"$log" 2>&1; then
       tail -n 30 "$log"
       rm -f "$log"
       say "apt-get failed"
@@ -39,9 +43,11 @@ if [ ${#need[@]} -gt 0 ]; then
     fi
     rm -f "$log"
     say "installed in $((SECONDS - t0)) s"
-  else
+  elif [ ${#need[@]} -gt 0 ]; then
     say "SKIP: ${need[*]} missing and I cannot apt-get them (not root or no apt-get); install them and run me again"
     exit 77
+  else
+    say "fonts-liberation is not installed: the screenshots' figures use a fallback font"
   fi
 fi
 # The driver speaks to the classic UI (the Jupyter.notebook object);
@@ -62,7 +68,12 @@ export PATH="$bin:$(go env GOROOT)/bin:$PATH"
 export GOMATVIS_REPO="$repo"
 unset GOMATVIS_HEADLESS # the widgets must run
 
-out=${NOTEBOOKS_BROWSER_OUT:-$(mktemp -d "${TMPDIR:-/tmp}/gomatvis-notebooks-browser.XXXXXX")}
+if [ -n "${NOTEBOOKS_BROWSER_OUT:-}" ]; then
+  out=$NOTEBOOKS_BROWSER_OUT
+else
+  out=$repo/out/notebooks-browser
+  rm -rf "$out" # the last run's screenshots, so that every file is this run's
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
