@@ -20,15 +20,33 @@ const jsState = `() => {
 			figure: !!out.querySelector('[data-figure]')});
 	});
 	return JSON.stringify({connected: nb.kernel.is_connected(), kernel: nb.kernel.name,
-		trouble: globalThis.__browsertestKernelTrouble || '', cells: cells});
+		trouble: globalThis.__browsertestKernelTrouble || '',
+		commFailed: globalThis.__browsertestCommFailed || '', cells: cells});
 }`
 
-// jsWatchKernel records a dead or restarting kernel, which would
-// otherwise only show as cells that never finish.
+// jsWatchKernel records a dead or restarting kernel, and GoNB's
+// front-end connection (gonb_comm) failing to open, which would otherwise
+// only show as cells that never finish.
 const jsWatchKernel = `() => {
 	Jupyter.notebook.events.on('kernel_dead.Kernel kernel_restarting.Kernel kernel_killed.Session', (e) => {
 		globalThis.__browsertestKernelTrouble = e.type + '.' + e.namespace;
 	});
+	const consoleError = console.error.bind(console);
+	console.error = (...args) => {
+		const text = args.map(String).join(' ');
+		if (text.startsWith('gonb_comm: failed to connect')) globalThis.__browsertestCommFailed = text;
+		consoleError(...args);
+	};
+	return JSON.stringify(true);
+}`
+
+// jsRestartRunAll restarts the kernel and runs every cell again, once the
+// new kernel is ready (the classic UI's "Restart & Run All", without its
+// dialog). The restart is not the trouble jsWatchKernel looks for.
+const jsRestartRunAll = `async () => {
+	globalThis.__browsertestCommFailed = '';
+	await Jupyter.notebook.restart_run_all({confirm: false});
+	globalThis.__browsertestKernelTrouble = '';
 	return JSON.stringify(true);
 }`
 

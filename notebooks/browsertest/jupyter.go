@@ -18,10 +18,11 @@ import (
 	"time"
 )
 
-// jupyter is a classic Jupyter Notebook server this command started.
+// jupyter is a classic Jupyter Notebook server: one this command started
+// (cmd set) or one it was pointed at (url set).
 type jupyter struct {
 	cmd   *exec.Cmd
-	dir   string // the notebooks it serves
+	url   string
 	port  int
 	token string
 	log   *os.File
@@ -68,7 +69,7 @@ func startJupyter(ctx context.Context, bin, dir, tmp, logPath string) (*jupyter,
 		log.Close()
 		return nil, fmt.Errorf("starting %s: %w", bin, err)
 	}
-	j := &jupyter{cmd: cmd, dir: dir, port: port, token: token, log: log, done: make(chan struct{})}
+	j := &jupyter{cmd: cmd, port: port, token: token, log: log, done: make(chan struct{})}
 	go func() {
 		_ = cmd.Wait()
 		close(j.done)
@@ -77,6 +78,15 @@ func startJupyter(ctx context.Context, bin, dir, tmp, logPath string) (*jupyter,
 		return nil, errors.Join(err, j.stop())
 	}
 	return j, nil
+}
+
+// useJupyter checks that the server at url answers with token.
+func useJupyter(ctx context.Context, url, token string) (*jupyter, error) {
+	if token == "" {
+		return nil, errors.New("-server needs the server's token in $JUPYTER_TOKEN")
+	}
+	j := &jupyter{url: strings.TrimSuffix(url, "/"), token: token}
+	return j, j.waitReady(ctx, 90*time.Second)
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -114,7 +124,12 @@ next:
 }
 
 // base is the server's root URL.
-func (j *jupyter) base() string { return fmt.Sprintf("http://127.0.0.1:%d", j.port) }
+func (j *jupyter) base() string {
+	if j.url != "" {
+		return j.url
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", j.port)
+}
 
 // notebookURL is the classic UI's page for the notebook file name.
 func (j *jupyter) notebookURL(name string) string {
@@ -157,16 +172,28 @@ func (j *jupyter) waitReady(ctx context.Context, limit time.Duration) error {
 			return nil
 		}
 		select {
-		case <-j.done:
+		case <-j.done: // nil (never ready) for a server this command did not start
 			return fmt.Errorf("jupyter exited before it was ready (%v); its log: %s", j.cmd.ProcessState, j.log.Name())
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-time.After(250 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("jupyter not ready after %v (last: %w); its log: %s", limit, err, j.log.Name())
+			return fmt.Errorf("jupyter at %s not ready after %v (last: %w)", j.base(), limit, err)
 		}
 	}
+}
+
+// download writes the notebook name as the server has it (after the
+// page saved it) to path.
+func (j *jupyter) download(name, path string) error {
+	var file struct {
+		Content json.RawMessage `json:"content"`
+	}
+	if err := j.api("GET", "/api/contents/"+name+"?type=notebook&content=1", &file); err != nil {
+		return err
+	}
+	return os.WriteFile(path, file.Content, 0o644)
 }
 
 // deleteSessions shuts every session's kernel down.
@@ -190,6 +217,9 @@ func (j *jupyter) deleteSessions() error {
 // with it. The group is killed right after the server was waited for;
 // while any member lives, its id cannot be reused by another process.
 func (j *jupyter) stop() error {
+	if j.cmd == nil {
+		return nil // not ours to stop
+	}
 	defer j.log.Close()
 	var errs []error
 	select {

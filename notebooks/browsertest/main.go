@@ -32,6 +32,14 @@
 //
 //	go run ./notebooks/browsertest -out DIR [-only GLOB]
 //
+// With -server URL it uses a running server instead (a container's, as
+// scripts/test-image.sh does), its token in $JUPYTER_TOKEN.
+//
+// GoNB's page-side connection waits only 500 ms for the kernel's answer,
+// which a loaded machine can miss; then no widget ever connects. The
+// driver sees GoNB's console error, restarts the kernel and runs the
+// notebook again (three runs at most), and says so.
+//
 // Output in DIR: NAME/*.png (one screenshot per widget state and per cell
 // with a figure), NAME/NAME.ipynb (the executed notebook, as the browser
 // saved it), NAME/console.log (the page's console) and jupyter.log.
@@ -53,10 +61,10 @@ import (
 
 // options are the command's flags.
 type options struct {
-	dir, only, out       string
-	jupyter, chromium    string
-	timeout, redrawLimit time.Duration
-	noSandbox            bool
+	dir, only, out, server string
+	jupyter, chromium      string
+	timeout, redrawLimit   time.Duration
+	noSandbox              bool
 }
 
 func main() {
@@ -65,6 +73,7 @@ func main() {
 	flag.StringVar(&o.only, "only", "*", "run only the notebooks DIR/`GLOB`.ipynb")
 	flag.StringVar(&o.out, "out", "", "where screenshots, executed notebooks and logs go (`directory`, required)")
 	flag.StringVar(&o.jupyter, "jupyter", "jupyter-notebook", "the classic Jupyter Notebook server `command`")
+	flag.StringVar(&o.server, "server", "", "use the classic Jupyter Notebook server at `URL` (a container's, say) instead of starting one; its token comes from $JUPYTER_TOKEN and it must serve the notebooks of -dir under the same names")
 	flag.StringVar(&o.chromium, "chromium", "", "the Chromium `binary` (default: chromium, chromium-browser or google-chrome on PATH)")
 	flag.DurationVar(&o.timeout, "timeout", 15*time.Minute, "the most one notebook may take")
 	flag.DurationVar(&o.redrawLimit, "redraw-timeout", 30*time.Second, "the most a figure may take to redraw after a widget moves")
@@ -119,16 +128,23 @@ func run(ctx context.Context, o options) (err error) {
 	}
 
 	t0 := time.Now()
-	srv, err := startJupyter(ctx, o.jupyter, work, tmp, filepath.Join(o.out, "jupyter.log"))
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if serr := srv.stop(); serr != nil {
-			err = errors.Join(err, serr)
+	var srv *jupyter
+	if o.server != "" {
+		if srv, err = useJupyter(ctx, o.server, os.Getenv("JUPYTER_TOKEN")); err != nil {
+			return err
 		}
-	}()
-	fmt.Printf("browsertest: jupyter (pid %d) ready on 127.0.0.1:%d in %.1f s\n", srv.cmd.Process.Pid, srv.port, time.Since(t0).Seconds())
+		fmt.Printf("browsertest: using the jupyter at %s\n", o.server)
+	} else {
+		if srv, err = startJupyter(ctx, o.jupyter, work, tmp, filepath.Join(o.out, "jupyter.log")); err != nil {
+			return err
+		}
+		defer func() {
+			if serr := srv.stop(); serr != nil {
+				err = errors.Join(err, serr)
+			}
+		}()
+		fmt.Printf("browsertest: jupyter (pid %d) ready on 127.0.0.1:%d in %.1f s\n", srv.cmd.Process.Pid, srv.port, time.Since(t0).Seconds())
+	}
 
 	br, err := startBrowser(ctx, o.chromium, filepath.Join(tmp, "chromium"), o.noSandbox)
 	if err != nil {

@@ -41,10 +41,14 @@ func promptRan(p json.RawMessage) bool {
 
 // pageState is what jsState reports.
 type pageState struct {
-	Connected bool        `json:"connected"`
-	Kernel    string      `json:"kernel"`
-	Trouble   string      `json:"trouble"`
-	Cells     []cellState `json:"cells"`
+	Connected bool   `json:"connected"`
+	Kernel    string `json:"kernel"`
+	Trouble   string `json:"trouble"`
+	// CommFailed is GoNB's front-end connection failing to open: its
+	// JavaScript waits only 500 ms for the kernel's comm_open_ack, which a
+	// loaded machine can miss; the widgets then never connect.
+	CommFailed string      `json:"commFailed"`
+	Cells      []cellState `json:"cells"`
 }
 
 // output is one output of a cell as jsOutputs reports it.
@@ -154,7 +158,7 @@ func runNotebook(ctx context.Context, br *browser, srv *jupyter, name, out strin
 	}
 	if err := evalJSON(page, jsSave, &ok); err != nil {
 		problems = append(problems, fmt.Sprintf("saving the executed notebook: %v", err))
-	} else if err := copyFile(filepath.Join(srv.dir, name+".ipynb"), filepath.Join(out, name+".ipynb")); err != nil {
+	} else if err := srv.download(name+".ipynb", filepath.Join(out, name+".ipynb")); err != nil {
 		problems = append(problems, err.Error())
 	}
 	if len(problems) > 0 {
@@ -182,12 +186,19 @@ func waitKernel(ctx context.Context, page *rod.Page) error {
 	}
 }
 
+// commAttempts is how many times a notebook whose widgets could not
+// connect (pageState.CommFailed) is run.
+const commAttempts = 3
+
 // runAll waits until no cell is queued or running. When the running cell
-// shows a figure, its widgets are exercised (once per cell). It returns
-// how many widget states were checked.
+// shows a figure, its widgets are exercised (once per cell and run). When
+// GoNB's front-end connection fails to open, the kernel is restarted and
+// every cell run again, up to commAttempts runs in all: interrupting only
+// the cell would leave the cells queued after it running, an interactive
+// one waiting for ever. It returns how many widget states were checked.
 func runAll(ctx context.Context, page *rod.Page, out string, o options) (int, error) {
 	exercised := map[int]bool{}
-	states := 0
+	runs, states := 1, 0
 	for {
 		var st pageState
 		if err := evalJSON(page, jsState, &st); err != nil {
@@ -195,6 +206,20 @@ func runAll(ctx context.Context, page *rod.Page, out string, o options) (int, er
 		}
 		if st.Trouble != "" {
 			return states, fmt.Errorf("the kernel died or restarted (%s)", st.Trouble)
+		}
+		if st.CommFailed != "" {
+			if runs >= commAttempts {
+				return states, fmt.Errorf("GoNB's front-end connection failed in %d runs (last: %s): the widgets never connected", runs, st.CommFailed)
+			}
+			runs++
+			fmt.Printf("  GoNB's front-end connection failed (%s; it waits 500 ms for the kernel's answer, which a loaded machine can miss): restarting the kernel, run %d of %d\n",
+				st.CommFailed, runs, commAttempts)
+			var ok bool
+			if err := evalJSON(page, jsRestartRunAll, &ok); err != nil {
+				return states, err
+			}
+			exercised = map[int]bool{}
+			continue
 		}
 		running := -1
 		for _, c := range st.Cells {
