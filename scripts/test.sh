@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command: installs what the tests need, checks
 # formatting and vet, runs every Go test (GPU tests skip without a device
-# and say so), a short fuzz of the spec reader, and every notebook.
+# and say so), a short fuzz of the spec reader, every notebook (nbconvert,
+# then headless Chromium with every widget) and the Docker image (built
+# with podman, then the CLI and the notebooks run in it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -91,13 +93,28 @@ if [ -x scripts/test-notebooks-browser.sh ]; then
   *) exit $rc ;;
   esac
 fi
+image="image test: NOT run"
+if [ -x scripts/test-image.sh ]; then
+  echo "== the Docker image built with podman and run: CLI, notebooks, browser (scripts/test-image.sh)"
+  set +e
+  scripts/test-image.sh
+  rc=$?
+  set -e
+  case $rc in
+  0) image="image test: built docker/Dockerfile and ran the CLI and every notebook in it" ;;
+  77) ;; # it said SKIP and why
+  *) exit $rc ;;
+  esac
+fi
 echo "== summary"
 echo "$counts"
 echo "$race"
 echo "$browser"
-if [[ $race == *"NOT run"* || $browser == *"NOT run"* ]]; then
+echo "$image"
+if [[ $race == *"NOT run"* || $browser == *"NOT run"* || $image == *"NOT run"* ]]; then
   [[ $race == *"NOT run"* ]] && echo "== the race detector did NOT run (install gcc)"
   [[ $browser == *"NOT run"* ]] && echo "== the browser test did NOT run (it said why above)"
+  [[ $image == *"NOT run"* ]] && echo "== the image test did NOT run (it said why above)"
   echo "== the checks that ran passed"
   [[ $race == *"NOT run"* && ${REQUIRE_RACE:-0} = 1 ]] && exit 1
   exit 0
