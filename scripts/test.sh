@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command: installs what the tests need, checks
 # formatting and vet, runs every Go test (GPU tests skip without a device
-# and say so), a short fuzz of the spec reader, and every notebook.
+# and say so), a short fuzz of the spec reader, every notebook (nbconvert,
+# then headless Chromium with every widget) and the Docker image (built
+# with podman, then the CLI and the notebooks run in it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +18,17 @@ command -v gcc >/dev/null || need_apt+=(gcc)
 if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing ${need_apt[*]}"
   apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_apt[@]}" >/dev/null
+fi
+# The notebooks' browser test: headless Chromium, the classic notebook UI
+# and the font the figures name. Without recommends: they would add Mesa,
+# a printer dialog and more, which headless use never needs.
+need_browser=()
+command -v chromium >/dev/null || need_browser+=(chromium)
+command -v jupyter-notebook >/dev/null || need_browser+=(jupyter-notebook)
+dpkg -s fonts-liberation >/dev/null 2>&1 || need_browser+=(fonts-liberation)
+if [ ${#need_browser[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "== installing ${need_browser[*]} (no recommends)"
+  apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${need_browser[@]}" >/dev/null
 fi
 
 echo "== gofmt"
@@ -67,12 +80,44 @@ if [ -x scripts/test-notebooks.sh ]; then
   echo "== notebooks"
   scripts/test-notebooks.sh
 fi
+browser="browser test: NOT run"
+if [ -x scripts/test-notebooks-browser.sh ]; then
+  echo "== notebooks in headless Chromium: every cell, every widget (scripts/test-notebooks-browser.sh)"
+  set +e
+  scripts/test-notebooks-browser.sh
+  rc=$?
+  set -e
+  case $rc in
+  0) browser="browser test: ran every notebook and widget" ;;
+  77) ;; # it said SKIP and why
+  *) exit $rc ;;
+  esac
+fi
+image="image test: NOT run"
+if [ -x scripts/test-image.sh ]; then
+  echo "== the Docker image built with podman and run: CLI, notebooks, browser (scripts/test-image.sh)"
+  set +e
+  scripts/test-image.sh
+  rc=$?
+  set -e
+  case $rc in
+  0) image="image test: built docker/Dockerfile and ran the CLI and every notebook in it" ;;
+  77) ;; # it said SKIP and why
+  *) exit $rc ;;
+  esac
+fi
 echo "== summary"
 echo "$counts"
 echo "$race"
-if [[ $race == *"NOT run"* ]]; then
-  echo "== the checks that ran passed; the race detector did NOT run (install gcc)"
-  [ "${REQUIRE_RACE:-0}" = 1 ] && exit 1
+echo "$browser"
+echo "$image"
+if [[ $race == *"NOT run"* || $browser == *"NOT run"* || $image == *"NOT run"* ]]; then
+  [[ $race == *"NOT run"* ]] && echo "== the race detector did NOT run (install gcc)"
+  [[ $browser == *"NOT run"* ]] && echo "== the browser test did NOT run (it said why above)"
+  [[ $image == *"NOT run"* ]] && echo "== the image test did NOT run (it said why above)"
+  echo "== the checks that ran passed"
+  [[ $race == *"NOT run"* && ${REQUIRE_RACE:-0} = 1 ]] && exit 1
+  exit 0
 else
   echo "== all checks passed"
 fi

@@ -24,6 +24,7 @@ var directOpenAllowed = map[string]string{
 	"matvis/astro/internal/gentables/main.go": "a code generator run by hand on the IERS sources",
 	"notebooks/mknb/main.go":                  "a notebook builder run by hand on the repository's sources",
 	"internal/launchcheck/launchcheck.go":     "the go command's export data, in a test of the module's launch sites",
+	"notebooks/browsertest/main.go":           "copies the repository's notebooks for the test's Jupyter server",
 }
 
 // TestReadersOpenThroughInputfile checks that no package of the module

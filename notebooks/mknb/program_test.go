@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,5 +71,46 @@ func TestInteractiveCellsLeftOut(t *testing.T) {
 	}
 	if strings.Contains(string(b), "widgets") || !strings.Contains(string(b), "func a()") {
 		t.Errorf("cells.go:\n%s", b)
+	}
+}
+
+// TestNotebookProgramsBuild: every notebook, written as a Go program (the
+// -go output, which scripts/notebooks-gpu.sh runs on a device), compiles
+// against the module as it is now — so that a change of the library's API
+// that a notebook uses fails here, in go test, and not only when the
+// notebooks are executed.
+func TestNotebookProgramsBuild(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds every notebook as a program: not with -short")
+	}
+	srcs, err := filepath.Glob(filepath.Join("..", "src", "*.txt"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no notebook sources (%v)", err)
+	}
+	// Inside the module, so that the programs' imports resolve; the
+	// leading underscore keeps ./... patterns away from it.
+	dir, err := os.MkdirTemp("..", "_nbprog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	for _, src := range srcs {
+		text, err := os.ReadFile(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb, err := parse(string(text))
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		name := strings.TrimSuffix(filepath.Base(src), ".txt")
+		if err := writeProgram(dir, name, nb); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("go", "build", "-o", os.DevNull, "./"+filepath.Join(dir, name))
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Errorf("notebook %s does not build as a program: %v\n%s", name, err, out)
+		}
 	}
 }
