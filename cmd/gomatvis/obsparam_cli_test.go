@@ -340,7 +340,7 @@ func TestObsparamOutputIsNotAnInput(t *testing.T) {
 	// beamAs makes beam 0 the beamfits file name (file_type: beamfits).
 	beamAs := func(t *testing.T, obs, name string) {
 		dir := filepath.Dir(obs)
-		b := mustRead(t, filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits"))
+		b := mustRead(t, sharedtest.HERABeam(t))
 		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}

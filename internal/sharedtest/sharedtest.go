@@ -47,6 +47,17 @@ func Dir(t testing.TB) string {
 	return d
 }
 
+// HERABeam returns the path of the shared HERA dipole beamfits
+// (beams/NF_HERA_Dipole_small.fits under Dir), failing when it is missing.
+func HERABeam(t testing.TB) string {
+	t.Helper()
+	p := filepath.Join(Dir(t), "beams", "NF_HERA_Dipole_small.fits")
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("%s not found: %v", p, err)
+	}
+	return p
+}
+
 // Reference is one reference simulation directory.
 type Reference struct {
 	Name, Dir string

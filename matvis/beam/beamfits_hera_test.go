@@ -3,7 +3,6 @@ package beam_test
 import (
 	"math"
 	"math/cmplx"
-	"path/filepath"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -19,7 +18,7 @@ import (
 // its first channel, polarized, 100 random directions over za 0–90° and
 // all azimuths, a third near the wrap: ≤ 1e-12 of the beam's peak.
 func TestAzZaSimpleTwinNFDipole(t *testing.T) {
-	g0, err := beamfits.Load(filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits"))
+	g0, err := beamfits.Load(sharedtest.HERABeam(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +40,7 @@ func TestPoleSingleValuedHERA(t *testing.T) {
 	for i := range n {
 		paz[i] = 2 * math.Pi * float64(i) / n
 	}
-	g0, err := beamfits.Load(filepath.Join(sharedtest.Root(t), "testdata", "beams", "NF_HERA_Dipole_small.fits"))
+	g0, err := beamfits.Load(sharedtest.HERABeam(t))
 	if err != nil {
 		t.Fatal(err)
 	}

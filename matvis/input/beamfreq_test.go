@@ -16,15 +16,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
-func nfDipole(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s not found: %v", p, err)
-	}
-	return p
-}
-
 // TestObsBeamFreqInterp: a telescope configuration's freq_interp_kind
 // reaches its beamfits beams: the two-channel (100, 101 MHz) NF dipole
 // with "linear" gives at 100.3 MHz 0.7·(100 MHz) + 0.3·(101 MHz) at random
@@ -32,7 +23,7 @@ func nfDipole(t *testing.T) string {
 // the default cubic refuses it; analytic beams pass as they are; an
 // unknown kind is refused naming it.
 func TestObsBeamFreqInterp(t *testing.T) {
-	fits := simspec.Beam{Type: "beamfits", Path: nfDipole(t)}
+	fits := simspec.Beam{Type: "beamfits", Path: sharedtest.HERABeam(t)}
 	if _, err := obsBeam(fits, 3, "", 2); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +78,7 @@ func TestObsBeamFreqInterp(t *testing.T) {
 		}
 	}
 	// Under a diagonal Jones wrapper the gridded beam gets the kind too.
-	g, err := beamfits.Load(nfDipole(t))
+	g, err := beamfits.Load(sharedtest.HERABeam(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +100,7 @@ func TestFromObsConfigFreqInterp(t *testing.T) {
 	ref := filepath.Join(sharedtest.Root(t), "testdata", "reference", "pyuvsim-stokesI-gaussian")
 	write := func(t *testing.T, kind string) string {
 		dir := t.TempDir()
-		tel := "beam_paths:\n  0: " + nfDipole(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
+		tel := "beam_paths:\n  0: " + sharedtest.HERABeam(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
 			"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\n"
 		if kind != "" {
 			tel += "freq_interp_kind: " + kind + "\n"

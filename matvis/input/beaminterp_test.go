@@ -19,7 +19,7 @@ func writeBeamfitsObsparam(t *testing.T) string {
 	t.Helper()
 	ref := filepath.Join(sharedtest.Root(t), "testdata", "reference", "pyuvsim-stokesI-gaussian")
 	dir := t.TempDir()
-	tel := "beam_paths:\n  0: " + nfDipole(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
+	tel := "beam_paths:\n  0: " + sharedtest.HERABeam(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
 		"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\nfreq_interp_kind: linear\n"
 	obs := "filing:\n  outdir: .\n  outfile_name: out.uvh5\n  output_format: uvh5\n" +
 		"freq:\n  Nfreqs: 2\n  channel_width: 500000.0\n  start_freq: 100250000.0\n" +

@@ -16,7 +16,7 @@ import (
 // primary image, BASISVEC image and BANDPARM binary table.
 func realBeamFITS(t testing.TB) []byte {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits"))
+	b, err := os.ReadFile(sharedtest.HERABeam(t))
 	if err != nil {
 		t.Fatal(err)
 	}

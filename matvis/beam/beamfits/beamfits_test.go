@@ -14,20 +14,9 @@ import (
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
-// nfDipolePath returns the shared HERA dipole beamfits (committed in
-// testdata: a missing one fails).
-func nfDipolePath(t *testing.T) string {
-	t.Helper()
-	p := filepath.Join(sharedtest.Dir(t), "beams", "NF_HERA_Dipole_small.fits")
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("%s not found: %v", p, err)
-	}
-	return p
-}
-
 func loadNFDipole(t *testing.T) *beam.Gridded {
 	t.Helper()
-	g, err := Load(nfDipolePath(t))
+	g, err := Load(sharedtest.HERABeam(t))
 	if err != nil {
 		t.Fatal(err)
 	}
