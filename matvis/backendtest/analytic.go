@@ -22,13 +22,13 @@ func ZenithSource(t *testing.T, be matvis.Backend) {
 				t.Fatal(err)
 			}
 			ants := [][3]float64{{0, 0, 0}, {14, 0, 0}, {3, -20, 1}}
-			sim := newSim(t, matvis.Config{
+			sim := NewSim(t, matvis.Config{
 				Antennas: ants, Freqs: []float64{freq},
 				RA: []float64{0}, Dec: []float64{0}, Flux: []float64{flux},
 				Beams: []beam.Beam{beam.Uniform{}}, Coords: crd,
 				Options: matvis.Options{Precision: prec, Polarized: pol},
 			})
-			res := mustRun(t, be, sim)
+			res := MustRun(t, be, sim)
 			for k, pr := range sim.Pairs {
 				du := ants[pr[1]][2] - ants[pr[0]][2]
 				want := complex(flux/2, 0) * cmplx.Exp(complex(0, 2*math.Pi*freq/beam.SpeedOfLight*du))
@@ -47,8 +47,8 @@ func ZenithSource(t *testing.T, be matvis.Backend) {
 // Hermitian checks V_ij[p,q] = conj(V_ji[q,p]) on a random polarized sky.
 func Hermitian(t *testing.T, be matvis.Backend) {
 	rng := NewRNG(t, 8)
-	sim := newSim(t, Random(t, rng, Shape{NAnt: 6, NSrc: 300, NFreq: 2, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{Polarized: true}))
-	res := mustRun(t, be, sim)
+	sim := NewSim(t, Random(t, rng, Shape{NAnt: 6, NSrc: 300, NFreq: 2, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{Polarized: true}))
+	res := MustRun(t, be, sim)
 	nant := sim.NAnt()
 	for f := range sim.NFreq() {
 		for ti := range sim.NTime() {

@@ -20,7 +20,7 @@ func TestPlainZenith(t *testing.T) {
 		t.Fatal(err)
 	}
 	ants := [][3]float64{{0, 0, 0}, {14, 0, 0}, {3, -20, 1}}
-	sim := newSim(t, matvis.Config{
+	sim := NewSim(t, matvis.Config{
 		Antennas: ants, Freqs: []float64{freq}, RA: make([]float64, 3), Dec: make([]float64, 3),
 		Flux: []float64{3.5, 1e9, 1e9}, Beams: []beam.Beam{beam.Uniform{}}, Coords: crd,
 		Options: matvis.Options{Polarized: true},
@@ -60,7 +60,7 @@ func TestRelErr(t *testing.T) {
 func TestRandomHorizon(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sky := range []Sky{SkyPrecomputed, SkyRotation} {
-		sim := newSim(t, Random(t, rng, Shape{NAnt: 3, NSrc: 2000, NFreq: 1, NTime: 2}, sky, BeamsAnalytic, matvis.Options{}))
+		sim := NewSim(t, Random(t, rng, Shape{NAnt: 3, NSrc: 2000, NFreq: 1, NTime: 2}, sky, BeamsAnalytic, matvis.Options{}))
 		for ti := range 2 {
 			if v := Visible(t, sim, ti); v < 700 || v > 1100 {
 				t.Errorf("sky %d time %d: %d of 2000 visible", sky, ti, v)

@@ -16,7 +16,7 @@ func Progress(t *testing.T, be matvis.Backend) {
 	c := Random(t, rng, Shape{NAnt: 4, NSrc: 300, NFreq: 2, NTime: 3}, SkyPrecomputed, BeamsAnalytic, matvis.Options{MinChunks: 2})
 	var got []matvis.Progress
 	c.Options.Progress = func(p matvis.Progress) { got = append(got, p) }
-	mustRun(t, be, newSim(t, c))
+	MustRun(t, be, NewSim(t, c))
 	if len(got) != 6 {
 		t.Fatalf("%d progress calls for 6 integrations: %v", len(got), got)
 	}
@@ -42,7 +42,7 @@ func CancelKeepsFinishedWork(t *testing.T, be matvis.Backend) {
 			cancel()
 		}
 	}
-	sim := newSim(t, c)
+	sim := NewSim(t, c)
 	res, err := be.Run(ctx, sim)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want context.Canceled", err)
@@ -72,7 +72,7 @@ func CancelKeepsFinishedWork(t *testing.T, be matvis.Backend) {
 // return the context's error and mark nothing done.
 func CancelBeforeStart(t *testing.T, be matvis.Backend) {
 	rng := NewRNG(t, 5)
-	sim := newSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 4000, NFreq: 1, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{MinChunks: 8}))
+	sim := NewSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 4000, NFreq: 1, NTime: 2}, SkyPrecomputed, BeamsAnalytic, matvis.Options{MinChunks: 8}))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	res, err := be.Run(ctx, sim)
@@ -101,7 +101,7 @@ func NonFiniteOutput(t *testing.T, be matvis.Backend) {
 	for i := range c.Flux {
 		c.Flux[i] = 1.7e308
 	}
-	res, err := be.Run(context.Background(), newSim(t, c))
+	res, err := be.Run(context.Background(), NewSim(t, c))
 	if !errors.Is(err, matvis.ErrNonFinite) {
 		t.Fatalf("error %v, want matvis.ErrNonFinite", err)
 	}

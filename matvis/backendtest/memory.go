@@ -13,7 +13,7 @@ import (
 func MemoryBudget(t *testing.T, be matvis.Backend) {
 	rng := NewRNG(t, 9)
 	c := Random(t, rng, Shape{NAnt: 6, NSrc: 3000, NFreq: 1, NTime: 2}, SkyPrecomputed, BeamsGridded, matvis.Options{Polarized: true})
-	oneChunk := newSim(t, c).PlanMemory(1 << 40)
+	oneChunk := NewSim(t, c).PlanMemory(1 << 40)
 	if oneChunk.NChunks != 1 {
 		t.Fatalf("a 1 TiB budget gives %d chunks", oneChunk.NChunks)
 	}
@@ -21,8 +21,8 @@ func MemoryBudget(t *testing.T, be matvis.Backend) {
 	prev := 0
 	for _, buffer := range []float64{0.9, 0.5} {
 		c.Options.MemoryBuffer = buffer
-		sim := newSim(t, c)
-		res := mustRun(t, be, sim)
+		sim := NewSim(t, c)
+		res := MustRun(t, be, sim)
 		checkResultShape(t, sim, res)
 		checkStats(t, be, sim, res)
 		if res.Plan.NChunks < 2 || res.Plan.NChunks < prev {

@@ -74,8 +74,8 @@ func PlainLoop(t *testing.T, be matvis.Backend) {
 					}
 				}
 			}
-			sim := newSim(t, c)
-			res := mustRun(t, be, sim)
+			sim := NewSim(t, c)
+			res := MustRun(t, be, sim)
 			checkResultShape(t, sim, res)
 			if got, want := res.Stats.MatProdImpl.MatProd, sim.Options.MatProd; got != want {
 				t.Errorf("Stats.MatProdImpl %q names the matrix product %q, not %q that was asked for", res.Stats.MatProdImpl, got, want)
@@ -118,7 +118,8 @@ func checkResultShape(t *testing.T, sim *matvis.Simulation, res *matvis.Result) 
 	}
 }
 
-func newSim(t testing.TB, c matvis.Config) *matvis.Simulation {
+// NewSim is matvis.New(c), failing t on an error.
+func NewSim(t testing.TB, c matvis.Config) *matvis.Simulation {
 	t.Helper()
 	sim, err := matvis.New(c)
 	if err != nil {
@@ -127,7 +128,8 @@ func newSim(t testing.TB, c matvis.Config) *matvis.Simulation {
 	return sim
 }
 
-func mustRun(t testing.TB, be matvis.Backend, sim *matvis.Simulation) *matvis.Result {
+// MustRun runs sim on be, failing t on an error.
+func MustRun(t testing.TB, be matvis.Backend, sim *matvis.Simulation) *matvis.Result {
 	t.Helper()
 	res, err := be.Run(context.Background(), sim)
 	if err != nil {

@@ -88,7 +88,7 @@ func TestOverPairAntennasCPU(t *testing.T) {
 					cfg.Flux, cfg.Sky = nil, randomStokes(rng, sh.NSrc)
 					cfg.PolBasis = randomBasis(rng, sh.NTime, sh.NSrc)
 				}
-				full := newSim(t, cfg)
+				full := NewSim(t, cfg)
 				red, ok := full.OverPairAntennas()
 				if !ok || red.NAnt() >= full.NAnt() {
 					t.Fatalf("pairs %v over %d antennas: not reduced (%v, %d antennas)", o.AntPairs, full.NAnt(), ok, red.NAnt())
@@ -224,8 +224,8 @@ func TestOverPairAntennasMulti(t *testing.T) {
 	for _, blocks := range []int{2, 3, 5, 12} {
 		for _, pol := range []bool{false, true} {
 			o := matvis.Options{Polarized: pol, MatProd: matvis.MatProdPairs, AntPairs: pairsOfSome(rng, sh.NAnt)}
-			full := newSim(t, Random(t, rng, sh, SkyRotation, BeamsGridded, o))
-			want := mustRun(t, cpu.New(), full)
+			full := NewSim(t, Random(t, rng, sh, SkyRotation, BeamsGridded, o))
+			want := MustRun(t, cpu.New(), full)
 			var n [2]int
 			m, err := multi.New([]matvis.Backend{reducing{cpu.New(), &n[0]}, reducing{cpu.New(), &n[1]}}, nil)
 			if err != nil {

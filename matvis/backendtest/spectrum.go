@@ -41,12 +41,12 @@ func SkySpectrum(t *testing.T, be matvis.Backend) {
 				c.Flux[s*nf+fi] = pl.s0[s] * math.Pow(f/pl.f0, pl.alpha[s])
 			}
 		}
-		table := mustRun(t, be, newSim(t, c))
+		table := MustRun(t, be, NewSim(t, c))
 		c.Flux, c.Sky = nil, pl
-		spec := mustRun(t, be, newSim(t, c))
+		spec := MustRun(t, be, NewSim(t, c))
 		checkSameVis(t, table, spec)
 		pl.s0[7] = math.NaN()
-		_, err := be.Run(context.Background(), newSim(t, c))
+		_, err := be.Run(context.Background(), NewSim(t, c))
 		if err == nil || !strings.Contains(err.Error(), "source 7") || !strings.Contains(err.Error(), "freqs[0]") {
 			t.Fatalf("NaN flux from the spectrum: error %v, want one naming source 7 at freqs[0]", err)
 		}

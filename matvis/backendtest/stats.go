@@ -15,8 +15,8 @@ func Stats(t *testing.T, be matvis.Backend) {
 	rng := NewRNG(t, 2)
 	for _, sky := range []Sky{SkyPrecomputed, SkyRotation} {
 		for _, chunks := range []int{1, 3} {
-			sim := newSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 900, NFreq: 2, NTime: 3}, sky, BeamsAnalytic, matvis.Options{MinChunks: chunks}))
-			res := mustRun(t, be, sim)
+			sim := NewSim(t, Random(t, rng, Shape{NAnt: 5, NSrc: 900, NFreq: 2, NTime: 3}, sky, BeamsAnalytic, matvis.Options{MinChunks: chunks}))
+			res := MustRun(t, be, sim)
 			checkStats(t, be, sim, res)
 		}
 	}

@@ -100,8 +100,8 @@ func StokesPlainLoop(t *testing.T, be matvis.Backend) {
 				c := Random(t, rng, oc.sh, oc.sky, oc.beams, o)
 				c.Flux, c.Sky = nil, randomStokes(rng, oc.sh.NSrc)
 				c.PolBasis = randomBasis(rng, oc.sh.NTime, oc.sh.NSrc)
-				sim := newSim(t, c)
-				res := mustRun(t, be, sim)
+				sim := NewSim(t, c)
+				res := MustRun(t, be, sim)
 				checkResultShape(t, sim, res)
 				checkTwin(t, be, sim, res)
 			})
@@ -161,7 +161,7 @@ func stokesConfig(t *testing.T, sky rigidSky, st stokesSky, bm beam.Beam, prec i
 	if c.PolBasis, err = matvis.NewFDBasis(mk, sky.ra, sky.dec, 0); err != nil {
 		t.Fatal(err)
 	}
-	return newSim(t, c)
+	return NewSim(t, c)
 }
 
 func flatStokes(i, q, u, v float64) stokesSky {
@@ -190,7 +190,7 @@ func StokesZenith(t *testing.T, be matvis.Backend) {
 		for _, rot := range []matvis.CoherencyRotation{matvis.RotationPyradiosky, matvis.RotationIAU} {
 			for _, prec := range []int{2, 1} {
 				sim := stokesConfig(t, sky, flatStokes(cs.i, cs.q, cs.u, cs.v), beam.DiagonalJones{Beam: beam.Uniform{}}, prec, rot)
-				res := mustRun(t, be, sim)
+				res := MustRun(t, be, sim)
 				cross := complex(cs.u/2, -cs.v/2)
 				if rot == matvis.RotationIAU {
 					cross = -cross
@@ -244,7 +244,7 @@ func StokesFirstPrinciples(t *testing.T, be matvis.Backend) {
 	e, nn, u := make([]float64, n), make([]float64, n), make([]float64, n)
 	for _, rot := range []matvis.CoherencyRotation{matvis.RotationIAU, matvis.RotationPyradiosky} {
 		sim := stokesConfig(t, sky, st, beam.ShortDipole{}, 2, rot)
-		res := mustRun(t, be, sim)
+		res := MustRun(t, be, sim)
 		var worst, peak float64
 		for ti := range sky.lst {
 			_ = sky.ENU(ti, e, nn, u)
@@ -298,7 +298,7 @@ func StokesPositionAngle(t *testing.T, be matvis.Backend) {
 		st.alpha[2] = st.alpha[1]
 		b := randomBasis(rng, sh.NTime, sh.NSrc)
 		c.Flux, c.Sky, c.PolBasis = nil, st, b
-		want := Vis(mustRun(t, be, newSim(t, c)))
+		want := Vis(MustRun(t, be, NewSim(t, c)))
 		// (Q, U) turned by 2θ, X turned back by θ: the same visibilities.
 		s2, c2 := math.Sincos(2 * theta)
 		turned := st // the arrays of slices are copied; Q and U replaced
@@ -312,7 +312,7 @@ func StokesPositionAngle(t *testing.T, be matvis.Backend) {
 			back.x[i] = x - theta
 		}
 		c.Sky, c.PolBasis = turned, back
-		got := Vis(mustRun(t, be, newSim(t, c)))
+		got := Vis(MustRun(t, be, NewSim(t, c)))
 		e := RelErr(got, want)
 		t.Logf("%s: θ = %.3f rad: max|ΔV|/max|V| = %.3g", rot, theta, e)
 		if !(e <= 1e-9) {
@@ -341,13 +341,13 @@ func StokesIUnchanged(t *testing.T, be matvis.Backend) {
 				c.Flux[s*sh.NFreq+fi] = st.s[0][s] * math.Pow(f/st.f0, st.alpha[0][s])
 			}
 		}
-		table := mustRun(t, be, newSim(t, c))
+		table := MustRun(t, be, NewSim(t, c))
 		st.pol = false
 		c.Flux, c.Sky = nil, st
-		checkSameVis(t, table, mustRun(t, be, newSim(t, c)))
+		checkSameVis(t, table, MustRun(t, be, NewSim(t, c)))
 		st.pol = true
 		c.Sky, c.PolBasis = st, randomBasis(rng, sh.NTime, sh.NSrc)
-		e := RelErr(Vis(mustRun(t, be, newSim(t, c))), Vis(table))
+		e := RelErr(Vis(MustRun(t, be, NewSim(t, c))), Vis(table))
 		t.Logf("precision %d: Stokes I through the coherency path: max|ΔV|/max|V| = %.3g", prec, e)
 		if !(e <= Tolerance(prec)) {
 			t.Errorf("precision %d: Stokes I through the coherency path differs by %.3g", prec, e)

@@ -26,7 +26,7 @@ func lateBenchSim(t *testing.T) *matvis.Simulation {
 	}
 	cfg := benchConfig(rng, 350, 200000, 16, freqs, 0)
 	cfg.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
-	return newSim(t, cfg)
+	return backendtest.NewSim(t, cfg)
 }
 
 // benchConfig is a polarized fp32 configuration of nant antennas in a
@@ -44,15 +44,6 @@ func benchConfig(rng *rand.Rand, nant, nsrc, ntimes int, freqs []float64, chunks
 	cfg.Coords = backendtest.NewRotation(rng, ntimes, nsrc)
 	cfg.Options = matvis.Options{Precision: 1, Polarized: true, MinChunks: chunks}
 	return cfg
-}
-
-func newSim(t *testing.T, cfg matvis.Config) *matvis.Simulation {
-	t.Helper()
-	sim, err := matvis.New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sim
 }
 
 // sameVis fails t when got differs from want by more than 1e-6 of want's
@@ -152,7 +143,7 @@ func streamBenchSim(t *testing.T, nfreq, ntimes int, interp string) *matvis.Simu
 		}
 		cfg.Beams = append(cfg.Beams, b)
 	}
-	return newSim(t, cfg)
+	return backendtest.NewSim(t, cfg)
 }
 
 // TestBenchStreamedBases (with -gpu-bench) runs prodslice with 16 beam

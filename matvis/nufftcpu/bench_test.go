@@ -86,12 +86,12 @@ func TestBenchSideBySide(t *testing.T) {
 	var ncpu, dcpu []time.Duration
 	for range *benchReps {
 		c0 := cpuTime()
-		nres = runOn(t, be, sim)
+		nres = backendtest.MustRun(t, be, sim)
 		nd = append(nd, nres.Stats.Total)
 		ncpu = append(ncpu, cpuTime()-c0)
 		if !*benchNoDirect {
 			c0 = cpuTime()
-			dres = runOn(t, direct, sim)
+			dres = backendtest.MustRun(t, direct, sim)
 			dd = append(dd, dres.Stats.Total)
 			dcpu = append(dcpu, cpuTime()-c0)
 		}

@@ -34,24 +34,6 @@ func sharedConfig(t testing.TB, rng *rand.Rand, nant, nsrc, ntime int, side, dz 
 	return c
 }
 
-func newSim(t testing.TB, c matvis.Config) *matvis.Simulation {
-	t.Helper()
-	sim, err := matvis.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sim
-}
-
-func runOn(t testing.TB, be matvis.Backend, sim *matvis.Simulation) *matvis.Result {
-	t.Helper()
-	res, err := be.Run(context.Background(), sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
-
 // TestAgainstDirect compares the transform with the direct CPU backend on
 // fresh random simulations: coplanar (2-D transform) and not (3-D), all
 // pairs and chosen pairs, unpolarized and polarized, at several ε:
@@ -108,7 +90,7 @@ func TestAgainstDirect(t *testing.T) {
 			if tc.pairs {
 				c.Options.AntPairs = [][2]int{{0, 1}, {1, 0}, {3, 3}, {2, 7}, {9, 4}, {5, 9}}
 			}
-			sim := newSim(t, c)
+			sim := backendtest.NewSim(t, c)
 			be, err := New(tc.eps, 2)
 			if err != nil {
 				t.Fatal(err)
@@ -116,8 +98,8 @@ func TestAgainstDirect(t *testing.T) {
 			// These shapes are small enough for the direct product to be
 			// estimated faster; the transform is what is tested.
 			be.Force, be.W = true, tc.w
-			got := runOn(t, be, sim)
-			want := runOn(t, direct, sim)
+			got := backendtest.MustRun(t, be, sim)
+			want := backendtest.MustRun(t, direct, sim)
 			impl := got.Stats.MatProdImpl
 			if !strings.Contains(impl.Strategy, "nufft type 3") || !strings.Contains(impl.Strategy, map[int]string{0: "-D", 2: "2-D", 3: "3-D"}[tc.wantDim]) {
 				t.Fatalf("strategy %q (why %q), want the %d-D transform", impl.Strategy, impl.Why, tc.wantDim)
@@ -176,9 +158,9 @@ func TestFallback(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sharedConfig(t, rng, 6, 400, 1, 40, 0)
 			tc.edit(&c)
-			sim := newSim(t, c)
-			got := runOn(t, be, sim)
-			want := runOn(t, direct, sim)
+			sim := backendtest.NewSim(t, c)
+			got := backendtest.MustRun(t, be, sim)
+			want := backendtest.MustRun(t, direct, sim)
 			if why := got.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: ") || !strings.Contains(why, tc.reason) {
 				t.Errorf("why %q, want the direct product because %q", why, tc.reason)
 			}
@@ -199,7 +181,7 @@ func TestTwoEqualBeams(t *testing.T) {
 	c := sharedConfig(t, rng, 6, 300, 1, 40, 0)
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}, beam.Gaussian{DiameterM: 14}}
 	c.BeamIdx = []int{0, 1, 0, 1, 1, 0}
-	if ok, why := Eligible(newSim(t, c)); !ok {
+	if ok, why := Eligible(backendtest.NewSim(t, c)); !ok {
 		t.Errorf("equal beams not eligible: %s", why)
 	}
 }
@@ -221,7 +203,7 @@ func TestProgressAndCancel(t *testing.T) {
 		seen = append(seen, p)
 		cancel()
 	}
-	sim := newSim(t, c)
+	sim := backendtest.NewSim(t, c)
 	res, err := be.Run(ctx, sim)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("error %v, want cancellation", err)
@@ -232,7 +214,7 @@ func TestProgressAndCancel(t *testing.T) {
 	if res == nil || !res.Done[0] || res.Done[1] {
 		t.Fatalf("done %v, want only the first integration", res.Done)
 	}
-	want := runOn(t, cpu.New(), newSim(t, func() matvis.Config { c.Options.Progress = nil; return c }()))
+	want := backendtest.MustRun(t, cpu.New(), backendtest.NewSim(t, func() matvis.Config { c.Options.Progress = nil; return c }()))
 	n := len(sim.Pairs)
 	if e := backendtest.RelErr(res.Vis128[:n], want.Vis128[:n]); !(e <= 1e-8) {
 		t.Errorf("the finished integration differs from the direct one by %.3g", e)
@@ -286,7 +268,7 @@ func TestMemoryFallback(t *testing.T) {
 	rng := backendtest.NewRNG(t, 33)
 	c := sharedConfig(t, rng, 8, 400, 1, 40, 0)
 	var need int64
-	for _, term := range newSim(t, c).HostBytes() {
+	for _, term := range backendtest.NewSim(t, c).HostBytes() {
 		need += term.Bytes
 	}
 	be, err := New(0, 2)
@@ -295,12 +277,12 @@ func TestMemoryFallback(t *testing.T) {
 	}
 	be.Force = true
 	c.Options.MaxMemory = int64(float64(need+64<<10) / 0.9)
-	res := runOn(t, be, newSim(t, c))
+	res := backendtest.MustRun(t, be, backendtest.NewSim(t, c))
 	if why := res.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: the transform's memory does not fit") {
 		t.Errorf("budget %d B for %d B: why %q, want the memory fall-back", c.Options.MaxMemory, need, why)
 	}
 	c.Options.MaxMemory = int64(float64(need+256<<20) / 0.9)
-	res = runOn(t, be, newSim(t, c))
+	res = backendtest.MustRun(t, be, backendtest.NewSim(t, c))
 	if !strings.Contains(res.Stats.MatProdImpl.Strategy, "nufft") || res.Plan.Term("nufft plan") <= 0 || res.Plan.Total <= res.Plan.Term("nufft plan") {
 		t.Errorf("ample budget: strategy %q, plan %+v", res.Stats.MatProdImpl.Strategy, res.Plan)
 	}
@@ -330,7 +312,7 @@ func TestNoVisibleSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	be.Force = true
-	res := runOn(t, be, newSim(t, c))
+	res := backendtest.MustRun(t, be, backendtest.NewSim(t, c))
 	if !strings.Contains(res.Stats.MatProdImpl.Strategy, "nufft") {
 		t.Fatalf("strategy %q", res.Stats.MatProdImpl.Strategy)
 	}
