@@ -152,15 +152,35 @@ func checkTablesEval(t *testing.T, sim *matvis.Simulation, tb *beamTables, f flo
 // prepared on the device (the az_za_simple bases made on the host,
 // hostScratch) and, forced, on the host.
 func TestAzZaSimpleParity(t *testing.T) {
-	g := openGPU(t)
+	parityOverShapes(t, openGPU(t), "az_za_simple", 2700, azzaSim)
+}
+
+// TestAzZaSimpleDevicePrep: the tables the device's channel preparation
+// makes for az_za_simple beams (bases from the host's not-a-knot solve, a
+// weighted sum per channel on the device) equal the host's (Prepare)
+// within 1e-12 of the largest value in fp64 and 1e-6 in fp32, at a channel
+// on a beam channel and one between, polarized and not, orders 3 and 1.
+func TestAzZaSimpleDevicePrep(t *testing.T) {
+	devicePrepOverShapes(t, openGPU(t), 2750, azzaSim)
+}
+
+// shapeSim builds a simulation of random beams of one kind, polarized or
+// not, fp32 (p1) or fp64, of spline order order.
+type shapeSim func(t testing.TB, rng *rand.Rand, pol, p1 bool, order int) *matvis.Simulation
+
+// parityOverShapes runs checkParity (GPU against the plain-loop CPU twin)
+// on build's simulations, polarized and not, fp64 and fp32, orders 3 and
+// 1 (the i-th with seed seed + i), requiring the channels to be prepared
+// on the device.
+func parityOverShapes(t *testing.T, g *Backend, kind string, seed uint64, build shapeSim) {
 	i := 0
 	for _, pol := range []bool{true, false} {
 		for _, p1 := range []bool{false, true} {
 			for _, order := range []int{3, 1} {
 				i++
-				rng := rand.New(rand.NewPCG(uint64(i)+2700, 9))
-				sim := azzaSim(t, rng, pol, p1, order)
-				name := fmt.Sprintf("az_za_simple pol=%v p1=%v order %d", pol, p1, order)
+				rng := rand.New(rand.NewPCG(uint64(i)+seed, 9))
+				sim := build(t, rng, pol, p1, order)
+				name := fmt.Sprintf("%s pol=%v p1=%v order %d", kind, pol, p1, order)
 				checkParity(t, g, sim, name, func(res *matvis.Result) string {
 					if res.Stats.ChannelPrep != "device" {
 						t.Errorf("%s: channel preparation %q, want device", name, res.Stats.ChannelPrep)
@@ -172,21 +192,18 @@ func TestAzZaSimpleParity(t *testing.T) {
 	}
 }
 
-// TestAzZaSimpleDevicePrep: the tables the device's channel preparation
-// makes for az_za_simple beams (bases from the host's not-a-knot solve, a
-// weighted sum per channel on the device) equal the host's (Prepare)
-// within 1e-12 of the largest value in fp64 and 1e-6 in fp32, at a channel
-// on a beam channel and one between, polarized and not, orders 3 and 1.
-func TestAzZaSimpleDevicePrep(t *testing.T) {
-	g := openGPU(t)
+// devicePrepOverShapes checks, for build's simulations over the same
+// shapes and seeds as parityOverShapes, that the device prepares every
+// channel's tables as the host does (checkPrepChannel).
+func devicePrepOverShapes(t *testing.T, g *Backend, seed uint64, build shapeSim) {
 	i := 0
 	for _, pol := range []bool{true, false} {
 		for _, p1 := range []bool{false, true} {
 			for _, order := range []int{3, 1} {
 				i++
 				t.Run(fmt.Sprintf("pol=%v p1=%v order %d", pol, p1, order), func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(uint64(i)+2750, 9))
-					sim := azzaSim(t, rng, pol, p1, order)
+					rng := rand.New(rand.NewPCG(uint64(i)+seed, 9))
+					sim := build(t, rng, pol, p1, order)
 					r, err := newRun(context.Background(), g, sim)
 					if err != nil {
 						t.Fatal(err)

@@ -131,24 +131,7 @@ func TestPoleTablesHost(t *testing.T) {
 // and fp32, orders 3 and 1, the channels prepared on the device (the
 // continued bases made on the host, hostScratch).
 func TestPoleParity(t *testing.T) {
-	g := openGPU(t)
-	i := 0
-	for _, pol := range []bool{true, false} {
-		for _, p1 := range []bool{false, true} {
-			for _, order := range []int{3, 1} {
-				i++
-				rng := rand.New(rand.NewPCG(uint64(i)+2900, 9))
-				sim := poleSim(t, rng, pol, p1, order)
-				name := fmt.Sprintf("pole pol=%v p1=%v order %d", pol, p1, order)
-				checkParity(t, g, sim, name, func(res *matvis.Result) string {
-					if res.Stats.ChannelPrep != "device" {
-						t.Errorf("%s: channel preparation %q, want device", name, res.Stats.ChannelPrep)
-					}
-					return "channel prep " + res.Stats.ChannelPrep
-				})
-			}
-		}
-	}
+	parityOverShapes(t, openGPU(t), "pole", 2900, poleSim)
 }
 
 // TestPoleDevicePrep: the tables the device's channel preparation makes
@@ -156,30 +139,7 @@ func TestPoleParity(t *testing.T) {
 // 1e-12 of the largest value in fp64 and 1e-6 in fp32, at a channel on a
 // beam channel and one between, polarized and not, orders 3 and 1.
 func TestPoleDevicePrep(t *testing.T) {
-	g := openGPU(t)
-	i := 0
-	for _, pol := range []bool{true, false} {
-		for _, p1 := range []bool{false, true} {
-			for _, order := range []int{3, 1} {
-				i++
-				t.Run(fmt.Sprintf("pol=%v p1=%v order %d", pol, p1, order), func(t *testing.T) {
-					rng := rand.New(rand.NewPCG(uint64(i)+2950, 9))
-					sim := poleSim(t, rng, pol, p1, order)
-					r, err := newRun(context.Background(), g, sim)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer r.close()
-					if r.bp == nil {
-						t.Fatalf("the run prepares on the host: %s", r.res.Stats.ChannelPrep)
-					}
-					for fi, f := range sim.Freqs {
-						checkPrepChannel(t, r, fi, f)
-					}
-				})
-			}
-		}
-	}
+	devicePrepOverShapes(t, openGPU(t), 2950, poleSim)
 }
 
 // TestPoleZenithTrackGPU: the bar's zenith track (backendtest.ZenithObsparam:
