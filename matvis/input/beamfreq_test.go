@@ -5,8 +5,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/beam/beamfits"
 	"math"
 	"math/cmplx"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -97,26 +95,6 @@ func TestObsBeamFreqInterp(t *testing.T) {
 // (pyuvdata's default cubic needs 4), and an unknown kind is an error
 // naming the file, the field and the value.
 func TestFromObsConfigFreqInterp(t *testing.T) {
-	ref := filepath.Join(sharedtest.Root(t), "testdata", "reference", "pyuvsim-stokesI-gaussian")
-	write := func(t *testing.T, kind string) string {
-		dir := t.TempDir()
-		tel := "beam_paths:\n  0: " + sharedtest.HERABeam(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
-			"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\n"
-		if kind != "" {
-			tel += "freq_interp_kind: " + kind + "\n"
-		}
-		obs := "filing:\n  outdir: .\n  outfile_name: out.uvh5\n  output_format: uvh5\n" +
-			"freq:\n  Nfreqs: 2\n  channel_width: 500000.0\n  start_freq: 100250000.0\n" +
-			"sources:\n  catalog: " + filepath.Join(ref, "sky.skyh5") + "\n" +
-			"telescope:\n  array_layout: " + filepath.Join(ref, "layout.csv") + "\n  telescope_config_name: telescope_config.yaml\n" +
-			"time:\n  Ntimes: 1\n  integration_time: 600.0\n  start_time: 2459845.0\n"
-		for name, text := range map[string]string{"telescope_config.yaml": tel, "obsparam.yaml": obs} {
-			if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return filepath.Join(dir, "obsparam.yaml")
-	}
 	for _, tc := range []struct{ kind, want string }{
 		{"linear", ""},
 		{"nearest", ""},
@@ -126,7 +104,7 @@ func TestFromObsConfigFreqInterp(t *testing.T) {
 		{"spline", "freq_interp_kind"},
 	} {
 		t.Run("kind="+tc.kind, func(t *testing.T) {
-			cfg, err := obsparam.Read(write(t, tc.kind))
+			cfg, err := obsparam.Read(writeBeamfitsObsparam(t, tc.kind))
 			if err == nil {
 				if cfg.Telescope.FreqInterpKind != map[string]string{"": "cubic"}[tc.kind]+tc.kind {
 					t.Errorf("FreqInterpKind %q", cfg.Telescope.FreqInterpKind)

@@ -13,14 +13,18 @@ import (
 )
 
 // writeBeamfitsObsparam writes a pyuvsim configuration with the NF dipole
-// beamfits (beam 0, freq_interp_kind linear: it has 2 channels) and a
-// Gaussian (beam 1), and returns the obsparam's path.
-func writeBeamfitsObsparam(t *testing.T) string {
+// beamfits (beam 0; it has 2 channels) and a Gaussian (beam 1), the
+// telescope's freq_interp_kind kind ("": none given), and returns the
+// obsparam's path.
+func writeBeamfitsObsparam(t *testing.T, kind string) string {
 	t.Helper()
 	ref := filepath.Join(sharedtest.Root(t), "testdata", "reference", "pyuvsim-stokesI-gaussian")
 	dir := t.TempDir()
 	tel := "beam_paths:\n  0: " + sharedtest.HERABeam(t) + "\n  1:\n    type: gaussian\n    sigma: 0.3\n" +
-		"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\nfreq_interp_kind: linear\n"
+		"telescope_location: (-30.72152612068957, 21.428303826863015, 1051.69)\ntelescope_name: HERA\n"
+	if kind != "" {
+		tel += "freq_interp_kind: " + kind + "\n"
+	}
 	obs := "filing:\n  outdir: .\n  outfile_name: out.uvh5\n  output_format: uvh5\n" +
 		"freq:\n  Nfreqs: 2\n  channel_width: 500000.0\n  start_freq: 100250000.0\n" +
 		"sources:\n  catalog: " + filepath.Join(ref, "sky.skyh5") + "\n" +
@@ -39,7 +43,7 @@ func writeBeamfitsObsparam(t *testing.T) string {
 // analytic, the history names the interpolation, and an unknown name is
 // refused naming it.
 func TestObsBeamInterp(t *testing.T) {
-	cfg, err := obsparam.Read(writeBeamfitsObsparam(t))
+	cfg, err := obsparam.Read(writeBeamfitsObsparam(t, "linear"))
 	if err != nil {
 		t.Fatal(err)
 	}
