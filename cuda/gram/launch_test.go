@@ -1,6 +1,7 @@
 package gram
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/launchcheck"
@@ -11,6 +12,9 @@ import (
 // without a device (Launch checks the same at run time).
 func TestLaunchesMatchKernels(t *testing.T) {
 	launches, err := launchcheck.Check(".", "github.com/gomatvis/gomatvis/cuda/gram", "gram.cu")
+	if errors.Is(err, launchcheck.ErrNoToolchain) {
+		t.Skipf("SKIPPED, not checked: %v (the check runs where Go is installed, as in CI)", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ package launchcheck
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -39,6 +40,10 @@ const (
 	launchParams = 4 // grid, block, shared memory, stream
 )
 
+// ErrNoToolchain is returned by Check where no go command is on PATH (a
+// test binary copied to a GPU machine): the check needs `go list -export`.
+var ErrNoToolchain = errors.New("launchcheck: no go command on PATH to build export data")
+
 // Launch is one checked launch site.
 type Launch struct {
 	Pos     string
@@ -51,6 +56,9 @@ type Launch struct {
 // returns the launches it checked and an error listing every mismatch or
 // launch whose kernel it could not resolve.
 func Check(dir, importPath string, programs ...string) ([]Launch, error) {
+	if _, err := exec.LookPath("go"); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNoToolchain, err)
+	}
 	sigs, err := programSignatures(programs)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package gpu
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/launchcheck"
@@ -12,6 +13,9 @@ import (
 // device; Launch checks the same at run time.
 func TestLaunchesMatchKernels(t *testing.T) {
 	launches, err := launchcheck.Check(".", "github.com/gomatvis/gomatvis/matvis/gpu", "vis.cu", "beamprep.cu")
+	if errors.Is(err, launchcheck.ErrNoToolchain) {
+		t.Skipf("SKIPPED, not checked: %v (the check runs where Go is installed, as in CI)", err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
