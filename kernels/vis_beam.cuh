@@ -133,6 +133,20 @@ struct GeomDesc {
   int nza, naz, order, sqrtAfter;
 };
 
+// Both descriptors are written by matvis/gpu (descriptors.go: beamDesc,
+// geomDesc), which passes its layout as BEAM_DESC_* / GEOM_DESC_*: the
+// two sides must agree byte for byte.
+#if !defined(BEAM_DESC_BYTES) || !defined(BEAM_DESC_KIND) || !defined(BEAM_DESC_GEOM) || !defined(BEAM_DESC_PAR) || \
+    !defined(GEOM_DESC_BYTES) || !defined(GEOM_DESC_NZA) || !defined(GEOM_DESC_SQRT)
+#error "BEAM_DESC_*, GEOM_DESC_*: compile vis.cu through matvis/gpu, which passes them with -D"
+#endif
+static_assert(sizeof(BeamDesc) == BEAM_DESC_BYTES && __builtin_offsetof(BeamDesc, kind) == BEAM_DESC_KIND &&
+                  __builtin_offsetof(BeamDesc, geom) == BEAM_DESC_GEOM && __builtin_offsetof(BeamDesc, par) == BEAM_DESC_PAR,
+              "BeamDesc: laid out as matvis/gpu's beamDesc");
+static_assert(sizeof(GeomDesc) == GEOM_DESC_BYTES && __builtin_offsetof(GeomDesc, nza) == GEOM_DESC_NZA &&
+                  __builtin_offsetof(GeomDesc, sqrtAfter) == GEOM_DESC_SQRT,
+              "GeomDesc: laid out as matvis/gpu's geomDesc");
+
 // The 4 components of a polarized node (float: two 16-byte loads).
 __device__ __forceinline__ void load4(const float2* p, float2 o[4]) {
   float4 a = __ldg(reinterpret_cast<const float4*>(p));

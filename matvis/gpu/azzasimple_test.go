@@ -102,7 +102,7 @@ func checkTablesEval(t *testing.T, sim *matvis.Simulation, tb *beamTables, f flo
 	za[0], za[1], az[2], az[3] = 0, math.Pi/2, 0, math.Nextafter(2*math.Pi, 0)
 	var worst float64
 	for b, bm := range sim.Beams {
-		if int32(uint32(tb.desc[4*b+1])) >= 0 {
+		if tb.desc[b].Kind >= 0 {
 			continue // analytic
 		}
 		resp, err := bm.At(f, sim.Mode)
@@ -111,12 +111,11 @@ func checkTablesEval(t *testing.T, sim *matvis.Simulation, tb *beamTables, f flo
 		}
 		want := make([]complex128, nc*nd)
 		resp.Eval(az, za, want)
-		off := int(tb.desc[4*b])
-		gi := int(uint32(tb.desc[4*b+1] >> 32))
-		gw := tb.geom[6*gi : 6*gi+6]
-		za0, zs, az0, as := math.Float64frombits(gw[0]), math.Float64frombits(gw[1]), math.Float64frombits(gw[2]), math.Float64frombits(gw[3])
-		nza, naz := int(uint32(gw[4])), int(uint32(gw[4]>>32))
-		ord, sq := int(uint32(gw[5])), gw[5]>>32 == 1
+		off := int(tb.desc[b].Off)
+		gw := tb.geom[tb.desc[b].Geom]
+		za0, zs, az0, as := gw.Za0, gw.ZScale, gw.Az0, gw.AScale
+		nza, naz := int(gw.NZa), int(gw.NAz)
+		ord, sq := int(gw.Order), gw.SqrtAfter == 1
 		for s := range nd {
 			cz, ca := (za[s]-za0)*zs, (az[s]-az0)*as
 			for c := range nc {

@@ -8,7 +8,6 @@ package gpu
 import (
 	"errors"
 	"fmt"
-	"math"
 	"time"
 	"unsafe"
 
@@ -69,7 +68,6 @@ type prepLayout struct {
 	perBeam, stacked bool
 	nbp              int
 	ncoef, ncoefS    int64 // complex values of one slot of each layout
-	descWords        int
 }
 
 // prepBeams are the distinct gridded beams, the beam channels the run
@@ -84,7 +82,7 @@ type prepBeams struct {
 	taps     [][]tapSet // per channel, per distinct beam
 	bound    []float64  // per channel: a bound on the tables' largest |re| or |im|
 	tapStart []int32    // per channel: (nu+1) tap indices
-	hostDesc []uint64
+	hostDesc []beamDesc // every channel's, channel-major
 	geomN    int
 }
 
@@ -353,7 +351,7 @@ func (p *beamPrep) start(r *run, t *beamTables) (err error) {
 
 // geomNodes is the nodes of the one grid geometry of the stacked path.
 func (r *run) geomNodes(t *beamTables) int {
-	return int(uint32(t.geom[4])) * int(uint32(t.geom[4]>>32))
+	return t.geom[0].nodes()
 }
 
 // prepModule is beamprep.cu compiled for the run's real type (kept by the
@@ -434,8 +432,7 @@ func uploadNew[T any](p *beamPrep, term string, v []T) (cuda.DevicePtr, error) {
 // taps and the output offsets, and allocates the bases and slots.
 func (p *beamPrep) uploadTables(r *run, t *beamTables) (err error) {
 	sim := r.sim
-	p.descWords = 4 * p.nbeam
-	all := make([]uint64, 0, p.nfreq*p.descWords)
+	all := make([]beamDesc, 0, p.nfreq*p.nbeam)
 	for fi := range p.nfreq {
 		d, err := channelDesc(sim, fi, t.desc)
 		if err != nil {
@@ -458,7 +455,7 @@ func (p *beamPrep) uploadTables(r *run, t *beamTables) (err error) {
 	ooffS := make([]int64, p.nbeam)
 	for b, u := range p.uniq {
 		uniq[b] = int32(u) // -1: analytic, no table
-		ooff[b] = int64(t.desc[4*b])
+		ooff[b] = t.desc[b].Off
 		ooffS[b] = int64(b) * 4
 	}
 	nvals := make([]int64, max(nu, 1))
@@ -535,16 +532,15 @@ func (p *beamPrep) allocSlots() (err error) {
 // channelDesc is the beam descriptors of channel fi: the gridded beams'
 // words of desc (the same at every channel) and the analytic beams'
 // kinds and parameters at the channel's frequency.
-func channelDesc(sim *matvis.Simulation, fi int, desc []uint64) ([]uint64, error) {
-	d := append([]uint64(nil), desc...)
+func channelDesc(sim *matvis.Simulation, fi int, desc []beamDesc) ([]beamDesc, error) {
+	d := append([]beamDesc(nil), desc...)
 	for b, bm := range sim.Beams {
 		kind, par, ok, err := analyticKind(bm, sim.Freqs[fi])
 		if err != nil {
 			return nil, fmt.Errorf("gpu: beam %d at channel %d: %w", b, fi, err)
 		}
 		if ok {
-			d[4*b+1] = uint64(uint32(kind)) | uint64(math.MaxUint32)<<32
-			d[4*b+2] = math.Float64bits(par)
+			d[b] = analyticDesc(kind, par)
 		}
 	}
 	return d, nil
@@ -636,7 +632,7 @@ func (p *beamPrep) bind(r *run, fi int) error {
 	if err := p.c.WaitEvent(r.s, p.ready[sl]); err != nil {
 		return fmt.Errorf("gpu: wait for channel %d's tables: %w", fi, err)
 	}
-	n := int64(p.descWords) * 8
+	n := int64(p.nbeam) * int64(unsafe.Sizeof(beamDesc{}))
 	if err := p.c.CopyDtoD(r.dDesc, p.descAll.Offset(int64(fi)*n), n, r.s); err != nil {
 		return fmt.Errorf("gpu: channel %d's beam descriptors: %w", fi, err)
 	}
@@ -764,7 +760,7 @@ func (r *run) setupBeamPrep() error {
 // build buffers), and the stacked slots. The build's transient raw grid and
 // scratch (one distinct beam at a time, at most 512 MB) are not in it.
 func (p *beamPrep) modelTerms(plan *matvis.MemoryPlan) {
-	small := int64(p.nfreq*p.descWords)*8 + int64(len(p.tapStart))*4 + int64(p.nbeam)*(4+8+8) + int64(len(p.srcs))*(8+4)
+	small := int64(p.nfreq*p.nbeam)*int64(unsafe.Sizeof(beamDesc{})) + int64(len(p.tapStart))*4 + int64(p.nbeam)*(4+8+8) + int64(len(p.srcs))*(8+4)
 	for _, t := range p.taps {
 		for _, ts := range t {
 			small += int64(len(ts.off)) * (8 + 8)
@@ -801,7 +797,7 @@ func (r *run) deviceLayout() (*beamTables, error) {
 // makeLayout is deviceLayout's one computation.
 func (r *run) makeLayout() (*beamTables, error) {
 	sim := r.sim
-	t := &beamTables{desc: make([]uint64, 4*len(sim.Beams))}
+	t := &beamTables{desc: make([]beamDesc, len(sim.Beams))}
 	grids := make([]*beam.PlaneGrid, len(sim.Beams))
 	nplanes := make([]int, len(sim.Beams))
 	for b, bm := range sim.Beams {

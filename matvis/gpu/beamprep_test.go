@@ -228,7 +228,7 @@ func checkPrepChannel(t *testing.T, r *run, fi int, f float64) {
 			continue
 		}
 		gr := p.srcs[p.uniq[b]].Grid
-		off, n := int64(host.desc[4*b]), int64(gr.NZa*gr.NAz*p.nc)
+		off, n := host.desc[b].Off, int64(gr.NZa*gr.NAz*p.nc)
 		for i := 2 * off; i < 2*(off+n); i++ {
 			h := hostCoef(host, i)
 			if d := math.Abs(dev[i] - h); !(d <= tol*host.maxAbs) {
@@ -238,9 +238,9 @@ func checkPrepChannel(t *testing.T, r *run, fi int, f float64) {
 			}
 		}
 	}
-	for k, w := range host.desc {
-		if p.hostDesc[fi*p.descWords+k] != w {
-			t.Fatalf("channel %d: descriptor word %d is %#x, host %#x", fi, k, p.hostDesc[fi*p.descWords+k], w)
+	for b, d := range host.desc {
+		if got := p.hostDesc[fi*p.nbeam+b]; got != d {
+			t.Fatalf("channel %d: beam %d's descriptor is %+v, host %+v", fi, b, got, d)
 		}
 	}
 	bound, err := p.channelBound(fi)

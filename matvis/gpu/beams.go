@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
@@ -78,13 +79,12 @@ func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool
 }
 
 // beamTables are one frequency's beam descriptors for the fused
-// beam_tau_z kernel: per beam a BeamDesc (4 words) and per distinct grid
-// geometry a GeomDesc (6 words), laid out as the structs in kernels/vis.cu,
-// and the gridded beams' planes packed node-major (the nc components of a
+// beam_tau_z kernel: per beam a beamDesc and per distinct grid geometry a
+// geomDesc (descriptors.go), and the gridded beams' planes packed node-major (the nc components of a
 // node adjacent), each beam starting at a multiple of 4 complex values.
 type beamTables struct {
-	desc   []uint64
-	geom   []uint64
+	desc   []beamDesc
+	geom   []geomDesc
 	coef32 []float32 // precision 1
 	coef64 []float64 // precision 2
 	ncoef  int64     // complex values
@@ -110,7 +110,7 @@ func (r *run) beamTables(fi int) (*beamTables, error) {
 // buildBeamTables builds the descriptors and the packed planes of every beam
 // at freqHz. Gridded beams are prepared concurrently.
 func buildBeamTables(sim *matvis.Simulation, freqHz float64, p1 bool) (*beamTables, error) {
-	t := &beamTables{desc: make([]uint64, 4*len(sim.Beams))}
+	t := &beamTables{desc: make([]beamDesc, len(sim.Beams))}
 	resp, err := t.prepare(sim, freqHz)
 	if err != nil {
 		return nil, err
@@ -146,8 +146,7 @@ func (t *beamTables) prepare(sim *matvis.Simulation, freqHz float64) ([]*beam.Gr
 			return nil, fmt.Errorf("gpu: beam %d: %w", b, err)
 		}
 		if ok {
-			t.desc[4*b+1] = uint64(uint32(kind)) | uint64(math.MaxUint32)<<32
-			t.desc[4*b+2] = math.Float64bits(par)
+			t.desc[b] = analyticDesc(kind, par)
 			continue
 		}
 		gb, err := asGridBeam(b, bm)
@@ -200,17 +199,15 @@ func (t *beamTables) layout(sim *matvis.Simulation, grids []*beam.PlaneGrid, npl
 		if !ok {
 			gi = len(geoms)
 			geoms[k] = gi
-			sq := uint64(0)
+			sq := int32(0)
 			if g.SqrtAfterwards {
 				sq = 1
 			}
-			t.geom = append(t.geom, math.Float64bits(g.ZaMin), math.Float64bits(g.ZaScale), math.Float64bits(g.AzMin),
-				math.Float64bits(g.AzScale), uint64(uint32(g.NZa))|uint64(uint32(g.NAz))<<32, uint64(uint32(g.Order))|sq<<32)
+			t.geom = append(t.geom, geomDesc{Za0: g.ZaMin, ZScale: g.ZaScale, Az0: g.AzMin, AScale: g.AzScale,
+				NZa: int32(g.NZa), NAz: int32(g.NAz), Order: int32(g.Order), SqrtAfter: sq})
 		}
 		offs[b] = t.ncoef
-		t.desc[4*b] = uint64(t.ncoef)
-		none := int32(kindNone)
-		t.desc[4*b+1] = uint64(uint32(none)) | uint64(uint32(gi))<<32
+		t.desc[b] = beamDesc{Off: t.ncoef, Kind: kindNone, Geom: int32(gi)}
 		t.ncoef += tableValues(g.NZa*g.NAz, nc)
 	}
 	return offs, nil
@@ -289,12 +286,11 @@ func (t *beamTables) pack(resp []*beam.GriddedResponse, offs []int64, nc int, p1
 // holds the 4 components of beams 0..nbp-1 (beams past the run's are
 // zero), complex64 as float32 pairs, out[((k*nbp + b)*4 + c)*2 + re|im].
 func (t *beamTables) stack(nbp int) ([]float32, error) {
-	if t.coef32 == nil || len(t.geom) != 6 {
+	if t.coef32 == nil || len(t.geom) != 1 {
 		return nil, errors.New("gpu: stacked beam planes need precision-1 gridded beams on one grid geometry")
 	}
-	nza, naz := int(uint32(t.geom[4])), int(uint32(t.geom[4]>>32))
-	nodes := nza * naz
-	nb := len(t.desc) / 4
+	nodes := t.geom[0].nodes()
+	nb := len(t.desc)
 	if nb > nbp {
 		return nil, fmt.Errorf("gpu: %d beams do not fit %d stacked slots", nb, nbp)
 	}
@@ -307,7 +303,7 @@ func (t *beamTables) stack(nbp int) ([]float32, error) {
 			defer wg.Done()
 			for k := w * nodes / workers; k < (w+1)*nodes/workers; k++ {
 				for b := 0; b < nb; b++ {
-					src := 2 * (int(t.desc[4*b]) + k*4)
+					src := 2 * (int(t.desc[b].Off) + k*4)
 					copy(out[(k*nbp+b)*8:(k*nbp+b)*8+8], t.coef32[src:src+8])
 				}
 			}
@@ -371,10 +367,10 @@ func (r *run) prepareBeams(fi int) error {
 	}
 	r.freeBeamTables()
 	if len(t.geom) > 0 {
-		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * 8); err != nil {
+		if r.dGeom, err = r.c.Alloc(int64(len(t.geom)) * int64(unsafe.Sizeof(t.geom[0]))); err != nil {
 			return fmt.Errorf("gpu: beam geometries: %w", err)
 		}
-		r.track(r.dGeom, termBeamTables, int64(len(t.geom))*8)
+		r.track(r.dGeom, termBeamTables, int64(len(t.geom))*int64(unsafe.Sizeof(t.geom[0])))
 		if err := cuda.Upload(r.c, r.dGeom, t.geom, r.s); err != nil {
 			return fmt.Errorf("gpu: upload beam geometries: %w", err)
 		}

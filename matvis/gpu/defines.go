@@ -35,7 +35,8 @@ const (
 
 // sharedDefines are the NVRTC options that give vis.cu the constants
 // above, the kernel shapes of tuning.go (sort bins, gram_fused's warps and
-// buffers) and the analytic beam kinds (KIND_*): each is defined in Go
+// buffers), the analytic beam kinds (KIND_*) and the descriptors' layout
+// (BEAM_DESC_*, GEOM_DESC_*: descriptors.go): each is defined in Go
 // only, and the kernels refuse to compile without it. The run's own
 // choices (types, FG_MT, FG_TS, FG_STACKED, FG_NBP, FG_F16) are added by
 // compile.
@@ -52,6 +53,7 @@ func sharedDefines() []string {
 		{"FG_NP", fusedProducerWarps}, {"FG_NC", fusedConsumerWarps}, {"FG_NBUF", fusedBuffers},
 		{"KIND_GAUSSIAN", kindGaussian}, {"KIND_AIRY", kindAiry}, {"KIND_DIPOLE", kindDipole}, {"KIND_DIAGONAL", kindDiagonal},
 	}
+	defs = append(defs, descriptorDefines()...)
 	out := make([]string, len(defs))
 	for i, d := range defs {
 		out[i] = fmt.Sprintf("-D%s=%d", d.name, d.v)

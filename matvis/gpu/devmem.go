@@ -6,6 +6,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
@@ -198,7 +199,7 @@ func (r *run) allocDevice() error {
 		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
 		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
 		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
-		{&r.dDesc, termBeamTables, int64(r.nbeam) * 32},
+		{&r.dDesc, termBeamTables, int64(r.nbeam) * int64(unsafe.Sizeof(beamDesc{}))},
 	}
 	scanMax := int64(r.nblk)
 	if r.order {

@@ -77,7 +77,7 @@ func (r *run) stackedEligibility() error {
 	if err != nil {
 		return err
 	}
-	if len(t.geom) != 6 { // one GeomDesc
+	if len(t.geom) != 1 { // one grid geometry
 		return nil
 	}
 	r.stacked = true

@@ -102,8 +102,7 @@ func TestBeamTablesHost(t *testing.T) {
 				az[i], za[i] = rng.Float64()*2*math.Pi, rng.Float64()*math.Pi/2
 			}
 			for b, bm := range sim.Beams {
-				kind := int32(uint32(tb.desc[4*b+1]))
-				if kind >= 0 {
+				if tb.desc[b].Kind >= 0 {
 					continue
 				}
 				resp, err := bm.At(117.5e6, sim.Mode)
@@ -112,12 +111,11 @@ func TestBeamTablesHost(t *testing.T) {
 				}
 				want := make([]complex128, nc*nd)
 				resp.Eval(az, za, want)
-				off := int(tb.desc[4*b])
-				gi := int(uint32(tb.desc[4*b+1] >> 32))
-				gw := tb.geom[6*gi : 6*gi+6]
-				za0, zs, az0, as := math.Float64frombits(gw[0]), math.Float64frombits(gw[1]), math.Float64frombits(gw[2]), math.Float64frombits(gw[3])
-				nza, naz := int(uint32(gw[4])), int(uint32(gw[4]>>32))
-				ord, sq := int(uint32(gw[5])), gw[5]>>32 == 1
+				off := int(tb.desc[b].Off)
+				gw := tb.geom[tb.desc[b].Geom]
+				za0, zs, az0, as := gw.Za0, gw.ZScale, gw.Az0, gw.AScale
+				nza, naz := int(gw.NZa), int(gw.NAz)
+				ord, sq := int(gw.Order), gw.SqrtAfter == 1
 				for s := 0; s < nd; s++ {
 					cz, ca := (za[s]-za0)*zs, (az[s]-az0)*as
 					for c := 0; c < nc; c++ {
@@ -203,7 +201,7 @@ func TestStackedTables(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nza, naz := int(uint32(tb.geom[4])), int(uint32(tb.geom[4]>>32))
+	nza, naz := int(tb.geom[0].NZa), int(tb.geom[0].NAz)
 	nb := len(sim.Beams)
 	if len(st) != nza*naz*nbp*8 {
 		t.Fatalf("stacked length %d, want %d", len(st), nza*naz*nbp*8)
@@ -215,7 +213,7 @@ func TestStackedTables(t *testing.T) {
 				got := st[(node*nbp+b)*8+k]
 				want := float32(0)
 				if b < nb {
-					want = tb.coef32[2*(int(tb.desc[4*b])+node*4)+k]
+					want = tb.coef32[2*(int(tb.desc[b].Off)+node*4)+k]
 				}
 				if got != want {
 					t.Fatalf("node %d beam %d word %d: %g, want %g", node, b, k, got, want)

@@ -1,0 +1,57 @@
+package gpu
+
+import "unsafe"
+
+// beamDesc is one beam's descriptor as the beam kernels read it: the
+// BeamDesc of kernels/vis_beam.cuh, field for field. TestDescriptorLayout
+// checks these offsets against the header's struct; the header's
+// static_asserts check its own against descriptorDefines, so a change on
+// one side alone fails in CI and at compile time.
+type beamDesc struct {
+	// Off is a gridded beam's first value in the packed planes (complex
+	// values; 0 for an analytic beam).
+	Off int64
+	// Kind is an analytic beam's KIND_* (kindNone: gridded).
+	Kind int32
+	// Geom is a gridded beam's GeomDesc index (-1: analytic).
+	Geom int32
+	// Par is an analytic beam's parameter at the channel's frequency.
+	Par float64
+	_   float64 // 32 bytes, two 16-byte loads
+}
+
+// geomDesc is one grid geometry of the gridded beams: the GeomDesc of
+// kernels/vis_beam.cuh (matvis/beam PlaneGrid's za/az origin and inverse
+// spacing, its size, spline order and whether the planes are powers whose
+// square root is taken after interpolation).
+type geomDesc struct {
+	Za0, ZScale, Az0, AScale   float64
+	NZa, NAz, Order, SqrtAfter int32
+}
+
+// analyticDesc is the descriptor of an analytic beam of kind with par.
+func analyticDesc(kind int32, par float64) beamDesc {
+	return beamDesc{Kind: kind, Geom: -1, Par: par}
+}
+
+// nodes is the geometry's grid nodes.
+func (g geomDesc) nodes() int { return int(g.NZa) * int(g.NAz) }
+
+// descriptorDefines are the Go layout of the descriptors as -D macros,
+// matched by vis_beam.cuh's static_asserts.
+func descriptorDefines() []struct {
+	name string
+	v    int
+} {
+	var b beamDesc
+	var g geomDesc
+	return []struct {
+		name string
+		v    int
+	}{
+		{"BEAM_DESC_BYTES", int(unsafe.Sizeof(b))}, {"BEAM_DESC_KIND", int(unsafe.Offsetof(b.Kind))},
+		{"BEAM_DESC_GEOM", int(unsafe.Offsetof(b.Geom))}, {"BEAM_DESC_PAR", int(unsafe.Offsetof(b.Par))},
+		{"GEOM_DESC_BYTES", int(unsafe.Sizeof(g))}, {"GEOM_DESC_NZA", int(unsafe.Offsetof(g.NZa))},
+		{"GEOM_DESC_SQRT", int(unsafe.Offsetof(g.SqrtAfter))},
+	}
+}
