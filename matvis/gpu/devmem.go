@@ -179,53 +179,34 @@ func (r *run) allocate() error {
 	return r.uploadInputs()
 }
 
-// allocDevice allocates the run's device buffers, each under its memory
-// term.
+// bufReq is one device buffer a stage asks for: where its pointer goes,
+// its memory term and its size in bytes.
+type bufReq struct {
+	p    *cuda.DevicePtr
+	term string
+	n    int64
+}
+
+// allocDevice allocates the device buffers each stage asks for (its
+// deviceBuffers, sized from the run's shape), each under its memory term.
 func (r *run) allocDevice() error {
-	type req struct {
-		p    *cuda.DevicePtr
-		term string
-		n    int64
-	}
-	ns := int64(r.nsrc)
-	reqs := []req{
-		{&r.dAnt, matvis.TermAntPos, int64(r.nant) * 3 * 8}, {&r.dBeamOf, termIO, int64(r.nant) * 4}, {&r.dPairs, termIO, int64(r.npairs) * 8},
-		{&r.dFlux, matvis.TermFlux, ns * 8},
-		// The ECI vectors (BCRS step on the device), cached vectors or
-		// uploaded ENU of every source: the model's crd_eq; its crd_top
-		// are the compaction slots' ENU.
-		{&r.dSrc[0], matvis.TermCrdEq, ns * 8}, {&r.dSrc[1], matvis.TermCrdEq, ns * 8}, {&r.dSrc[2], matvis.TermCrdEq, ns * 8},
-		{&r.dTotal[0], termCompaction, 4}, {&r.dTotal[1], termCompaction, 4},
-		{&r.dBlkCnt, termCompaction, int64(r.nblk) * 4}, {&r.dBlkOff, termCompaction, int64(r.nblk) * 4},
-		{&r.dAcc, matvis.TermVis, int64(r.M) * int64(r.M) * r.zsize},
-		{&r.dOut, termIO, int64(r.npairs) * int64(r.nf*r.nf) * r.osize},
-		{&r.dDesc, termBeamTables, int64(r.nbeam) * int64(unsafe.Sizeof(beamDesc{}))},
-	}
-	scanMax := int64(r.nblk)
-	if r.order {
-		nt := int64(r.nblkSort) * int64(max(sortBands, sortAzBins)) * 4
-		scanMax = max(scanMax, nt/4)
-		reqs = append(reqs, req{&r.dTmpE, termSort, ns * r.rsize}, req{&r.dTmpN, termSort, ns * r.rsize}, req{&r.dTmpU, termSort, ns * r.rsize},
-			req{&r.dTmpA, termSort, ns * 8}, req{&r.dSortCnt, termSort, nt}, req{&r.dSortOff, termSort, nt}, req{&r.dSortTot, termSort, 4})
-	}
-	r.lb.words = max(r.nblk, int((scanMax+scanTile-1)/scanTile))
-	reqs = append(reqs, req{&r.dScanTmp, termCompaction, scanScratch(scanMax)}, req{&r.lb.status, termCompaction, int64(r.lb.words) * 8})
-	for i := 0; i < 2; i++ {
-		reqs = append(reqs, req{&r.dCe[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dCn[i], matvis.TermCrdTop, ns * r.rsize},
-			req{&r.dCu[i], matvis.TermCrdTop, ns * r.rsize}, req{&r.dAmp[i], matvis.TermFluxChunk, ns * 8})
-	}
-	if !r.fusedCand {
-		reqs = append(reqs, req{&r.dZ, matvis.TermZ, r.zBytes()})
-	}
 	tcPart := int64(0)
 	if r.st.SplitZ() {
 		tcPart = gram.TensorCoreScratch(r.M, r.c.Info().SMs)
-		reqs = append(reqs, req{&r.dTCPart, termGramPartials, tcPart})
 	}
-	if r.polSky {
-		for i := range r.dW {
-			reqs = append(reqs, req{&r.dW[i], matvis.TermStokes, 2 * ns * stokesWords * 8})
-		}
+	var zBytes int64
+	if !r.fusedCand {
+		zBytes = r.zBytes()
+	}
+	var reqs []bufReq
+	for _, stage := range [][]bufReq{
+		r.inputs.deviceBuffers(&r.runShape),
+		r.coordState.deviceBuffers(&r.runShape),
+		r.chunkState.deviceBuffers(&r.runShape, zBytes, tcPart),
+		r.beamState.deviceBuffers(&r.runShape),
+		r.stokesState.deviceBuffers(&r.runShape),
+	} {
+		reqs = append(reqs, stage...)
 	}
 	for _, q := range reqs {
 		var err error
@@ -239,39 +220,154 @@ func (r *run) allocDevice() error {
 	return nil
 }
 
-// allocHost allocates the run's pinned host buffers: the ENU upload
-// slots (without a cached rotation), the output slots, the visible
-// count, the Stokes factors and the coordinate parameters.
-func (r *run) allocHost() (err error) {
-	ns := int64(r.nsrc)
-	for i := 0; i < 2; i++ {
-		if r.rot == nil {
-			if r.hENU[i], err = r.keep.hostBuffer(3 * ns * 8); err != nil {
-				return fmt.Errorf("gpu: ENU upload buffer: %w", err)
-			}
-		}
-		if r.hOut[i], err = r.keep.hostBuffer(max(int64(r.npairs)*int64(r.nf*r.nf)*r.osize, 8)); err != nil {
-			return fmt.Errorf("gpu: output buffer: %w", err)
-		}
+// deviceBuffers are the static inputs': antenna positions, the
+// antenna→beam map, the pairs and one channel's fluxes.
+func (in *inputs) deviceBuffers(sh *runShape) []bufReq {
+	return []bufReq{
+		{&in.dAnt, matvis.TermAntPos, int64(sh.nant) * 3 * 8}, {&in.dBeamOf, termIO, int64(sh.nant) * 4},
+		{&in.dPairs, termIO, int64(sh.npairs) * 8}, {&in.dFlux, matvis.TermFlux, int64(sh.nsrc) * 8},
 	}
-	if !r.polSky {
-		for i := range r.hFlux {
-			if r.hFlux[i], err = r.keep.hostBuffer(max(ns*8, 8)); err != nil {
-				return fmt.Errorf("gpu: flux upload buffer: %w", err)
-			}
-		}
+}
+
+// deviceBuffers are the coordinate stage's: every source's vectors (the
+// ECI vectors of a BCRS step on the device, cached vectors or uploaded
+// ENU: the model's crd_eq), the visible counts and the scan's blocks,
+// the sort's scratch (gridded beams), and the two compaction slots (the
+// model's crd_top and flux chunk). Its look-back status words are sized
+// here too.
+func (cs *coordState) deviceBuffers(sh *runShape) []bufReq {
+	ns := int64(sh.nsrc)
+	reqs := []bufReq{
+		{&cs.dSrc[0], matvis.TermCrdEq, ns * 8}, {&cs.dSrc[1], matvis.TermCrdEq, ns * 8}, {&cs.dSrc[2], matvis.TermCrdEq, ns * 8},
+		{&cs.dTotal[0], termCompaction, 4}, {&cs.dTotal[1], termCompaction, 4},
+		{&cs.dBlkCnt, termCompaction, int64(cs.nblk) * 4}, {&cs.dBlkOff, termCompaction, int64(cs.nblk) * 4},
 	}
-	if r.hCount, err = r.keep.hostBuffer(8); err != nil {
-		return fmt.Errorf("gpu: visible-count buffer: %w", err)
+	scanMax := int64(cs.nblk)
+	if cs.order {
+		nt := int64(cs.nblkSort) * int64(max(sortBands, sortAzBins)) * 4
+		scanMax = max(scanMax, nt/4)
+		reqs = append(reqs, bufReq{&cs.dTmpE, termSort, ns * sh.rsize}, bufReq{&cs.dTmpN, termSort, ns * sh.rsize}, bufReq{&cs.dTmpU, termSort, ns * sh.rsize},
+			bufReq{&cs.dTmpA, termSort, ns * 8}, bufReq{&cs.dSortCnt, termSort, nt}, bufReq{&cs.dSortOff, termSort, nt}, bufReq{&cs.dSortTot, termSort, 4})
 	}
-	if r.polSky {
-		for i := range r.hW {
-			if r.hW[i], err = r.keep.hostBuffer(2 * ns * stokesWords * 8); err != nil {
-				return fmt.Errorf("gpu: Stokes factor buffer: %w", err)
-			}
+	cs.lb.words = max(cs.nblk, int((scanMax+scanTile-1)/scanTile))
+	reqs = append(reqs, bufReq{&cs.dScanTmp, termCompaction, scanScratch(scanMax)}, bufReq{&cs.lb.status, termCompaction, int64(cs.lb.words) * 8})
+	for i := range 2 {
+		reqs = append(reqs, bufReq{&cs.dCe[i], matvis.TermCrdTop, ns * sh.rsize}, bufReq{&cs.dCn[i], matvis.TermCrdTop, ns * sh.rsize},
+			bufReq{&cs.dCu[i], matvis.TermCrdTop, ns * sh.rsize}, bufReq{&cs.dAmp[i], matvis.TermFluxChunk, ns * 8})
+	}
+	return reqs
+}
+
+// deviceBuffers are the chunk stage's: the accumulated Gram product,
+// the extracted output, Z (zBytes; 0 when the fused path may still be
+// chosen: chooseFused makes it then) and the tensor-core product's
+// partial sums (tcPart; 0 without).
+func (ch *chunkState) deviceBuffers(sh *runShape, zBytes, tcPart int64) []bufReq {
+	reqs := []bufReq{
+		{&ch.dAcc, matvis.TermVis, int64(sh.M) * int64(sh.M) * sh.zsize},
+		{&ch.dOut, termIO, int64(sh.npairs) * int64(sh.nf*sh.nf) * sh.osize},
+	}
+	if zBytes > 0 {
+		reqs = append(reqs, bufReq{&ch.dZ, matvis.TermZ, zBytes})
+	}
+	if tcPart > 0 {
+		reqs = append(reqs, bufReq{&ch.dTCPart, termGramPartials, tcPart})
+	}
+	return reqs
+}
+
+// deviceBuffers are the beam tables' own: the descriptors (the
+// geometries and planes are allocated with the tables, beams.go).
+func (bs *beamState) deviceBuffers(sh *runShape) []bufReq {
+	return []bufReq{{&bs.dDesc, termBeamTables, int64(sh.nbeam) * int64(unsafe.Sizeof(beamDesc{}))}}
+}
+
+// deviceBuffers are a full-Stokes sky's two factor slots (none for a
+// Stokes-I sky).
+func (st *stokesState) deviceBuffers(sh *runShape) []bufReq {
+	if !st.polSky {
+		return nil
+	}
+	n := 2 * int64(sh.nsrc) * stokesWords * 8
+	return []bufReq{{&st.dW[0], matvis.TermStokes, n}, {&st.dW[1], matvis.TermStokes, n}}
+}
+
+// hostReq is one pinned host buffer a stage asks for.
+type hostReq struct {
+	p    **cuda.HostBuffer
+	what string
+	n    int64
+}
+
+// allocHost allocates the pinned host buffers each stage asks for (its
+// hostBuffers).
+func (r *run) allocHost() error {
+	for _, q := range r.hostBuffers() {
+		var err error
+		if *q.p, err = r.keep.hostBuffer(max(q.n, 8)); err != nil {
+			return fmt.Errorf("gpu: %s: %w", q.what, err)
 		}
 	}
 	return nil
+}
+
+// hostBuffers is every stage's pinned host buffers.
+func (r *run) hostBuffers() []hostReq {
+	var reqs []hostReq
+	for _, stage := range [][]hostReq{
+		r.coordState.hostBuffers(&r.runShape), r.chunkState.hostBuffers(&r.runShape),
+		r.inputs.hostBuffers(&r.runShape, r.polSky), r.stokesState.hostBuffers(&r.runShape),
+	} {
+		reqs = append(reqs, stage...)
+	}
+	return reqs
+}
+
+// pinned is the pinned host buffers the run's stages made (nil where
+// one was not made: a failed set-up), given back to the backend by close.
+func (r *run) pinned() []*cuda.HostBuffer {
+	var out []*cuda.HostBuffer
+	for _, q := range r.hostBuffers() {
+		out = append(out, *q.p)
+	}
+	return out
+}
+
+// hostBuffers are the coordinate stage's: the ENU upload slots (without
+// a cached rotation) and the visible count.
+func (cs *coordState) hostBuffers(sh *runShape) []hostReq {
+	reqs := []hostReq{{&cs.hCount, "visible-count buffer", 8}}
+	if cs.rot == nil {
+		for i := range cs.hENU {
+			reqs = append(reqs, hostReq{&cs.hENU[i], "ENU upload buffer", 3 * int64(sh.nsrc) * 8})
+		}
+	}
+	return reqs
+}
+
+// hostBuffers are the chunk stage's two output slots.
+func (ch *chunkState) hostBuffers(sh *runShape) []hostReq {
+	n := int64(sh.npairs) * int64(sh.nf*sh.nf) * sh.osize
+	return []hostReq{{&ch.hOut[0], "output buffer", n}, {&ch.hOut[1], "output buffer", n}}
+}
+
+// hostBuffers are the fluxes' two upload slots (a Stokes-I sky: a
+// full-Stokes sky's go with its factors).
+func (in *inputs) hostBuffers(sh *runShape, polSky bool) []hostReq {
+	if polSky {
+		return nil
+	}
+	n := int64(sh.nsrc) * 8
+	return []hostReq{{&in.hFlux[0], "flux upload buffer", n}, {&in.hFlux[1], "flux upload buffer", n}}
+}
+
+// hostBuffers are a full-Stokes sky's two factor upload slots.
+func (st *stokesState) hostBuffers(sh *runShape) []hostReq {
+	if !st.polSky {
+		return nil
+	}
+	n := 2 * int64(sh.nsrc) * stokesWords * 8
+	return []hostReq{{&st.hW[0], "Stokes factor buffer", n}, {&st.hW[1], "Stokes factor buffer", n}}
 }
 
 // poisonOutput fills the output buffers with NaN (host) and 0xFF bytes

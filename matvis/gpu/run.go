@@ -297,7 +297,7 @@ func (r *run) close() {
 	}
 	r.freeBeamTables()
 	r.freeAll()
-	for _, h := range []*cuda.HostBuffer{r.hENU[0], r.hENU[1], r.hOut[0], r.hOut[1], r.hCount, r.hW[0], r.hW[1], r.hFlux[0], r.hFlux[1]} {
+	for _, h := range r.pinned() {
 		r.keep.keepHost(h) // for the backend's next run
 	}
 	// The stream, cuBLAS, the Gram product and the modules are the
