@@ -48,58 +48,22 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := c.Record(ev.c0, r.s); err != nil {
 		return err
 	}
-	mode := int32(0)
-	ns := int64(r.nsrc)
 	// The time's parameters go to the kernels as an argument (mode 0
 	// ignores them).
 	hm := make([]float64, parN)
-	if r.rot != nil {
-		var err error
-		if mode, err = r.params(ti, hm); err != nil {
-			return err
-		}
-		if mode == 1 {
-			x, y, z, err := r.rot.CachedVectors(ti)
-			if err != nil {
-				return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
-			}
-			if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
-				return fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
-			}
-			if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
-				for k, v := range [][]float64{x, y, z} {
-					if err := cuda.Upload(c, r.dSrc[k], v, r.s); err != nil {
-						return err
-					}
-				}
-				r.lastVec = &x[0]
-			}
-		}
-	} else {
-		h := cuda.HostSlice[float64](r.hENU[sl])
-		if err := r.sim.Coords.ENU(ti, h[:ns], h[ns:2*ns], h[2*ns:3*ns]); err != nil {
-			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
-		}
-		for k := int64(0); k < 3; k++ {
-			if err := c.CopyHtoD(r.dSrc[k], unsafe.Add(r.hENU[sl].Ptr(), k*ns*8), ns*8, r.s); err != nil {
-				return err
-			}
-		}
+	mode, err := r.queueVectors(ti, sl, hm)
+	if err != nil {
+		return err
 	}
 	if err := c.Record(ev.u, r.s); err != nil {
 		return err
 	}
 	src := srcVectors(r.dSrc)
-	// The device holds every channel's fluxes (the flux table: column fi
-	// of nfreq) or one channel's (uploadFlux: column 0 of 1); a
-	// full-Stokes sky's slot holds the source indices (nfreq −1) and its
-	// factors are uploaded per integration.
 	slot := r.slot(sl)
-	fl := fluxColumn{r.dFlux, 1, 0}
-	if r.fluxTable != 0 {
-		fl = fluxColumn{r.fluxTable, int32(r.sim.NFreq()), int32(fi)}
-	}
+	fl := r.fluxColumn(fi)
 	if r.polSky {
+		// A full-Stokes sky's slot holds the source indices (nfreq −1);
+		// its factors are uploaded or made per integration.
 		fl.nfreq = -1
 		factors := func() error { return r.queueFactors(ti, sl) }
 		if r.devFactors != nil {
@@ -109,33 +73,98 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			return err
 		}
 	}
-	if err := r.compactVisible(ns, mode, src, hm, fl, slot, r.dTotal[sl]); err != nil {
+	if err := r.compactVisible(int64(r.nsrc), mode, src, hm, fl, slot, r.dTotal[sl]); err != nil {
 		return err
 	}
 	if r.order {
-		// Stable LSD sort: azimuth bin (slot → tmp), then zenith band
-		// (tmp → slot).
-		tmp := compactSlot{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
-		for pass, bins := range []int64{sortAzBins, sortBands} {
-			in, out := slot, tmp
-			if pass == 1 {
-				in, out = tmp, slot
-			}
-			if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
-				return err
-			}
-			if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp, &r.lb); err != nil {
-				return err
-			}
-			if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
-				return err
-			}
+		if err := r.sortVisible(sl, slot); err != nil {
+			return err
 		}
 	}
 	if err := c.CopyDtoH(unsafe.Add(r.hCount.Ptr(), 4*sl), r.dTotal[sl], 4, r.s); err != nil {
 		return err
 	}
 	return c.Record(ev.c1, r.s)
+}
+
+// queueVectors fills time ti's parameter block hm and queues the uploads
+// its coordinate mode needs (mode 0: every source's ENU made on the host
+// into upload slot sl; 1: a matrix rotation's cached vectors, once per
+// refresh; 2: nothing, the device holds the ECI vectors), and returns the
+// mode.
+func (r *run) queueVectors(ti, sl int, hm []float64) (int32, error) {
+	if r.rot == nil {
+		return 0, r.uploadENU(ti, sl)
+	}
+	mode, err := r.params(ti, hm)
+	if err != nil || mode != 1 {
+		return mode, err
+	}
+	x, y, z, err := r.rot.CachedVectors(ti)
+	if err != nil {
+		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	}
+	if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
+		return 0, fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
+	}
+	if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
+		for k, v := range [][]float64{x, y, z} {
+			if err := cuda.Upload(r.c, r.dSrc[k], v, r.s); err != nil {
+				return 0, err
+			}
+		}
+		r.lastVec = &x[0]
+	}
+	return 1, nil
+}
+
+// uploadENU makes time ti's ENU vectors on the host into pinned slot sl
+// and queues their upload.
+func (r *run) uploadENU(ti, sl int) error {
+	ns := int64(r.nsrc)
+	h := cuda.HostSlice[float64](r.hENU[sl])
+	if err := r.sim.Coords.ENU(ti, h[:ns], h[ns:2*ns], h[2*ns:3*ns]); err != nil {
+		return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	}
+	for k := int64(0); k < 3; k++ {
+		if err := r.c.CopyHtoD(r.dSrc[k], unsafe.Add(r.hENU[sl].Ptr(), k*ns*8), ns*8, r.s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fluxColumn is where the compaction reads channel fi's fluxes: the flux
+// table (every channel's, column fi of nfreq) or the one channel's
+// uploaded by uploadFlux (column 0 of 1).
+func (r *run) fluxColumn(fi int) fluxColumn {
+	if r.fluxTable != 0 {
+		return fluxColumn{r.fluxTable, int32(r.sim.NFreq()), int32(fi)}
+	}
+	return fluxColumn{r.dFlux, 1, 0}
+}
+
+// sortVisible orders slot sl's visible sources by (zenith band, azimuth
+// bin) for the gridded beams' gathers: a stable LSD sort, azimuth bin
+// (slot → scratch) then zenith band (scratch → slot).
+func (r *run) sortVisible(sl int, slot compactSlot) error {
+	tmp := compactSlot{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
+	for pass, bins := range []int64{sortAzBins, sortBands} {
+		in, out := slot, tmp
+		if pass == 1 {
+			in, out = tmp, slot
+		}
+		if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
+			return err
+		}
+		if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp, &r.lb); err != nil {
+			return err
+		}
+		if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // compactVisible writes the sources above the horizon, in order, into

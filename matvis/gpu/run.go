@@ -315,89 +315,115 @@ func (r *run) close() {
 // returns the result with the integrations finished so far.
 func (r *run) run() (*matvis.Result, error) {
 	t0 := time.Now()
-	sim := r.sim
-	nt := sim.NTime()
-	total := sim.NFreq() * nt
-	done := 0
-	counts := cuda.HostSlice[int32](r.hCount)
-	fail := func(err error) (*matvis.Result, error) {
+	nt := r.sim.NTime()
+	p := &pipeline{r: r, nt: nt, total: r.sim.NFreq() * nt, pending: -1, last: time.Now(), counts: cuda.HostSlice[int32](r.hCount)}
+	err := p.runAll()
+	if err != nil {
 		_ = r.c.SyncStream(r.s)
-		r.endStats(t0)
-		return r.late.Wait(), err
-	}
-	if err := r.loadSky(0); err != nil {
-		return fail(err)
-	}
-	if err := r.queueCoords(0, 0, 0); err != nil {
-		return fail(err)
-	}
-	pending := -1 // integration whose output is queued but not collected
-	pendingVis := 0
-	last := time.Now()
-	collect := func() error {
-		if pending < 0 {
-			return nil
-		}
-		if err := r.finish(pending/nt, pending%nt, pending%2, pendingVis); err != nil {
-			return err
-		}
-		r.tick(&done, total, &last)
-		pending = -1
-		return nil
-	}
-	for k := 0; k < total; k++ {
-		fi, ti, sl := k/nt, k%nt, k%2
-		if err := r.c.SyncEvent(r.ev[sl].c1); err != nil {
-			return fail(fmt.Errorf("gpu: coordinates at time %d: %w", ti, err))
-		}
-		nvis := int(counts[sl])
-		// Read the coordinate stage times now: the slot's coordinate
-		// events are recorded again two integrations on, before finish.
-		r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
-		// The next integration's coordinates, before this one's chunks
-		// (so that its count is read while they run): at a channel's
-		// end, after loading the next channel's sky, whose upload is
-		// ordered after this channel's coordinates on the stream.
-		if k+1 < total {
-			if ti+1 == nt {
-				if err := r.loadSky(fi + 1); err != nil {
-					return fail(err)
-				}
-			}
-			if err := r.queueCoords((k+1)/nt, (k+1)%nt, 1-sl); err != nil {
-				return fail(err)
-			}
-		}
-		if err := r.bindChannel(fi); err != nil {
-			return fail(err)
-		}
-		if err := r.queueChunks(fi, sl, nvis); err != nil {
-			// Cancelled between launches: keep the integration queued
-			// before this one.
-			if r.ctx.Err() != nil {
-				_ = collect()
-			}
-			return fail(err)
-		}
-		if ti+1 == nt {
-			if err := r.channelQueued(fi); err != nil {
-				return fail(err)
-			}
-		}
-		if err := collect(); err != nil {
-			return fail(err)
-		}
-		pending, pendingVis = k, nvis
-		if err := r.ctx.Err(); err != nil {
-			_ = collect()
-			return fail(err)
-		}
-	}
-	if err := collect(); err != nil {
-		return fail(err)
 	}
 	r.endStats(t0)
-	return r.late.Wait(), nil
+	return r.late.Wait(), err
+}
+
+// pipeline is run's walk over the integrations (k = channel·ntimes +
+// time): the integration whose output is queued but not yet collected,
+// and the progress reported.
+type pipeline struct {
+	r                   *run
+	nt, total, done     int
+	pending, pendingVis int // queued integration (-1: none) and its visible sources
+	last                time.Time
+	counts              []int32 // the visible counts, per compaction slot
+}
+
+// runAll queues the first integration's coordinates, then steps through
+// every integration and collects the last.
+func (p *pipeline) runAll() error {
+	if err := p.r.loadSky(0); err != nil {
+		return err
+	}
+	if err := p.r.queueCoords(0, 0, 0); err != nil {
+		return err
+	}
+	for k := range p.total {
+		if err := p.step(k); err != nil {
+			return err
+		}
+	}
+	return p.collect()
+}
+
+// step waits for integration k's coordinates, queues the next
+// integration's, then k's chunks, and collects the integration before
+// k, whose chunks were queued one step earlier.
+func (p *pipeline) step(k int) error {
+	r := p.r
+	fi, ti, sl := k/p.nt, k%p.nt, k%2
+	if err := r.c.SyncEvent(r.ev[sl].c1); err != nil {
+		return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	}
+	nvis := int(p.counts[sl])
+	// Read the coordinate stage times now: the slot's coordinate events
+	// are recorded again two integrations on, before finish.
+	r.coordT[sl] = [2]time.Duration{r.elapsed(r.ev[sl].c0, r.ev[sl].u), r.elapsed(r.ev[sl].u, r.ev[sl].c1)}
+	if err := p.queueNext(k); err != nil {
+		return err
+	}
+	if err := r.bindChannel(fi); err != nil {
+		return err
+	}
+	if err := r.queueChunks(fi, sl, nvis); err != nil {
+		// Cancelled between launches: keep the integration queued
+		// before this one.
+		if r.ctx.Err() != nil {
+			_ = p.collect()
+		}
+		return err
+	}
+	if ti+1 == p.nt {
+		if err := r.channelQueued(fi); err != nil {
+			return err
+		}
+	}
+	if err := p.collect(); err != nil {
+		return err
+	}
+	p.pending, p.pendingVis = k, nvis
+	if err := r.ctx.Err(); err != nil {
+		_ = p.collect()
+		return err
+	}
+	return nil
+}
+
+// queueNext queues the coordinates of the integration after k, before
+// k's chunks (so that its count is read while they run): at a channel's
+// end, after loading the next channel's sky, whose upload is ordered
+// after this channel's coordinates on the stream.
+func (p *pipeline) queueNext(k int) error {
+	if k+1 >= p.total {
+		return nil
+	}
+	if (k+1)%p.nt == 0 {
+		if err := p.r.loadSky(k/p.nt + 1); err != nil {
+			return err
+		}
+	}
+	return p.r.queueCoords((k+1)/p.nt, (k+1)%p.nt, 1-k%2)
+}
+
+// collect finishes the queued integration, if any: its output into the
+// result, and the progress.
+func (p *pipeline) collect() error {
+	if p.pending < 0 {
+		return nil
+	}
+	if err := p.r.finish(p.pending/p.nt, p.pending%p.nt, p.pending%2, p.pendingVis); err != nil {
+		return err
+	}
+	p.r.tick(&p.done, p.total, &p.last)
+	p.pending = -1
+	return nil
 }
 
 // loadSky loads channel fi's sky (fluxes, or a full-Stokes sky's Stokes
