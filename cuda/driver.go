@@ -4,38 +4,60 @@ import (
 	"unsafe"
 )
 
-// driverAPI holds the driver entry points. Each returns a CUresult.
+// driverAPI holds the driver entry points, grouped by what they act on
+// (each group's fields are promoted). Each returns a CUresult.
 type driverAPI struct {
 	lib loadedLib
+	deviceEntries
+	streamEntries
+	memoryEntries
+	moduleEntries
+}
 
-	cuInit                     func(flags uint32) int32
-	cuDriverGetVersion         func(v *int32) int32
-	cuDeviceGetCount           func(n *int32) int32
-	cuDeviceGet                func(dev *int32, ordinal int32) int32
-	cuDeviceGetName            func(name *byte, n int32, dev int32) int32
-	cuDeviceGetAttribute       func(v *int32, attr int32, dev int32) int32
-	cuDeviceTotalMem           func(b *uint64, dev int32) int32
-	cuDevicePrimaryCtxRetain   func(ctx *uintptr, dev int32) int32
-	cuDevicePrimaryCtxRelease  func(dev int32) int32
-	cuCtxSetCurrent            func(ctx uintptr) int32
-	cuStreamCreate             func(s *uintptr, flags uint32) int32
-	cuStreamDestroy            func(s uintptr) int32
-	cuStreamSynchronize        func(s uintptr) int32
-	cuEventCreate              func(e *uintptr, flags uint32) int32
-	cuEventDestroy             func(e uintptr) int32
-	cuEventRecord              func(e, s uintptr) int32
-	cuStreamWaitEvent          func(s, e uintptr, flags uint32) int32
-	cuEventSynchronize         func(e uintptr) int32
-	cuEventElapsedTime         func(ms *float32, start, end uintptr) int32
-	cuMemAlloc                 func(p *uint64, n uint64) int32
-	cuMemFree                  func(p uint64) int32
-	cuMemsetD8Async            func(p uint64, v uint8, n uint64, s uintptr) int32
-	cuMemcpyHtoDAsync          func(dst uint64, src unsafe.Pointer, n uint64, s uintptr) int32
-	cuMemcpyDtoHAsync          func(dst unsafe.Pointer, src uint64, n uint64, s uintptr) int32
-	cuMemcpyDtoDAsync          func(dst, src uint64, n uint64, s uintptr) int32
-	cuMemHostAlloc             func(p *unsafe.Pointer, n uint64, flags uint32) int32
-	cuMemFreeHost              func(p unsafe.Pointer) int32
-	cuMemGetInfo               func(free, total *uint64) int32
+// deviceEntries are the driver entry points for the driver, its devices and their primary contexts.
+type deviceEntries struct {
+	cuInit                    func(flags uint32) int32
+	cuDriverGetVersion        func(v *int32) int32
+	cuDeviceGetCount          func(n *int32) int32
+	cuDeviceGet               func(dev *int32, ordinal int32) int32
+	cuDeviceGetName           func(name *byte, n int32, dev int32) int32
+	cuDeviceGetAttribute      func(v *int32, attr int32, dev int32) int32
+	cuDeviceTotalMem          func(b *uint64, dev int32) int32
+	cuDevicePrimaryCtxRetain  func(ctx *uintptr, dev int32) int32
+	cuDevicePrimaryCtxRelease func(dev int32) int32
+	cuCtxSetCurrent           func(ctx uintptr) int32
+	cuGetErrorName            func(code int32, s **byte) int32
+	cuGetErrorString          func(code int32, s **byte) int32
+}
+
+// streamEntries are the driver entry points for streams and events.
+type streamEntries struct {
+	cuStreamCreate      func(s *uintptr, flags uint32) int32
+	cuStreamDestroy     func(s uintptr) int32
+	cuStreamSynchronize func(s uintptr) int32
+	cuEventCreate       func(e *uintptr, flags uint32) int32
+	cuEventDestroy      func(e uintptr) int32
+	cuEventRecord       func(e, s uintptr) int32
+	cuStreamWaitEvent   func(s, e uintptr, flags uint32) int32
+	cuEventSynchronize  func(e uintptr) int32
+	cuEventElapsedTime  func(ms *float32, start, end uintptr) int32
+}
+
+// memoryEntries are the driver entry points for device and pinned host memory and copies.
+type memoryEntries struct {
+	cuMemAlloc        func(p *uint64, n uint64) int32
+	cuMemFree         func(p uint64) int32
+	cuMemsetD8Async   func(p uint64, v uint8, n uint64, s uintptr) int32
+	cuMemcpyHtoDAsync func(dst uint64, src unsafe.Pointer, n uint64, s uintptr) int32
+	cuMemcpyDtoHAsync func(dst unsafe.Pointer, src uint64, n uint64, s uintptr) int32
+	cuMemcpyDtoDAsync func(dst, src uint64, n uint64, s uintptr) int32
+	cuMemHostAlloc    func(p *unsafe.Pointer, n uint64, flags uint32) int32
+	cuMemFreeHost     func(p unsafe.Pointer) int32
+	cuMemGetInfo      func(free, total *uint64) int32
+}
+
+// moduleEntries are the driver entry points for modules, kernels and their launches.
+type moduleEntries struct {
 	cuModuleLoadData           func(m *uintptr, image unsafe.Pointer) int32
 	cuModuleUnload             func(m uintptr) int32
 	cuModuleGetFunction        func(f *uintptr, m uintptr, name string) int32
@@ -43,8 +65,6 @@ type driverAPI struct {
 	cuFuncSetAttribute         func(f uintptr, attrib int32, value int32) int32
 	cuFuncGetAttribute         func(value *int32, attrib int32, f uintptr) int32
 	cuOccupancyMaxActiveBlocks func(n *int32, f uintptr, blockSize int32, dynSmem uint64) int32
-	cuGetErrorName             func(code int32, s **byte) int32
-	cuGetErrorString           func(code int32, s **byte) int32
 }
 
 func loadDriver() (*driverAPI, error) {

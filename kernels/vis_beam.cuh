@@ -134,17 +134,17 @@ struct GeomDesc {
 };
 
 // Both descriptors are written by matvis/gpu (descriptors.go: beamDesc,
-// geomDesc), which passes its layout as BEAM_DESC_* / GEOM_DESC_*: the
-// two sides must agree byte for byte.
-#if !defined(BEAM_DESC_BYTES) || !defined(BEAM_DESC_KIND) || !defined(BEAM_DESC_GEOM) || !defined(BEAM_DESC_PAR) || \
-    !defined(GEOM_DESC_BYTES) || !defined(GEOM_DESC_NZA) || !defined(GEOM_DESC_SQRT)
-#error "BEAM_DESC_*, GEOM_DESC_*: compile vis.cu through matvis/gpu, which passes them with -D"
+// geomDesc), which passes their sizes as BEAM_DESC_BYTES and
+// GEOM_DESC_BYTES; its TestDescriptorLayout lays these declarations out
+// and compares every field's offset (NVRTC has no offsetof in constant
+// expressions, so the sizes are what is checked here).
+#if !defined(BEAM_DESC_BYTES) || !defined(GEOM_DESC_BYTES)
+#error "BEAM_DESC_BYTES, GEOM_DESC_BYTES: compile vis.cu through matvis/gpu, which passes them with -D"
 #endif
-static_assert(sizeof(BeamDesc) == BEAM_DESC_BYTES && __builtin_offsetof(BeamDesc, kind) == BEAM_DESC_KIND &&
-                  __builtin_offsetof(BeamDesc, geom) == BEAM_DESC_GEOM && __builtin_offsetof(BeamDesc, par) == BEAM_DESC_PAR,
+static_assert(sizeof(BeamDesc) == BEAM_DESC_BYTES && sizeof(BeamDesc::off) == 8 && sizeof(BeamDesc::kind) == 4 &&
+                  sizeof(BeamDesc::geom) == 4 && sizeof(BeamDesc::par) == 8,
               "BeamDesc: laid out as matvis/gpu's beamDesc");
-static_assert(sizeof(GeomDesc) == GEOM_DESC_BYTES && __builtin_offsetof(GeomDesc, nza) == GEOM_DESC_NZA &&
-                  __builtin_offsetof(GeomDesc, sqrtAfter) == GEOM_DESC_SQRT,
+static_assert(sizeof(GeomDesc) == GEOM_DESC_BYTES && sizeof(GeomDesc::za0) == 8 && sizeof(GeomDesc::nza) == 4,
               "GeomDesc: laid out as matvis/gpu's geomDesc");
 
 // The 4 components of a polarized node (float: two 16-byte loads).
