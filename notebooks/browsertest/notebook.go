@@ -102,24 +102,7 @@ func runNotebook(ctx context.Context, br *browser, srv *jupyter, name, out strin
 		return "", err
 	}
 	defer console.close()
-	go page.EachEvent(func(e *proto.RuntimeConsoleAPICalled) {
-		var parts []string
-		for _, a := range e.Args {
-			if a.Value.Nil() {
-				parts = append(parts, a.Description)
-			} else {
-				parts = append(parts, a.Value.String())
-			}
-		}
-		console.printf("[%s] %s", e.Type, strings.Join(parts, " "))
-	}, func(e *proto.RuntimeExceptionThrown) {
-		d := e.ExceptionDetails
-		desc := d.Text
-		if d.Exception != nil {
-			desc += " " + d.Exception.Description
-		}
-		console.printf("[exception] %s", desc)
-	})()
+	go logConsole(page, console)()
 	if err := page.SetViewport(&proto.EmulationSetDeviceMetricsOverride{Width: 1280, Height: 1000, DeviceScaleFactor: 1}); err != nil {
 		return "", err
 	}
@@ -146,16 +129,7 @@ func runNotebook(ctx context.Context, br *browser, srv *jupyter, name, out strin
 		return "", err
 	}
 	problems, figures := judge(cells)
-	for _, c := range cells {
-		for _, op := range c.Outputs {
-			if op.Figure {
-				if err := screenshotOutput(page, c.Index, filepath.Join(out, fmt.Sprintf("cell%02d-figure.png", c.Index))); err != nil {
-					problems = append(problems, fmt.Sprintf("cell %d: screenshot: %v", c.Index, err))
-				}
-				break
-			}
-		}
-	}
+	problems = append(problems, screenshotFigures(page, cells, out)...)
 	if err := evalJSON(page, jsSave, &ok); err != nil {
 		problems = append(problems, fmt.Sprintf("saving the executed notebook: %v", err))
 	} else if err := srv.download(name+".ipynb", filepath.Join(out, name+".ipynb")); err != nil {
@@ -166,6 +140,46 @@ func runNotebook(ctx context.Context, br *browser, srv *jupyter, name, out strin
 	}
 	return fmt.Sprintf("%d code cells ran in %.0f s, %d figures, %d widget states checked; screenshots in %s",
 		len(cells), ran.Seconds(), figures, states, out), nil
+}
+
+// logConsole returns the page's event loop that writes its console
+// messages and uncaught exceptions to console (run it on a goroutine).
+func logConsole(page *rod.Page, console *lineLog) func() {
+	return page.EachEvent(func(e *proto.RuntimeConsoleAPICalled) {
+		var parts []string
+		for _, a := range e.Args {
+			if a.Value.Nil() {
+				parts = append(parts, a.Description)
+			} else {
+				parts = append(parts, a.Value.String())
+			}
+		}
+		console.printf("[%s] %s", e.Type, strings.Join(parts, " "))
+	}, func(e *proto.RuntimeExceptionThrown) {
+		d := e.ExceptionDetails
+		desc := d.Text
+		if d.Exception != nil {
+			desc += " " + d.Exception.Description
+		}
+		console.printf("[exception] %s", desc)
+	})
+}
+
+// screenshotFigures saves a screenshot of every cell's first figure into
+// out and returns the problems met.
+func screenshotFigures(page *rod.Page, cells []cellOutputs, out string) []string {
+	var problems []string
+	for _, c := range cells {
+		for _, op := range c.Outputs {
+			if op.Figure {
+				if err := screenshotOutput(page, c.Index, filepath.Join(out, fmt.Sprintf("cell%02d-figure.png", c.Index))); err != nil {
+					problems = append(problems, fmt.Sprintf("cell %d: screenshot: %v", c.Index, err))
+				}
+				break
+			}
+		}
+	}
+	return problems
 }
 
 // waitKernel waits until the page's notebook has a connected kernel.
