@@ -1,7 +1,9 @@
 package cuda_test
 
 import (
+	"embed"
 	"errors"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -100,9 +102,19 @@ func TestMemcpyRoundTrip(t *testing.T) {
 	}
 }
 
+// testKernels is the tests' own program, selftest.cu (a saxpy/daxpy
+// pair).
+//
+//go:embed testdata/selftest.cu
+var testKernels embed.FS
+
 func compileProgram(t testing.TB, c *cuda.Context, name string) *cuda.Module {
 	t.Helper()
-	code, headers, err := kernels.Program(name)
+	fsys, err := fs.Sub(testKernels, "testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, headers, err := kernels.Program(fsys, name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,8 @@
 package cuda
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -59,12 +61,35 @@ func keys[V any](m map[string]V) []string {
 	return out
 }
 
-// TestEveryKernelParses: every extern "C" kernel of every embedded program
-// is found (as many signatures as __global__ declarations outside
-// comments), with a known kind for every parameter.
+// moduleRoot is the folder of the repository's go.mod, found upwards from
+// the working directory (the package's folder under go test, the
+// repository's root where a test binary runs on a GPU machine).
+func moduleRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			t.Fatal("no go.mod above the working directory")
+		}
+		dir = up
+	}
+}
+
+// TestEveryKernelParses: every extern "C" kernel of every program of the
+// repository (beside its launcher) is found (as many signatures as
+// __global__ declarations outside comments), with a known kind for every
+// parameter.
 func TestEveryKernelParses(t *testing.T) {
-	for _, prog := range []string{"vis.cu", "beamprep.cu", "gram.cu", "mmarate.cu", "selftest.cu"} {
-		code, headers, err := kernels.Program(prog)
+	root := moduleRoot(t)
+	for _, prog := range []string{"matvis/gpu/vis.cu", "matvis/gpu/beamprep.cu", "cuda/gram/gram.cu", "cuda/gram/mmarate.cu", "cuda/testdata/selftest.cu"} {
+		code, headers, err := kernels.Program(os.DirFS(filepath.Join(root, filepath.Dir(prog))), filepath.Base(prog))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@
 package gram
 
 import (
+	"embed"
 	"fmt"
 	"strconv"
 	"strings"
@@ -18,6 +19,14 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/kernels"
 )
+
+// kernelFiles are this package's CUDA programs, beside the Go that
+// launches them: gram.cu (with gram_tc.cuh and gram_wg.cuh) and
+// mmarate.cu, the tensor cores' rate benchmark; kernels.Program adds the
+// shared headers.
+//
+//go:embed *.cu *.cuh
+var kernelFiles embed.FS
 
 // Strategy names one way to compute the product.
 type Strategy string
@@ -90,7 +99,7 @@ type Gram struct {
 
 // New compiles the helper kernels and binds to b, whose stream is s.
 func New(c *cuda.Context, b *cuda.Blas, s cuda.Stream) (*Gram, error) {
-	code, headers, err := kernels.Program("gram.cu")
+	code, headers, err := kernels.Program(kernelFiles, "gram.cu")
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ func TestMMARates(t *testing.T) {
 		t.Skip("GEMM benchmark: run with -gemm-bench")
 	}
 	e := setup(t)
-	code, headers, err := kernels.Program("mmarate.cu")
+	code, headers, err := kernels.Program(gram.KernelFiles, "mmarate.cu")
 	gputest.Must(t, err)
 	mod, err := e.c.Compile(cuda.Source{Name: "mmarate.cu", Code: code, Headers: headers})
 	gputest.Must(t, err)

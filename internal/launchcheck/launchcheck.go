@@ -24,6 +24,7 @@ import (
 	"go/token"
 	"go/types"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,7 @@ func Check(dir, importPath string, programs ...string) ([]Launch, error) {
 	if _, err := exec.LookPath("go"); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNoToolchain, err)
 	}
-	sigs, err := programSignatures(programs)
+	sigs, err := programSignatures(os.DirFS(dir), programs)
 	if err != nil {
 		return nil, err
 	}
@@ -104,11 +105,12 @@ func Check(dir, importPath string, programs ...string) ([]Launch, error) {
 	return launches, nil
 }
 
-// programSignatures are the kernels of the embedded programs.
-func programSignatures(programs []string) (map[string][]cuda.KernelParam, error) {
+// programSignatures are the kernels of the programs of fsys (the
+// checked package's folder, where its .cu files are).
+func programSignatures(fsys fs.FS, programs []string) (map[string][]cuda.KernelParam, error) {
 	all := map[string][]cuda.KernelParam{}
 	for _, p := range programs {
-		code, headers, err := kernels.Program(p)
+		code, headers, err := kernels.Program(fsys, p)
 		if err != nil {
 			return nil, err
 		}

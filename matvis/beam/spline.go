@@ -142,7 +142,7 @@ func mirrorIndex(i, n int) int {
 // around a point a fraction x ∈ [0, 1) past sample i: those of samples
 // i−1, i, i+1, i+2, adding up to 1 (the last is 1 minus the others, so
 // that they do exactly). The GPU kernels compute the same in device code
-// (axis_weights in kernels/vis_beam.cuh); its host twin in the GPU tests
+// (axis_weights in matvis/gpu/vis_beam.cuh); its host twin in the GPU tests
 // uses this.
 func CubicWeights(x float64) [4]float64 {
 	var w [4]float64

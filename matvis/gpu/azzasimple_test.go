@@ -61,7 +61,7 @@ func azzaSim(t testing.TB, rng *rand.Rand, pol, p1 bool, order int) *matvis.Simu
 }
 
 // TestAzZaSimpleTablesHost checks, without a device, that the kernels'
-// interpolation of the host's az_za_simple tables (kernels/vis_beam.cuh's
+// interpolation of the host's az_za_simple tables (matvis/gpu/vis_beam.cuh's
 // grid_footprint: range check on the table, mirrored footprint indices,
 // node-major components — as TestBeamTablesHost emulates it) gives the
 // CPU's az_za_simple Eval, whose clamp it does not have, at every

@@ -1,5 +1,5 @@
 // The set-up half of the device's channel preparation: every beam
-// channel a run uses, prepared once (kernels/beamprep.cu bp_planes,
+// channel a run uses, prepared once (matvis/gpu/beamprep.cu bp_planes,
 // bp_prefilter, bp_pack).
 
 package gpu
@@ -199,7 +199,7 @@ func (p *beamPrep) packBatch(a buildArgs, nodes int64, outComplex bool) error {
 // planes of distinct beam u's beam channels js in bp_planes' layout (part
 // q of the b-th channel at doubles ((b·parts + q)·nodes)): the not-a-knot
 // solve of az_za_simple and the pole continuation's great-circle lines
-// (beam.Gridded.ChannelParts), which kernels/beamprep.cu does not do —
+// (beam.Gridded.ChannelParts), which matvis/gpu/beamprep.cu does not do —
 // once per used beam channel at set-up, and the bases are then the host's
 // planes exactly. The channels' weighted sums stay on the device
 // (bp_combine), as for every beam.

@@ -1,4 +1,4 @@
-// Channel preparation on the device (kernels/beamprep.cu): the gridded
+// Channel preparation on the device (matvis/gpu/beamprep.cu): the gridded
 // beams' tables of each channel made on the GPU, on a stream of their own,
 // while the previous channel integrates; the host prepares nothing per
 // channel.
@@ -357,7 +357,7 @@ func (r *run) geomNodes(t *beamTables) int {
 // prepModule is beamprep.cu compiled for the run's real type (kept by the
 // backend).
 func (r *run) prepModule() (*cuda.Module, error) {
-	code, headers, err := kernels.Program("beamprep.cu")
+	code, headers, err := kernels.Program(kernelFiles, "beamprep.cu")
 	if err != nil {
 		return nil, fmt.Errorf("gpu: %w", err)
 	}

@@ -15,7 +15,7 @@ import (
 // added on one side only fails here, not on the device; and the shared
 // constants are each given once.
 func TestSharedDefinesCoverKernels(t *testing.T) {
-	code, headers, err := kernels.Program("vis.cu")
+	code, headers, err := kernels.Program(kernelFiles, "vis.cu")
 	if err != nil {
 		t.Fatal(err)
 	}

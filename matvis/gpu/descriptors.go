@@ -3,7 +3,7 @@ package gpu
 import "unsafe"
 
 // beamDesc is one beam's descriptor as the beam kernels read it: the
-// BeamDesc of kernels/vis_beam.cuh, field for field. TestDescriptorLayout
+// BeamDesc of matvis/gpu/vis_beam.cuh, field for field. TestDescriptorLayout
 // checks these offsets against the header's struct; the header's
 // static_asserts check its size against descriptorDefines, so a change on
 // one side alone fails in CI, and a change of size at compile time too.
@@ -21,7 +21,7 @@ type beamDesc struct {
 }
 
 // geomDesc is one grid geometry of the gridded beams: the GeomDesc of
-// kernels/vis_beam.cuh (matvis/beam PlaneGrid's za/az origin and inverse
+// matvis/gpu/vis_beam.cuh (matvis/beam PlaneGrid's za/az origin and inverse
 // spacing, its size, spline order and whether the planes are powers whose
 // square root is taken after interpolation).
 type geomDesc struct {

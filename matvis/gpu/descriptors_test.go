@@ -60,7 +60,7 @@ func cLayout(t *testing.T, src, name string) ([]cField, int) {
 // descriptorDefines when NVRTC compiles it, so neither side can change
 // alone.
 func TestDescriptorLayout(t *testing.T) {
-	_, headers, err := kernels.Program("vis.cu")
+	_, headers, err := kernels.Program(kernelFiles, "vis.cu")
 	if err != nil {
 		t.Fatal(err)
 	}

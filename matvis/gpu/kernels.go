@@ -1,11 +1,19 @@
 package gpu
 
 import (
+	"embed"
 	"fmt"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/kernels"
 )
+
+// kernelFiles are this package's CUDA programs, beside the Go that
+// launches them: vis.cu with its per-stage headers (vis_*.cuh) and
+// beamprep.cu; kernels.Program adds the shared headers.
+//
+//go:embed *.cu *.cuh
+var kernelFiles embed.FS
 
 // visKernels are the kernels of one compiled vis.cu. Each is launched
 // through a method whose parameters are the kernel's, in its order, with
@@ -303,7 +311,7 @@ func (r *run) visDefines() []string {
 // kernels; a fused kernel that does not fit on the device leaves the
 // separate path, unless Options.Fused forces it.
 func (r *run) compile() error {
-	code, headers, err := kernels.Program("vis.cu")
+	code, headers, err := kernels.Program(kernelFiles, "vis.cu")
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}

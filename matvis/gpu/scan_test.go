@@ -15,7 +15,7 @@ import (
 // words (zeroed), all released when t ends.
 func compactionKernels(t *testing.T, g *Backend, words int) (*visKernels, cuda.Stream, *lookback) {
 	t.Helper()
-	code, headers, err := kernels.Program("vis.cu")
+	code, headers, err := kernels.Program(kernelFiles, "vis.cu")
 	gputest.Must(t, err)
 	opts := append([]string{"-DR_T=float", "-DZ_T=float2", "-DACC_T=float2", "-DOUT_T=float2"}, sharedDefines()...)
 	mod, err := g.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)

@@ -84,7 +84,7 @@ func TestGridBeamIsGridded(t *testing.T) {
 
 // TestBeamTablesHost checks, without a device, the tables the fused kernel
 // reads: for random directions, interpolating the packed planes through
-// the descriptors and geometries as kernels/vis.cu does (footprints,
+// the descriptors and geometries as matvis/gpu/vis.cu does (footprints,
 // mirrored indices, node-major components) gives each beam's Eval.
 func TestBeamTablesHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
