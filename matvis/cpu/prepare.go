@@ -3,31 +3,11 @@ package cpu
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"sync"
 	"sync/atomic"
 
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
-
-// sameBeam reports whether a and b are the same beam object: the same
-// pointer for pointer beams (a *beam.Gridded shared by many list entries),
-// equal values for comparable value beams (beam.Gaussian{…}). Such beams
-// give the same response at every frequency, so one preparation serves
-// both. Beams that are not comparable are never taken for the same:
-// comparing them could cost as much as preparing them. The check is on
-// the values, not only their type: a comparable struct holding an
-// interface (beam.DiagonalJones) panics under == when both hold the same
-// non-comparable type.
-func sameBeam(a, b beam.Beam) bool {
-	if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
-		return false
-	}
-	if !reflect.ValueOf(a).Comparable() || !reflect.ValueOf(b).Comparable() {
-		return false
-	}
-	return a == b
-}
 
 // distinctBeams returns rep: rep[i] is the first j ≤ i with beams[j] the
 // same object as beams[i] (rep[i] = i for the first of each).
@@ -37,7 +17,7 @@ func distinctBeams(beams []beam.Beam) []int {
 	for i, b := range beams {
 		rep[i] = i
 		for _, j := range firsts {
-			if sameBeam(beams[j], b) {
+			if beam.Same(beams[j], b) {
 				rep[i] = j
 				break
 			}
