@@ -18,16 +18,16 @@ import (
 // ENU matrix and the BCRS-step constants; the device holds the ECI
 // vectors), 1 for another matrix rotation (the matrix only; the caller
 // uploads the cached vectors).
-func (r *run) params(ti int, hm []float64) (int32, error) {
-	m, err := r.rot.Matrix(ti)
+func (cs *coordState) params(ti int, hm []float64) (int32, error) {
+	m, err := cs.rot.Matrix(ti)
 	if err != nil {
 		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 	}
 	copy(hm[:9], m[:])
-	if r.bcrs == nil {
+	if cs.bcrs == nil {
 		return 1, nil
 	}
-	p, err := r.bcrs.BCRSParams(ti)
+	p, err := cs.bcrs.BCRSParams(ti)
 	if err != nil {
 		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 	}
@@ -51,7 +51,8 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	// The time's parameters go to the kernels as an argument (mode 0
 	// ignores them).
 	hm := make([]float64, parN)
-	mode, err := r.queueVectors(ti, sl, hm)
+	q := r.queue()
+	mode, err := r.queueVectors(q, r.sim.Coords, r.nsrc, ti, sl, hm)
 	if err != nil {
 		return err
 	}
@@ -73,11 +74,11 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 			return err
 		}
 	}
-	if err := r.compactVisible(int64(r.nsrc), mode, src, hm, fl, slot, r.dTotal[sl]); err != nil {
+	if err := r.compactVisible(q, int64(r.nsrc), mode, src, hm, fl, slot, r.dTotal[sl]); err != nil {
 		return err
 	}
 	if r.order {
-		if err := r.sortVisible(sl, slot); err != nil {
+		if err := r.sortVisible(q, sl, slot); err != nil {
 			return err
 		}
 	}
@@ -87,47 +88,47 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	return c.Record(ev.c1, r.s)
 }
 
-// queueVectors fills time ti's parameter block hm and queues the uploads
-// its coordinate mode needs (mode 0: every source's ENU made on the host
-// into upload slot sl; 1: a matrix rotation's cached vectors, once per
-// refresh; 2: nothing, the device holds the ECI vectors), and returns the
-// mode.
-func (r *run) queueVectors(ti, sl int, hm []float64) (int32, error) {
-	if r.rot == nil {
-		return 0, r.uploadENU(ti, sl)
+// queueVectors fills time ti's parameter block hm and queues on q the
+// uploads its coordinate mode needs (mode 0: the ns sources' ENU from
+// coords, made on the host into upload slot sl; 1: a matrix rotation's
+// cached vectors, once per refresh; 2: nothing, the device holds the ECI
+// vectors), and returns the mode.
+func (cs *coordState) queueVectors(q queue, coords matvis.Coordinates, ns, ti, sl int, hm []float64) (int32, error) {
+	if cs.rot == nil {
+		return 0, cs.uploadENU(q, coords, ns, ti, sl)
 	}
-	mode, err := r.params(ti, hm)
+	mode, err := cs.params(ti, hm)
 	if err != nil || mode != 1 {
 		return mode, err
 	}
-	x, y, z, err := r.rot.CachedVectors(ti)
+	x, y, z, err := cs.rot.CachedVectors(ti)
 	if err != nil {
 		return 0, fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 	}
-	if len(x) != r.nsrc || len(y) != r.nsrc || len(z) != r.nsrc {
-		return 0, fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), r.nsrc)
+	if len(x) != ns || len(y) != ns || len(z) != ns {
+		return 0, fmt.Errorf("gpu: cached vectors at time %d have %d sources, want %d", ti, len(x), ns)
 	}
-	if r.lastVec != &x[0] { // refreshed (BCRS step): upload once
+	if cs.lastVec != &x[0] { // refreshed (BCRS step): upload once
 		for k, v := range [][]float64{x, y, z} {
-			if err := cuda.Upload(r.c, r.dSrc[k], v, r.s); err != nil {
+			if err := cuda.Upload(q.c, cs.dSrc[k], v, q.s); err != nil {
 				return 0, err
 			}
 		}
-		r.lastVec = &x[0]
+		cs.lastVec = &x[0]
 	}
 	return 1, nil
 }
 
-// uploadENU makes time ti's ENU vectors on the host into pinned slot sl
-// and queues their upload.
-func (r *run) uploadENU(ti, sl int) error {
-	ns := int64(r.nsrc)
-	h := cuda.HostSlice[float64](r.hENU[sl])
-	if err := r.sim.Coords.ENU(ti, h[:ns], h[ns:2*ns], h[2*ns:3*ns]); err != nil {
+// uploadENU makes the ns sources' ENU vectors at time ti (coords) on the
+// host into pinned slot sl and queues their upload on q.
+func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl int) error {
+	n := int64(ns)
+	h := cuda.HostSlice[float64](cs.hENU[sl])
+	if err := coords.ENU(ti, h[:n], h[n:2*n], h[2*n:3*n]); err != nil {
 		return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 	}
 	for k := int64(0); k < 3; k++ {
-		if err := r.c.CopyHtoD(r.dSrc[k], unsafe.Add(r.hENU[sl].Ptr(), k*ns*8), ns*8, r.s); err != nil {
+		if err := q.c.CopyHtoD(cs.dSrc[k], unsafe.Add(cs.hENU[sl].Ptr(), k*n*8), n*8, q.s); err != nil {
 			return err
 		}
 	}
@@ -145,22 +146,22 @@ func (r *run) fluxColumn(fi int) fluxColumn {
 }
 
 // sortVisible orders slot sl's visible sources by (zenith band, azimuth
-// bin) for the gridded beams' gathers: a stable LSD sort, azimuth bin
-// (slot → scratch) then zenith band (scratch → slot).
-func (r *run) sortVisible(sl int, slot compactSlot) error {
-	tmp := compactSlot{r.dTmpE, r.dTmpN, r.dTmpU, r.dTmpA}
+// bin) for the gridded beams' gathers, on q: a stable LSD sort, azimuth
+// bin (slot → scratch) then zenith band (scratch → slot).
+func (cs *coordState) sortVisible(q queue, sl int, slot compactSlot) error {
+	tmp := compactSlot{cs.dTmpE, cs.dTmpN, cs.dTmpU, cs.dTmpA}
 	for pass, bins := range []int64{sortAzBins, sortBands} {
 		in, out := slot, tmp
 		if pass == 1 {
 			in, out = tmp, slot
 		}
-		if err := r.k.countKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), in, int32(r.nblkSort), r.dSortCnt); err != nil {
+		if err := q.k.countKeys(q.s, cs.nblkSort, cs.dTotal[sl], int32(pass), in, int32(cs.nblkSort), cs.dSortCnt); err != nil {
 			return err
 		}
-		if err := r.k.scan(r.s, int32(int64(r.nblkSort)*bins), r.dSortCnt, r.dSortOff, r.dSortTot, r.dScanTmp, &r.lb); err != nil {
+		if err := q.k.scan(q.s, int32(int64(cs.nblkSort)*bins), cs.dSortCnt, cs.dSortOff, cs.dSortTot, cs.dScanTmp, &cs.lb); err != nil {
 			return err
 		}
-		if err := r.k.scatterKeys(r.s, r.nblkSort, r.dTotal[sl], int32(pass), int32(r.nblkSort), r.dSortOff, in, out); err != nil {
+		if err := q.k.scatterKeys(q.s, cs.nblkSort, cs.dTotal[sl], int32(pass), int32(cs.nblkSort), cs.dSortOff, in, out); err != nil {
 			return err
 		}
 	}
@@ -168,20 +169,20 @@ func (r *run) sortVisible(sl int, slot compactSlot) error {
 }
 
 // compactVisible writes the sources above the horizon, in order, into
-// slot and their count to total: in one launch (look-back), else by block
+// slot and their count to total, on q: in one launch (look-back), else by block
 // counts, their scan and a scatter.
-func (r *run) compactVisible(ns int64, mode int32, src srcVectors, par []float64, fl fluxColumn, slot compactSlot, total cuda.DevicePtr) error {
-	done, err := r.k.compact(r.s, ns, mode, src, par, fl.flux, fl.nfreq, fl.fi, slot, total, &r.lb)
+func (cs *coordState) compactVisible(q queue, ns int64, mode int32, src srcVectors, par []float64, fl fluxColumn, slot compactSlot, total cuda.DevicePtr) error {
+	done, err := q.k.compact(q.s, ns, mode, src, par, fl.flux, fl.nfreq, fl.fi, slot, total, &cs.lb)
 	if done || err != nil {
 		return err
 	}
-	if err := r.k.countVisible(r.s, r.nblk, ns, mode, src, par, r.dBlkCnt); err != nil {
+	if err := q.k.countVisible(q.s, cs.nblk, ns, mode, src, par, cs.dBlkCnt); err != nil {
 		return err
 	}
-	if err := r.k.scan(r.s, int32(r.nblk), r.dBlkCnt, r.dBlkOff, total, r.dScanTmp, &r.lb); err != nil {
+	if err := q.k.scan(q.s, int32(cs.nblk), cs.dBlkCnt, cs.dBlkOff, total, cs.dScanTmp, &cs.lb); err != nil {
 		return err
 	}
-	return r.k.scatterVisible(r.s, r.nblk, ns, mode, src, par, r.dBlkOff, fl.flux, fl.nfreq, fl.fi, slot)
+	return q.k.scatterVisible(q.s, cs.nblk, ns, mode, src, par, cs.dBlkOff, fl.flux, fl.nfreq, fl.fi, slot)
 }
 
 // channelSky loads channel fi's sky: the fluxes on the device, or a

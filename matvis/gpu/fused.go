@@ -329,8 +329,8 @@ func (r *run) zArgs(fi, sl, n, p0 int, coef cuda.DevicePtr) zArgs {
 }
 
 // slot is compaction slot sl's visible sources.
-func (r *run) slot(sl int) compactSlot {
-	return compactSlot{r.dCe[sl], r.dCn[sl], r.dCu[sl], r.dAmp[sl]}
+func (cs *coordState) slot(sl int) compactSlot {
+	return compactSlot{cs.dCe[sl], cs.dCn[sl], cs.dCu[sl], cs.dAmp[sl]}
 }
 
 // fusedGrid is gram_fused's block count for a chunk of n sources.

@@ -42,6 +42,17 @@ type run struct {
 	devMem
 }
 
+// queue is what a stage queues its work with: the device context, the
+// run's stream and vis.cu's kernels (the stage's buffers are its own).
+type queue struct {
+	c *cuda.Context
+	s cuda.Stream
+	k *visKernels
+}
+
+// queue is the run's.
+func (r *run) queue() queue { return queue{r.c, r.s, r.k} }
+
 // handles are the run's stream, cuBLAS, Gram product and strategy, and
 // compiled kernels (the backend's, kept between runs: resident.go).
 type handles struct {
