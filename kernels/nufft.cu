@@ -1,0 +1,170 @@
+// nufft.cu: the device stages of the type-3 non-uniform FFT of
+// matvis/nufftgpu (the method of Barnett, Magland & af Klinteberg, SIAM J.
+// Sci. Comput. 41(5), C479-C504, 2019, planned on the host by
+// matvis/nufft): spreading of the pre-phased strengths onto the outer grid,
+// deconvolution into the padded grid, and interpolation of the FFT-ed
+// padded grid at the targets with the post-phase and kernel correction.
+//
+// Compiled once per transform shape: R_T (float or double), NU_DIM (1, 2
+// or 3 active axes) and NU_W (the kernel's width in grid points) come as
+// -D macros, so that the per-axis weight arrays have compile-time sizes and
+// stay in registers.
+#include "common.cuh"
+
+#ifndef R_T
+#error "R_T (float or double) must be defined"
+#endif
+#ifndef NU_DIM
+#define NU_DIM 2
+#endif
+#ifndef NU_W
+#define NU_W 8
+#endif
+
+typedef R_T real;
+typedef C<R_T> cplx;
+
+// Kernel widths per axis: an inactive axis has one point of weight 1.
+#define NU_W0 NU_W
+#define NU_W1 (NU_DIM >= 2 ? NU_W : 1)
+#define NU_W2 (NU_DIM >= 3 ? NU_W : 1)
+
+__device__ __forceinline__ float exp_r(float x) { return expf(x); }
+__device__ __forceinline__ double exp_r(double x) { return exp(x); }
+
+// weights fills wt[a] = φ(2(off + a)/W), φ(z) = exp(β(√(1−z²) − 1)), for
+// the grid points first + a of a point at first − off. The host split
+// each coordinate into an integer first index and this small offset (in
+// double), so that in float the weights lose nothing to the size of the
+// coordinate (a coordinate of 4000 cells in float would be off by 2e-4 of
+// a cell, far above an fp32 ε).
+template <int W>
+__device__ __forceinline__ void weights(real wt[W], real off, real beta) {
+  const real inv = real(2) / real(NU_W);
+#pragma unroll
+  for (int a = 0; a < W; a++) {
+    real z = (off + real(a)) * inv;
+    real arg = real(1) - z * z;
+    wt[a] = arg > real(0) ? exp_r(beta * (sqrt_r(arg) - real(1))) : real(0);
+  }
+}
+
+// axisWeights loads axis d's first index and weights of item i (one of n),
+// or index 0 and weight 1 when the axis is inactive.
+template <int W>
+__device__ __forceinline__ int axisWeights(real wt[W], int d, long long i, long long n, const int* first,
+                                           const real* off, real beta) {
+  if (W == 1) {
+    wt[0] = real(1);
+    return 0;
+  }
+  weights<W>(wt, off[d * n + i], beta);
+  return first[d * n + i];
+}
+
+// wrapIndex reduces i into [0, n): the kernels reach at most W < n points
+// past either edge.
+__device__ __forceinline__ int wrapIndex(int i, int n) {
+  if (i < 0) return i + n;
+  if (i >= n) return i - n;
+  return i;
+}
+
+// nu_spread adds each sorted point's pre-phased strength c[perm[i]]·pre[i]
+// times the kernel into the outer grid (nf0·nf1·nf2 complex values,
+// interleaved re/im, zeroed by the caller). One thread per point.
+//
+// Race-free by atomics: neighbouring points share grid cells, and the adds
+// are atomicAdd on each real part, which the hardware serializes per cell
+// (native for float and, from sm_60, for double). The points are in grid-bin
+// order (matvis/nufft's binOrder), so a warp's adds land in a few cache
+// lines of L2, where the atomics are resolved. Only the summation order
+// varies between runs: the results differ by rounding, not by a race.
+extern "C" __global__ void nu_spread(long long n, const cplx* c, const int* perm, const cplx* pre, const int* first,
+                                     const real* off, double beta, real* grid, int nf0, int nf1, int nf2) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const real b = real(beta);
+  real w0[NU_W0], w1[NU_W1], w2[NU_W2];
+  int f0 = axisWeights<NU_W0>(w0, 0, i, n, first, off, b);
+  int f1 = axisWeights<NU_W1>(w1, 1, i, n, first, off, b);
+  int f2 = axisWeights<NU_W2>(w2, 2, i, n, first, off, b);
+  cplx v = cmul<real>(c[perm[i]], pre[i]);
+#pragma unroll
+  for (int a0 = 0; a0 < NU_W0; a0++) {
+    int r0 = wrapIndex(f0 + a0, nf0);
+    real v0r = v.x * w0[a0], v0i = v.y * w0[a0];
+#pragma unroll
+    for (int a1 = 0; a1 < NU_W1; a1++) {
+      int r1 = wrapIndex(f1 + a1, nf1);
+      real v1r = v0r * w1[a1], v1i = v0i * w1[a1];
+      long long row = ((long long)r0 * nf1 + r1) * nf2;
+#pragma unroll
+      for (int a2 = 0; a2 < NU_W2; a2++) {
+        long long k = row + wrapIndex(f2 + a2, nf2);
+        atomicAdd(&grid[2 * k], v1r * w2[a2]);
+        atomicAdd(&grid[2 * k + 1], v1i * w2[a2]);
+      }
+    }
+  }
+}
+
+// padIndex is outer-grid index i of an axis of nf points placed on the
+// padded axis of n2: mode i − nf/2, wrapped (matvis/nufft's deconvolveInto).
+__device__ __forceinline__ int padIndex(int i, int nf, int n2) {
+  int m = i - nf / 2;
+  return m < 0 ? m + n2 : m;
+}
+
+// nu_deconv writes every outer-grid value times the three axes'
+// deconvolution factors to its place in the padded grid (zeroed by the
+// caller: the rest of it stays zero). One thread per outer-grid value.
+extern "C" __global__ void nu_deconv(long long nout, const cplx* grid, const real* d0, const real* d1, const real* d2,
+                                     cplx* pad, int nf0, int nf1, int nf2, int n20, int n21, int n22) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= nout) return;
+  int i2 = (int)(i % nf2);
+  long long r = i / nf2;
+  int i1 = (int)(r % nf1);
+  int i0 = (int)(r / nf1);
+  real s = d0[i0] * d1[i1] * d2[i2];
+  long long k = ((long long)padIndex(i0, nf0, n20) * n21 + padIndex(i1, nf1, n21)) * n22 + padIndex(i2, nf2, n22);
+  pad[k] = cscale<real>(grid[i], s);
+}
+
+// nu_interp evaluates, for each sorted target i, the kernel-weighted sum
+// of the transformed padded grid around it, times post[i], into
+// f[qorder[i]] (the caller's order). One thread per target; sums in R_T.
+extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* first, const real* off, const cplx* post,
+                                     const int* qorder, double beta, int n20, int n21, int n22, cplx* f) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= m) return;
+  const real b = real(beta);
+  real w0[NU_W0], w1[NU_W1], w2[NU_W2];
+  int f0 = axisWeights<NU_W0>(w0, 0, i, m, first, off, b);
+  int f1 = axisWeights<NU_W1>(w1, 1, i, m, first, off, b);
+  int f2 = axisWeights<NU_W2>(w2, 2, i, m, first, off, b);
+  real sr = 0, si = 0;
+#pragma unroll
+  for (int a0 = 0; a0 < NU_W0; a0++) {
+    int r0 = wrapIndex(f0 + a0, n20);
+    real s0r = 0, s0i = 0;
+#pragma unroll
+    for (int a1 = 0; a1 < NU_W1; a1++) {
+      int r1 = wrapIndex(f1 + a1, n21);
+      long long row = ((long long)r0 * n21 + r1) * n22;
+      real s1r = 0, s1i = 0;
+#pragma unroll
+      for (int a2 = 0; a2 < NU_W2; a2++) {
+        cplx g = pad[row + wrapIndex(f2 + a2, n22)];
+        s1r += g.x * w2[a2];
+        s1i += g.y * w2[a2];
+      }
+      s0r += s1r * w1[a1];
+      s0i += s1i * w1[a1];
+    }
+    sr += s0r * w0[a0];
+    si += s0i * w0[a0];
+  }
+  f[qorder[i]] = cmul<real>(post[i], cmake<real>(sr, si));
+}
