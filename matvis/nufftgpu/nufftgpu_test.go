@@ -200,8 +200,8 @@ func TestLargeAgainstCPU(t *testing.T) {
 	}{
 		{2, 1_000_000, 122_150, 1, 2 * math.Pi * 300, Single, 1e-6},
 		{2, 1_000_000, 122_150, 1, 2 * math.Pi * 300, Double, 1e-9},
-		{3, 200_000, 50_000, 1, 2 * math.Pi * 40, Single, 1e-6},
-		{3, 200_000, 50_000, 1, 2 * math.Pi * 40, Double, 1e-9},
+		{3, 200_000, 50_000, 1, 2 * math.Pi * 25, Single, 1e-6},
+		{3, 200_000, 50_000, 1, 2 * math.Pi * 25, Double, 1e-9},
 	}
 	for _, tc := range cases {
 		x, c, s := problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, 0, 0)
