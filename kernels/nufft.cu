@@ -6,9 +6,13 @@
 // padded grid at the targets with the post-phase and kernel correction.
 //
 // Compiled once per transform shape: R_T (float or double), NU_DIM (1, 2
-// or 3 active axes) and NU_W (the kernel's width in grid points) come as
-// -D macros, so that the per-axis weight arrays have compile-time sizes and
-// stay in registers.
+// or 3 active axes), NU_W (the kernel's width in grid points) and NU_NV
+// (the strength vectors transformed together) come as -D macros, so that
+// the per-axis weight arrays and the per-vector values have compile-time
+// sizes and stay in registers. The NU_NV vectors share the points and
+// targets (a polarized sky's feed-pair products): each kernel weight is
+// computed once for all of them. Vector v's strengths, grids and results
+// are the v-th of NU_NV equal blocks of their buffers.
 #include "common.cuh"
 
 #ifndef R_T
@@ -19,6 +23,9 @@
 #endif
 #ifndef NU_W
 #define NU_W 8
+#endif
+#ifndef NU_NV
+#define NU_NV 1
 #endif
 
 typedef R_T real;
@@ -72,7 +79,8 @@ __device__ __forceinline__ int wrapIndex(int i, int n) {
 
 // nu_spread adds each sorted point's pre-phased strength c[perm[i]]·pre[i]
 // times the kernel into the outer grid (nf0·nf1·nf2 complex values,
-// interleaved re/im, zeroed by the caller). One thread per point.
+// interleaved re/im, zeroed by the caller), for each of the NU_NV vectors.
+// One thread per point.
 //
 // Race-free by atomics: neighbouring points share grid cells, and the adds
 // are atomicAdd on each real part, which the hardware serializes per cell
@@ -89,21 +97,29 @@ extern "C" __global__ void nu_spread(long long n, const cplx* c, const int* perm
   int f0 = axisWeights<NU_W0>(w0, 0, i, n, first, off, b);
   int f1 = axisWeights<NU_W1>(w1, 1, i, n, first, off, b);
   int f2 = axisWeights<NU_W2>(w2, 2, i, n, first, off, b);
-  cplx v = cmul<real>(c[perm[i]], pre[i]);
+  const long long gridSize = (long long)nf0 * nf1 * nf2;
+  const cplx ph = pre[i];
+  const int j = perm[i];
+  cplx v[NU_NV];
+#pragma unroll
+  for (int q = 0; q < NU_NV; q++) v[q] = cmul<real>(c[q * n + j], ph);
 #pragma unroll
   for (int a0 = 0; a0 < NU_W0; a0++) {
     int r0 = wrapIndex(f0 + a0, nf0);
-    real v0r = v.x * w0[a0], v0i = v.y * w0[a0];
 #pragma unroll
     for (int a1 = 0; a1 < NU_W1; a1++) {
       int r1 = wrapIndex(f1 + a1, nf1);
-      real v1r = v0r * w1[a1], v1i = v0i * w1[a1];
+      real w01 = w0[a0] * w1[a1];
       long long row = ((long long)r0 * nf1 + r1) * nf2;
 #pragma unroll
       for (int a2 = 0; a2 < NU_W2; a2++) {
         long long k = row + wrapIndex(f2 + a2, nf2);
-        atomicAdd(&grid[2 * k], v1r * w2[a2]);
-        atomicAdd(&grid[2 * k + 1], v1i * w2[a2]);
+        real wt = w01 * w2[a2];
+#pragma unroll
+        for (int q = 0; q < NU_NV; q++) {
+          atomicAdd(&grid[2 * (q * gridSize + k)], v[q].x * wt);
+          atomicAdd(&grid[2 * (q * gridSize + k) + 1], v[q].y * wt);
+        }
       }
     }
   }
@@ -118,7 +134,8 @@ __device__ __forceinline__ int padIndex(int i, int nf, int n2) {
 
 // nu_deconv writes every outer-grid value times the three axes'
 // deconvolution factors to its place in the padded grid (zeroed by the
-// caller: the rest of it stays zero). One thread per outer-grid value.
+// caller: the rest of it stays zero), for each of the NU_NV vectors. One
+// thread per outer-grid value.
 extern "C" __global__ void nu_deconv(long long nout, const cplx* grid, const real* d0, const real* d1, const real* d2,
                                      cplx* pad, int nf0, int nf1, int nf2, int n20, int n21, int n22) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -129,12 +146,15 @@ extern "C" __global__ void nu_deconv(long long nout, const cplx* grid, const rea
   int i0 = (int)(r / nf1);
   real s = d0[i0] * d1[i1] * d2[i2];
   long long k = ((long long)padIndex(i0, nf0, n20) * n21 + padIndex(i1, nf1, n21)) * n22 + padIndex(i2, nf2, n22);
-  pad[k] = cscale<real>(grid[i], s);
+  const long long padSize = (long long)n20 * n21 * n22;
+#pragma unroll
+  for (int q = 0; q < NU_NV; q++) pad[q * padSize + k] = cscale<real>(grid[q * nout + i], s);
 }
 
-// nu_interp evaluates, for each sorted target i, the kernel-weighted sum
-// of the transformed padded grid around it, times post[i], into
-// f[qorder[i]] (the caller's order). One thread per target; sums in R_T.
+// nu_interp evaluates, for each sorted target i and each of the NU_NV
+// vectors, the kernel-weighted sum of the transformed padded grid around
+// it, times post[i], into f[qorder[i]] (the caller's order). One thread per
+// target; sums in R_T.
 extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* first, const real* off, const cplx* post,
                                      const int* qorder, double beta, int n20, int n21, int n22, cplx* f) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
@@ -144,27 +164,33 @@ extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* fi
   int f0 = axisWeights<NU_W0>(w0, 0, i, m, first, off, b);
   int f1 = axisWeights<NU_W1>(w1, 1, i, m, first, off, b);
   int f2 = axisWeights<NU_W2>(w2, 2, i, m, first, off, b);
-  real sr = 0, si = 0;
+  const long long padSize = (long long)n20 * n21 * n22;
+  cplx sum[NU_NV];
+#pragma unroll
+  for (int q = 0; q < NU_NV; q++) sum[q] = cmake<real>(0, 0);
 #pragma unroll
   for (int a0 = 0; a0 < NU_W0; a0++) {
     int r0 = wrapIndex(f0 + a0, n20);
-    real s0r = 0, s0i = 0;
 #pragma unroll
     for (int a1 = 0; a1 < NU_W1; a1++) {
       int r1 = wrapIndex(f1 + a1, n21);
       long long row = ((long long)r0 * n21 + r1) * n22;
-      real s1r = 0, s1i = 0;
+      real w01 = w0[a0] * w1[a1];
 #pragma unroll
       for (int a2 = 0; a2 < NU_W2; a2++) {
-        cplx g = pad[row + wrapIndex(f2 + a2, n22)];
-        s1r += g.x * w2[a2];
-        s1i += g.y * w2[a2];
+        long long k = row + wrapIndex(f2 + a2, n22);
+        real wt = w01 * w2[a2];
+#pragma unroll
+        for (int q = 0; q < NU_NV; q++) {
+          cplx g = pad[q * padSize + k];
+          sum[q].x += g.x * wt;
+          sum[q].y += g.y * wt;
+        }
       }
-      s0r += s1r * w1[a1];
-      s0i += s1i * w1[a1];
     }
-    sr += s0r * w0[a0];
-    si += s0i * w0[a0];
   }
-  f[qorder[i]] = cmul<real>(post[i], cmake<real>(sr, si));
+  const cplx ph = post[i];
+  const int j = qorder[i];
+#pragma unroll
+  for (int q = 0; q < NU_NV; q++) f[q * m + j] = cmul<real>(ph, sum[q]);
 }

@@ -49,7 +49,7 @@ func TestTimings(t *testing.T) {
 // the events, and the median wall time of Execute plus its sync.
 func timeTransform(t *testing.T, dv device, tr *Transform, c []complex128) (StageTimes, time.Duration) {
 	t.Helper()
-	cb := 2 * tr.prec.realBytes()
+	cb := 2 * tr.prec.realBytes() * int64(tr.nv)
 	in, err := dv.c.Alloc(int64(tr.lay.N) * cb)
 	gputest.Must(t, err)
 	defer dv.c.Free(in)

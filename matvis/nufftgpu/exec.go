@@ -17,9 +17,10 @@ type StageTimes struct {
 func (st StageTimes) Total() float32 { return st.Spread + st.Deconv + st.FFT + st.Interp }
 
 // Execute queues the transform of the strengths c (N complex values of the
-// transform's precision, in the caller's order of the points) into f (M
-// complex values, in the caller's order of the targets). It returns once
-// the work is queued; the caller synchronizes the stream.
+// transform's precision per vector, in the caller's order of the points,
+// vector v at v·N) into f (M per vector, in the caller's order of the
+// targets, vector v at v·M). It returns once the work is queued; the
+// caller synchronizes the stream.
 func (t *Transform) Execute(c, f cuda.DevicePtr) error {
 	return t.execute(c, f, nil)
 }
@@ -61,8 +62,9 @@ func (t *Transform) ExecuteTimed(c, f cuda.DevicePtr) (StageTimes, error) {
 // ev[4] after the last when ev is not nil.
 func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
 	l := &t.lay
+	nv := int64(t.nv)
 	if l.N == 0 { // no points: every result is zero
-		return t.c.Memset8(f, 0, int64(l.M)*2*t.prec.realBytes(), t.s)
+		return t.c.Memset8(f, 0, nv*int64(l.M)*2*t.prec.realBytes(), t.s)
 	}
 	mark := func(i int) error {
 		if ev == nil {
@@ -76,20 +78,20 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
 	p, q := t.pts, t.tgt
 	steps := []func() error{
 		func() error { return mark(0) },
-		func() error { return t.c.Memset8(t.grid, 0, int64(t.outerPoints())*cb, t.s) },
+		func() error { return t.c.Memset8(t.grid, 0, nv*int64(t.outerPoints())*cb, t.s) },
 		func() error {
 			return t.k.spreadPoints(t.s, int64(l.N), c, p.order, p.phase, p.first, p.off, l.Beta, t.grid, nf[0], nf[1], nf[2])
 		},
 		func() error { return mark(1) },
 		// Only the nf modes of each axis are written: the rest of the
 		// padded grid must be zero, and the in-place FFT overwrote it.
-		func() error { return t.c.Memset8(t.pad, 0, int64(t.padPoints())*cb, t.s) },
+		func() error { return t.c.Memset8(t.pad, 0, nv*int64(t.padPoints())*cb, t.s) },
 		func() error {
 			return t.k.deconvolve(t.s, int64(t.outerPoints()), t.grid, t.deconv[0], t.deconv[1], t.deconv[2], t.pad,
 				nf[0], nf[1], nf[2], n2[0], n2[1], n2[2])
 		},
 		func() error { return mark(2) },
-		func() error { return t.fft.Exec(t.pad, t.pad, l.Sign) },
+		func() error { return t.ffts() },
 		func() error { return mark(3) },
 		func() error {
 			return t.k.interpolate(t.s, int64(l.M), t.pad, q.first, q.off, q.phase, q.order, l.Beta, n2[0], n2[1], n2[2], f)
@@ -104,19 +106,31 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
 	return nil
 }
 
+// ffts transforms each vector's padded grid in place.
+func (t *Transform) ffts() error {
+	step := int64(t.padPoints()) * 2 * t.prec.realBytes()
+	for v := range int64(t.nv) {
+		p := t.pad.Offset(v * step)
+		if err := t.fft.Exec(p, p, t.lay.Sign); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // ExecuteHost is Execute from and to host memory (complex128 whatever the
 // precision): it uploads c, runs the transform, waits and downloads f.
 func (t *Transform) ExecuteHost(c, f []complex128) error {
 	l := &t.lay
-	if len(c) != l.N || len(f) != l.M {
-		return fmt.Errorf("nufftgpu: %d strengths and %d results, the plan has %d points and %d targets", len(c), len(f), l.N, l.M)
+	if len(c) != t.nv*l.N || len(f) != t.nv*l.M {
+		return fmt.Errorf("nufftgpu: %d strengths and %d results, the plan has %d vectors of %d points and %d targets", len(c), len(f), t.nv, l.N, l.M)
 	}
 	for j, v := range c {
 		if cmplx.IsNaN(v) || cmplx.IsInf(v) {
 			return fmt.Errorf("nufftgpu: strength c[%d] = %v is not finite", j, v)
 		}
 	}
-	cb := 2 * t.prec.realBytes()
+	cb := 2 * t.prec.realBytes() * int64(t.nv)
 	var err error
 	if t.in == 0 {
 		if t.in, err = t.alloc(int64(l.N) * cb); err != nil {

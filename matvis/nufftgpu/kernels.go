@@ -21,9 +21,10 @@ type stageKernels struct {
 	spread, deconv, intp cuda.Function
 }
 
-// compileStages compiles nufft.cu for one precision, dimension and kernel
-// width (compile-time sizes of the weight arrays) and looks its kernels up.
-func compileStages(c *cuda.Context, prec Precision, dim, w int) (*stageKernels, error) {
+// compileStages compiles nufft.cu for one precision, dimension, kernel
+// width and number of vectors (compile-time sizes of the weight and value
+// arrays) and looks its kernels up.
+func compileStages(c *cuda.Context, prec Precision, dim, w, nv int) (*stageKernels, error) {
 	code, headers, err := kernels.Program("nufft.cu")
 	if err != nil {
 		return nil, fmt.Errorf("nufftgpu: %w", err)
@@ -32,7 +33,7 @@ func compileStages(c *cuda.Context, prec Precision, dim, w int) (*stageKernels, 
 	if prec == Single {
 		rt = "float"
 	}
-	opts := []string{"-DR_T=" + rt, fmt.Sprintf("-DNU_DIM=%d", dim), fmt.Sprintf("-DNU_W=%d", w)}
+	opts := []string{"-DR_T=" + rt, fmt.Sprintf("-DNU_DIM=%d", dim), fmt.Sprintf("-DNU_W=%d", w), fmt.Sprintf("-DNU_NV=%d", nv)}
 	mod, err := c.Compile(cuda.Source{Name: "nufft.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("nufftgpu: %w", err)

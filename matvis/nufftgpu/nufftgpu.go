@@ -85,26 +85,42 @@ type Transform struct {
 	c      *cuda.Context
 	s      cuda.Stream
 	prec   Precision
+	nv     int // strength vectors transformed together
 	lay    nufft.Layout
 	k      *stageKernels
 	fft    *cuda.FFT
 	pts    coords
 	tgt    coords
 	deconv [3]cuda.DevicePtr
-	grid   cuda.DevicePtr // outer grid, nf0·nf1·nf2 complex
-	pad    cuda.DevicePtr // padded grid, n2_0·n2_1·n2_2 complex
+	grid   cuda.DevicePtr // nv outer grids, nf0·nf1·nf2 complex each
+	pad    cuda.DevicePtr // nv padded grids, n2_0·n2_1·n2_2 complex each
 	// in and out are ExecuteHost's staging buffers, made on first use.
 	in, out cuda.DevicePtr
 	owned   []cuda.DevicePtr
 }
 
+// maxVectors bounds NewBatch's vectors: each is a grid pair and registers
+// in the spread and interpolation kernels.
+const maxVectors = 8
+
 // New uploads plan pl's layout to the device of c and prepares the
-// transform in precision prec, queued on stream s.
+// transform of one strength vector in precision prec, queued on stream s.
 func New(c *cuda.Context, pl *nufft.Plan, prec Precision, s cuda.Stream) (*Transform, error) {
+	return NewBatch(c, pl, prec, 1, s)
+}
+
+// NewBatch is New for nv strength vectors transformed together over the
+// same points and targets (a polarized sky's feed-pair products): the
+// kernel weights are computed once for all of them, and each has its own
+// grids.
+func NewBatch(c *cuda.Context, pl *nufft.Plan, prec Precision, nv int, s cuda.Stream) (*Transform, error) {
 	if prec != Single && prec != Double {
 		return nil, fmt.Errorf("nufftgpu: %v: want Single or Double", prec)
 	}
-	t := &Transform{c: c, s: s, prec: prec, lay: pl.Layout()}
+	if nv < 1 || nv > maxVectors {
+		return nil, fmt.Errorf("nufftgpu: %d strength vectors, want 1 to %d", nv, maxVectors)
+	}
+	t := &Transform{c: c, s: s, prec: prec, nv: nv, lay: pl.Layout()}
 	if err := t.init(); err != nil {
 		return nil, errors.Join(err, t.Close())
 	}
@@ -114,7 +130,7 @@ func New(c *cuda.Context, pl *nufft.Plan, prec Precision, s cuda.Stream) (*Trans
 // init compiles the kernels, plans the FFT and uploads the layout.
 func (t *Transform) init() error {
 	var err error
-	if t.k, err = compileStages(t.c, t.prec, t.lay.Dim, t.lay.W); err != nil {
+	if t.k, err = compileStages(t.c, t.prec, t.lay.Dim, t.lay.W, t.nv); err != nil {
 		return err
 	}
 	dims := t.lay.N2[:t.lay.Dim]
@@ -136,7 +152,7 @@ func (t *Transform) init() error {
 			return err
 		}
 	}
-	cb := 2 * t.prec.realBytes()
+	cb := 2 * t.prec.realBytes() * int64(t.nv)
 	if t.grid, err = t.alloc(int64(t.outerPoints()) * cb); err != nil {
 		return err
 	}
@@ -147,11 +163,14 @@ func (t *Transform) init() error {
 func (t *Transform) outerPoints() int { return t.lay.NF[0] * t.lay.NF[1] * t.lay.NF[2] }
 func (t *Transform) padPoints() int   { return t.lay.N2[0] * t.lay.N2[1] * t.lay.N2[2] }
 
+// Vectors is the number of strength vectors an Execute transforms.
+func (t *Transform) Vectors() int { return t.nv }
+
 // Bytes is the device memory the transform holds (without ExecuteHost's
-// staging buffers): the two grids and the per-point and per-target arrays.
+// staging buffers): the grids and the per-point and per-target arrays.
 func (t *Transform) Bytes() int64 {
 	r := t.prec.realBytes()
-	grids := int64(t.outerPoints()+t.padPoints()) * 2 * r
+	grids := int64(t.outerPoints()+t.padPoints()) * 2 * r * int64(t.nv)
 	per := int64(t.lay.Dim)*(4+r) + 4 + 2*r
 	return grids + int64(t.lay.N+t.lay.M)*per
 }

@@ -78,12 +78,14 @@ func openDevice(t *testing.T) device {
 	return device{c, s}
 }
 
-// runPoisoned runs tr on strengths c with its output buffer filled with
-// NaN first (all bits set), and fails t if any result is not finite: an
-// unwritten or wrongly indexed output shows.
+// runPoisoned runs tr on strengths c (every vector's) with its output
+// buffer filled with NaN first (all bits set), and fails t if any result
+// is not finite: an unwritten or wrongly indexed output shows.
 func runPoisoned(t *testing.T, dv device, tr *Transform, c []complex128) []complex128 {
 	t.Helper()
 	l := tr.lay
+	l.N *= tr.nv
+	l.M *= tr.nv
 	cb := 2 * tr.prec.realBytes()
 	in, err := dv.c.Alloc(int64(l.N) * cb)
 	gputest.Must(t, err)
@@ -124,9 +126,15 @@ func runPoisoned(t *testing.T, dv device, tr *Transform, c []complex128) []compl
 // newTransform plans on the host and uploads to the device.
 func newTransform(t *testing.T, dv device, x, s [][]float64, eps float64, sign int, prec Precision) (*nufft.Plan, *Transform) {
 	t.Helper()
+	return newBatch(t, dv, x, s, eps, sign, prec, 1)
+}
+
+// newBatch is newTransform for nv vectors.
+func newBatch(t *testing.T, dv device, x, s [][]float64, eps float64, sign int, prec Precision, nv int) (*nufft.Plan, *Transform) {
+	t.Helper()
 	pl, err := nufft.NewPlan(x, s, nufft.Options{Eps: eps, Sign: sign})
 	gputest.Must(t, err)
-	tr, err := New(dv.c, pl, prec, dv.s)
+	tr, err := NewBatch(dv.c, pl, prec, nv, dv.s)
 	gputest.Must(t, err)
 	t.Cleanup(func() {
 		if err := tr.Close(); err != nil {
@@ -213,6 +221,51 @@ func TestLargeAgainstCPU(t *testing.T) {
 		t.Logf("d=%d n=%d m=%d %v eps=%g grid %v: vs CPU(1e-12) %.3g (%.2f eps)", tc.d, tc.n, tc.m, tc.prec, tc.eps, pl.Grid(), e, e/tc.eps)
 		if !(e <= bound(tc.eps, tc.prec)) {
 			t.Errorf("d=%d %v eps=%g: rel l2 error %.3g > %.3g", tc.d, tc.prec, tc.eps, e, bound(tc.eps, tc.prec))
+		}
+	}
+}
+
+// TestBatch: four strength vectors transformed together give, vector by
+// vector, the direct sum within bound(ε) and the single transform of that
+// vector to rounding (the same grids, weights and FFT).
+func TestBatch(t *testing.T) {
+	dv := openDevice(t)
+	rng := sharedtest.RNG(t, 32)
+	const nv = 4
+	for _, tc := range []struct {
+		d    int
+		sh   float64
+		prec Precision
+		eps  float64
+	}{{2, 300, Double, 1e-9}, {2, 300, Single, 1e-6}, {3, 40, Double, 1e-12}, {3, 40, Single, 1e-6}} {
+		x, c0, s := problem(rng, tc.d, 1500, 1000, 1, tc.sh, 0.2, -1)
+		c := make([]complex128, 0, nv*len(c0))
+		for range nv {
+			c = append(c, c0...)
+			rng.Shuffle(len(c0), func(i, j int) { c0[i], c0[j] = c0[j], c0[i] })
+		}
+		_, tb := newBatch(t, dv, x, s, tc.eps, -1, tc.prec, nv)
+		_, t1 := newTransform(t, dv, x, s, tc.eps, -1, tc.prec)
+		got := runPoisoned(t, dv, tb, c)
+		n, m := len(c0), len(s[0])
+		for v := range nv {
+			cv := c[v*n : (v+1)*n]
+			want, err := nufft.Direct(x, cv, s, -1)
+			gputest.Must(t, err)
+			one := runPoisoned(t, dv, t1, cv)
+			gv := got[v*m : (v+1)*m]
+			e, e1 := relErr(gv, want), relErr(gv, one)
+			t.Logf("d=%d %v eps=%g vector %d: vs direct %.3g (%.2f eps), vs single transform %.3g", tc.d, tc.prec, tc.eps, v, e, e/tc.eps, e1)
+			if !(e <= bound(tc.eps, tc.prec)) {
+				t.Errorf("d=%d %v eps=%g vector %d: vs direct %.3g > %.3g", tc.d, tc.prec, tc.eps, v, e, bound(tc.eps, tc.prec))
+			}
+			roundoff := 1e-13
+			if tc.prec == Single {
+				roundoff = 1e-5
+			}
+			if !(e1 <= roundoff) {
+				t.Errorf("d=%d %v eps=%g vector %d: differs from its single transform by %.3g > %g", tc.d, tc.prec, tc.eps, v, e1, roundoff)
+			}
 		}
 	}
 }
