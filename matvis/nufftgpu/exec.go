@@ -132,10 +132,15 @@ func (t *Transform) ExecuteHost(c, f []complex128) error {
 	}
 	cb := 2 * t.prec.realBytes() * int64(t.nv)
 	var err error
-	if t.in == 0 {
+	if t.in == 0 || t.inFor < l.N {
+		if err := t.release(t.in, t.out); err != nil {
+			return fmt.Errorf("nufftgpu: %w", err)
+		}
+		t.in, t.out = 0, 0
 		if t.in, err = t.alloc(int64(l.N) * cb); err != nil {
 			return err
 		}
+		t.inFor = l.N
 		if t.out, err = t.alloc(int64(l.M) * cb); err != nil {
 			return err
 		}

@@ -34,8 +34,7 @@ package nufftgpu
 import (
 	"errors"
 	"fmt"
-	"math"
-	"unsafe"
+	"slices"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/matvis/nufft"
@@ -68,17 +67,6 @@ func (p Precision) realBytes() int64 {
 	return 8
 }
 
-// coords are one side's (points' or targets') coordinates on the device:
-// per active axis, the first grid index of each item's kernel and its
-// offset (first − coordinate), axis-major ([d·n + i]); the permutation
-// between the sorted order and the caller's; and the phase (pre or post)
-// of each sorted item.
-type coords struct {
-	n            int
-	first, off   cuda.DevicePtr
-	order, phase cuda.DevicePtr
-}
-
 // Transform is one type-3 transform on the device: the plan's arrays and
 // both grids, owned until Close. One Execute at a time.
 type Transform struct {
@@ -94,8 +82,10 @@ type Transform struct {
 	deconv [3]cuda.DevicePtr
 	grid   cuda.DevicePtr // nv outer grids, nf0·nf1·nf2 complex each
 	pad    cuda.DevicePtr // nv padded grids, n2_0·n2_1·n2_2 complex each
-	// in and out are ExecuteHost's staging buffers, made on first use.
+	// in and out are ExecuteHost's staging buffers, made on first use
+	// for inFor points (and grown with SetPoints).
 	in, out cuda.DevicePtr
+	inFor   int
 	owned   []cuda.DevicePtr
 }
 
@@ -137,10 +127,10 @@ func (t *Transform) init() error {
 	if t.fft, err = t.c.NewFFT(dims, t.prec == Double, t.s); err != nil {
 		return fmt.Errorf("nufftgpu: %w", err)
 	}
-	if t.pts, err = t.uploadCoords(t.lay.P, t.lay.N, t.lay.Perm, t.lay.Pre); err != nil {
+	if err := t.uploadCoords(&t.pts, t.lay.P, t.lay.N, t.lay.Perm, t.lay.Pre); err != nil {
 		return err
 	}
-	if t.tgt, err = t.uploadCoords(t.lay.Q, t.lay.M, t.lay.QOrder, t.lay.Post); err != nil {
+	if err := t.uploadCoords(&t.tgt, t.lay.Q, t.lay.M, t.lay.QOrder, t.lay.Post); err != nil {
 		return err
 	}
 	for d := range 3 {
@@ -175,6 +165,21 @@ func (t *Transform) Bytes() int64 {
 	return grids + int64(t.lay.N+t.lay.M)*per
 }
 
+// release frees buffers alloc made before Close (grown coordinates).
+func (t *Transform) release(ps ...cuda.DevicePtr) error {
+	var errs []error
+	for _, p := range ps {
+		if p == 0 {
+			continue
+		}
+		if i := slices.Index(t.owned, p); i >= 0 {
+			t.owned = slices.Delete(t.owned, i, i+1)
+			errs = append(errs, t.c.Free(p))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // alloc allocates n bytes that Close frees.
 func (t *Transform) alloc(n int64) (cuda.DevicePtr, error) {
 	p, err := t.c.Alloc(max(n, 16))
@@ -185,67 +190,13 @@ func (t *Transform) alloc(n int64) (cuda.DevicePtr, error) {
 	return p, nil
 }
 
-// uploadCoords splits sorted coordinates x (per active axis, n each) into
-// first indices and offsets (the kernel's first point is ⌈x − W/2⌉, as in
-// matvis/nufft) and uploads them with the order and phases.
-func (t *Transform) uploadCoords(x [3][]float64, n int, order []int32, phase []complex128) (coords, error) {
-	cd := coords{n: n}
-	dim := t.lay.Dim
-	first := make([]int32, dim*n)
-	off := make([]float64, dim*n)
-	half := 0.5 * float64(t.lay.W)
-	for d := range dim {
-		for i, v := range x[d] {
-			f := math.Ceil(v - half)
-			first[d*n+i] = int32(f)
-			off[d*n+i] = f - v
-		}
-	}
-	var err error
-	if cd.first, err = uploadSlice(t, first); err != nil {
-		return cd, err
-	}
-	if cd.off, err = t.uploadReals(off); err != nil {
-		return cd, err
-	}
-	if cd.order, err = uploadSlice(t, order); err != nil {
-		return cd, err
-	}
-	cd.phase, err = t.uploadComplex(phase)
-	return cd, err
-}
-
-// uploadSlice allocates and fills a device copy of v.
-func uploadSlice[T any](t *Transform, v []T) (cuda.DevicePtr, error) {
-	var z T
-	p, err := t.alloc(int64(len(v)) * int64(unsafe.Sizeof(z)))
+// uploadReals allocates a device copy of v in the transform's precision.
+func (t *Transform) uploadReals(v []float64) (cuda.DevicePtr, error) {
+	p, err := t.alloc(int64(len(v)) * t.prec.realBytes())
 	if err != nil {
 		return 0, err
 	}
-	if err := cuda.Upload(t.c, p, v, t.s); err != nil {
-		return 0, fmt.Errorf("nufftgpu: upload: %w", err)
-	}
-	return p, nil
-}
-
-// uploadReals uploads v in the transform's precision.
-func (t *Transform) uploadReals(v []float64) (cuda.DevicePtr, error) {
-	if t.prec == Double {
-		return uploadSlice(t, v)
-	}
-	f := make([]float32, len(v))
-	for i, x := range v {
-		f[i] = float32(x)
-	}
-	return uploadSlice(t, f)
-}
-
-// uploadComplex uploads v in the transform's precision.
-func (t *Transform) uploadComplex(v []complex128) (cuda.DevicePtr, error) {
-	if t.prec == Double {
-		return uploadSlice(t, v)
-	}
-	return uploadSlice(t, toComplex64(v))
+	return p, t.putReals(p, v)
 }
 
 func toComplex64(v []complex128) []complex64 {

@@ -269,3 +269,39 @@ func TestBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestSetPoints: a plan made for the box of directions and given new
+// points (more, then fewer, than the transform's buffers hold) transforms
+// them on the device as the direct sum does, within bound(ε); the first
+// through ExecuteHost, the others through poisoned output buffers.
+func TestSetPoints(t *testing.T) {
+	dv := openDevice(t)
+	rng := sharedtest.RNG(t, 33)
+	box := [][]float64{{-1, 1}, {-1, 1}}
+	for _, tc := range []struct {
+		prec Precision
+		eps  float64
+	}{{Double, 1e-9}, {Single, 1e-6}} {
+		_, _, s := problem(rng, 2, 1, 1500, 1, 300, 0, 0)
+		pl, tr := newTransform(t, dv, box, s, tc.eps, 1, tc.prec)
+		for step, n := range []int{2000, 5000, 500} {
+			x, c, _ := problem(rng, 2, n, 1, 1, 1, 0, 0)
+			gputest.Must(t, pl.SetPoints(x))
+			gputest.Must(t, tr.SetPoints(pl))
+			var got []complex128
+			if step == 0 {
+				got = make([]complex128, len(s[0]))
+				gputest.Must(t, tr.ExecuteHost(c, got))
+			} else {
+				got = runPoisoned(t, dv, tr, c)
+			}
+			want, err := nufft.Direct(x, c, s, 1)
+			gputest.Must(t, err)
+			e := relErr(got, want)
+			t.Logf("%v eps=%g, %d points set: vs direct %.3g (%.2f eps)", tc.prec, tc.eps, n, e, e/tc.eps)
+			if !(e <= bound(tc.eps, tc.prec)) {
+				t.Errorf("%v eps=%g, %d points set: vs direct %.3g > %.3g", tc.prec, tc.eps, n, e, bound(tc.eps, tc.prec))
+			}
+		}
+	}
+}

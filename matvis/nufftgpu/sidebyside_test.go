@@ -2,11 +2,13 @@ package nufftgpu
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,9 +151,18 @@ func directGPU(t *testing.T, cfg matvis.Config) {
 		t.Fatal(err)
 	}
 	perInt := map[[2]int]time.Duration{}
+	var stages matvis.StageTimes // summed over the run's chunks
 	for _, c := range res.Stats.Chunks {
 		perInt[[2]int{c.Freq, c.Time}] += c.Stages.Total()
+		for st, d := range c.Stages {
+			stages[st] += d
+		}
 	}
+	var parts []string
+	for st, d := range stages {
+		parts = append(parts, fmt.Sprintf("%v %.3f", matvis.Stage(st), d.Seconds()*1e3/float64(len(perInt))))
+	}
+	t.Logf("SBS matvis/gpu direct: mean GPU ms per integration by stage: %s", strings.Join(parts, ", "))
 	var gpuT, wall []float64
 	for _, d := range perInt {
 		gpuT = append(gpuT, d.Seconds()*1e3)
