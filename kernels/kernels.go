@@ -14,6 +14,10 @@
 // and OUT_T): its kernels have one entry point each, under their own
 // names, and the constants it shares with the Go code come as -D macros
 // (matvis/gpu's sharedDefines).
+//
+// nufft.cu holds the type-3 non-uniform FFT's device stages (spread,
+// deconvolution, interpolation) of matvis/nufftgpu, compiled per transform
+// shape (-DR_T, -DNU_DIM, -DNU_W, -DNU_NV).
 package kernels
 
 import (
