@@ -43,16 +43,7 @@ func (t *Transform) uploadCoords(cd *coords, x [3][]float64, n int, order []int3
 		cd.capacity = n
 	}
 	cd.n = n
-	first := make([]int32, dim*n)
-	off := make([]float64, dim*n)
-	half := 0.5 * float64(t.lay.W)
-	for d := range dim {
-		for i, v := range x[d] {
-			f := math.Ceil(v - half)
-			first[d*n+i] = int32(f)
-			off[d*n+i] = f - v
-		}
-	}
+	first, off := splitCoords(x, dim, n, t.lay.W)
 	if err := put(t, cd.first, first); err != nil {
 		return err
 	}
@@ -63,6 +54,23 @@ func (t *Transform) uploadCoords(cd *coords, x [3][]float64, n int, order []int3
 		return err
 	}
 	return t.putComplex(cd.phase, phase)
+}
+
+// splitCoords splits each of n coordinates per axis (dim axes) into the
+// first grid index its kernel of width w reaches, ⌈x − w/2⌉ (matvis/nufft's
+// convention), and the offset first − x ∈ [−w/2, −w/2 + 1), axis-major.
+func splitCoords(x [3][]float64, dim, n, w int) (first []int32, off []float64) {
+	first = make([]int32, dim*n)
+	off = make([]float64, dim*n)
+	half := 0.5 * float64(w)
+	for d := range dim {
+		for i, v := range x[d] {
+			f := math.Ceil(v - half)
+			first[d*n+i] = int32(f)
+			off[d*n+i] = f - v
+		}
+	}
+	return first, off
 }
 
 // SetPoints makes the transform's points those of pl after a
