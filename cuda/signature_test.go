@@ -88,7 +88,7 @@ func moduleRoot(t *testing.T) string {
 // parameter.
 func TestEveryKernelParses(t *testing.T) {
 	root := moduleRoot(t)
-	for _, prog := range []string{"matvis/gpu/vis.cu", "matvis/gpu/beamprep.cu", "cuda/gram/gram.cu", "cuda/gram/mmarate.cu", "cuda/testdata/selftest.cu"} {
+	for _, prog := range []string{"matvis/gpu/vis.cu", "matvis/gpu/beamprep.cu", "cuda/gram/gram.cu", "cuda/gram/mmarate.cu", "cuda/testdata/selftest.cu", "matvis/nufftgpu/nufft.cu"} {
 		code, headers, err := kernels.Program(os.DirFS(filepath.Join(root, filepath.Dir(prog))), filepath.Base(prog))
 		if err != nil {
 			t.Fatal(err)

@@ -7,7 +7,9 @@
 // by stage, vis_*.cuh) and beamprep.cu (the channel preparation);
 // cuda/gram holds gram.cu (the split-FP16 tensor-core Gram product,
 // gram_tc.cuh and gram_wg.cuh, and the Hermitian mirror) and mmarate.cu
-// (its instruction-rate benchmark). This package holds only the headers
+// (its instruction-rate benchmark); matvis/nufftgpu holds nufft.cu (the
+// type-3 non-uniform FFT's spread, deconvolution and interpolation,
+// compiled per transform shape). This package holds only the headers
 // more than one of them includes: common.cuh (the real and complex types
 // of a program compiled for R_T) and tc_f16.cuh (the FP16 split of
 // complex values that both the Gram product and the fused kernel use).

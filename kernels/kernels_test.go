@@ -14,7 +14,7 @@ import (
 // only headers that exist.
 func TestProgramsOfTheRepository(t *testing.T) {
 	seen := 0
-	for _, dir := range []string{"../matvis/gpu", "../cuda/gram", "../cuda/testdata"} {
+	for _, dir := range []string{"../matvis/gpu", "../cuda/gram", "../cuda/testdata", "../matvis/nufftgpu"} {
 		fsys := os.DirFS(dir)
 		for _, n := range Names(fsys) {
 			seen++

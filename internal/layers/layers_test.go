@@ -27,7 +27,7 @@ var layerOf = map[string]int{
 
 	"matvis": 2, "cuda/gram": 2, "internal/gputest": 2,
 
-	"matvis/cpu": 3, "matvis/gpu": 3, "matvis/nufftcpu": 3, "matvis/multi": 3, "matvis/shard": 3,
+	"matvis/cpu": 3, "matvis/gpu": 3, "matvis/nufftcpu": 3, "matvis/nufftgpu": 3, "matvis/multi": 3, "matvis/shard": 3,
 
 	"matvis/input": 4, "matvis/beam/beamfits": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "matvis/uvdata": 4, "matvis/part": 4,
 	"matvis/backends": 4, "matvis/backendtest": 4,
