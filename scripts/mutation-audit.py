@@ -1,0 +1,32 @@
+#!/usr/bin/env python3
+"""A mutation audit: applies each mutation below alone to the working tree,
+runs the packages named with go test, restores the file, and prints whether
+a test caught it. Run it in a scratch worktree (git worktree add), from its
+root: scripts/mutation-audit.py [NAME ...]. bench/RESULTS.md has its
+results ("Mutation audit of this session's and last session's code")."""
+import subprocess, sys, os
+root=os.getcwd()
+muts=[
+ ('eop-leap', 'matvis/astro/c04.go', '	du -= math.RoundToEven(du) // numpy\'s round is half to even\n', '', './matvis/astro ./matvis/input'),
+ ('eop-dayfrac', 'matvis/astro/c04.go', 'f := (mjd - t.MJD[i-1] + utc) /', 'f := (mjd - t.MJD[i-1] + 0*utc) /', './matvis/astro ./matvis/input'),
+ ('uvfits-baseline', 'uvfits/writer.go', 'float64(256*h.Ant1[r] + h.Ant2[r])', 'float64(256*h.Ant2[r] + h.Ant1[r])', './uvfits ./cmd/gomatvis'),
+ ('beam-same', 'matvis/beam/same.go', '	return a == b\n}', '	return true\n}', './matvis/beam ./matvis/cpu'),
+ ('done-index', 'matvis/integrations.go', 'it.res.Done[fi*it.sim.NTime()+ti] = true', 'it.res.Done[fi+ti] = true', './matvis ./matvis/cpu'),
+ ('spectral-index', 'matvis/skymodel/eval.go', 'math.Exp(idx[i]*(lnf-lnRef[i]))', 'math.Exp(idx[i]*(lnRef[i]-lnf))', './matvis/skymodel ./matvis/input'),
+ ('pole-sign', 'matvis/beam/gridresp.go', '		sign = -1 // an E-field', '		sign = 1 // an E-field', './matvis/beam ./matvis'),
+ ('horizon', 'matvis/cpu/cpu.go', '			if v[2][s] > 0 {', '			if v[2][s] > -0.02 {', './matvis/cpu'),
+ ('nufft-beta', 'matvis/nufft/kernel.go', 'beta: 2.30 * float64(w)', 'beta: 2.0 * float64(w)', './matvis/nufft ./matvis/nufftcpu'),
+ ('desc-geom', 'matvis/gpu/beams.go', 't.desc[b] = beamDesc{Off: t.ncoef, Kind: kindNone, Geom: int32(gi)}', 't.desc[b] = beamDesc{Off: t.ncoef, Kind: kindNone, Geom: 0}', './matvis/gpu'),
+ ('uvh5-lst', 'matvis/uvdata/uvdata.go', 'h.LSTs = append(h.LSTs, lst)', 'h.LSTs = append(h.LSTs, lst+1e-6)', './matvis/uvdata ./uvh5 ./cmd/gomatvis'),
+ ('kernels-dup', 'kernels/kernels.go', '		if _, dup := headers[name]; dup {', '		if _, dup := headers[name]; dup && false {', './kernels'),
+]
+only=sys.argv[1:] 
+for name,f,a,b,pk in muts:
+    if only and name not in only: continue
+    p=os.path.join(root,f); s=open(p).read()
+    if a not in s: print(name,'NOT FOUND'); continue
+    open(p,'w').write(s.replace(a,b,1))
+    r=subprocess.run('cd %s && CGO_ENABLED=0 go test -count=1 %s 2>&1 | grep -E "^(--- FAIL|FAIL|ok)" | head -8'%(root,pk),shell=True,capture_output=True,text=True)
+    open(p,'w').write(s)
+    fails=[l for l in r.stdout.splitlines() if l.startswith('--- FAIL') or l.startswith('FAIL')]
+    print(('CAUGHT ' if fails else 'SURVIVED ')+name+': '+'; '.join(fails[:4]), flush=True)
