@@ -148,7 +148,8 @@ func grow[T any](s []T, n int) []T {
 func (r *run) loop(ctx context.Context) error {
 	sim := r.sim
 	nt := sim.NTime()
-	steps := matvis.NewIntegrations("cpu", sim, r.res)
+	total := sim.NFreq() * nt
+	done := 0
 	r.flux = make([]float64, r.nsrc)
 	if sim.SkyPolarized() {
 		r.pol = newPolState(sim, r.cacheTopo)
@@ -159,15 +160,25 @@ func (r *run) loop(ctx context.Context) error {
 		}
 		// Prepared once per channel, shared by every time and chunk.
 		resp, err := r.prepare(ctx, freq)
-		if cerr := steps.Cancelled(ctx); cerr != nil {
-			return cerr
+		if cerr := ctx.Err(); cerr != nil {
+			return fmt.Errorf("cpu: cancelled after %d of %d integrations: %w", done, total, cerr)
 		}
 		if err != nil {
 			return err
 		}
 		for ti := range nt {
-			if err := steps.Run(ctx, fi, ti, func() error { return r.integration(ctx, fi, ti, resp) }); err != nil {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("cpu: cancelled after %d of %d integrations: %w", done, total, err)
+			}
+			t0 := time.Now()
+			if err := r.integration(ctx, fi, ti, resp); err != nil {
 				return err
+			}
+			r.res.Done[fi*nt+ti] = true
+			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
+			done++
+			if p := sim.Options.Progress; p != nil {
+				p(matvis.Progress{Done: done, Total: total})
 			}
 		}
 	}
