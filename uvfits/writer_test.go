@@ -12,15 +12,21 @@ import (
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
+// tinyHeader is a two-antenna, two-row, two-channel header, set field by
+// field (not a composite literal) so that it does not depend on how
+// uvh5.Header groups its fields.
 func tinyHeader() *uvh5.Header {
-	return &uvh5.Header{TelescopeName: "HERA", Instrument: "HERA", Latitude: -30.7, Longitude: 21.4, Altitude: 1051,
-		AntennaNames: []string{"ANT0", "ANT1"}, AntennaNumbers: []int64{0, 1},
-		AntennaPositions: [][3]float64{{0, 0, 0}, {1, 2, 3}},
-		Ant1:             []int64{0, 1}, Ant2: []int64{1, 1},
-		UVW:   [][3]float64{{14, 0, 0}, {0, 0, 0}},
-		Times: []float64{2460000.3, 2460000.3}, LSTs: []float64{1, 1}, IntegrationTime: []float64{10, 10},
-		Freqs: []float64{100e6, 101e6}, ChannelWidth: []float64{1e6, 1e6},
-		Pols: []int64{-6, -5}, VisUnits: "Jy", History: "test\nsecond line", BltOrder: "time, baseline"}
+	h := new(uvh5.Header)
+	h.TelescopeName, h.Instrument = "HERA", "HERA"
+	h.Latitude, h.Longitude, h.Altitude = -30.7, 21.4, 1051
+	h.AntennaNames, h.AntennaNumbers = []string{"ANT0", "ANT1"}, []int64{0, 1}
+	h.AntennaPositions = [][3]float64{{0, 0, 0}, {1, 2, 3}}
+	h.Ant1, h.Ant2 = []int64{0, 1}, []int64{1, 1}
+	h.UVW = [][3]float64{{14, 0, 0}, {0, 0, 0}}
+	h.Times, h.LSTs, h.IntegrationTime = []float64{2460000.3, 2460000.3}, []float64{1, 1}, []float64{10, 10}
+	h.Freqs, h.ChannelWidth = []float64{100e6, 101e6}, []float64{1e6, 1e6}
+	h.Pols, h.VisUnits, h.History, h.BltOrder = []int64{-6, -5}, "Jy", "test\nsecond line", "time, baseline"
+	return h
 }
 
 // cardValue finds KEY's value in a header block.
