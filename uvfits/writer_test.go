@@ -150,3 +150,71 @@ func TestNoBaselineAbove255(t *testing.T) {
 		t.Errorf("PCOUNT %d, want 10", w.pcount)
 	}
 }
+
+// TestAbortAndReplace: an aborted write leaves the file it would have
+// replaced as it was and no temporary; a finished one replaces it whole,
+// with no temporary left, and an Abort after Close keeps the new file.
+func TestAbortAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.uvfits")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onlyPath := func(when, want string) {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil || len(ents) != 1 || ents[0].Name() != "x.uvfits" {
+			t.Fatalf("%s: directory holds %v (%v), want only x.uvfits", when, ents, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(b[:min(len(b), len(want))]); got != want {
+			t.Fatalf("%s: file starts %q, want %q", when, got, want)
+		}
+	}
+	vis := make([]complex128, 4)
+	w, err := Create(path, tinyHeader(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(0, vis, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := w.Abort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onlyPath("after Abort", "old")
+	if err := w.WriteBlock(1, vis, nil, nil); err == nil {
+		t.Error("WriteBlock after Abort succeeded")
+	}
+
+	w, err = Create(path, tinyHeader(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 2 {
+		if err := w.WriteBlock(r, vis, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		// The temporary is beside the old file until Close renames it.
+		if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+			t.Fatalf("while writing: directory holds %v, want x.uvfits and its temporary", ents)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A FITS file starts with the SIMPLE card.
+	onlyPath("after Close", "SIMPLE  =                    T")
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err == nil {
+		t.Error("second Close succeeded")
+	}
+	onlyPath("after Abort and Close following Close", "SIMPLE  =                    T")
+}

@@ -340,8 +340,8 @@ func TestWriterTemporaryAndMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ".x.uvh5.tmp-" + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(w.tmp), want) {
-			t.Errorf("%s: temporary %s, want a name starting %s", c.name, filepath.Base(w.tmp), want)
+		if want := ".x.uvh5.tmp-" + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(w.out.File().Name()), want) {
+			t.Errorf("%s: temporary %s, want a name starting %s", c.name, filepath.Base(w.out.File().Name()), want)
 		}
 		if err := w.WriteBlock(0, vis, nil, nil); err != nil {
 			t.Fatal(err)
