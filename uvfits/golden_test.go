@@ -1,12 +1,10 @@
 package uvfits
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 )
 
@@ -49,14 +47,7 @@ func TestFileBytes(t *testing.T) {
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := sha256.Sum256(b)
-			if got := hex.EncodeToString(sum[:]); got != tc.sha256 {
-				t.Errorf("%d-byte file has sha256 %s, want %s (the file written before the refactoring)", len(b), got, tc.sha256)
-			}
+			sharedtest.CheckSHA256(t, path, tc.sha256)
 		})
 	}
 }

@@ -1,11 +1,10 @@
 package uvh5
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // everyFieldHeader is a small valid header with every field of Header set
@@ -81,14 +80,7 @@ func TestHeaderFileBytes(t *testing.T) {
 			if err := WriteFile(path, h, vis); err != nil {
 				t.Fatal(err)
 			}
-			b, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			sum := sha256.Sum256(b)
-			if got := hex.EncodeToString(sum[:]); got != tc.sha256 {
-				t.Errorf("%d-byte file has sha256 %s, want %s (the file written before the regrouping)", len(b), got, tc.sha256)
-			}
+			sharedtest.CheckSHA256(t, path, tc.sha256)
 		})
 	}
 }
