@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/npy"
 )
 
@@ -115,7 +116,7 @@ func RNG(t testing.TB, stream uint64) *rand.Rand {
 // meant to alter the format can take the new hash from it.
 func CheckSHA256(t testing.TB, path, want string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, 1<<30)
 	if err != nil {
 		t.Fatal(err)
 	}
