@@ -61,6 +61,9 @@ func TestAnalyticTypes(t *testing.T) {
 			t.Errorf("%s with diagonal Jones: form %+v, Validate %v; want both refused", w.name, df, d.Validate())
 		}
 	}
+	if err := (DiagonalJones{&Gaussian{SigmaRad: 0.3}}).Validate(); err == nil {
+		t.Error("diagonal Jones accepted a *Gaussian: its beam is held by value")
+	}
 	if _, ok := LookupAnalytic("beamfits"); ok {
 		t.Error("beamfits is not an analytic type")
 	}

@@ -1,6 +1,9 @@
 package beam
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+)
 
 // DiagonalJones is an analytic beam (Uniform, Gaussian or Airy) with
 // pyuvsim's E-field convention (pyuvsim ≤ 1.2's AnalyticBeam): the Jones
@@ -28,10 +31,11 @@ func (d DiagonalJones) Validate() error {
 	return fmt.Errorf("beam: diagonal Jones needs a uniform, gaussian or airy beam, got %v", d.Beam)
 }
 
-// inner is the wrapped beam as an Analytic of a Diagonal type.
+// inner is the wrapped beam as an Analytic of a Diagonal type, held by
+// value as the field's doc asks (a pointer is refused, as it always was).
 func (d DiagonalJones) inner() (Analytic, bool) {
 	a, ok := d.Beam.(Analytic)
-	if !ok {
+	if !ok || reflect.ValueOf(d.Beam).Kind() == reflect.Pointer {
 		return nil, false
 	}
 	// The kind, which AnalyticForm gives at any frequency, error or not.
