@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -63,20 +62,19 @@ type Keyword struct {
 
 // Writer streams a UVFITS file by baseline-time rows.
 type Writer struct {
-	path, tmp string
-	fh        *os.File
-	h         *uvh5.Header
-	single    bool
-	pcount    int
-	npol, nf  int
-	polIdx    []int // file pol k is header pol polIdx[k]
-	params    []param
-	dataOff   int64
-	groupLen  int // bytes per group
-	written   []bool
-	done      bool
-	buf       []byte
-	jdMid     float64
+	path     string
+	out      *atomicfile.Stream // the temporary, until Close or Abort
+	h        *uvh5.Header
+	single   bool
+	pcount   int
+	npol, nf int
+	polIdx   []int // file pol k is header pol polIdx[k]
+	params   []param
+	dataOff  int64
+	groupLen int // bytes per group
+	written  []bool
+	buf      []byte
+	jdMid    float64
 }
 
 // param is one random-group parameter: its name and how each row's value
@@ -113,11 +111,9 @@ func Create(path string, h *uvh5.Header, opt Options) (*Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
 	}
-	fh, err := atomicfile.CreateTemp(path)
-	if err != nil {
+	if w.out, err = atomicfile.NewStream(path); err != nil {
 		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
 	}
-	w.fh, w.tmp = fh, fh.Name()
 	nblts := h.Nblts()
 	w.dataOff = int64(len(primary))
 	w.groupLen = (w.pcount + 3*w.npol*w.nf) * w.elem()
@@ -127,7 +123,7 @@ func Create(path string, h *uvh5.Header, opt Options) (*Writer, error) {
 		b   []byte
 		off int64
 	}{{primary, 0}, {an, tables}, {su, tables + int64(len(an))}} {
-		if _, err := fh.WriteAt(p.b, p.off); err != nil {
+		if _, err := w.out.File().WriteAt(p.b, p.off); err != nil {
 			w.Abort()
 			return nil, fmt.Errorf("uvfits: %s: %w", path, err)
 		}
@@ -412,7 +408,7 @@ func sourceTable(h *uvh5.Header, opt Options) ([]byte, error) {
 // values in UVH5's (blt, freq, pol) order, the header's pols); flags and
 // nsamples may be nil (none flagged, nsamples 1).
 func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error {
-	if w.done {
+	if w.out.Finished() {
 		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
 	}
 	row := w.nf * w.npol
@@ -453,7 +449,7 @@ func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 				}
 			}
 		}
-		if _, err := w.fh.WriteAt(w.buf, w.dataOff+int64(bltStart+r0)*int64(w.groupLen)); err != nil {
+		if _, err := w.out.File().WriteAt(w.buf, w.dataOff+int64(bltStart+r0)*int64(w.groupLen)); err != nil {
 			return fmt.Errorf("uvfits: %s: %w", w.path, err)
 		}
 		for r := r0; r < r1; r++ {
@@ -477,7 +473,7 @@ func (w *Writer) Close() error { return w.CloseAs(w.path) }
 
 // CloseAs is Close renaming to dest (in the same directory).
 func (w *Writer) CloseAs(dest string) error {
-	if w.done {
+	if w.out.Finished() {
 		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
 	}
 	for r, ok := range w.written {
@@ -486,8 +482,7 @@ func (w *Writer) CloseAs(dest string) error {
 			return fmt.Errorf("%w: %s: row %d (of %d)", ErrIncomplete, w.path, r, len(w.written))
 		}
 	}
-	w.done = true
-	if err := atomicfile.Commit(w.fh, dest); err != nil {
+	if err := w.out.Commit(dest); err != nil {
 		return fmt.Errorf("uvfits: %s: finishing: %w", dest, err)
 	}
 	return nil
@@ -495,12 +490,8 @@ func (w *Writer) CloseAs(dest string) error {
 
 // Abort discards the file; safe after Close and more than once.
 func (w *Writer) Abort() error {
-	if w.done {
-		return nil
-	}
-	w.done = true
-	if err := atomicfile.Discard(w.fh); err != nil {
-		return fmt.Errorf("uvfits: %s: removing %s: %w", w.path, w.tmp, err)
+	if err := w.out.Abort(); err != nil {
+		return fmt.Errorf("uvfits: %s: %w", w.path, err)
 	}
 	return nil
 }

@@ -12,15 +12,21 @@ import (
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
+// tinyHeader is a two-antenna, two-row, two-channel header, set field by
+// field (not a composite literal) so that it does not depend on how
+// uvh5.Header groups its fields.
 func tinyHeader() *uvh5.Header {
-	return &uvh5.Header{TelescopeName: "HERA", Instrument: "HERA", Latitude: -30.7, Longitude: 21.4, Altitude: 1051,
-		AntennaNames: []string{"ANT0", "ANT1"}, AntennaNumbers: []int64{0, 1},
-		AntennaPositions: [][3]float64{{0, 0, 0}, {1, 2, 3}},
-		Ant1:             []int64{0, 1}, Ant2: []int64{1, 1},
-		UVW:   [][3]float64{{14, 0, 0}, {0, 0, 0}},
-		Times: []float64{2460000.3, 2460000.3}, LSTs: []float64{1, 1}, IntegrationTime: []float64{10, 10},
-		Freqs: []float64{100e6, 101e6}, ChannelWidth: []float64{1e6, 1e6},
-		Pols: []int64{-6, -5}, VisUnits: "Jy", History: "test\nsecond line", BltOrder: "time, baseline"}
+	h := new(uvh5.Header)
+	h.TelescopeName, h.Instrument = "HERA", "HERA"
+	h.Latitude, h.Longitude, h.Altitude = -30.7, 21.4, 1051
+	h.AntennaNames, h.AntennaNumbers = []string{"ANT0", "ANT1"}, []int64{0, 1}
+	h.AntennaPositions = [][3]float64{{0, 0, 0}, {1, 2, 3}}
+	h.Ant1, h.Ant2 = []int64{0, 1}, []int64{1, 1}
+	h.UVW = [][3]float64{{14, 0, 0}, {0, 0, 0}}
+	h.Times, h.LSTs, h.IntegrationTime = []float64{2460000.3, 2460000.3}, []float64{1, 1}, []float64{10, 10}
+	h.Freqs, h.ChannelWidth = []float64{100e6, 101e6}, []float64{1e6, 1e6}
+	h.Pols, h.VisUnits, h.History, h.BltOrder = []int64{-6, -5}, "Jy", "test\nsecond line", "time, baseline"
+	return h
 }
 
 // cardValue finds KEY's value in a header block.
@@ -143,4 +149,72 @@ func TestNoBaselineAbove255(t *testing.T) {
 	if w.pcount != 10 {
 		t.Errorf("PCOUNT %d, want 10", w.pcount)
 	}
+}
+
+// TestAbortAndReplace: an aborted write leaves the file it would have
+// replaced as it was and no temporary; a finished one replaces it whole,
+// with no temporary left, and an Abort after Close keeps the new file.
+func TestAbortAndReplace(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.uvfits")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	onlyPath := func(when, want string) {
+		t.Helper()
+		ents, err := os.ReadDir(dir)
+		if err != nil || len(ents) != 1 || ents[0].Name() != "x.uvfits" {
+			t.Fatalf("%s: directory holds %v (%v), want only x.uvfits", when, ents, err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(b[:min(len(b), len(want))]); got != want {
+			t.Fatalf("%s: file starts %q, want %q", when, got, want)
+		}
+	}
+	vis := make([]complex128, 4)
+	w, err := Create(path, tinyHeader(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteBlock(0, vis, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := w.Abort(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onlyPath("after Abort", "old")
+	if err := w.WriteBlock(1, vis, nil, nil); err == nil {
+		t.Error("WriteBlock after Abort succeeded")
+	}
+
+	w, err = Create(path, tinyHeader(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for r := range 2 {
+		if err := w.WriteBlock(r, vis, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		// The temporary is beside the old file until Close renames it.
+		if ents, _ := os.ReadDir(dir); len(ents) != 2 {
+			t.Fatalf("while writing: directory holds %v, want x.uvfits and its temporary", ents)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// A FITS file starts with the SIMPLE card.
+	onlyPath("after Close", "SIMPLE  =                    T")
+	if err := w.Abort(); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err == nil {
+		t.Error("second Close succeeded")
+	}
+	onlyPath("after Abort and Close following Close", "SIMPLE  =                    T")
 }

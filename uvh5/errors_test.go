@@ -221,6 +221,7 @@ func wrongType(t *testing.T, dir string) string {
 // a reference and reads it; its phase center catalog is the JSON-string
 // form of pyuvdata 2.2-2.3.
 func TestReadOldShapes(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	py := needPython(t)
 	old := filepath.Join(t.TempDir(), "old.uvh5")
 	script := `
@@ -264,6 +265,7 @@ with h5py.File(sys.argv[2], "r+") as f:
 // declaring Nblts = 10^9 with unwritten, lazily allocated datasets of that
 // length must fail without allocating anything near the declared sizes.
 func TestReadHugeDeclaredSizes(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	py := needPython(t)
 	dir := t.TempDir()
 	huge := filepath.Join(dir, "huge.uvh5")
@@ -310,6 +312,7 @@ with h5py.File(sys.argv[2], "r+") as f:
 // TestReadWrongTypes replaces one dataset of a reference with a wrongly
 // typed or shaped one (with h5py) and expects an error naming it.
 func TestReadWrongTypes(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	py := needPython(t)
 	cases := []struct{ field, expr string }{
 		{"/Data/visdata", "np.zeros((84, 3, 4))"},

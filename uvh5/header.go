@@ -36,7 +36,30 @@ const Version = "1.2"
 // holds. Per-baseline-time slices have length Nblts = len(Ant1); per-channel
 // slices Nfreqs = len(Freqs); per-antenna slices Nants_telescope =
 // len(AntennaNumbers). The N* counts of the file are derived from these.
+//
+// The fields are grouped as pyuvdata groups them (its Telescope object, the
+// baseline-time and frequency axes, the phase center catalog); the groups
+// are embedded, so a field is named without its group (h.Latitude,
+// h.Freqs) and FieldError's Field names stay the fields' own.
 type Header struct {
+	Telescope
+	BltAxis
+	FreqAxis
+	DriftCenter
+
+	Pols []int64 // polarization_array (AIPS codes: xx=-5, yy=-6, xy=-7, yx=-8)
+
+	VisUnits string // vis_units: "Jy", "K str" or "uncalib"
+	History  string // history
+
+	// SinglePrecision stores visdata as {r, i} float32 (complex64) rather
+	// than float64.
+	SinglePrecision bool
+}
+
+// Telescope is the telescope of a Header: its name, frame and location,
+// and its antennas (all of them, Nants_telescope, used or not).
+type Telescope struct {
 	TelescopeName string // telescope_name, e.g. "HERA"
 	Instrument    string // instrument
 	// TelescopeFrame is telescope_frame: "itrs" (Earth; the default when
@@ -53,6 +76,13 @@ type Header struct {
 	// to the telescope location, metres, as pyuvdata stores them (not ENU).
 	AntennaPositions [][3]float64
 
+	// XOrientation is x_orientation ("east" or "north"), written when set.
+	XOrientation string
+}
+
+// BltAxis is the baseline-time axis of a Header: Nblts rows and how they
+// are ordered.
+type BltAxis struct {
 	Ant1            []int64      // ant_1_array, antenna numbers, Nblts
 	Ant2            []int64      // ant_2_array, Nblts
 	UVW             [][3]float64 // uvw_array, metres, ENU axes for an unprojected center, Nblts
@@ -60,6 +90,16 @@ type Header struct {
 	LSTs            []float64    // lst_array, radians, Nblts
 	IntegrationTime []float64    // integration_time, seconds, Nblts
 
+	// BltOrder is blt_order, e.g. "time, baseline", written when set.
+	BltOrder string
+	// BltsAreRectangular and TimeAxisFasterThanBls are written when not nil.
+	BltsAreRectangular    *bool
+	TimeAxisFasterThanBls *bool
+}
+
+// FreqAxis is the frequency axis of a Header: Nfreqs channels and their
+// spectral windows.
+type FreqAxis struct {
 	Freqs        []float64 // freq_array, Hz, Nfreqs
 	ChannelWidth []float64 // channel_width, Hz, Nfreqs
 	// SpwArray is spw_array (Nspws); empty means [0].
@@ -67,13 +107,12 @@ type Header struct {
 	// FlexSpwIDArray is flex_spw_id_array (Nfreqs); empty means every
 	// channel in SpwArray[0].
 	FlexSpwIDArray []int64
-	Pols           []int64 // polarization_array (AIPS codes: xx=-5, yy=-6, xy=-7, yx=-8)
+}
 
-	VisUnits string // vis_units: "Jy", "K str" or "uncalib"
-	History  string // history
-
-	// PhaseCenterName is cat_name of the single unprojected (drift) phase
-	// center, catalog id 0; empty means "unprojected".
+// DriftCenter is the single unprojected (drift) phase center a Header
+// writes, catalog id 0 (a file read may hold others: Catalog).
+type DriftCenter struct {
+	// PhaseCenterName is its cat_name; empty means "unprojected".
 	PhaseCenterName string
 	// PhaseCenterAppRA, PhaseCenterAppDec and PhaseCenterFramePA are the
 	// apparent coordinates, radians, Nblts each. Empty means what pyuvdata
@@ -82,18 +121,6 @@ type Header struct {
 	PhaseCenterAppRA   []float64
 	PhaseCenterAppDec  []float64
 	PhaseCenterFramePA []float64
-
-	// XOrientation is x_orientation ("east" or "north"), written when set.
-	XOrientation string
-	// BltOrder is blt_order, e.g. "time, baseline", written when set.
-	BltOrder string
-	// BltsAreRectangular and TimeAxisFasterThanBls are written when not nil.
-	BltsAreRectangular    *bool
-	TimeAxisFasterThanBls *bool
-
-	// SinglePrecision stores visdata as {r, i} float32 (complex64) rather
-	// than float64.
-	SinglePrecision bool
 }
 
 // FieldError is an invalid or unreadable field, with the file it concerns.

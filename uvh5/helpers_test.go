@@ -10,10 +10,12 @@ import (
 // baseline-times, uvw = ENU(ant2) - ENU(ant1), pols xx, yy, xy, yx.
 func testHeader(rng *rand.Rand, nants, ntimes, nfreqs int) *Header {
 	h := &Header{
-		TelescopeName: "HERA", Instrument: "HERA", Latitude: -30.72152612068957,
-		Longitude: 21.428303826863015, Altitude: 1051.69, VisUnits: "Jy",
-		History: "written by gomatvis uvh5 tests", Pols: []int64{-5, -6, -7, -8},
-		BltOrder: "time, baseline", XOrientation: "east",
+		Telescope: Telescope{
+			TelescopeName: "HERA", Instrument: "HERA", Latitude: -30.72152612068957,
+			Longitude: 21.428303826863015, Altitude: 1051.69, XOrientation: "east",
+		},
+		BltAxis:  BltAxis{BltOrder: "time, baseline"},
+		VisUnits: "Jy", History: "written by gomatvis uvh5 tests", Pols: []int64{-5, -6, -7, -8},
 	}
 	rect, faster := true, false
 	h.BltsAreRectangular, h.TimeAxisFasterThanBls = &rect, &faster

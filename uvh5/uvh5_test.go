@@ -60,6 +60,7 @@ func writeBlocks(t *testing.T, rng *rand.Rand, path string, h *Header, vis []com
 }
 
 func TestRoundTripOutOfOrderBlocks(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	for _, single := range []bool{false, true} {
 		rng := rand.New(rand.NewPCG(1, 2))
 		h := testHeader(rng, 5, 3, 4)
@@ -171,6 +172,7 @@ func runChecker(t *testing.T, py, path string, expected map[string]any) {
 }
 
 func TestH5pyChecksWrittenFile(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	py := needPython(t)
 	rng := rand.New(rand.NewPCG(3, 4))
 	h := testHeader(rng, 4, 2, 3)
@@ -191,6 +193,7 @@ func TestH5pyChecksWrittenFile(t *testing.T) {
 }
 
 func TestCheckerAcceptsReferences(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	py := needPython(t)
 	for _, ref := range referenceFiles(t) {
 		runChecker(t, py, ref, nil)
@@ -198,6 +201,7 @@ func TestCheckerAcceptsReferences(t *testing.T) {
 }
 
 func TestH5dumpParsesWrittenFile(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	h5dump, err := exec.LookPath("h5dump")
 	if err != nil {
 		t.Skip("h5dump check skipped: h5dump not installed")
@@ -225,6 +229,7 @@ func TestH5dumpParsesWrittenFile(t *testing.T) {
 // chunked visdata, LZF flags and nsamples) and checks the conventions the
 // package documents, and the data against h5py.
 func TestReadReferences(t *testing.T) {
+	t.Parallel() // independent: its own temporaries, read-only references
 	for _, ref := range referenceFiles(t) {
 		f, err := ReadFile(ref)
 		if err != nil {
@@ -340,8 +345,8 @@ func TestWriterTemporaryAndMode(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := ".x.uvh5.tmp-" + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(w.tmp), want) {
-			t.Errorf("%s: temporary %s, want a name starting %s", c.name, filepath.Base(w.tmp), want)
+		if want := ".x.uvh5.tmp-" + strconv.Itoa(os.Getpid()) + "-"; !strings.HasPrefix(filepath.Base(w.out.File().Name()), want) {
+			t.Errorf("%s: temporary %s, want a name starting %s", c.name, filepath.Base(w.out.File().Name()), want)
 		}
 		if err := w.WriteBlock(0, vis, nil, nil); err != nil {
 			t.Fatal(err)

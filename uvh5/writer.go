@@ -3,7 +3,6 @@ package uvh5
 import (
 	"errors"
 	"fmt"
-	"os"
 	"sort"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -16,17 +15,16 @@ import (
 // finalises and renames the file into place. A Writer is not safe for
 // concurrent use.
 type Writer struct {
-	path, tmp string
-	fh        *os.File
-	f         *h5write.File
-	vis       *h5write.Dataset
-	flags     *h5write.Dataset
-	nsamples  *h5write.Dataset
-	nblts     int
-	row       int // elements per baseline-time: Nfreqs*Npols
-	single    bool
-	written   []span // rows written, sorted, merged
-	done      bool
+	path     string
+	out      *atomicfile.Stream // the temporary, until Close or Abort
+	f        *h5write.File
+	vis      *h5write.Dataset
+	flags    *h5write.Dataset
+	nsamples *h5write.Dataset
+	nblts    int
+	row      int // elements per baseline-time: Nfreqs*Npols
+	single   bool
+	written  []span // rows written, sorted, merged
 	// Scratch pieces of at most pieceLen elements, reused by every block:
 	// precision conversions and the default flags (false) and nsamples (1).
 	c64     []complex64
@@ -54,11 +52,11 @@ func Create(path string, hdr *Header) (*Writer, error) {
 	if err := hdr.Validate(); err != nil {
 		return nil, withFile(err, path)
 	}
-	fh, err := atomicfile.CreateTemp(path)
+	out, err := atomicfile.NewStream(path)
 	if err != nil {
 		return nil, fmt.Errorf("uvh5: %s: %w", path, err)
 	}
-	w := &Writer{path: path, tmp: fh.Name(), fh: fh, nblts: hdr.Nblts(),
+	w := &Writer{path: path, out: out, nblts: hdr.Nblts(),
 		row: hdr.Nfreqs() * hdr.Npols(), single: hdr.SinglePrecision}
 	if err := w.start(hdr); err != nil {
 		w.Abort()
@@ -78,7 +76,7 @@ func withFile(err error, path string) error {
 }
 
 func (w *Writer) start(hdr *Header) error {
-	f, err := h5write.Create(w.fh)
+	f, err := h5write.Create(w.out.File())
 	if err != nil {
 		return err
 	}
@@ -161,7 +159,7 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 
 func (w *Writer) checkBlock(bltStart, n int, flags []bool, nsamples []float32) error {
 	switch {
-	case w.done:
+	case w.out.Finished():
 		return fmt.Errorf("uvh5: %s: %w", w.path, ErrFinished)
 	case n == 0 || n%w.row != 0:
 		return &FieldError{File: w.path, Field: "Data/visdata", Err: fmt.Errorf("block of %d values is not a positive multiple of Nfreqs*Npols = %d", n, w.row)}
@@ -273,21 +271,20 @@ func (w *Writer) Close() error { return w.CloseAs(w.path) }
 // it finished, flagged rows for the rest, as OUT.partial.uvh5 without
 // touching OUT.uvh5.
 func (w *Writer) CloseAs(dest string) error {
-	if w.done {
+	if w.out.Finished() {
 		return fmt.Errorf("uvh5: %s: %w", w.path, ErrFinished)
 	}
 	if m := w.missing(); m != "" {
 		w.Abort()
 		return &FieldError{File: w.path, Field: "Data/visdata", Err: fmt.Errorf("rows %s: %w", m, ErrIncomplete)}
 	}
-	w.done = true
-	err := w.f.Close()
-	if err == nil {
-		err = atomicfile.Commit(w.fh, dest)
-	} else {
-		atomicfile.Discard(w.fh)
+	// The HDF5 metadata are written last, into the temporary: only a file
+	// whose metadata were all written is renamed into place.
+	if err := w.f.Close(); err != nil {
+		w.out.Abort()
+		return fmt.Errorf("uvh5: %s: finishing: %w", dest, err)
 	}
-	if err != nil {
+	if err := w.out.Commit(dest); err != nil {
 		return fmt.Errorf("uvh5: %s: finishing: %w", dest, err)
 	}
 	return nil
@@ -296,12 +293,8 @@ func (w *Writer) CloseAs(dest string) error {
 // Abort discards the file being written. It is safe to call after Close
 // (then it does nothing) and more than once.
 func (w *Writer) Abort() error {
-	if w.done {
-		return nil
-	}
-	w.done = true
-	if err := atomicfile.Discard(w.fh); err != nil {
-		return fmt.Errorf("uvh5: %s: removing %s: %w", w.path, w.tmp, err)
+	if err := w.out.Abort(); err != nil {
+		return fmt.Errorf("uvh5: %s: %w", w.path, err)
 	}
 	return nil
 }

@@ -12,29 +12,51 @@ import (
 
 // outputMeta describes a visibility .npy file: what each axis means and
 // how the run was made, so the bare array can be interpreted later.
+//
+// Its groups are embedded without a JSON name, so encoding/json writes
+// their fields inline, in this order: meta.json is one flat object whose
+// keys run as the groups list them (TestMetaKeys).
 type outputMeta struct {
-	Gomatvis string   `json:"gomatvis_version"`
-	Spec     string   `json:"spec_name"`
-	Shape    []int    `json:"shape"`
-	DType    string   `json:"dtype"`
-	Axes     []string `json:"axes"`
+	Gomatvis string `json:"gomatvis_version"`
+	Spec     string `json:"spec_name"`
+	metaArray
+	metaRun
+	metaConventions
+	metaModels
+}
+
+// metaArray is the array itself: its shape, type and what each axis and
+// each index along it is.
+type metaArray struct {
+	Shape []int    `json:"shape"`
+	DType string   `json:"dtype"`
+	Axes  []string `json:"axes"`
 	// FeedOrder explains the feed axes of polarized output (matvis's order).
-	FeedOrder   string    `json:"feed_order,omitempty"`
-	Feeds       []string  `json:"feeds"`
-	FreqsHz     []float64 `json:"freqs_hz"`
-	TimesJD     []float64 `json:"times_jd"`
-	AntPairs    [][2]int  `json:"antpairs"`
-	Polarized   bool      `json:"polarized"`
-	Precision   int       `json:"precision"`
-	Coordinates string    `json:"coordinates"`
-	Backend     string    `json:"backend"`
-	MatProd     string    `json:"matprod"`
-	Chunks      int       `json:"nchunks"`
-	WallS       float64   `json:"wall_s"`
+	FeedOrder string    `json:"feed_order,omitempty"`
+	Feeds     []string  `json:"feeds"`
+	FreqsHz   []float64 `json:"freqs_hz"`
+	TimesJD   []float64 `json:"times_jd"`
+	AntPairs  [][2]int  `json:"antpairs"`
+}
+
+// metaRun is how the run was made: its options, backend and cost.
+type metaRun struct {
+	Polarized   bool    `json:"polarized"`
+	Precision   int     `json:"precision"`
+	Coordinates string  `json:"coordinates"`
+	Backend     string  `json:"backend"`
+	MatProd     string  `json:"matprod"`
+	Chunks      int     `json:"nchunks"`
+	WallS       float64 `json:"wall_s"`
 	// Shards is the shard count of a merged sharded run (wall_s is then
 	// 0: each shard's time is in its own log).
-	Shards     int    `json:"shards,omitempty"`
-	Created    string `json:"created_utc"`
+	Shards  int    `json:"shards,omitempty"`
+	Created string `json:"created_utc"`
+}
+
+// metaConventions is what the numbers mean: units, the visibility
+// convention and, for an obsparam, the layout they are indexed by.
+type metaConventions struct {
 	Units      string `json:"units"`
 	Convention string `json:"convention"`
 	// Conventions names the convention: "matvis" (a spec's npy: V_ij over
@@ -48,6 +70,12 @@ type outputMeta struct {
 	AntNames []string `json:"antenna_names,omitempty"`
 	Pols     []int    `json:"polarization_array,omitempty"`
 	PolIndex [][2]int `json:"pol_index,omitempty"`
+}
+
+// metaModels names the models the run chose where the input leaves a
+// choice: Earth orientation, the sky's coherency rotation and the gridded
+// beams' interpolation.
+type metaModels struct {
 	// EarthOrientation names the Earth-orientation table or file an
 	// obsparam run used (the embedded IERS table unless --eop).
 	EarthOrientation string `json:"earth_orientation,omitempty"`
@@ -78,26 +106,32 @@ func metaPath(out string) string {
 // matvis's).
 func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
 	m := outputMeta{
-		Gomatvis:    versionString(),
-		Spec:        name,
-		Shape:       res.Shape,
-		DType:       "complex128",
-		Axes:        []string{"freq", "time", "antpair"},
-		Feeds:       []string{sim.Options.Feed.String()},
-		FreqsHz:     sim.Freqs,
-		TimesJD:     sim.Times,
-		AntPairs:    sim.Pairs,
-		Polarized:   sim.Options.Polarized,
-		Precision:   sim.Options.Precision,
-		Coordinates: coords,
-		Backend:     backend,
-		MatProd:     res.Stats.MatProdImpl.String(),
-		Chunks:      res.Plan.NChunks,
-		WallS:       wall.Seconds(),
-		Created:     time.Now().UTC().Format(time.RFC3339),
-		Units:       "Jy",
-		Convention:  "V_ij = Σ_s conj(Z_i)·Z_j with Z = A·sqrt(I/2)·exp(+2πiν x·ŝ/c), as matvis's simulate_vis",
-		Conventions: "matvis",
+		Gomatvis: versionString(),
+		Spec:     name,
+		metaArray: metaArray{
+			Shape:    res.Shape,
+			DType:    "complex128",
+			Axes:     []string{"freq", "time", "antpair"},
+			Feeds:    []string{sim.Options.Feed.String()},
+			FreqsHz:  sim.Freqs,
+			TimesJD:  sim.Times,
+			AntPairs: sim.Pairs,
+		},
+		metaRun: metaRun{
+			Polarized:   sim.Options.Polarized,
+			Precision:   sim.Options.Precision,
+			Coordinates: coords,
+			Backend:     backend,
+			MatProd:     res.Stats.MatProdImpl.String(),
+			Chunks:      res.Plan.NChunks,
+			WallS:       wall.Seconds(),
+			Created:     time.Now().UTC().Format(time.RFC3339),
+		},
+		metaConventions: metaConventions{
+			Units:       "Jy",
+			Convention:  "V_ij = Σ_s conj(Z_i)·Z_j with Z = A·sqrt(I/2)·exp(+2πiν x·ŝ/c), as matvis's simulate_vis",
+			Conventions: "matvis",
+		},
 	}
 	if res.Precision == 1 {
 		m.DType = "complex64"

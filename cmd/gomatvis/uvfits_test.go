@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -13,8 +11,6 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
-	"github.com/gomatvis/gomatvis/matvis"
-	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
@@ -299,40 +295,8 @@ func sq(x float64) float64 { return x * x }
 // flagged), and no OUT.uvfits.
 func TestUVFITSPartialOnCancel(t *testing.T) {
 	py := needAstropy(t)
-	dir := t.TempDir()
-	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "x.uvfits")
-	w, err := createRows(out, sim, obs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 0, T1: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cpu.New().Run(context.Background(), first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteTimes(0, res); err != nil {
-		t.Fatal(err)
-	}
-	second, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 2, T1: sim.NTime()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancelled, _ := cpu.New().Run(context.Background(), second)
-	cancelled.Done[0] = false // time 2 lost one channel: not written
-	var stderr strings.Builder
-	if err := savePartialUVH5(w, out, 2, sim.NTime(), cancelled, context.Canceled, &stderr); !errors.Is(err, context.Canceled) {
-		t.Fatalf("savePartialUVH5: %v", err)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Fatal("a cancelled run wrote OUT.uvfits")
-	}
+	out := filepath.Join(t.TempDir(), "x.uvfits")
+	sim, obs, _ := cancelAfterFirstBlock(t, out)
 	f := readAstropy(t, py, partialPath(out))
 	nbl, per := len(obs.Baselines), sim.NFreq()*len(obs.Pols)
 	for row := range f.Shape[0] {

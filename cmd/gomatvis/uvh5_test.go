@@ -184,41 +184,8 @@ func TestUVH5StreamsTimeBlocks(t *testing.T) {
 // leaves OUT.partial.uvh5 with the finished times and the rest flagged,
 // and no OUT.uvh5.
 func TestUVH5PartialOnCancel(t *testing.T) {
-	dir := t.TempDir()
-	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := filepath.Join(dir, "x.uvh5")
-	w, err := uvdata.Create(out, sim, obs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 0, T1: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cpu.New().Run(context.Background(), first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteTimes(0, res); err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	second, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 2, T1: sim.NTime()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancelled, _ := cpu.New().Run(context.Background(), second)
-	cancelled.Done[0] = false // time 2 lost one channel: not written
-	runErr := context.Canceled
-	if err := savePartialUVH5(w, out, 2, sim.NTime(), cancelled, runErr, &stderr); !errors.Is(err, context.Canceled) {
-		t.Fatalf("savePartialUVH5: %v", err)
-	}
-	if _, err := os.Stat(out); err == nil {
-		t.Fatal("a cancelled run wrote OUT.uvh5")
-	}
+	out := filepath.Join(t.TempDir(), "x.uvh5")
+	sim, obs, stderr := cancelAfterFirstBlock(t, out)
 	f, err := uvh5.ReadFile(partialPath(out))
 	if err != nil {
 		t.Fatal(err)
@@ -233,9 +200,52 @@ func TestUVH5PartialOnCancel(t *testing.T) {
 			}
 		}
 	}
-	if !strings.Contains(stderr.String(), "5 of 6 times finished") {
-		t.Errorf("message: %q", stderr.String())
+	if !strings.Contains(stderr, "5 of 6 times finished") {
+		t.Errorf("message: %q", stderr)
 	}
+}
+
+// cancelAfterFirstBlock streams the example spec's run into out's row
+// writer (UVH5 or UVFITS, by out's extension) as a run cancelled in its
+// second block does: times 0 and 1 written whole from the first block,
+// the second block's result with time 2's first channel unfinished given
+// to savePartialUVH5, which must return the cancellation and leave nothing
+// at out. It returns the run and what savePartialUVH5 said on stderr.
+func cancelAfterFirstBlock(t *testing.T, out string) (*matvis.Simulation, *matvis.Observation, string) {
+	t.Helper()
+	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := createRows(out, sim, obs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 0, T1: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cpu.New().Run(context.Background(), first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteTimes(0, res); err != nil {
+		t.Fatal(err)
+	}
+	second, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 2, T1: sim.NTime()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled, _ := cpu.New().Run(context.Background(), second)
+	cancelled.Done[0] = false // time 2 lost one channel: not written
+	var stderr strings.Builder
+	if err := savePartialUVH5(w, out, 2, sim.NTime(), cancelled, context.Canceled, &stderr); !errors.Is(err, context.Canceled) {
+		t.Fatalf("savePartialUVH5: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Fatalf("a cancelled run wrote %s", out)
+	}
+	return sim, obs, stderr.String()
 }
 
 func mustSpec(t *testing.T) *simspec.Spec {

@@ -177,8 +177,8 @@ func prepare(f File) (name string, err error) {
 // it and named so that RemoveStale can clear it if its writer is killed
 // (".NAME.tmp-PID-RANDOM"), with the permissions path will have: those of
 // the file it replaces, else 0666 less the umask (os.CreateTemp's 0600
-// would end up on the output). Writers that fill their file in place and
-// rename it themselves (UVH5) use it directly.
+// would end up on the output). Writers that fill their file in place use
+// it through Stream.
 func CreateTemp(path string) (*os.File, error) {
 	tmp, err := createTemp(path)
 	if err != nil {
@@ -194,11 +194,11 @@ func CreateTemp(path string) (*os.File, error) {
 	return tmp, nil
 }
 
-// Commit finishes a temporary from CreateTemp that its caller wrote
-// itself (a streamed output): it syncs and closes tmp and renames it to
-// dest, in the same directory; on failure it removes the temporary, so
-// that nothing is left at either name.
-func Commit(tmp *os.File, dest string) error {
+// commit finishes a temporary from CreateTemp that its caller wrote
+// itself (Stream): it syncs and closes tmp and renames it to dest, in the
+// same directory; on failure it removes the temporary, so that nothing is
+// left at either name.
+func commit(tmp *os.File, dest string) error {
 	err := tmp.Sync()
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

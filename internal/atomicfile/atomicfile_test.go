@@ -60,53 +60,124 @@ func TestWriteGroup(t *testing.T) {
 	}
 }
 
-// TestCommitAndDiscard: a streamed temporary appears at dest with its bytes
-// only once committed, leaves nothing behind when the rename fails, and
-// Discard removes it (twice is not an error).
-func TestCommitAndDiscard(t *testing.T) {
-	dir := t.TempDir()
-	dest := filepath.Join(dir, "out.bin")
-	tmp, err := CreateTemp(dest)
+// TestStream: a streamed output appears at its destination with its bytes
+// only once committed, and then atomically (no temporary left, the old file
+// there until the rename); a failed commit and an abort leave no temporary
+// and the old file, if any, as it was; a stream ends once (a second Commit
+// is ErrFinished, Abort after either is a no-op).
+func TestStream(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		prior bool   // a file "old" at the path before
+		end   string // "commit", "commit-fails" (into a missing directory) or "abort"
+		want  string // the path's content afterwards; "" for no file
+	}{
+		{"commit new", false, "commit", "rows"},
+		{"commit over old", true, "commit", "rows"},
+		{"failed commit, new", false, "commit-fails", ""},
+		{"failed commit keeps old", true, "commit-fails", "old"},
+		{"abort new", false, "abort", ""},
+		{"abort keeps old", true, "abort", "old"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := filepath.Join(dir, "out.bin")
+			if c.prior {
+				if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			s, err := NewStream(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Path() != path || s.Finished() {
+				t.Fatalf("new stream: Path %q, Finished %v", s.Path(), s.Finished())
+			}
+			// Written out of order, as the row writers do.
+			if _, err := s.File().WriteAt([]byte("ws"), 2); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.File().WriteAt([]byte("ro"), 0); err != nil {
+				t.Fatal(err)
+			}
+			before := "" // nothing at the path while the stream is open
+			if c.prior {
+				before = "old"
+			}
+			if got := content(t, path); got != before {
+				t.Fatalf("before the end: path holds %q, want %q", got, before)
+			}
+			tmp := s.File().Name()
+			switch c.end {
+			case "commit":
+				err = s.Commit(path)
+			case "commit-fails":
+				if err = s.Commit(filepath.Join(dir, "missing", "out.bin")); err == nil {
+					t.Fatal("Commit into a missing directory succeeded")
+				}
+				err = nil
+			case "abort":
+				err = s.Abort()
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !s.Finished() {
+				t.Error("not Finished after its end")
+			}
+			if got := content(t, path); got != c.want {
+				t.Errorf("path holds %q, want %q", got, c.want)
+			}
+			if _, err := os.Stat(tmp); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("temporary %s left: %v", tmp, err)
+			}
+			wantEnts := 0
+			if c.want != "" {
+				wantEnts = 1
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != wantEnts {
+				t.Errorf("directory holds %v, want %d entries (the output, if any)", ents, wantEnts)
+			}
+			if err := s.Commit(path); !errors.Is(err, ErrFinished) {
+				t.Errorf("second end by Commit: %v, want ErrFinished", err)
+			}
+			if err := s.Abort(); err != nil {
+				t.Errorf("Abort after the end: %v", err)
+			}
+			if got := content(t, path); got != c.want {
+				t.Errorf("after a second end: path holds %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+// content is the file at path, "" when there is none.
+func content(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tmp.WriteString("rows"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(dest); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("dest exists before Commit: %v", err)
-	}
-	if err := Commit(tmp, dest); err != nil {
-		t.Fatal(err)
-	}
-	if b, err := os.ReadFile(dest); err != nil || string(b) != "rows" {
-		t.Fatalf("dest holds %q, %v; want %q", b, err, "rows")
-	}
-	if _, err := os.Stat(tmp.Name()); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("temporary left after Commit: %v", err)
-	}
+	return string(b)
+}
 
-	tmp2, err := CreateTemp(dest)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := Commit(tmp2, filepath.Join(dir, "missing", "out.bin")); err == nil {
-		t.Fatal("Commit into a missing directory succeeded")
-	}
-	if _, err := os.Stat(tmp2.Name()); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("temporary left after a failed Commit: %v", err)
-	}
-
-	tmp3, err := CreateTemp(dest)
+// TestDiscard: Discard removes a temporary from CreateTemp, and a second
+// Discard is not an error.
+func TestDiscard(t *testing.T) {
+	tmp, err := CreateTemp(filepath.Join(t.TempDir(), "out.bin"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
-		if err := Discard(tmp3); err != nil {
+		if err := Discard(tmp); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if _, err := os.Stat(tmp3.Name()); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(tmp.Name()); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("temporary left after Discard: %v", err)
 	}
 }

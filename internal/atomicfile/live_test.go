@@ -23,8 +23,8 @@ func liveNames(dir string) []string {
 }
 
 // TestLiveTemporaries checks the bookkeeping RemoveLive relies on: every
-// way a temporary ends (renamed by Commit or a group, removed by Discard
-// or a failed fill) forgets it; only unfinished ones stay recorded.
+// way a temporary ends (renamed by a Stream's Commit or a group, removed by
+// a Stream's Abort, Discard or a failed fill) forgets it; only unfinished ones stay recorded.
 func TestLiveTemporaries(t *testing.T) {
 	dir := t.TempDir()
 	fill := func(w io.Writer) error { _, err := io.WriteString(w, "x"); return err }
@@ -39,10 +39,18 @@ func TestLiveTemporaries(t *testing.T) {
 	if err := Write(filepath.Join(dir, "c"), func(io.Writer) error { return boom }); !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	c, _ := CreateTemp(filepath.Join(dir, "d"))
-	if err := Commit(c, filepath.Join(dir, "d")); err != nil {
+	c, err := NewStream(filepath.Join(dir, "d"))
+	if err != nil {
 		t.Fatal(err)
 	}
+	if err := c.Commit(c.Path()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := NewStream(filepath.Join(dir, "d2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Abort()
 	d, _ := CreateTemp(filepath.Join(dir, "e"))
 	Discard(d)
 	if n := liveNames(dir); len(n) != 0 {

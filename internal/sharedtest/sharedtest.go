@@ -4,11 +4,14 @@
 package sharedtest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/npy"
 )
 
@@ -105,4 +108,20 @@ func RNG(t testing.TB, stream uint64) *rand.Rand {
 	seed := rand.Uint64()
 	t.Logf("random seed %d (stream %d)", seed, stream)
 	return rand.New(rand.NewPCG(seed, stream))
+}
+
+// CheckSHA256 fails the test unless the file at path has the SHA-256 hash
+// want (hex): the pin of a written file's bytes that a refactoring must
+// not change. The error gives the file's size and hash, so that a change
+// meant to alter the format can take the new hash from it.
+func CheckSHA256(t testing.TB, path, want string) {
+	t.Helper()
+	b, err := inputfile.ReadAll(path, 1<<30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(b)
+	if got := hex.EncodeToString(sum[:]); got != want {
+		t.Errorf("%s: %d bytes with sha256 %s, want %s", filepath.Base(path), len(b), got, want)
+	}
 }

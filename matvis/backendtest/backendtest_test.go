@@ -1,9 +1,11 @@
 package backendtest
 
 import (
+	"fmt"
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -66,5 +68,29 @@ func TestRandomHorizon(t *testing.T) {
 				t.Errorf("sky %d time %d: %d of 2000 visible", sky, ti, v)
 			}
 		}
+	}
+}
+
+// TestNewKinds: the analytic beam set already has every registered kind
+// (so the suite's simulations are as they were), and from no beams
+// newKinds makes one beam per type plus a diagonal-Jones one for each type
+// that has the convention: the four types of package beam, three of them
+// with it.
+func TestNewKinds(t *testing.T) {
+	if extra := randomBeams(t, BeamsAnalytic)[6:]; len(extra) != 0 {
+		t.Errorf("the analytic set gained %v: a kind is missing from its list", extra)
+	}
+	got := newKinds(t, nil)
+	var kinds []string
+	for _, b := range got {
+		f, err := b.(beam.Analytic).AnalyticForm(150e6)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds = append(kinds, fmt.Sprintf("%v/%v", f.Kind, f.Diagonal))
+	}
+	want := "uniform/false uniform/true gaussian/false gaussian/true airy/false airy/true short_dipole/false"
+	if strings.Join(kinds, " ") != want {
+		t.Errorf("newKinds(nil): %v, want %s", kinds, want)
 	}
 }

@@ -112,8 +112,9 @@ func unitVector(rng *rand.Rand) (x, y, z float64) {
 func randomBeams(t testing.TB, set BeamSet) []beam.Beam {
 	t.Helper()
 	if set == BeamsAnalytic {
-		return []beam.Beam{beam.Gaussian{SigmaRad: 0.4}, beam.ShortDipole{}, beam.Airy{DiameterM: 14}, beam.Uniform{},
+		beams := []beam.Beam{beam.Gaussian{SigmaRad: 0.4}, beam.ShortDipole{}, beam.Airy{DiameterM: 14}, beam.Uniform{},
 			beam.Gaussian{DiameterM: 10}, beam.DiagonalJones{Beam: beam.Airy{DiameterM: 14}}}
+		return append(beams, newKinds(t, beams)...)
 	}
 	g3, err := beam.NewGriddedFromAnalytic(beam.Gaussian{SigmaRad: 0.4}, gridFreqs, 72, 37)
 	if err != nil {
@@ -128,6 +129,47 @@ func randomBeams(t testing.TB, set BeamSet) []beam.Beam {
 		t.Fatal(err)
 	}
 	return []beam.Beam{g3, g1, beam.Gaussian{SigmaRad: 0.5}}
+}
+
+// newKinds are a beam of each registered analytic type (beam.AnalyticTypes)
+// whose kind none of beams has, and its diagonal-Jones form where the type
+// has one, so that every backend's evaluation of a kind added to package
+// beam is checked against the twin without editing this list (the twin
+// evaluates a kind it does not restate through At). Each shape value the
+// type takes is given a HERA-like size.
+func newKinds(t testing.TB, beams []beam.Beam) []beam.Beam {
+	t.Helper()
+	have := map[beam.Kind]bool{}
+	for _, b := range beams {
+		if a, ok := b.(beam.Analytic); ok {
+			f, _ := a.AnalyticForm(gridFreqs[0])
+			have[f.Kind] = true
+		}
+	}
+	var out []beam.Beam
+	for _, ty := range beam.AnalyticTypes() {
+		if have[ty.Kind] {
+			continue
+		}
+		var sh beam.Shape
+		if len(ty.Shape) > 0 { // exactly one value is given
+			switch ty.Shape[0] {
+			case beam.ShapeSigma:
+				sh.SigmaRad = 0.4
+			case beam.ShapeDiameter:
+				sh.DiameterM = 14
+			}
+		}
+		b, err := ty.New(sh)
+		if err != nil {
+			t.Fatalf("a %s beam for the suite: %v", ty.Name, err)
+		}
+		out = append(out, b)
+		if ty.Diagonal {
+			out = append(out, beam.DiagonalJones{Beam: b})
+		}
+	}
+	return out
 }
 
 // Rotation is an astro.MatrixRotation: fixed unit vectors turned about a

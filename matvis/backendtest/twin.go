@@ -17,10 +17,13 @@ import (
 // matvis.Result's flat order.
 //
 // It shares with the backends only the simulation's inputs: az/za (twinAzZa)
-// and the analytic beams (twinBeam) are written again here from the
-// conventions; only gridded beams are evaluated by package beam. In
-// precision 1 the ENU vectors are rounded to float32 first, as matvis
-// stores them (§1); everything after is float64.
+// and the analytic beams' closed forms (twinBeam) are written again here
+// from the conventions, taking only each form's parameters (k from σ or D)
+// from the beam, whose derivations package beam checks against their
+// definitions (TestGaussianDiameterWidth, TestAnalyticFormParams); gridded
+// beams, and analytic kinds not restated here, are evaluated by package
+// beam. In precision 1 the ENU vectors are rounded to float32 first, as
+// matvis stores them (§1); everything after is float64.
 func Plain(t testing.TB, sim *matvis.Simulation) []complex128 {
 	t.Helper()
 	v, _ := PlainScaled(t, sim)
@@ -168,39 +171,45 @@ func twinAzZa(e, n float64) (az, za float64) {
 }
 
 // twinBeam writes the response of bm at (az, za) in Response.Eval's layout
-// ((feed·nf + axis)·n + s), the analytic beams from conventions §5.2 and
-// beam.DiagonalJones's doc written again here; gridded beams, whose
-// interpolation has its own tests in package beam, through bm.At.
+// ((feed·nf + axis)·n + s). An analytic beam (beam.Analytic) is evaluated
+// from its form: the closed forms of the kinds below written again here
+// from conventions §5.2 and beam.DiagonalJones's doc, from the form's
+// parameters, so that each backend's own evaluation of a form (the GPU's
+// kernel cases) and the CPU's At are checked against the definition. A
+// kind not restated here, and a gridded beam (whose interpolation has its
+// own tests in package beam), are evaluated through bm.At: a new analytic
+// beam's Go evaluation is then the reference its kernel case is checked
+// against.
 func twinBeam(t testing.TB, bm beam.Beam, freq float64, m beam.Mode, az, za []float64, out []complex128) {
 	t.Helper()
 	n := len(za)
+	form := beam.Form{Kind: -1} // not analytic
+	if a, ok := bm.(beam.Analytic); ok {
+		var err error
+		if form, err = a.AnalyticForm(freq); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// g is a power-derived beam's signed E-field amplitude (P = g²).
 	var g func(za float64) float64
-	diagonal := false
-	inner := bm
-	if d, ok := bm.(beam.DiagonalJones); ok {
-		diagonal, inner = true, d.Beam
-	}
-	switch b := inner.(type) {
-	case beam.Uniform:
+	switch form.Kind {
+	case beam.KindUniform:
 		g = func(float64) float64 { return 1 }
-	case beam.Gaussian:
-		sigma := b.SigmaRad
-		if b.DiameterM > 0 {
-			lambda := beam.SpeedOfLight / freq
-			sigma = math.Asin(2.2150894*lambda/(math.Pi*b.DiameterM)) * 2 / 2.355
-		}
-		g = func(za float64) float64 { return math.Exp(-za * za / (2 * sigma * sigma)) }
-	case beam.Airy:
-		lambda := beam.SpeedOfLight / freq
+	case beam.KindGaussian:
+		// k = 1/(2σ²), σ the E-field width.
+		k := form.Params[0]
+		g = func(za float64) float64 { return math.Exp(-za * za * k) }
+	case beam.KindAiry:
+		// k = πD/λ.
+		k := form.Params[0]
 		g = func(za float64) float64 {
-			x := math.Pi * b.DiameterM * math.Sin(za) / lambda
+			x := k * math.Sin(za)
 			if x == 0 {
 				return 1
 			}
 			return 2 * math.J1(x) / x
 		}
-	case beam.ShortDipole:
+	case beam.KindShortDipole:
 		for s := range n {
 			// The feeds' wires (east, north) projected on the sky's
 			// unit vectors along az and za.
@@ -226,11 +235,11 @@ func twinBeam(t testing.TB, bm beam.Beam, freq float64, m beam.Mode, az, za []fl
 	for s := range n {
 		v := g(za[s])
 		switch {
-		case !m.Polarized && diagonal:
+		case !m.Polarized && form.Diagonal:
 			out[s] = complex(v, 0)
 		case !m.Polarized:
 			out[s] = complex(math.Abs(v), 0)
-		case diagonal:
+		case form.Diagonal:
 			// Feed x sees the za axis, feed y the az axis.
 			out[s], out[n+s], out[2*n+s], out[3*n+s] = 0, complex(v, 0), complex(v, 0), 0
 		default:

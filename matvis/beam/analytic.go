@@ -3,93 +3,148 @@ package beam
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // SpeedOfLight is the speed of light in m/s (astropy's constant, which
 // matvis and pyuvdata use).
 const SpeedOfLight = 299792458.0
 
-// Uniform is pyuvdata's UniformBeam: power 1 everywhere.
-type Uniform struct{}
+// Kind identifies an analytic beam's closed form: the case of a backend's
+// own evaluation that computes it (the GPU's beam_analytic kernel switches
+// on it). Each analytic beam's file declares its Kind; the values are
+// stable, since the GPU passes them to its kernels as they are.
+type Kind int
 
-// Gaussian is pyuvdata's GaussianBeam. Exactly one of SigmaRad (achromatic,
-// the E-field sigma) and DiameterM (chromatic, sigma from an Airy-matched
-// width) is set.
-type Gaussian struct {
+// String is the kind's registered name ("gaussian"), or "kind N" for a
+// kind no type registered.
+func (k Kind) String() string {
+	if t, ok := analyticTypeOf(k); ok {
+		return t.Name
+	}
+	return fmt.Sprintf("kind %d", int(k))
+}
+
+// Form is what an analytic beam is at one frequency: its closed form and
+// that form's parameters.
+type Form struct {
+	Kind Kind
+	// Params are the form's parameters at the frequency, as its Kind's
+	// constant documents them (at most AnalyticType.NParams of them).
+	Params []float64
+	// Diagonal is pyuvsim's diag(g, g) Jones convention (DiagonalJones)
+	// instead of pyuvdata 3's g/√2 on both axes of both feeds.
+	Diagonal bool
+}
+
+// Analytic is the optional interface of a Beam that is a closed-form
+// function of direction and frequency. A backend with an evaluation of its
+// own for the form's Kind (the GPU's kernels) evaluates the beam from
+// AnalyticForm rather than from tables, the way gonum's RawMatrixer hands
+// a routine a matrix's storage; At and AnalyticForm are the same beam, and
+// a backend that does not know the Kind uses At. backendtest's plain-loop
+// twin restates the forms it knows, so each backend's evaluation of a form
+// is checked against its definition.
+type Analytic interface {
+	Beam
+	// AnalyticForm returns the beam's form at freqHz, or the error that
+	// At would return there. The form's Kind does not depend on the
+	// frequency and is set even with an error, so that a caller can ask
+	// what kind a beam is.
+	AnalyticForm(freqHz float64) (Form, error)
+}
+
+// ShapeParam names one of the shape values the input formats give an
+// analytic beam (Shape's fields).
+type ShapeParam int
+
+const (
+	// ShapeSigma is a Gaussian's E-field width, radians (simspec's
+	// sigma_rad, an obsparam's sigma).
+	ShapeSigma ShapeParam = iota
+	// ShapeDiameter is a dish diameter, metres (simspec's diameter_m, an
+	// obsparam's diameter).
+	ShapeDiameter
+)
+
+// Shape is the shape values an input gives an analytic beam; zero is a
+// value not given.
+type Shape struct {
 	SigmaRad  float64
 	DiameterM float64
 }
 
-// Airy is pyuvdata's AiryBeam of a uniformly illuminated dish of DiameterM.
-type Airy struct {
-	DiameterM float64
+// Value is the shape value p.
+func (s Shape) Value(p ShapeParam) float64 {
+	if p == ShapeSigma {
+		return s.SigmaRad
+	}
+	return s.DiameterM
 }
 
-// ShortDipole is pyuvdata's ShortDipoleBeam with feeds x (east) and y (north).
-type ShortDipole struct{}
-
-// String describes the beam.
-func (Uniform) String() string { return "uniform" }
-
-// String describes the beam.
-func (g Gaussian) String() string {
-	if g.DiameterM > 0 {
-		return fmt.Sprintf("gaussian(diameter=%g m)", g.DiameterM)
-	}
-	return fmt.Sprintf("gaussian(sigma=%g rad)", g.SigmaRad)
+// AnalyticType is an analytic beam type as the input formats name it:
+// what they need to read one and build it. Each analytic beam's file
+// registers its type (registerAnalytic), and the formats take the list of
+// types from AnalyticTypes and LookupAnalytic instead of a switch of their
+// own.
+type AnalyticType struct {
+	Kind Kind
+	// Name is the type in simspec ("type": "gaussian") and in an
+	// obsparam's untagged forms.
+	Name string
+	// Class is pyuvdata's class, an obsparam's !AnalyticBeam class
+	// ("GaussianBeam").
+	Class string
+	// Shape lists the shape values the type takes, of which an input
+	// gives exactly one; none for a type without shape.
+	Shape []ShapeParam
+	// NParams is the number of Form.Params of the type.
+	NParams int
+	// Diagonal says whether DiagonalJones may wrap the type: its power
+	// has a one-axis amplitude and its At answers with a powerResponse.
+	Diagonal bool
+	// New builds the beam from the shape values an input gave (the
+	// others zero).
+	New func(Shape) (Beam, error)
 }
 
-// String describes the beam.
-func (a Airy) String() string { return fmt.Sprintf("airy(diameter=%g m)", a.DiameterM) }
+// analyticTypes are the registered types, in Kind order.
+var analyticTypes []AnalyticType
 
-// String describes the beam.
-func (ShortDipole) String() string { return "short_dipole" }
-
-// Validate reports a Gaussian that is neither sigma- nor diameter-defined.
-func (g Gaussian) Validate() error {
-	switch {
-	case g.SigmaRad > 0 && g.DiameterM > 0:
-		return fmt.Errorf("beam: gaussian: give sigma_rad (%g) or diameter_m (%g), not both", g.SigmaRad, g.DiameterM)
-	case g.SigmaRad > 0 && !math.IsInf(g.SigmaRad, 0):
-		return nil
-	case g.DiameterM > 0 && !math.IsInf(g.DiameterM, 0):
-		return nil
+// registerAnalytic adds t to the registered types, at package
+// initialisation (each analytic beam's file: var _ = registerAnalytic(…));
+// a repeated kind, name or class is a programming error.
+func registerAnalytic(t AnalyticType) bool {
+	for _, o := range analyticTypes {
+		if o.Kind == t.Kind || o.Name == t.Name || o.Class == t.Class {
+			panic(fmt.Sprintf("beam: analytic type %q (kind %d) registered twice, or beside %q (kind %d)", t.Name, t.Kind, o.Name, o.Kind))
+		}
 	}
-	return fmt.Errorf("beam: gaussian: sigma_rad = %g, diameter_m = %g: one must be positive and finite", g.SigmaRad, g.DiameterM)
+	analyticTypes = append(analyticTypes, t)
+	slices.SortFunc(analyticTypes, func(a, b AnalyticType) int { return int(a.Kind) - int(b.Kind) })
+	return true
 }
 
-// Sigma is the E-field width in radians at freqHz. For a diameter-defined
-// beam it follows pyuvdata: the FWHM 2·asin(2.2150894·λ/(πD)) over 2.355.
-func (g Gaussian) Sigma(freqHz float64) float64 {
-	if g.DiameterM > 0 {
-		lambda := SpeedOfLight / freqHz
-		return math.Asin(2.2150894*lambda/(math.Pi*g.DiameterM)) * 2 / 2.355
+// AnalyticTypes returns the analytic beam types, in Kind order.
+func AnalyticTypes() []AnalyticType { return slices.Clone(analyticTypes) }
+
+// LookupAnalytic returns the analytic beam type called name.
+func LookupAnalytic(name string) (AnalyticType, bool) {
+	for _, t := range analyticTypes {
+		if t.Name == name {
+			return t, true
+		}
 	}
-	return g.SigmaRad
+	return AnalyticType{}, false
 }
 
-// Param is the Gaussian's k = 1/(2σ²) at freqHz, its amplitude being
-// exp(−k·za²): the one derivation the CPU (At) and the GPU's analytic beam
-// descriptors use.
-func (g Gaussian) Param(freqHz float64) (float64, error) {
-	if err := g.Validate(); err != nil {
-		return 0, err
+func analyticTypeOf(k Kind) (AnalyticType, bool) {
+	for _, t := range analyticTypes {
+		if t.Kind == k {
+			return t, true
+		}
 	}
-	sigma := g.Sigma(freqHz)
-	if !(sigma > 0) {
-		return 0, fmt.Errorf("beam: %v at %g Hz: sigma %g is not positive (beam wider than the sky)", g, freqHz, sigma)
-	}
-	return 1 / (2 * sigma * sigma), nil
-}
-
-// Param is the Airy beam's k = (D/2)·2πν/c at freqHz, its amplitude being
-// 2·J1(x)/x with x = k·sin(za): the one derivation the CPU (At) and the
-// GPU's analytic beam descriptors use.
-func (a Airy) Param(freqHz float64) (float64, error) {
-	if !(a.DiameterM > 0) || math.IsInf(a.DiameterM, 0) {
-		return 0, fmt.Errorf("beam: airy: diameter_m = %g: must be positive and finite", a.DiameterM)
-	}
-	return a.DiameterM / 2 * 2 * math.Pi * freqHz / SpeedOfLight, nil
+	return AnalyticType{}, false
 }
 
 // powerResponse is a beam whose E-field components all equal sqrt(P/2),
@@ -112,69 +167,5 @@ func (r powerResponse) Eval(az, za []float64, out []complex128) {
 	for s, z := range za {
 		v := complex(r.amp(z)/math.Sqrt2, 0)
 		out[s], out[n+s], out[2*n+s], out[3*n+s] = v, v, v, v
-	}
-}
-
-// At prepares the beam (frequency-independent).
-func (Uniform) At(freqHz float64, mode Mode) (Response, error) {
-	return powerResponse{mode, func(float64) float64 { return 1 }}, nil
-}
-
-// At prepares the beam at freqHz.
-func (g Gaussian) At(freqHz float64, mode Mode) (Response, error) {
-	if err := g.Validate(); err != nil {
-		return nil, err
-	}
-	k, err := g.Param(freqHz)
-	if err != nil {
-		return nil, err
-	}
-	return powerResponse{mode, func(za float64) float64 { return math.Exp(-za * za * k) }}, nil
-}
-
-// At prepares the beam at freqHz.
-func (a Airy) At(freqHz float64, mode Mode) (Response, error) {
-	k, err := a.Param(freqHz)
-	if err != nil {
-		return nil, err
-	}
-	return powerResponse{mode, func(za float64) float64 {
-		x := k * math.Sin(za)
-		if x == 0 {
-			return 1
-		}
-		return 2 * math.J1(x) / x
-	}}, nil
-}
-
-type dipoleResponse struct{ mode Mode }
-
-// At prepares the beam (frequency-independent).
-func (ShortDipole) At(freqHz float64, mode Mode) (Response, error) {
-	return dipoleResponse{mode}, nil
-}
-
-func (r dipoleResponse) Eval(az, za []float64, out []complex128) {
-	n := len(az)
-	if !r.mode.Polarized {
-		for s := range az {
-			sz := math.Sin(za[s])
-			var c float64
-			if r.mode.Feed == FeedY {
-				c = sz * math.Sin(az[s])
-			} else {
-				c = sz * math.Cos(az[s])
-			}
-			out[s] = complex(math.Sqrt(1-c*c), 0)
-		}
-		return
-	}
-	for s := range az {
-		sa, ca := math.Sincos(az[s])
-		cz := math.Cos(za[s])
-		out[s] = complex(-sa, 0)       // x feed, axis 0
-		out[n+s] = complex(cz*ca, 0)   // x feed, axis 1
-		out[2*n+s] = complex(ca, 0)    // y feed, axis 0
-		out[3*n+s] = complex(cz*sa, 0) // y feed, axis 1
 	}
 }

@@ -1,6 +1,9 @@
 package beam
 
-import "fmt"
+import (
+	"fmt"
+	"reflect"
+)
 
 // DiagonalJones is an analytic beam (Uniform, Gaussian or Airy) with
 // pyuvsim's E-field convention (pyuvsim ≤ 1.2's AnalyticBeam): the Jones
@@ -19,13 +22,26 @@ type DiagonalJones struct {
 func (d DiagonalJones) String() string { return fmt.Sprintf("%v with diagonal Jones", d.Beam) }
 
 // Validate checks that the wrapped beam is one whose power has a
-// one-axis amplitude: Uniform, Gaussian or Airy.
+// one-axis amplitude: an analytic type registered as Diagonal (Uniform,
+// Gaussian or Airy).
 func (d DiagonalJones) Validate() error {
-	switch d.Beam.(type) {
-	case Uniform, Gaussian, Airy:
+	if _, ok := d.inner(); ok {
 		return nil
 	}
 	return fmt.Errorf("beam: diagonal Jones needs a uniform, gaussian or airy beam, got %v", d.Beam)
+}
+
+// inner is the wrapped beam as an Analytic of a Diagonal type, held by
+// value as the field's doc asks (a pointer is refused, as it always was).
+func (d DiagonalJones) inner() (Analytic, bool) {
+	a, ok := d.Beam.(Analytic)
+	if !ok || reflect.ValueOf(d.Beam).Kind() == reflect.Pointer {
+		return nil, false
+	}
+	// The kind, which AnalyticForm gives at any frequency, error or not.
+	f, _ := a.AnalyticForm(1e8)
+	t, ok := analyticTypeOf(f.Kind)
+	return a, ok && t.Diagonal
 }
 
 // At prepares the beam at freqHz.
@@ -37,8 +53,22 @@ func (d DiagonalJones) At(freqHz float64, mode Mode) (Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := r.(powerResponse) // Uniform, Gaussian and Airy all answer with one
+	p, ok := r.(powerResponse)
+	if !ok { // a Diagonal type whose At does not keep to its registration
+		return nil, fmt.Errorf("beam: diagonal Jones: %v has no one-axis amplitude", d.Beam)
+	}
 	return diagonalResponse{mode, p.amp}, nil
+}
+
+// AnalyticForm is the wrapped beam's form, Diagonal.
+func (d DiagonalJones) AnalyticForm(freqHz float64) (Form, error) {
+	a, ok := d.inner()
+	if !ok {
+		return Form{}, d.Validate()
+	}
+	f, err := a.AnalyticForm(freqHz)
+	f.Diagonal = true
+	return f, err
 }
 
 // diagonalResponse evaluates diag(g, g).

@@ -145,11 +145,10 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// loop runs every integration in order, checking ctx between them.
 func (r *run) loop(ctx context.Context) error {
 	sim := r.sim
-	nt := sim.NTime()
-	total := sim.NFreq() * nt
-	done := 0
+	tally := matvis.NewTally("cpu", sim, r.res)
 	r.flux = make([]float64, r.nsrc)
 	if sim.SkyPolarized() {
 		r.pol = newPolState(sim, r.cacheTopo)
@@ -161,25 +160,13 @@ func (r *run) loop(ctx context.Context) error {
 		// Prepared once per channel, shared by every time and chunk.
 		resp, err := r.prepare(ctx, freq)
 		if cerr := ctx.Err(); cerr != nil {
-			return fmt.Errorf("cpu: cancelled after %d of %d integrations: %w", done, total, cerr)
+			return tally.Cancelled(cerr)
 		}
 		if err != nil {
 			return err
 		}
-		for ti := range nt {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("cpu: cancelled after %d of %d integrations: %w", done, total, err)
-			}
-			t0 := time.Now()
-			if err := r.integration(ctx, fi, ti, resp); err != nil {
-				return err
-			}
-			r.res.Done[fi*nt+ti] = true
-			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
-			done++
-			if p := sim.Options.Progress; p != nil {
-				p(matvis.Progress{Done: done, Total: total})
-			}
+		if err := tally.Times(ctx, fi, func(ti int) error { return r.integration(ctx, fi, ti, resp) }); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -214,11 +214,11 @@ func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
 }
 
 // obsBeam builds one beam of a telescope configuration: analytic beams
-// with pyuvsim's diagonal Jones matrices, beamfits beams as matvis reads them
+// with pyuvsim's diagonal Jones matrices where their type has one (all but
+// the short dipole), beamfits beams as matvis reads them
 // with the configuration's freq_interp_kind.
 func obsBeam(b simspec.Beam, order int, freqKind string, precision int) (beam.Beam, error) {
-	switch b.Type {
-	case "uniform", "gaussian", "airy":
+	if t, ok := beam.LookupAnalytic(b.Type); ok && t.Diagonal {
 		b.Jones = simspec.JonesDiagonal
 	}
 	if order == 0 {

@@ -247,18 +247,13 @@ func specBeam(b simspec.Beam, dir string, order, precision int) (beam.Beam, erro
 	return d, d.Validate()
 }
 
-// specBeamKind builds a spec beam of its type.
+// specBeamKind builds a spec beam of its type: an analytic type of
+// beam.AnalyticTypes, or a beamfits file.
 func specBeamKind(b simspec.Beam, dir string, order, precision int) (beam.Beam, error) {
+	if t, ok := beam.LookupAnalytic(b.Type); ok {
+		return t.New(beam.Shape{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM})
+	}
 	switch b.Type {
-	case "uniform":
-		return beam.Uniform{}, nil
-	case "gaussian":
-		g := beam.Gaussian{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM}
-		return g, g.Validate()
-	case "airy":
-		return beam.Airy{DiameterM: b.DiameterM}, nil
-	case "short_dipole":
-		return beam.ShortDipole{}, nil
 	case "beamfits":
 		p := b.Path
 		if !filepath.IsAbs(p) {

@@ -538,9 +538,7 @@ func (r *run) planChannel(fi int) error {
 // loop runs every integration in order, checking ctx between them.
 func (r *run) loop(ctx context.Context) error {
 	sim := r.sim
-	nt := sim.NTime()
-	total := sim.NFreq() * nt
-	done := 0
+	tally := matvis.NewTally("nufftcpu", sim, r.res)
 	for fi, freq := range sim.Freqs {
 		if err := sim.FluxAt(fi, r.flux); err != nil {
 			return fmt.Errorf("nufftcpu: %w", err)
@@ -552,20 +550,8 @@ func (r *run) loop(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", r.beam, sim.Beams[r.beam], freq, err)
 		}
-		for ti := range nt {
-			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("nufftcpu: cancelled after %d of %d integrations: %w", done, total, err)
-			}
-			t0 := time.Now()
-			if err := r.integration(fi, ti, resp); err != nil {
-				return err
-			}
-			r.res.Done[fi*nt+ti] = true
-			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
-			done++
-			if p := sim.Options.Progress; p != nil {
-				p(matvis.Progress{Done: done, Total: total})
-			}
+		if err := tally.Times(ctx, fi, func(ti int) error { return r.integration(fi, ti, resp) }); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
@@ -31,13 +32,46 @@ func (g *globalShape) set(key string, v float64, n *yaml.Node) {
 	g.line = n
 }
 
-// analyticTypes are the analytic beam names of the untagged forms.
-var analyticTypes = map[string]bool{"uniform": true, "gaussian": true, "airy": true, "short_dipole": true}
+// The analytic beam types are beam.AnalyticTypes: their names are the
+// untagged forms' types and simspec's, their classes the !AnalyticBeam
+// form's.
 
-// analyticClasses map pyuvdata's class names (the !AnalyticBeam form) to
-// simspec beam types.
-var analyticClasses = map[string]string{
-	"UniformBeam": "uniform", "GaussianBeam": "gaussian", "AiryBeam": "airy", "ShortDipoleBeam": "short_dipole",
+// analyticNames lists the analytic types' names: "uniform, gaussian, …".
+func analyticNames() string {
+	var names []string
+	for _, t := range beam.AnalyticTypes() {
+		names = append(names, t.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// analyticClassNames lists pyuvdata's classes of the analytic types, sorted.
+func analyticClassNames() string {
+	var names []string
+	for _, t := range beam.AnalyticTypes() {
+		names = append(names, t.Class)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// shapeKeys are this format's names of the analytic beams' shape values,
+// with their units for messages.
+var shapeKeys = map[beam.ShapeParam]struct{ key, unit string }{
+	beam.ShapeSigma:    {"sigma", "rad"},
+	beam.ShapeDiameter: {"diameter", "m"},
+}
+
+// takesShape says whether the analytic type typ takes the shape key
+// ("sigma", "diameter").
+func takesShape(typ, key string) bool {
+	t, _ := beam.LookupAnalytic(typ)
+	for _, p := range t.Shape {
+		if shapeKeys[p].key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // beamSpec is one parsed beam with its feeds.
@@ -146,11 +180,11 @@ func (r *reader) parseBeam(tc *yfile, field string, n *yaml.Node, g *globalShape
 	case strings.HasPrefix(d.Tag, "!") && !strings.HasPrefix(d.Tag, "!!"):
 		return beamSpec{}, tc.errf(n, field, "unknown YAML tag %s: the beam tags are !AnalyticBeam and !UVBeam", d.Tag)
 	case d.Kind == yaml.ScalarNode && d.ShortTag() == "!!str":
-		if analyticTypes[d.Value] {
+		if _, ok := beam.LookupAnalytic(d.Value); ok {
 			return r.dictAnalytic(tc, field, d, d.Value, nil, g)
 		}
 		if ext := strings.ToLower(filepath.Ext(d.Value)); ext != ".fits" && ext != ".beamfits" {
-			return beamSpec{}, tc.errf(n, field, "neither an analytic beam type (uniform, gaussian, airy, short_dipole) nor a beamfits file name (.fits, .beamfits)")
+			return beamSpec{}, tc.errf(n, field, "neither an analytic beam type (%s) nor a beamfits file name (.fits, .beamfits)", analyticNames())
 		}
 		return r.beamFile(tc, field, d, d.Value, "")
 	case d.Kind == yaml.MappingNode:
@@ -176,8 +210,8 @@ func (r *reader) dictBeam(tc *yfile, field string, d *yaml.Node, g *globalShape)
 			if err != nil {
 				return beamSpec{}, err
 			}
-			if !analyticTypes[typ] {
-				return beamSpec{}, tc.errf(e.value, field+".type", "undefined beam model type: the types are uniform, gaussian, airy, short_dipole")
+			if _, ok := beam.LookupAnalytic(typ); !ok {
+				return beamSpec{}, tc.errf(e.value, field+".type", "undefined beam model type: the types are %s", analyticNames())
 			}
 			return r.dictAnalytic(tc, field, d, typ, es, g)
 		}
@@ -192,7 +226,7 @@ func (r *reader) dictAnalytic(tc *yfile, field string, d *yaml.Node, typ string,
 		f := field + "." + e.key
 		switch {
 		case e.key == "type":
-		case (e.key == "sigma" && typ == "gaussian") || (e.key == "diameter" && (typ == "gaussian" || typ == "airy")):
+		case takesShape(typ, e.key):
 			if err := p.read(tc, e, f); err != nil {
 				return beamSpec{}, err
 			}
@@ -200,9 +234,12 @@ func (r *reader) dictAnalytic(tc *yfile, field string, d *yaml.Node, typ string,
 			return beamSpec{}, tc.keyErrf(e, f, "not a field of a %s beam in this form (pyuvsim would ignore it); use the !AnalyticBeam form for more options", typ)
 		}
 	}
-	if !p.hasSigma && !p.hasDiam && (typ == "gaussian" || typ == "airy") && (g.hasDiam || (g.hasSigma && typ == "gaussian")) {
-		p.diameter, p.hasDiam = g.diameter, g.hasDiam
-		if typ == "gaussian" && !g.hasDiam {
+	// The global diameter first, as pyuvsim 1.2, then the global sigma.
+	globalDiam, globalSigma := g.hasDiam && takesShape(typ, "diameter"), g.hasSigma && takesShape(typ, "sigma")
+	if !p.hasSigma && !p.hasDiam && (globalDiam || globalSigma) {
+		if globalDiam {
+			p.diameter, p.hasDiam = g.diameter, true
+		} else {
 			p.sigma, p.hasSigma = g.sigma, true
 		}
 		g.used = true
@@ -234,35 +271,35 @@ func (p *shapeParams) read(tc *yfile, e entry, field string) error {
 	return nil
 }
 
-// beam checks the shape against the type and returns the simspec beam.
+// beam checks the shape against the type (exactly one of the shape values
+// it takes, beam.AnalyticType.Shape) and returns the simspec beam.
 func (p *shapeParams) beam(tc *yfile, field string, d *yaml.Node, typ string) (simspec.Beam, error) {
-	switch typ {
-	case "gaussian":
+	t, _ := beam.LookupAnalytic(typ)
+	var named []string // "diameter (m)", sorted
+	var bare []string  // "diameter"
+	given := 0
+	b := simspec.Beam{Type: typ}
+	for _, sp := range t.Shape {
+		k := shapeKeys[sp]
+		named, bare = append(named, k.key+" ("+k.unit+")"), append(bare, k.key)
 		switch {
-		case p.hasSigma && p.hasDiam:
-			return simspec.Beam{}, tc.errf(d, field, "only one of diameter or sigma can be set for a gaussian beam")
-		case p.hasSigma:
-			return simspec.Beam{Type: "gaussian", SigmaRad: p.sigma}, nil
-		case p.hasDiam:
-			return simspec.Beam{Type: "gaussian", DiameterM: p.diameter}, nil
+		case sp == beam.ShapeSigma && p.hasSigma:
+			b.SigmaRad, given = p.sigma, given+1
+		case sp == beam.ShapeDiameter && p.hasDiam:
+			b.DiameterM, given = p.diameter, given+1
 		}
-		return simspec.Beam{}, tc.errf(d, field, "missing shape parameter for gaussian beam: either diameter (m) or sigma (rad) must be set")
-	case "airy":
-		if !p.hasDiam {
-			return simspec.Beam{}, tc.errf(d, field, "missing diameter (m) for airy beam")
-		}
-		return simspec.Beam{Type: "airy", DiameterM: p.diameter}, nil
 	}
-	return simspec.Beam{Type: typ}, nil
-}
-
-// taggedFields are the fields each !AnalyticBeam class takes besides the
-// common feed fields.
-var taggedFields = map[string]map[string]bool{
-	"gaussian":     {"sigma": true, "sigma_type": true, "diameter": true, "spectral_index": true, "reference_frequency": true},
-	"airy":         {"diameter": true},
-	"uniform":      {},
-	"short_dipole": {},
+	sort.Strings(named)
+	sort.Strings(bare)
+	switch {
+	case len(t.Shape) == 0 || given == 1:
+		return b, nil
+	case given > 1:
+		return simspec.Beam{}, tc.errf(d, field, "only one of %s can be set for a %s beam", strings.Join(bare, " or "), typ)
+	case len(t.Shape) == 1:
+		return simspec.Beam{}, tc.errf(d, field, "missing %s for %s beam", named[0], typ)
+	}
+	return simspec.Beam{}, tc.errf(d, field, "missing shape parameter for %s beam: either %s must be set", typ, strings.Join(named, " or "))
 }
 
 // taggedAnalytic handles the !AnalyticBeam form (pyuvdata's constructor).
@@ -283,7 +320,7 @@ func (r *reader) taggedAnalytic(tc *yfile, field string, d *yaml.Node) (beamSpec
 		switch {
 		case e.key == "class":
 		case e.key == "sigma" || e.key == "diameter":
-			if !taggedFields[typ][e.key] {
+			if !takesShape(typ, e.key) {
 				return beamSpec{}, tc.keyErrf(e, f, "not a field of %s", classOf(typ))
 			}
 			err = p.read(tc, e, f)
@@ -329,23 +366,22 @@ func analyticClass(tc *yfile, field string, d *yaml.Node, es []entry) (string, e
 		}
 		parts := strings.Split(cls, ".")
 		name := parts[len(parts)-1]
-		typ, ok := analyticClasses[name]
-		if ok && len(parts) > 1 && parts[0] != "pyuvdata" {
-			ok = false
+		if len(parts) == 1 || parts[0] == "pyuvdata" {
+			for _, t := range beam.AnalyticTypes() {
+				if t.Class == name {
+					return t.Name, nil
+				}
+			}
 		}
-		if !ok {
-			return "", tc.errf(e.value, field+".class", "%s is not a supported AnalyticBeam: the classes are AiryBeam, GaussianBeam, ShortDipoleBeam, UniformBeam (custom beam classes cannot be used)", shorten(cls))
-		}
-		return typ, nil
+		return "", tc.errf(e.value, field+".class", "%s is not a supported AnalyticBeam: the classes are %s (custom beam classes cannot be used)", shorten(cls), analyticClassNames())
 	}
 	return "", tc.errf(d, field, "yaml entries for AnalyticBeam must specify a class")
 }
 
+// classOf is pyuvdata's class of the analytic type typ.
 func classOf(typ string) string {
-	for c, t := range analyticClasses {
-		if t == typ {
-			return c
-		}
+	if t, ok := beam.LookupAnalytic(typ); ok {
+		return t.Class
 	}
 	return typ
 }

@@ -17,11 +17,7 @@ import (
 // keys that differ from the field names only in case (encoding/json
 // matches those silently).
 func TestDecodeDocumentErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		json string
-		want []string
-	}{
+	cases := []refusal{
 		{"array", `[1,2,3]`, []string{"must be a JSON object, got an array"}},
 		{"string", `"spec"`, []string{"must be a JSON object, got a string"}},
 		{"number", ` 42`, []string{"must be a JSON object, got a number"}},
@@ -41,19 +37,7 @@ func TestDecodeDocumentErrors(t *testing.T) {
 		{"unknown key with its line", strings.Replace(valid, `"height_m"`, `"hieght_m"`, 1),
 			[]string{`unknown key "hieght_m" at line 2`, "telescope"}},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			_, err := Decode(strings.NewReader(c.json), ".")
-			if err == nil {
-				t.Fatal("accepted")
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
-		})
-	}
+	checkRefusals(t, cases)
 }
 
 // TestDecodeAcceptsBOM: a UTF-8 byte-order mark (Windows editors write

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // Spec is one simulation specification.
@@ -94,8 +95,9 @@ type Catalog struct {
 	NonNegative bool `json:"non_negative,omitempty"`
 }
 
-// Beam is one unique beam. Type is uniform, gaussian, airy, short_dipole or
-// beamfits; the other fields apply to some types only.
+// Beam is one unique beam. Type is an analytic beam type's name
+// (beam.AnalyticTypes: uniform, gaussian, airy, short_dipole) or beamfits;
+// the other fields apply to some types only.
 type Beam struct {
 	Type      string  `json:"type"`
 	SigmaRad  float64 `json:"sigma_rad,omitempty"`
@@ -134,8 +136,15 @@ const (
 	CoordPrecomputed = "precomputed"
 )
 
-// beamTypes are the accepted beam types.
-var beamTypes = []string{"uniform", "gaussian", "airy", "short_dipole", "beamfits"}
+// beamTypes are the accepted beam types: the analytic ones
+// (beam.AnalyticTypes) and beamfits.
+var beamTypes = func() []string {
+	var names []string
+	for _, t := range beam.AnalyticTypes() {
+		names = append(names, t.Name)
+	}
+	return append(names, "beamfits")
+}()
 
 // FieldError is one invalid field: its JSON path, its value and what is wrong.
 type FieldError struct {
@@ -518,31 +527,17 @@ func (c *checker) fluxes(s *Spec) {
 
 // beams checks each beam's type, parameters and Jones form.
 func (c *checker) beams(s *Spec) {
-	bad, positive := c.bad, c.positive
+	bad := c.bad
 	if len(s.Beams) == 0 {
 		bad("beams", s.Beams, "need at least one beam")
 	}
 	for i, b := range s.Beams {
 		f := fmt.Sprintf("beams[%d]", i)
-		switch b.Type {
-		case "uniform", "short_dipole":
-		case "gaussian":
-			hasS, hasD := b.SigmaRad != 0, b.DiameterM != 0
-			switch {
-			case hasS == hasD:
-				bad(f, b, "a gaussian beam needs exactly one of sigma_rad and diameter_m")
-			case hasS:
-				positive(f+".sigma_rad", b.SigmaRad)
-			case hasD:
-				positive(f+".diameter_m", b.DiameterM)
-			}
-		case "airy":
-			if b.DiameterM == 0 {
-				bad(f+".diameter_m", b.DiameterM, "an airy beam needs a positive diameter_m")
-			} else {
-				positive(f+".diameter_m", b.DiameterM)
-			}
-		case "beamfits":
+		t, analytic := beam.LookupAnalytic(b.Type)
+		switch {
+		case analytic:
+			c.shape(f, b, t)
+		case b.Type == "beamfits":
 			if b.Path == "" {
 				bad(f+".path", b.Path, "a beamfits beam needs a path")
 			}
@@ -553,10 +548,64 @@ func (c *checker) beams(s *Spec) {
 		case b.Jones == "":
 		case b.Jones != JonesDiagonal:
 			bad(f+".jones", b.Jones, `want "diagonal" (pyuvsim's analytic beams) or nothing`)
-		case b.Type != "uniform" && b.Type != "gaussian" && b.Type != "airy":
-			bad(f+".jones", b.Jones, "a diagonal Jones matrix applies to uniform, gaussian and airy beams only, not %s", b.Type)
+		case !analytic || !t.Diagonal:
+			bad(f+".jones", b.Jones, "a diagonal Jones matrix applies to %s beams only, not %s", diagonalTypes(), b.Type)
 		}
 	}
+}
+
+// shapeKeys are the spec's names of the analytic beams' shape values.
+var shapeKeys = map[beam.ShapeParam]string{beam.ShapeSigma: "sigma_rad", beam.ShapeDiameter: "diameter_m"}
+
+// shape checks an analytic beam's shape values: of those its type takes
+// (beam.AnalyticType.Shape), exactly one is given, and it is positive.
+func (c *checker) shape(f string, b Beam, t beam.AnalyticType) {
+	v := beam.Shape{SigmaRad: b.SigmaRad, DiameterM: b.DiameterM}
+	var given []beam.ShapeParam
+	var keys []string
+	for _, p := range t.Shape {
+		keys = append(keys, shapeKeys[p])
+		if v.Value(p) != 0 {
+			given = append(given, p)
+		}
+	}
+	switch {
+	case len(t.Shape) == 0:
+	case len(t.Shape) == 1 && len(given) == 0:
+		c.bad(f+"."+keys[0], 0.0, "%s %s beam needs a positive %s", article(t.Name), t.Name, keys[0])
+	case len(given) != 1:
+		c.bad(f, b, "a %s beam needs exactly one of %s", t.Name, listAnd(keys))
+	default:
+		c.positive(f+"."+shapeKeys[given[0]], v.Value(given[0]))
+	}
+}
+
+// diagonalTypes lists the analytic types a diagonal Jones matrix applies
+// to: "uniform, gaussian and airy".
+func diagonalTypes() string {
+	var names []string
+	for _, t := range beam.AnalyticTypes() {
+		if t.Diagonal {
+			names = append(names, t.Name)
+		}
+	}
+	return listAnd(names)
+}
+
+// listAnd joins "a", "a and b", "a, b and c".
+func listAnd(s []string) string {
+	if len(s) <= 1 {
+		return strings.Join(s, "")
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " and " + s[len(s)-1]
+}
+
+// article is "an" before a vowel, else "a".
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 // beamIndex checks which beam each of nant antennas uses.

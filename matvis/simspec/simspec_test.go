@@ -51,11 +51,7 @@ func TestReferenceSpecsAreValid(t *testing.T) {
 
 func TestInvalidSpecs(t *testing.T) {
 	src := func(m map[string]any) map[string]any { return m["sources"].(map[string]any) }
-	cases := []struct {
-		name string
-		json string
-		want []string // substrings of the error
-	}{
+	cases := []refusal{
 		{"malformed", `{"name": `, []string{"malformed JSON", "line 1"}},
 		{"nan literal", strings.Replace(valid, `"height_m": 1051`, `"height_m": NaN`, 1), []string{"NaN", "finite"}},
 		{"unknown field", strings.Replace(valid, `"name"`, `"nmae"`, 1), []string{"nmae"}},
@@ -83,6 +79,20 @@ func TestInvalidSpecs(t *testing.T) {
 		{"eop count", mutate(t, func(m map[string]any) { m["eop"] = []any{} }), []string{"eop"}},
 		{"spline", mutate(t, func(m map[string]any) { m["beam_spline_opts"] = map[string]any{"order": 2} }), []string{"beam_spline_opts.order = 2"}},
 	}
+	checkRefusals(t, cases)
+}
+
+// refusal is a spec Decode must refuse, with an error that contains each
+// of want.
+type refusal struct {
+	name string
+	json string
+	want []string // substrings of the error
+}
+
+// checkRefusals decodes each case's spec, each a subtest.
+func checkRefusals(t *testing.T, cases []refusal) {
+	t.Helper()
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Decode(strings.NewReader(c.json), ".")

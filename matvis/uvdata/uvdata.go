@@ -98,13 +98,17 @@ func (l *Layout) Header() (*uvh5.Header, error) {
 	}
 	trueFalse := [2]bool{true, false}
 	h := &uvh5.Header{
-		TelescopeName: l.TelescopeName, Instrument: l.TelescopeName,
-		Latitude: l.Site.LatDeg, Longitude: l.Site.LonDeg, Altitude: l.Site.HeightM,
-		AntennaNames: l.AntNames,
-		Freqs:        l.Freqs, ChannelWidth: channelWidths(l.Freqs, l.ChannelWidth),
+		Telescope: uvh5.Telescope{
+			TelescopeName: l.TelescopeName, Instrument: l.TelescopeName,
+			Latitude: l.Site.LatDeg, Longitude: l.Site.LonDeg, Altitude: l.Site.HeightM,
+			AntennaNames: l.AntNames, XOrientation: "east",
+		},
+		BltAxis: uvh5.BltAxis{
+			BltOrder:           "time, baseline",
+			BltsAreRectangular: &trueFalse[0], TimeAxisFasterThanBls: &trueFalse[1],
+		},
+		FreqAxis: uvh5.FreqAxis{Freqs: l.Freqs, ChannelWidth: channelWidths(l.Freqs, l.ChannelWidth)},
 		VisUnits: "Jy", History: l.History,
-		XOrientation: "east", BltOrder: "time, baseline",
-		BltsAreRectangular: &trueFalse[0], TimeAxisFasterThanBls: &trueFalse[1],
 		SinglePrecision: l.Precision == 1,
 	}
 	for a, n := range l.AntNums {

@@ -1,0 +1,71 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"os"
+)
+
+// ErrFinished is returned by Stream.Commit once the stream was committed
+// or aborted.
+var ErrFinished = errors.New("already committed or aborted")
+
+// Stream is an output that its writer fills in place — at offsets, in any
+// order, as the UVH5 and UVFITS writers fill rows — in a temporary beside
+// its path, and that ends exactly once: Commit renames it into place,
+// Abort removes it. Until then nothing appears at the path, and an
+// existing file there is untouched; a kill leaves only the temporary,
+// which RemoveLive and RemoveStale clear. A Stream is not safe for
+// concurrent use.
+type Stream struct {
+	path string
+	f    *os.File
+	done bool
+}
+
+// NewStream creates the temporary of a streamed output for path (see
+// CreateTemp for its name and permissions).
+func NewStream(path string) (*Stream, error) {
+	f, err := CreateTemp(path)
+	if err != nil {
+		return nil, err
+	}
+	return &Stream{path: path, f: f}, nil
+}
+
+// File is the temporary to write to. Its writer must not close, rename or
+// remove it: Commit and Abort do.
+func (s *Stream) File() *os.File { return s.f }
+
+// Path is the path the output is for.
+func (s *Stream) Path() string { return s.path }
+
+// Finished reports whether Commit or Abort was called.
+func (s *Stream) Finished() bool { return s.done }
+
+// Commit syncs and closes the temporary and renames it to dest, which
+// must be in path's directory for the rename to be atomic (a writer may
+// commit a partial output under another name). On failure the temporary
+// is removed, so that nothing is left at either name. Either way the
+// stream is finished; a second Commit returns ErrFinished.
+func (s *Stream) Commit(dest string) error {
+	if s.done {
+		return ErrFinished
+	}
+	s.done = true
+	return commit(s.f, dest)
+}
+
+// Abort closes and removes the temporary, leaving the path as it was. It
+// does nothing once the stream is finished, so it is safe to defer and to
+// call after Commit or more than once.
+func (s *Stream) Abort() error {
+	if s.done {
+		return nil
+	}
+	s.done = true
+	if err := Discard(s.f); err != nil {
+		return fmt.Errorf("removing %s: %w", s.f.Name(), err)
+	}
+	return nil
+}
