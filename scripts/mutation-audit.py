@@ -11,7 +11,7 @@ muts=[
  ('eop-dayfrac', 'matvis/astro/c04.go', 'f := (mjd - t.MJD[i-1] + utc) /', 'f := (mjd - t.MJD[i-1] + 0*utc) /', './matvis/astro ./matvis/input'),
  ('uvfits-baseline', 'uvfits/writer.go', 'float64(256*h.Ant1[r] + h.Ant2[r])', 'float64(256*h.Ant2[r] + h.Ant1[r])', './uvfits ./cmd/gomatvis'),
  ('beam-same', 'matvis/beam/same.go', '	return a == b\n}', '	return true\n}', './matvis/beam ./matvis/cpu'),
- ('done-index', 'matvis/integrations.go', 'it.res.Done[fi*it.sim.NTime()+ti] = true', 'it.res.Done[fi+ti] = true', './matvis ./matvis/cpu'),
+ ('done-index', 'matvis/tally.go', 't.res.Done[f*t.sim.NTime()+ti] = true', 't.res.Done[f+ti] = true', './matvis ./matvis/cpu'),
  ('spectral-index', 'matvis/skymodel/eval.go', 'math.Exp(idx[i]*(lnf-lnRef[i]))', 'math.Exp(idx[i]*(lnRef[i]-lnf))', './matvis/skymodel ./matvis/input'),
  ('pole-sign', 'matvis/beam/gridresp.go', '		sign = -1 // an E-field', '		sign = 1 // an E-field', './matvis/beam ./matvis'),
  ('horizon', 'matvis/cpu/cpu.go', '			if v[2][s] > 0 {', '			if v[2][s] > -0.02 {', './matvis/cpu'),

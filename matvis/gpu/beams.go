@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 
@@ -16,16 +17,13 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
-// Analytic beam kinds as the beam_analytic kernel knows them.
+// Analytic beam kinds as the beam_analytic kernel knows them: matvis/beam's
+// registry's (beam.Kind; KIND_<NAME> macros from kindDefines), a gridded
+// beam's kindNone, and kindDiagonal added for pyuvsim's diagonal Jones
+// convention (beam.Form.Diagonal).
 const (
 	kindNone     = -1 // gridded: interpolated from its prepared planes
-	kindUniform  = 0
-	kindGaussian = 1
-	kindAiry     = 2
-	kindDipole   = 3
-	// kindDiagonal is added to uniform, gaussian and airy for pyuvsim's
-	// diagonal Jones convention (beam.DiagonalJones).
-	kindDiagonal = 4
+	kindDiagonal = 8  // above every registered kind (TestKindsHaveKernelCases)
 )
 
 // GridBeam is a gridded beam the GPU can interpolate: per frequency and
@@ -49,33 +47,52 @@ func asGridBeam(i int, bm beam.Beam) (GridBeam, error) {
 	return gb, nil
 }
 
-// analyticKind maps a beam to its device kind and parameter at freqHz.
+// analyticKind is a beam's device kind and parameter at freqHz, from the
+// beam's own description (beam.Analytic): ok is false for a beam that is
+// not analytic. A form with more parameters than the descriptor holds is
+// an error.
 func analyticKind(b beam.Beam, freqHz float64) (kind int32, par float64, ok bool, err error) {
-	switch v := b.(type) {
-	case beam.Uniform, *beam.Uniform:
-		return kindUniform, 0, true, nil
-	case beam.ShortDipole, *beam.ShortDipole:
-		return kindDipole, 0, true, nil
-	case beam.Gaussian:
-		par, err := v.Param(freqHz)
-		return kindGaussian, par, true, err
-	case *beam.Gaussian:
-		par, err := v.Param(freqHz)
-		return kindGaussian, par, true, err
-	case beam.Airy:
-		par, err := v.Param(freqHz)
-		return kindAiry, par, true, err
-	case *beam.Airy:
-		par, err := v.Param(freqHz)
-		return kindAiry, par, true, err
-	case beam.DiagonalJones:
-		if err := v.Validate(); err != nil {
-			return 0, 0, true, err
-		}
-		kind, par, ok, err = analyticKind(v.Beam, freqHz)
-		return kind + kindDiagonal, par, ok, err
+	a, ok := b.(beam.Analytic)
+	if !ok {
+		return kindNone, 0, false, nil
 	}
-	return kindNone, 0, false, nil
+	f, err := a.AnalyticForm(freqHz)
+	if err != nil {
+		return int32(f.Kind), 0, true, err
+	}
+	if !slices.ContainsFunc(beam.AnalyticTypes(), func(t beam.AnalyticType) bool { return t.Kind == f.Kind }) {
+		return 0, 0, true, fmt.Errorf("gpu: %v: analytic kind %d is not registered in matvis/beam, so the kernels have no case for it", b, f.Kind)
+	}
+	if len(f.Params) > 1 {
+		return 0, 0, true, fmt.Errorf("gpu: %v: %d form parameters, the beam descriptor holds 1", b, len(f.Params))
+	}
+	if len(f.Params) == 1 {
+		par = f.Params[0]
+	}
+	kind = int32(f.Kind)
+	if f.Diagonal {
+		kind += kindDiagonal
+	}
+	return kind, par, true, nil
+}
+
+// kindDefines are the registered analytic kinds as KIND_<NAME> macros
+// (KIND_GAUSSIAN …) and KIND_DIAGONAL, for vis_beam.cuh's beam_analytic.
+func kindDefines() []struct {
+	name string
+	v    int
+} {
+	out := []struct {
+		name string
+		v    int
+	}{{"KIND_DIAGONAL", kindDiagonal}}
+	for _, t := range beam.AnalyticTypes() {
+		out = append(out, struct {
+			name string
+			v    int
+		}{"KIND_" + strings.ToUpper(t.Name), int(t.Kind)})
+	}
+	return out
 }
 
 // beamTables are one frequency's beam descriptors for the fused

@@ -51,8 +51,8 @@ func sharedDefines() []string {
 		{"COMPACT_MAX_ROUNDS", compactMaxRounds},
 		{"NBAND", sortBands}, {"NAZBIN", sortAzBins},
 		{"FG_NP", fusedProducerWarps}, {"FG_NC", fusedConsumerWarps}, {"FG_NBUF", fusedBuffers},
-		{"KIND_GAUSSIAN", kindGaussian}, {"KIND_AIRY", kindAiry}, {"KIND_DIPOLE", kindDipole}, {"KIND_DIAGONAL", kindDiagonal},
 	}
+	defs = append(defs, kindDefines()...)
 	defs = append(defs, descriptorDefines()...)
 	out := make([]string, len(defs))
 	for i, d := range defs {

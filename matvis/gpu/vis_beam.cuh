@@ -17,20 +17,22 @@ __device__ __forceinline__ void azza(double e, double n, double* az, double* za)
   *az = a;
 }
 
-// Analytic beam (kind 0 uniform, KIND_GAUSSIAN with par = 1/(2σ²),
-// KIND_AIRY with par = k = D/2·2πν/c, KIND_DIPOLE short dipole;
+// Analytic beam (KIND_UNIFORM, KIND_GAUSSIAN with par = 1/(2σ²),
+// KIND_AIRY with par = k = D/2·2πν/c, KIND_SHORT_DIPOLE;
 // KIND_DIAGONAL + kind for uniform, gaussian and airy with pyuvsim's
 // diagonal Jones diag(g, g), signed g when unpolarized): the nc components
-// at (az, za), as the CPU's analytic beams. The kinds come from
-// matvis/gpu (beams.go) as -D macros.
-#if !defined(KIND_GAUSSIAN) || !defined(KIND_AIRY) || !defined(KIND_DIPOLE) || !defined(KIND_DIAGONAL)
+// at (az, za), as the CPU's analytic beams. The kinds come from matvis/beam's
+// registry through matvis/gpu (beams.go: kindDefines) as -D macros; a new
+// kind needs its case here (TestKindsHaveKernelCases).
+#if !defined(KIND_UNIFORM) || !defined(KIND_GAUSSIAN) || !defined(KIND_AIRY) || !defined(KIND_SHORT_DIPOLE) || \
+    !defined(KIND_DIAGONAL)
 #error "KIND_*: compile vis.cu through matvis/gpu, which passes them with -D"
 #endif
 __device__ __forceinline__ void beam_analytic(int k, double par, double az, double za, int polarized, int feedY,
                                               creal out[4]) {
   const bool diag = k >= KIND_DIAGONAL;
   if (diag) k -= KIND_DIAGONAL;
-  if (k == KIND_DIPOLE) {  // short dipole
+  if (k == KIND_SHORT_DIPOLE) {
     double sa, ca;
     sincos(az, &sa, &ca);
     if (polarized) {
@@ -45,12 +47,16 @@ __device__ __forceinline__ void beam_analytic(int k, double par, double az, doub
     }
     return;
   }
-  double g = 1;
+  double g = 1;  // KIND_UNIFORM
   if (k == KIND_GAUSSIAN) {
     g = exp(-za * za * par);
   } else if (k == KIND_AIRY) {
     double x = par * sin(za);
     g = x == 0 ? 1.0 : 2 * j1(x) / x;
+  } else if (k != KIND_UNIFORM) {
+    // A kind registered in matvis/beam without a case here: NaN, which
+    // the output shows, never a uniform beam in its place.
+    g = __longlong_as_double(0x7ff8000000000000LL);
   }
   if (diag) {
     // pyuvsim's J[feed, c] = diag(g, g) over c = (za, az): feed x sees
