@@ -98,7 +98,7 @@ type Plan struct {
 	qOrder []int32
 	fs     []complex128
 	grid   []complex128 // outer grid, nf0·nf1·nf2
-	pad    []complex128 // padded grid, n2_0·n2_1·n2_2
+	pad    []complex128 // the FFT's work array (fftPlan.workPoints)
 	fft    fftPlan
 	stats  Stats
 }
@@ -138,7 +138,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	pl.scale(x, s)
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.sortTargets()
-	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
+	pl.fft = newFFTPlan(pl.ax, pl.q, pl.deconv, pl.ker.w, opt.Sign, opt.Workers)
 	return pl, nil
 }
 
@@ -194,13 +194,11 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	}
 	pl.allocate()
 	t0 := time.Now()
-	clear(pl.grid)
 	pl.spread(c)
 	t1 := time.Now()
-	pl.deconvolveInto()
-	pl.fft.run(pl.pad)
+	out := pl.fft.run(pl.grid, pl.pad)
 	t2 := time.Now()
-	pl.interp(f)
+	pl.interp(out, f)
 	t3 := time.Now()
 	pl.stats.Spread += t1.Sub(t0)
 	pl.stats.FFT += t2.Sub(t1)
@@ -239,7 +237,8 @@ func (pl *Plan) allocate() {
 }
 
 // GridPoints returns the number of points of the plan's two grids: the
-// outer grid points are spread onto, and the padded grid of the FFT.
+// outer grid points are spread onto, and the FFT's work array (the parts
+// of the padded grid it computes, see fftPlan).
 func (pl *Plan) GridPoints() (outer, padded int) { return pl.gridPoints(), pl.padPoints() }
 
 // UseGrids makes the plan work in outer and padded (at least GridPoints
@@ -256,7 +255,7 @@ func (pl *Plan) UseGrids(outer, padded []complex128) error {
 }
 
 func (pl *Plan) gridPoints() int { return pl.ax[0].nf * pl.ax[1].nf * pl.ax[2].nf }
-func (pl *Plan) padPoints() int  { return pl.ax[0].n2 * pl.ax[1].n2 * pl.ax[2].n2 }
+func (pl *Plan) padPoints() int  { return pl.fft.workPoints() }
 
 // Bytes is the memory the plan holds once executed with npoints points:
 // its two grids, the FFT's work lines, and its per-target and per-point

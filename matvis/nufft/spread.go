@@ -71,9 +71,11 @@ func (pl *Plan) gather(c []complex128) {
 	}
 }
 
-// spread adds the pre-phased strengths c into pl.grid, one goroutine per
-// slab at a time.
+// spread sets pl.grid to the pre-phased strengths c spread, one goroutine
+// per slab at a time, each clearing its slab's rows first (in parallel,
+// and while they are about to be written anyway).
 func (pl *Plan) spread(c []complex128) {
+	row := pl.ax[1].nf * pl.ax[2].nf
 	pl.gather(c)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -87,6 +89,7 @@ func (pl *Plan) spread(c []complex128) {
 					return
 				}
 				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
+				clear(pl.grid[lo*row : hi*row])
 				for _, j := range pl.slabs.points[b] {
 					sp.point(int(j), pl.cs[j], lo, hi)
 				}
@@ -99,6 +102,7 @@ func (pl *Plan) spread(c []complex128) {
 // spreadSerial is spread's plain twin: every point, one goroutine, every
 // row (tests compare the two grids).
 func (pl *Plan) spreadSerial(c []complex128) {
+	clear(pl.grid)
 	pl.gather(c)
 	sp := newSpreader(pl)
 	for j := range pl.n {
