@@ -31,6 +31,10 @@ type fftPlan struct {
 	deconv  [3][]float64
 	cores   [3]*fftCore
 	workers int
+	// sym is set for a plan of real strengths whose kept ranges are
+	// symmetric about the padded grid's centre, each index's mirror
+	// n − i kept too (runReal).
+	sym bool
 }
 
 // maxBatch is the most adjacent lines of a strided axis transformed
@@ -42,7 +46,7 @@ const maxBatch = 16
 // kernel reach past the padded grid's ends (never, for targets within
 // the plan's bounds: see axis), the whole axis is kept and interpolation
 // wraps around it.
-func newFFTPlan(ax [3]axis, q [3][]float64, deconv [3][]float64, w, sign, workers int) fftPlan {
+func newFFTPlan(ax [3]axis, q [3][]float64, deconv [3][]float64, w, sign, workers int, real bool) fftPlan {
 	fp := fftPlan{workers: workers}
 	ker := kernel{w: w}
 	for d, a := range ax {
@@ -67,7 +71,45 @@ func newFFTPlan(ax [3]axis, q [3][]float64, deconv [3][]float64, w, sign, worker
 		}
 		fp.lo[d], fp.hi[d] = lo, max(hi, lo)
 	}
+	if real {
+		fp.symmetrize()
+	}
 	return fp
+}
+
+// symmetrize widens every active axis's kept range [lo, hi) to hold each
+// index's mirror n − i as well, and sets sym, when the widened ranges stay
+// within [1, n) (index 0 would be its own mirror at the range's far end).
+func (fp *fftPlan) symmetrize() {
+	lo, hi := fp.lo, fp.hi
+	for d := range 3 {
+		if !fp.active[d] {
+			continue
+		}
+		n := fp.n[d]
+		lo[d], hi[d] = min(lo[d], n-hi[d]+1), max(hi[d], n-lo[d]+1)
+		if lo[d] < 1 || hi[d] > n || lo[d] > n/2 || hi[d] <= n/2 {
+			return
+		}
+	}
+	fp.lo, fp.hi, fp.sym = lo, hi, true
+}
+
+// last is the last active axis (the contiguous one).
+func (fp *fftPlan) last() int {
+	a := 2
+	for !fp.active[a] {
+		a--
+	}
+	return a
+}
+
+// upper is the plan of runReal's passes: the last axis kept from its
+// centre n/2 only, the other half following by symmetry.
+func (fp *fftPlan) upper() fftPlan {
+	u := *fp
+	u.lo[fp.last()] = fp.n[fp.last()] / 2
+	return u
 }
 
 // width is the number of padded indices of axis d that are kept.
@@ -88,17 +130,28 @@ func (fp *fftPlan) stageSize(a int) int {
 }
 
 // passes are the active axes in the order run transforms them (the last
-// first) and the sizes of the work array's two halves: pass i writes half
-// (len − 1 − i) mod 2, so that the last pass writes half 0.
+// first) and the sizes of the work array's two halves: pass i of run
+// writes half (len − 1 − i) mod 2, so that the last pass writes half 0;
+// step i of runReal writes half (len − i) mod 2, its mirror step (len)
+// half 0.
 func (fp *fftPlan) passes() (order []int, sizes [2]int) {
 	for a := 2; a >= 0; a-- {
 		if fp.active[a] {
 			order = append(order, a)
 		}
 	}
+	k := len(order)
 	for i, a := range order {
-		h := (len(order) - 1 - i) % 2
+		h := (k - 1 - i) % 2
 		sizes[h] = max(sizes[h], fp.stageSize(a))
+	}
+	if fp.sym {
+		u := fp.upper()
+		for i, a := range order {
+			h := (k - i) % 2
+			sizes[h] = max(sizes[h], u.stageSize(a))
+		}
+		sizes[0] = max(sizes[0], fp.stageSize(0))
 	}
 	return order, sizes
 }
@@ -179,4 +232,124 @@ func (fp *fftPlan) pass(src, dst []complex128, a int) {
 		})
 	}
 	wg.Wait()
+}
+
+// runReal is run for the real grid of ExecuteReal (sym set): the pass
+// along the last axis transforms two real lines a, b at once as a + i·b,
+// whose transform Z gives A(k) = (Z(k) + conj Z(n−k))/2 and
+// B(k) = (Z(k) − conj Z(n−k))/(2i), and keeps the indices from n/2 on;
+// the other passes run as in run on that half; and since the transform of
+// a real grid is Hermitian, X(−k) = conj X(k) on every axis jointly,
+// mirror fills the rest.
+func (fp *fftPlan) runReal(grid []float64, work []complex128) []complex128 {
+	order, sizes := fp.passes()
+	half := [2][]complex128{work[:sizes[0]], work[sizes[0] : sizes[0]+sizes[1]]}
+	u := fp.upper()
+	k := len(order)
+	var src []complex128
+	for i, a := range order {
+		dst := half[(k-i)%2][:u.stageSize(a)]
+		if i == 0 {
+			u.realPass(grid, dst, a)
+		} else {
+			u.pass(src, dst, a)
+		}
+		src = dst
+	}
+	out := half[0][:fp.stageSize(0)]
+	fp.mirror(src, out)
+	return out
+}
+
+// realPass is runReal's pass along the last axis a (contiguous lines of
+// the real grid), two lines a transform.
+func (fp *fftPlan) realPass(grid []float64, dst []complex128, a int) {
+	early := 1
+	for d := range a {
+		early *= fp.nf[d]
+	}
+	n, nf, lo, w := fp.n[a], fp.nf[a], fp.lo[a], fp.width(a)
+	mode, dc := fp.mode[a], fp.deconv[a]
+	core := fp.cores[a]
+	pairs := (early + 1) / 2
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(fp.workers, pairs) {
+		wg.Go(func() {
+			x := make([]complex128, n)
+			y := make([]complex128, n)
+			for {
+				e := 2 * int(next.Add(1)-1)
+				if e >= early {
+					return
+				}
+				second := e+1 < early
+				clear(x)
+				ra := grid[e*nf : (e+1)*nf]
+				rb := ra // unused unless second
+				if second {
+					rb = grid[(e+1)*nf : (e+2)*nf]
+				}
+				for i, m := range mode {
+					im := 0.0
+					if second {
+						im = dc[i] * rb[i]
+					}
+					x[m] = complex(dc[i]*ra[i], im)
+				}
+				res := core.run(x, y, 1)
+				da := dst[e*w : (e+1)*w]
+				for r := range w {
+					z := res[lo+r]
+					zm := res[(n-lo-r)%n]
+					zm = complex(real(zm), -imag(zm))
+					da[r] = scale(0.5, z+zm)
+				}
+				if !second {
+					continue
+				}
+				db := dst[(e+1)*w : (e+2)*w]
+				for r := range w {
+					z := res[lo+r]
+					zm := res[(n-lo-r)%n]
+					d := z - complex(real(zm), -imag(zm))
+					// d/(2i) = −i·d/2.
+					db[r] = complex(0.5*imag(d), -0.5*real(d))
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// mirror fills out (every axis at its kept width W, row-major) from half
+// (the last axis a kept from n/2 only): index r of an axis is padded index
+// lo + r, whose mirror n − lo − r is kept index W − 1 − r (the ranges are
+// symmetric), so out(r) = half(r) from the centre on and
+// conj(half(W − 1 − r)) below it.
+func (fp *fftPlan) mirror(half, out []complex128) {
+	a := fp.last()
+	w := [3]int{fp.width(0), fp.width(1), fp.width(2)}
+	rows := w[0] * w[1] * w[2] / w[a] // lines of the last axis
+	wl, n, lo := w[a], fp.n[a], fp.lo[a]
+	centre := n/2 - lo // out's first index of the kept half
+	hw := wl - centre  // the half's width
+	for row := range rows {
+		// The mirror line: every earlier axis's index reflected.
+		mrow, rest, stride := 0, row, rows
+		for d := range a {
+			stride /= w[d]
+			r := rest / stride
+			rest %= stride
+			mrow = mrow*w[d] + (w[d] - 1 - r)
+		}
+		dst := out[row*wl : (row+1)*wl]
+		copy(dst[centre:], half[row*hw:(row+1)*hw])
+		src := half[mrow*hw : (mrow+1)*hw]
+		for r := range centre {
+			// Kept index wl−1−r is half index wl−1−r−centre.
+			v := src[wl-1-r-centre]
+			dst[r] = complex(real(v), -imag(v))
+		}
+	}
 }

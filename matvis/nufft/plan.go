@@ -6,6 +6,7 @@ import (
 	"math/cmplx"
 	"runtime"
 	"time"
+	"unsafe"
 )
 
 // sigma is the upsampling factor of both fine grids (Barnett et al. 2019
@@ -26,6 +27,11 @@ type Options struct {
 	Workers int
 	// MaxGrid bounds the padded fine grid's points; 0 means 2^28.
 	MaxGrid int
+	// Real prepares the plan for real strengths (ExecuteReal): the
+	// targets are taken about 0 rather than their centre, so that the
+	// strengths need no pre-phase and the grid stays real; its FFT is
+	// then Hermitian, and ExecuteReal transforms half of it.
+	Real bool
 }
 
 // Stats are the time spent in each stage of the transforms executed so
@@ -87,6 +93,7 @@ type Plan struct {
 	perm []int32
 	pre  []complex128 // per sorted point: e^{±i sc·x'}
 	cs   []complex128 // the pre-phased strengths of an Execute, sorted
+	csr  []float64    // ExecuteReal's strengths, sorted
 	post []complex128 // per sorted target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
 	// deconv is, per axis and outer-grid index i (mode l = i − nf/2),
 	// (−1)^l·(2/w)/φ̂(l·α2): the (−1)^l centres the FFT's output so that
@@ -125,7 +132,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		if d >= pl.dim {
 			continue
 		}
-		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid)
+		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid, opt.Real)
 		if err != nil {
 			return nil, fmt.Errorf("nufft: axis %d: %w", d, err)
 		}
@@ -138,7 +145,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	pl.scale(x, s)
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.sortTargets()
-	pl.fft = newFFTPlan(pl.ax, pl.q, pl.deconv, pl.ker.w, opt.Sign, opt.Workers)
+	pl.fft = newFFTPlan(pl.ax, pl.q, pl.deconv, pl.ker.w, opt.Sign, opt.Workers, opt.Real)
 	return pl, nil
 }
 
@@ -204,6 +211,55 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	pl.stats.FFT += t2.Sub(t1)
 	pl.stats.Interp += t3.Sub(t2)
 	return nil
+}
+
+// ExecuteReal is Execute for real strengths c, on a plan made with
+// Options.Real: the grid is real, so spreading writes half the memory and
+// the FFT transforms two grid lines at once and computes half the
+// Hermitian output (fftPlan.runReal).
+func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
+	if !pl.opt.Real {
+		return fmt.Errorf("nufft: ExecuteReal on a plan made without Options.Real")
+	}
+	if len(c) != pl.n {
+		return fmt.Errorf("nufft: len(c) = %d, want one strength per point (%d)", len(c), pl.n)
+	}
+	if len(f) != pl.m {
+		return fmt.Errorf("nufft: len(f) = %d, want one value per target (%d)", len(f), pl.m)
+	}
+	for j, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("nufft: strength c[%d] = %v is not finite", j, v)
+		}
+	}
+	if pl.n == 0 {
+		clear(f)
+		return nil
+	}
+	pl.allocate()
+	t0 := time.Now()
+	grid := realView(pl.grid)
+	pl.spreadReal(c, grid)
+	t1 := time.Now()
+	out := pl.fft.runReal(grid, pl.pad)
+	t2 := time.Now()
+	pl.interp(out, f)
+	t3 := time.Now()
+	pl.stats.Spread += t1.Sub(t0)
+	pl.stats.FFT += t2.Sub(t1)
+	pl.stats.Interp += t3.Sub(t2)
+	return nil
+}
+
+// realView is the first half of grid's memory as float64s: the real
+// path's grid, so that one allocation (UseGrids) serves both paths.
+// complex128 values are pairs of float64 in memory, so the view is
+// aligned and in bounds.
+func realView(grid []complex128) []float64 {
+	if len(grid) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&grid[0])), len(grid))
 }
 
 // sortTargets puts the targets' coordinates and corrections in grid-bin
@@ -334,12 +390,16 @@ func centre(v []float64) (c, half float64) {
 	return 0.5 * (lo + hi), 0.5 * (hi - lo)
 }
 
-// newAxis sizes one axis for points x and targets s (see axis).
-func newAxis(x, s []float64, w, maxGrid int) (axis, error) {
+// newAxis sizes one axis for points x and targets s (see axis), the
+// targets about 0 when aboutZero.
+func newAxis(x, s []float64, w, maxGrid int, aboutZero bool) (axis, error) {
 	a := axis{active: true}
 	var bx, bs float64
 	a.xc, bx = centre(x)
 	a.sc, bs = centre(s)
+	if aboutZero {
+		a.sc, bs = 0, math.Abs(a.sc)+bs
+	}
 	// A zero extent makes the product X·S meaningless; any X, S with the
 	// same product ≥ 1 work (the transform is then nearly constant), and
 	// X·S ≥ 1 keeps γ finite.

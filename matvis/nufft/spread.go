@@ -206,3 +206,87 @@ func (sp *spreader) point(j int, v complex128, lo, hi int) {
 		}
 	}
 }
+
+// spreadReal is spread for real strengths c into the real grid g
+// (ExecuteReal; no pre-phase: the plan's targets are about 0).
+func (pl *Plan) spreadReal(c, g []float64) {
+	row := pl.ax[1].nf * pl.ax[2].nf
+	if len(pl.csr) != pl.n {
+		pl.csr = make([]float64, pl.n)
+	}
+	for i, j := range pl.perm {
+		pl.csr[i] = c[j]
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	nb := len(pl.slabs.points)
+	for range min(pl.opt.Workers, nb) {
+		wg.Go(func() {
+			sp := newSpreader(pl)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb {
+					return
+				}
+				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
+				clear(g[lo*row : hi*row])
+				for _, j := range pl.slabs.points[b] {
+					sp.pointReal(g, int(j), pl.csr[j], lo, hi)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// pointReal is point for a real strength v into the real grid g.
+func (sp *spreader) pointReal(g []float64, j int, v float64, lo, hi int) {
+	pl := sp.pl
+	var first [3]int
+	contiguous := true
+	for d := range 3 {
+		first[d] = sp.weights(d, pl.p[d], j)
+		contiguous = contiguous && first[d] >= 0 && first[d]+len(sp.wt[d]) <= sp.nf[d]
+	}
+	n1, n2 := sp.nf[1], sp.nf[2]
+	w0, w1, w2 := sp.wt[0], sp.wt[1], sp.wt[2]
+	if !contiguous {
+		i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
+		for a0, r0 := range i0 {
+			if r0 < lo || r0 >= hi {
+				continue
+			}
+			for a1, r1 := range i1 {
+				v1 := v * w0[a0] * w1[a1]
+				base := (r0*n1 + r1) * n2
+				for a2, r2 := range i2 {
+					g[base+r2] += v1 * w2[a2]
+				}
+			}
+		}
+		return
+	}
+	for a0 := range w0 {
+		r0 := first[0] + a0
+		if r0 < lo || r0 >= hi {
+			continue
+		}
+		v0 := v * w0[a0]
+		if n2 == 1 {
+			base := r0*n1 + first[1]
+			row := g[base : base+len(w1)]
+			for a1, k1 := range w1 {
+				row[a1] += v0 * k1
+			}
+			continue
+		}
+		for a1, k1 := range w1 {
+			base := (r0*n1+first[1]+a1)*n2 + first[2]
+			row := g[base : base+len(w2)]
+			v1 := v0 * k1
+			for a2, k2 := range w2 {
+				row[a2] += v1 * k2
+			}
+		}
+	}
+}

@@ -267,6 +267,7 @@ type buffers struct {
 	az, za        []float64
 	amp           []complex128
 	str           []complex128
+	rstr          []float64 // real strengths (realStrengths)
 	f             []complex128
 }
 
@@ -491,6 +492,11 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	}
 }
 
+// realStrengths reports whether the transforms' strengths are real
+// (unpolarized, not two w-terms packed in one transform), the plans then
+// being made for nufft.Plan.ExecuteReal.
+func (r *run) realStrengths() bool { return r.sim.NFeed() == 1 && !r.pack }
+
 // eps is the run's transform accuracy.
 func (r *run) eps() float64 {
 	if r.sim.Options.Precision == 1 {
@@ -518,7 +524,7 @@ func (r *run) planChannel(fi int) error {
 			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
 		}
 	}
-	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.eps(), Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid})
+	pl, err := nufft.NewPlan(box, s, nufft.Options{Eps: r.eps(), Sign: 1, Workers: r.b.workers, MaxGrid: maxGrid, Real: r.realStrengths()})
 	if err != nil {
 		return &fallbackError{fmt.Errorf("transform grid too large: channel %d (%g Hz): %w", fi, sim.Freqs[fi], err)}
 	}
@@ -652,6 +658,7 @@ func (r *run) transforms(fi, ti, nf int) (other time.Duration, err error) {
 		return 0, fmt.Errorf("nufftcpu: time %d: %w", ti, err)
 	}
 	r.str = grow(r.str, k)
+	r.rstr = grow(r.rstr, k)
 	r.base = grow(r.base, k)
 	if r.terms > 0 {
 		r.tau = grow(r.tau, k)

@@ -77,10 +77,8 @@ func (r *run) jaCoefficients(omega float64) [][]complex128 {
 // transform computes r.acc, the visibilities of the strengths r.base: one
 // transform, or with w-terms the sum over the expansion's terms.
 func (r *run) transform() error {
-	pl := r.plan
 	if r.terms == 0 {
-		copy(r.str, r.base)
-		return pl.Execute(r.str, r.acc)
+		return r.execute(r.base, r.acc)
 	}
 	k := len(r.base)
 	r.tPrev, r.tCur = grow(r.tPrev, k), grow(r.tCur, k)
@@ -106,7 +104,7 @@ func (r *run) transform() error {
 		for i, b := range r.base {
 			r.str[i] = b * complex(r.tCur[i], 0)
 		}
-		if err := pl.Execute(r.str, r.f); err != nil {
+		if err := r.execute(r.str, r.f); err != nil {
 			return err
 		}
 		for kk, a := range r.ja[n] {
@@ -114,6 +112,19 @@ func (r *run) transform() error {
 		}
 	}
 	return nil
+}
+
+// execute transforms the strengths c into f: as real strengths when the
+// run's are (realStrengths), which halves the FFT.
+func (r *run) execute(c, f []complex128) error {
+	if !r.realStrengths() {
+		copy(r.str, c)
+		return r.plan.Execute(r.str, f)
+	}
+	for i, v := range c {
+		r.rstr[i] = real(v)
+	}
+	return r.plan.ExecuteReal(r.rstr, f)
 }
 
 // wNote describes the w-terms for the strategy's name.
