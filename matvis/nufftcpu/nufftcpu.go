@@ -15,11 +15,12 @@
 // antenna has the same up coordinate, the w-term then being zero. With
 // w-terms it is either a short Jacobi–Anger sum of 2-D transforms
 // (wterms.go) or one 3-D transform, whichever a cost model estimates
-// cheaper; the same model falls back to the direct product when that is
-// estimated faster still (small arrays, few sources: Backend.Force turns
-// the fall-back off). The model's constants are CPU times measured on one
-// machine; choosing by measurement on the machine at hand is left to a
-// chooser (issue 29).
+// cheaper. A chooser (choose.go) then picks the transform or the direct
+// product: by the cost model where one estimate is clearly below the
+// other, by measuring both on the machine at hand (remembered per run
+// shape) where they are close; Backend.Force turns it off. An
+// unpolarized run's strengths are real, and its transforms
+// nufft.Plan.ExecuteReal (half the FFT).
 //
 // A polarized run makes four transforms, one per output feed pair (p, q),
 // of the strengths ½·I_s·Σ_k conj(A[q,k])·A[p,k]; two when every output
@@ -32,7 +33,7 @@
 // Simulations the transform does not cover run on the direct CPU backend
 // (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
 // full-Stokes skies, antennas with different beams, Options.MinChunks
-// above 1, transforms estimated slower, and transforms whose grids exceed
+// above 1, transforms the chooser finds slower, and transforms whose grids exceed
 // 2^27 points or whose memory (Plan.Bytes and the per-source buffers,
 // passed to CheckHostMemory) does not fit the budget.
 //
@@ -50,6 +51,7 @@ import (
 	"math/cmplx"
 	"reflect"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -73,9 +75,9 @@ const maxGrid = 1 << 27
 // Backend is the NUFFT CPU backend. Its zero value is not usable; call
 // New.
 type Backend struct {
-	// Force skips the cost model: every eligible simulation whose
-	// transform fits runs as transforms, even where the direct product
-	// is estimated faster (tests; measurements).
+	// Force skips the chooser (choose.go): every eligible simulation
+	// whose transform fits runs as transforms, even where the direct
+	// product is estimated or measured faster (tests; measurements).
 	Force bool
 	// W chooses how a non-coplanar array's w-terms are transformed.
 	W WTerms
@@ -83,6 +85,11 @@ type Backend struct {
 	direct  *cpu.Backend
 	eps     float64
 	workers int
+	// trials are the chooser's measurements by run shape; measure
+	// takes them (Backend.trial; tests inject their own).
+	mu      sync.Mutex
+	trials  map[shape]measured
+	measure func(context.Context, *run) (measured, error)
 }
 
 // WTerms is how the w-terms of a non-coplanar array are transformed.
@@ -114,7 +121,9 @@ func New(eps float64, workers int) (*Backend, error) {
 	if workers == 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	return &Backend{direct: cpu.New(), eps: eps, workers: workers}, nil
+	b := &Backend{direct: cpu.New(), eps: eps, workers: workers}
+	b.measure = b.trial
+	return b, nil
 }
 
 // Name returns "nufftcpu".
@@ -167,7 +176,8 @@ func sameBeam(a, b beam.Beam) bool {
 }
 
 // Run simulates every frequency and time of sim: as transforms when
-// Eligible, on the direct CPU backend otherwise.
+// Eligible and the chooser (choose.go) picks them, on the direct CPU
+// backend otherwise.
 func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
 	if ok, why := Eligible(sim); !ok {
 		return b.runDirect(ctx, sim, why)
@@ -188,9 +198,28 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	if err := sim.CheckHostMemory(terms...); err != nil {
 		return b.runDirect(ctx, sim, fmt.Sprintf("the transform's memory does not fit: %v", err))
 	}
+	useNUFFT, why, needTrial := true, "forced (Backend.Force)", false
+	if !b.Force {
+		useNUFFT, why, needTrial = choose(r.estimates(), b.remembered(r.shapeOf()))
+	}
+	if !useNUFFT && !needTrial {
+		return b.runDirect(ctx, sim, why)
+	}
 	r.init(terms)
 	r.res.Stats.Setup = time.Since(start)
-	err = r.loop(ctx)
+	if needTrial {
+		m, err := b.measure(ctx, r)
+		if err != nil {
+			r.res.Stats.Total = time.Since(start)
+			return r.res, err
+		}
+		b.remember(r.shapeOf(), m)
+		if useNUFFT, why, _ = choose(r.estimates(), &m); !useNUFFT {
+			return b.runDirect(ctx, sim, why)
+		}
+	}
+	r.res.Stats.MatProdImpl.Why += "; " + why
+	err = r.loop(ctx, sim.NFreq()*sim.NTime())
 	r.res.Stats.Total = time.Since(start)
 	return r.res, err
 }
@@ -213,8 +242,8 @@ func (b *Backend) runDirect(ctx context.Context, sim *matvis.Simulation, why str
 }
 
 // fallbackError is why a simulation the transform covers runs on the
-// direct product after all: a grid over maxGrid, more w-terms than
-// maxTerms, or a transform estimated slower.
+// direct product after all: a grid over maxGrid or more w-terms than
+// maxTerms.
 type fallbackError struct{ err error }
 
 func (e *fallbackError) Error() string { return e.err.Error() }
@@ -233,10 +262,10 @@ type run struct {
 	// terms > 0 is the number of Jacobi–Anger terms of the w-terms
 	// (wterms.go), with ja[n][k] their coefficients at pair k; 0 when
 	// the transform is 2-D without w or 3-D.
-	terms    int
-	ja       [][]complex128
-	pack     bool   // two real-strength terms a transform (wterms.go)
-	estimate string // the cost model's estimates (worthIt)
+	terms int
+	ja    [][]complex128
+	pack  bool // two real-strength terms a transform (wterms.go)
+	done  int  // the integrations finished (loop)
 	// rev is the index of each pair's reverse, nil when some pair has
 	// none (a polarized run then makes four transforms, not two).
 	rev []int
@@ -302,7 +331,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 		if err := r.planChannel(top); err != nil {
 			return nil, err
 		}
-		return r, r.worthIt()
+		return r, nil
 	}
 	// The w-terms: a few 2-D transforms (Jacobi–Anger, see wterms.go),
 	// or one 3-D transform, whichever is estimated cheaper.
@@ -329,7 +358,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 		}
 		err3 := r.planChannel(top)
 		if err3 == nil && (planJA == nil || r.cost() < costJA) {
-			return r, r.worthIt()
+			return r, nil
 		}
 		if planJA == nil {
 			if err3 != nil {
@@ -344,7 +373,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	// r.ja still holds the JA plan's coefficients.
 	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
 	r.pack, r.half, r.targets = half != nil, nil, sim.Pairs
-	return r, r.worthIt()
+	return r, nil
 }
 
 // halfTargets are, for an unpolarized run whose pairs all have their
@@ -395,7 +424,12 @@ func (r *run) cost() float64 {
 	for _, n := range r.plan.Grid() {
 		grid *= float64(n)
 	}
-	one := (nvis+float64(len(r.targets)))*per + nsFFT*grid*math.Log2(grid)
+	fft := nsFFT * grid * math.Log2(grid)
+	if r.realStrengths() {
+		// ExecuteReal transforms half the grid's lines (nufft.Plan).
+		fft /= 2
+	}
+	one := (nvis+float64(len(r.targets)))*per + fft
 	terms := max(r.terms, 1)
 	if r.pack {
 		terms = (terms + 1) / 2
@@ -425,15 +459,10 @@ func (r *run) directCost() float64 {
 	return nsDirect * n * n * nvis * nf * nf
 }
 
-// worthIt refuses (as a fall-back) transforms estimated slower than the
-// direct product, and notes the estimates.
-func (r *run) worthIt() error {
-	tc, dc := r.cost(), r.directCost()
-	r.estimate = fmt.Sprintf("estimated %.3g s a time against %.3g s direct", tc*1e-9, dc*1e-9)
-	if tc > dc && !r.b.Force {
-		return &fallbackError{fmt.Errorf("the transform is %s", r.estimate)}
-	}
-	return nil
+// estimates are the cost model's seconds an integration as transforms
+// and as the direct product.
+func (r *run) estimates() estimates {
+	return estimates{nufft: r.cost() * 1e-9, direct: r.directCost() * 1e-9}
 }
 
 // memoryTerms are the host memory the transform adds to what every
@@ -468,7 +497,7 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
 		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
-		Why:      "one beam shared by all antennas; " + r.estimate,
+		Why:      "one beam shared by all antennas",
 	}
 	nsrc := sim.NSrc()
 	var total int64
@@ -541,13 +570,19 @@ func (r *run) planChannel(fi int) error {
 	return nil
 }
 
-// loop runs every integration in order, checking ctx between them.
-func (r *run) loop(ctx context.Context) error {
+// loop runs the integrations in order, from the first not yet done
+// (r.done) to until (exclusive), checking ctx between them.
+func (r *run) loop(ctx context.Context, until int) error {
 	sim := r.sim
 	nt := sim.NTime()
 	total := sim.NFreq() * nt
-	done := 0
 	for fi, freq := range sim.Freqs {
+		if (fi+1)*nt <= r.done {
+			continue
+		}
+		if fi*nt >= until {
+			return nil
+		}
 		if err := sim.FluxAt(fi, r.flux); err != nil {
 			return fmt.Errorf("nufftcpu: %w", err)
 		}
@@ -558,9 +593,9 @@ func (r *run) loop(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", r.beam, sim.Beams[r.beam], freq, err)
 		}
-		for ti := range nt {
+		for ti := r.done - fi*nt; ti < nt && r.done < until; ti++ {
 			if err := ctx.Err(); err != nil {
-				return fmt.Errorf("nufftcpu: cancelled after %d of %d integrations: %w", done, total, err)
+				return fmt.Errorf("nufftcpu: cancelled after %d of %d integrations: %w", r.done, total, err)
 			}
 			t0 := time.Now()
 			if err := r.integration(fi, ti, resp); err != nil {
@@ -568,9 +603,9 @@ func (r *run) loop(ctx context.Context) error {
 			}
 			r.res.Done[fi*nt+ti] = true
 			r.res.Stats.Integrations = append(r.res.Stats.Integrations, time.Since(t0))
-			done++
+			r.done++
 			if p := sim.Options.Progress; p != nil {
-				p(matvis.Progress{Done: done, Total: total})
+				p(matvis.Progress{Done: r.done, Total: total})
 			}
 		}
 	}
