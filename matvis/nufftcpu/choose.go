@@ -61,14 +61,14 @@ func choose(e estimates, m *measured) (nufft bool, why string, needTrial bool) {
 // costs depend on.
 type shape struct {
 	nant, nsrc, npairs, nfeed, precision int
-	dim, terms                           int
+	dim, terms, jobs                     int
 	freq                                 float64 // the highest channel's
 }
 
 // shapeOf is r's shape.
 func (r *run) shapeOf() shape {
 	sim := r.sim
-	return shape{sim.NAnt(), sim.NSrc(), len(sim.Pairs), sim.NFeed(), sim.Options.Precision, r.dim, r.terms, sim.Freqs[r.top]}
+	return shape{sim.NAnt(), sim.NSrc(), len(sim.Pairs), sim.NFeed(), sim.Options.Precision, r.dim, r.terms, 1 + len(r.jobs), sim.Freqs[r.top]}
 }
 
 // remembered returns the measurement of an earlier run of shape s.

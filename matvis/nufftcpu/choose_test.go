@@ -149,7 +149,7 @@ func TestTrialMeasures(t *testing.T) {
 	}
 	sim := backendtest.NewSim(t, closeConfig(t, rng, b))
 	got := backendtest.MustRun(t, b, sim)
-	m := b.remembered(shape{48, 8000, len(sim.Pairs), 1, 2, 2, 0, 150e6})
+	m := b.remembered(shape{48, 8000, len(sim.Pairs), 1, 2, 2, 0, 1, 150e6})
 	if m == nil || !(m.nufft > 0 && m.direct > 0) || m.nufft > 10 || m.direct > 10 {
 		t.Fatalf("measurement %+v", m)
 	}

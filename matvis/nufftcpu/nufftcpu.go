@@ -30,9 +30,12 @@
 // the ENU vectors to float32 as matvis does, transforms in float64 at
 // ε = max(eps, 1e-7) and stores complex64.
 //
+// Antennas in up to MaxGroups groups, each sharing a beam, make one set of
+// transforms per group pair (groups.go).
+//
 // Simulations the transform does not cover run on the direct CPU backend
 // (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
-// full-Stokes skies, antennas with different beams, Options.MinChunks
+// full-Stokes skies, more than MaxGroups beam groups, Options.MinChunks
 // above 1, transforms the chooser finds slower, and transforms whose grids exceed
 // 2^27 points or whose memory (Plan.Bytes and the per-source buffers,
 // passed to CheckHostMemory) does not fit the budget.
@@ -141,25 +144,10 @@ func Eligible(sim *matvis.Simulation) (bool, string) {
 	if n := sim.Options.MinChunks; n > 1 {
 		return false, fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", n)
 	}
-	if _, ok := sharedBeam(sim); !ok {
-		return false, "antennas with different beams"
+	if reps, _ := beamGroups(sim); len(reps) > MaxGroups {
+		return false, fmt.Sprintf("antennas with %d different beams (more than %d beam groups)", len(reps), MaxGroups)
 	}
 	return true, ""
-}
-
-// sharedBeam returns the beam index every antenna uses, if they share one
-// beam object (the same index, or beams equal as comparable values).
-func sharedBeam(sim *matvis.Simulation) (int, bool) {
-	if len(sim.BeamOf) == 0 {
-		return 0, false
-	}
-	b0 := sim.BeamOf[0]
-	for _, bi := range sim.BeamOf[1:] {
-		if bi != b0 && !sameBeam(sim.Beams[b0], sim.Beams[bi]) {
-			return 0, false
-		}
-	}
-	return b0, true
 }
 
 // sameBeam reports whether a and b are equal comparable values of one
@@ -248,13 +236,24 @@ type fallbackError struct{ err error }
 
 func (e *fallbackError) Error() string { return e.err.Error() }
 
-// run is one simulation's state.
+// run is one simulation's state, or with beam groups one group pair's
+// (a job, groups.go): the first job runs the loop, holds the others in
+// jobs and shares its sources' coordinates with them.
 type run struct {
-	b    *Backend
-	sim  *matvis.Simulation
-	res  *matvis.Result
-	beam int
-	dim  int // 2: east, north; 3: with up
+	b   *Backend
+	sim *matvis.Simulation
+	res *matvis.Result
+	// beam and beam2 are the beams of the pairs' first and second
+	// antennas (equal for one shared beam); pairs are the output pairs
+	// the run transforms to, out their output indices (nil: pairs is
+	// sim.Pairs), and mirror, for a job of two different beams, the
+	// output index of each pair's reverse (−1: not output), which gets
+	// the conjugate (groups.go).
+	beam, beam2 int
+	pairs       [][2]int
+	out, mirror []int
+	jobs        []*run
+	dim         int // 2: east, north; 3: with up
 	// plan is the transform of channel planFor (−1: none).
 	plan    *nufft.Plan
 	planFor int
@@ -294,7 +293,8 @@ type buffers struct {
 	// sized for the highest channel's.
 	outer, padded []complex128
 	az, za        []float64
-	amp           []complex128
+	amp, amp2     []complex128         // beam's and beam2's responses
+	ampBuf        map[int][]complex128 // every beam's, by beam index
 	str           []complex128
 	rstr          []float64 // real strengths (realStrengths)
 	f             []complex128
@@ -307,10 +307,24 @@ type buffers struct {
 // fixed, so a channel's targets and their kernel corrections are made
 // once, and each integration only sets its sources.
 func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
-	bi, _ := sharedBeam(sim)
-	r := &run{b: b, sim: sim, beam: bi, dim: 2, planFor: -1}
-	r.rev = reversePairs(sim.Pairs)
-	r.targets = sim.Pairs
+	var jobs []*run
+	for _, spec := range jobsOf(sim) {
+		r, err := newJob(b, sim, spec)
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, r)
+	}
+	lead := jobs[0]
+	lead.jobs = jobs[1:]
+	return lead, nil
+}
+
+// newJob is newRun for one job: the transforms to spec's pairs.
+func newJob(b *Backend, sim *matvis.Simulation, spec jobSpec) (*run, error) {
+	r := &run{b: b, sim: sim, beam: spec.beam, beam2: spec.beam2, pairs: spec.pairs, out: spec.out, mirror: spec.mirror, dim: 2, planFor: -1}
+	r.rev = reversePairs(r.pairs)
+	r.targets = r.pairs
 	half, halfTargets := r.halfTargets()
 	if half != nil {
 		r.half, r.targets = half, halfTargets
@@ -344,20 +358,20 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 		if half != nil {
 			// Real strengths again, but packed two terms a transform
 			// (wterms.go), which needs every pair's target.
-			r.pack, r.half, r.targets = true, nil, sim.Pairs
+			r.pack, r.half, r.targets = true, nil, r.pairs
 		}
 		if errJA = r.planChannel(top); errJA == nil {
-			costJA, planJA = r.cost(), r.plan
+			costJA, planJA = r.jobCost(), r.plan
 		}
 	}
 	if b.W != WJacobiAnger {
 		r.dim, r.terms, r.planFor = 3, 0, -1
-		r.pack, r.half, r.targets = false, half, sim.Pairs
+		r.pack, r.half, r.targets = false, half, r.pairs
 		if half != nil {
 			r.targets = halfTargets
 		}
 		err3 := r.planChannel(top)
-		if err3 == nil && (planJA == nil || r.cost() < costJA) {
+		if err3 == nil && (planJA == nil || r.jobCost() < costJA) {
 			return r, nil
 		}
 		if planJA == nil {
@@ -372,7 +386,7 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 	}
 	// r.ja still holds the JA plan's coefficients.
 	r.dim, r.terms, r.plan, r.planFor = 2, termsJA, planJA, top
-	r.pack, r.half, r.targets = half != nil, nil, sim.Pairs
+	r.pack, r.half, r.targets = half != nil, nil, r.pairs
 	return r, nil
 }
 
@@ -382,12 +396,11 @@ func newRun(b *Backend, sim *matvis.Simulation) (*run, error) {
 // pair listed twice (one reverse index) gets its own when not yet covered,
 // as itself or as a reverse. nil for any other run.
 func (r *run) halfTargets() (half []int, targets [][2]int) {
-	sim := r.sim
-	if sim.NFeed() != 1 || r.rev == nil {
+	if r.sim.NFeed() != 1 || r.rev == nil {
 		return nil, nil
 	}
-	covered := make([]bool, len(sim.Pairs))
-	for k, p := range sim.Pairs {
+	covered := make([]bool, len(r.pairs))
+	for k, p := range r.pairs {
 		if covered[k] {
 			continue
 		}
@@ -412,9 +425,20 @@ const (
 	nsDirect  = 0.44
 )
 
-// cost is the estimated CPU time (ns) of one integration as transforms
-// with the current plan, about half the sources being above the horizon.
+// cost is the estimated CPU time (ns) of one integration as transforms,
+// every job's.
 func (r *run) cost() float64 {
+	c := r.jobCost()
+	for _, j := range r.jobs {
+		c += j.jobCost()
+	}
+	return c
+}
+
+// jobCost is the estimated CPU time (ns) of one integration of this
+// job's transforms with its current plan, about half the sources being
+// above the horizon.
+func (r *run) jobCost() float64 {
 	sim := r.sim
 	w, _ := r.plan.Kernel()
 	taps := math.Pow(float64(w), float64(r.dim))
@@ -466,28 +490,41 @@ func (r *run) estimates() estimates {
 }
 
 // memoryTerms are the host memory the transform adds to what every
-// backend needs: the largest channel's plan with every source, and the
-// per-source and per-pair buffers of an integration.
+// backend needs: the largest channel's plans with every source (their
+// grids shared, the largest counted once), and the per-source and
+// per-pair buffers of an integration.
 func (r *run) memoryTerms() []matvis.MemoryTerm {
 	sim := r.sim
 	nsrc := int64(sim.NSrc())
 	nf := int64(sim.NFeed())
-	// enu, flux, coords, az, za, vis; amp, str.
-	perSrc := 8*(3+1+int64(r.dim)+2+1) + 16*(nf*nf+1)
-	perPair := int64(16 + 8)
-	if r.terms > 0 {
-		// tau and the recurrence; acc and the coefficients.
-		perSrc += 3 * 8
-		perPair += 16 * int64(1+r.terms)
+	jobs := append([]*run{r}, r.jobs...)
+	// enu, flux, coords, az, za, vis; each beam's responses.
+	perSrc := 8*(3+1+3+2+1) + 16*nf*nf*int64(len(r.beams()))
+	var plans, grids, pairs int64
+	for _, j := range jobs {
+		// base, str, rstr.
+		perSrc += 16 + 16 + 8
+		perPair := int64(16 + 8)
+		if j.terms > 0 {
+			// tau and the recurrence; acc and the coefficients.
+			perSrc += 4 * 8
+			perPair += 16 * int64(1+j.terms)
+		}
+		no, np := j.plan.GridPoints()
+		g := 16 * int64(no+np)
+		plans += j.plan.Bytes(sim.NSrc()) - g
+		grids = max(grids, g)
+		pairs += int64(len(j.targets)) * perPair
 	}
 	return []matvis.MemoryTerm{
-		{Name: "nufft plan", Bytes: r.plan.Bytes(sim.NSrc())},
+		{Name: "nufft plan", Bytes: plans + grids},
 		{Name: "nufft sources", Bytes: perSrc * nsrc},
-		{Name: "nufft pairs", Bytes: int64(len(r.targets)) * perPair},
+		{Name: "nufft pairs", Bytes: pairs},
 	}
 }
 
-// init allocates the result and the buffers.
+// init allocates the result and the buffers, the jobs sharing the
+// result, the fluxes and the grids (sized for the largest plan).
 func (r *run) init(terms []matvis.MemoryTerm) {
 	sim := r.sim
 	r.res = matvis.NewResult(sim)
@@ -496,8 +533,8 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
 		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top]),
-		Why:      "one beam shared by all antennas",
+		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz%s", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top], r.groupsNote()),
+		Why:      r.groupsWhy(),
 	}
 	nsrc := sim.NSrc()
 	var total int64
@@ -511,20 +548,30 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
 		r.topo = make([][3][]float64, sim.NTime())
 	}
-	no, np := r.plan.GridPoints()
+	jobs := append([]*run{r}, r.jobs...)
+	var no, np int
+	for _, j := range jobs {
+		o, p := j.plan.GridPoints()
+		no, np = max(no, o), max(np, p)
+	}
 	r.outer, r.padded = make([]complex128, no), make([]complex128, np)
-	_ = r.plan.UseGrids(r.outer, r.padded)
-	r.f = make([]complex128, len(r.targets))
-	r.acc = r.f
-	if r.terms > 0 {
-		r.acc = make([]complex128, len(r.targets))
+	for _, j := range jobs {
+		j.res, j.flux, j.outer, j.padded = r.res, r.flux, r.outer, r.padded
+		_ = j.plan.UseGrids(r.outer, r.padded)
+		j.f = make([]complex128, len(j.targets))
+		j.acc = j.f
+		if j.terms > 0 {
+			j.acc = make([]complex128, len(j.targets))
+		}
 	}
 }
 
 // realStrengths reports whether the transforms' strengths are real
-// (unpolarized, not two w-terms packed in one transform), the plans then
+// (unpolarized, one beam, not two w-terms packed in one transform), the plans then
 // being made for nufft.Plan.ExecuteReal.
-func (r *run) realStrengths() bool { return r.sim.NFeed() == 1 && !r.pack }
+func (r *run) realStrengths() bool {
+	return r.sim.NFeed() == 1 && !r.pack && r.beam == r.beam2
+}
 
 // eps is the run's transform accuracy.
 func (r *run) eps() float64 {
@@ -586,12 +633,9 @@ func (r *run) loop(ctx context.Context, until int) error {
 		if err := sim.FluxAt(fi, r.flux); err != nil {
 			return fmt.Errorf("nufftcpu: %w", err)
 		}
-		if err := r.planChannel(fi); err != nil {
-			return fmt.Errorf("nufftcpu: %w", err)
-		}
-		resp, err := sim.Beams[r.beam].At(freq, sim.Mode)
+		resp, err := r.channel(fi, freq)
 		if err != nil {
-			return fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", r.beam, sim.Beams[r.beam], freq, err)
+			return err
 		}
 		for ti := r.done - fi*nt; ti < nt && r.done < until; ti++ {
 			if err := ctx.Err(); err != nil {
@@ -612,8 +656,28 @@ func (r *run) loop(ctx context.Context, until int) error {
 	return nil
 }
 
+// channel makes every job's plan of channel fi and returns each beam's
+// response at its frequency freq, by beam index.
+func (r *run) channel(fi int, freq float64) (map[int]beam.Response, error) {
+	for _, j := range append([]*run{r}, r.jobs...) {
+		if err := j.planChannel(fi); err != nil {
+			return nil, fmt.Errorf("nufftcpu: %w", err)
+		}
+	}
+	sim := r.sim
+	resp := make(map[int]beam.Response)
+	for _, bi := range r.beams() {
+		rb, err := sim.Beams[bi].At(freq, sim.Mode)
+		if err != nil {
+			return nil, fmt.Errorf("nufftcpu: beam %d (%v) at %g Hz: %w", bi, sim.Beams[bi], freq, err)
+		}
+		resp[bi] = rb
+	}
+	return resp, nil
+}
+
 // integration computes the visibilities of channel fi at time ti.
-func (r *run) integration(fi, ti int, resp beam.Response) error {
+func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 	sim := r.sim
 	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
 	st := &sample.Stages
@@ -626,29 +690,27 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 	st[matvis.StageCoords] += time.Since(t)
 
 	t = time.Now()
-	nf := sim.NFeed()
-	r.amp = grow(r.amp, nf*nf*k)
-	resp.Eval(r.az, r.za, r.amp)
-	for i, a := range r.amp {
-		if cmplx.IsNaN(a) || cmplx.IsInf(a) {
-			s := i % k
-			return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: non-finite beam response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, a, r.az[s], r.za[s])
-		}
+	if err := r.responses(fi, ti, resp); err != nil {
+		return err
 	}
 	st[matvis.StageBeam] += time.Since(t)
 
 	t = time.Now()
-	before := r.plan.Stats()
-	other, err := r.transforms(fi, ti, nf)
-	if err != nil {
-		return err
+	var spread, other time.Duration
+	for _, j := range append([]*run{r}, r.jobs...) {
+		before := j.plan.Stats()
+		o, err := j.transforms(fi, ti, sim.NFeed())
+		if err != nil {
+			return err
+		}
+		spread += j.plan.Stats().Spread - before.Spread
+		other += o
 	}
-	spread := r.plan.Stats().Spread - before.Spread
 	st[matvis.StageTauZ] += spread
 	st[matvis.StageMatProd] += time.Since(t) - spread - other
 
 	t = time.Now()
-	err = r.res.CheckFinite(fi, ti)
+	err := r.res.CheckFinite(fi, ti)
 	st[matvis.StageOther] += time.Since(t) + other
 	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
 	if err != nil {
@@ -658,19 +720,25 @@ func (r *run) integration(fi, ti int, resp beam.Response) error {
 }
 
 // visible sets the sources above the horizon at time ti: their indices,
-// their ENU coordinates the transform uses and their az/za.
+// their ENU coordinates the transforms use (as many axes as the job of
+// most dimensions needs) and their az/za, and hands them to the other
+// jobs.
 func (r *run) visible(ti int) error {
 	if err := r.enuAt(ti); err != nil {
 		return err
 	}
-	for d := range r.dim {
+	dim := r.dim
+	for _, j := range r.jobs {
+		dim = max(dim, j.dim)
+	}
+	for d := range dim {
 		r.coords[d] = r.coords[d][:0]
 	}
 	r.vis = r.vis[:0]
 	for s, u := range r.enu[2] {
 		if u > 0 {
 			r.vis = append(r.vis, s)
-			for d := range r.dim {
+			for d := range dim {
 				r.coords[d] = append(r.coords[d], r.enu[d][s])
 			}
 		}
@@ -679,6 +747,37 @@ func (r *run) visible(ti int) error {
 	r.az, r.za = grow(r.az, k), grow(r.za, k)
 	for i, s := range r.vis {
 		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
+	}
+	for _, j := range r.jobs {
+		j.enu, j.vis, j.coords, j.az, j.za = r.enu, r.vis, r.coords, r.az, r.za
+	}
+	return nil
+}
+
+// responses evaluates each beam at the visible sources once and hands
+// every job its two beams' responses.
+func (r *run) responses(fi, ti int, resp map[int]beam.Response) error {
+	sim := r.sim
+	k := len(r.vis)
+	nf := sim.NFeed()
+	amps := make(map[int][]complex128, len(resp))
+	for bi, rb := range resp {
+		if r.ampBuf == nil {
+			r.ampBuf = make(map[int][]complex128)
+		}
+		a := grow(r.ampBuf[bi], nf*nf*k)
+		r.ampBuf[bi] = a
+		rb.Eval(r.az, r.za, a)
+		for i, v := range a {
+			if cmplx.IsNaN(v) || cmplx.IsInf(v) {
+				s := i % k
+				return fmt.Errorf("nufftcpu: frequency %d (%g Hz), time %d: beam %d: non-finite response %v at az = %.6g rad, za = %.6g rad", fi, sim.Freqs[fi], ti, bi, v, r.az[s], r.za[s])
+			}
+		}
+		amps[bi] = a
+	}
+	for _, j := range append([]*run{r}, r.jobs...) {
+		j.amp, j.amp2 = amps[j.beam], amps[j.beam2]
 	}
 	return nil
 }
@@ -766,17 +865,18 @@ func (r *run) enuAt(ti int) error {
 	return nil
 }
 
-// strengths fills r.str for the output feeds (p, q): with Z[a,f,k,s] =
-// A[f,k](s)·√(½I_s)·P_a(s) for every antenna a (one beam A),
+// strengths fills r.base for the output feeds (p, q): with Z[a,f,k,s] =
+// A_a[f,k](s)·√(½I_s)·P_a(s) for every antenna a (A_a its beam),
 // V[(i,j),p,q] = Σ_s Σ_k conj(Z[i,q,k,s])·Z[j,p,k,s] is the transform of
-// ½I_s·Σ_k conj(A[q,k](s))·A[p,k](s) (docs/matvis-conventions.md §1;
-// unpolarized: one feed and axis, ½I_s·|A(s)|²).
+// ½I_s·Σ_k conj(A_i[q,k](s))·A_j[p,k](s) (docs/matvis-conventions.md §1;
+// unpolarized: one feed and axis, ½I_s·|A(s)|² for one beam), A_i being
+// the job's beam and A_j its beam2.
 func (r *run) strengths(p, q, nf int) {
 	k := len(r.vis)
 	for i, s := range r.vis {
 		var sum complex128
 		for ax := range nf {
-			ap := r.amp[(p*nf+ax)*k+i]
+			ap := r.amp2[(p*nf+ax)*k+i]
 			aq := r.amp[(q*nf+ax)*k+i]
 			sum += cmplx.Conj(aq) * ap
 		}
@@ -813,14 +913,23 @@ func (r *run) storePaired(fi, ti int, diagonal bool) {
 	res := r.res
 	for kk, v := range r.acc {
 		w := cmplx.Conj(r.acc[r.rev[kk]])
+		k := r.outIndex(kk)
 		if diagonal {
-			res.Set(fi, ti, kk, 0, 0, (v+w)/2)
-			res.Set(fi, ti, kk, 1, 1, (v-w)/complex(0, 2))
+			res.Set(fi, ti, k, 0, 0, (v+w)/2)
+			res.Set(fi, ti, k, 1, 1, (v-w)/complex(0, 2))
 		} else {
-			res.Set(fi, ti, kk, 0, 1, v)
-			res.Set(fi, ti, kk, 1, 0, w)
+			res.Set(fi, ti, k, 0, 1, v)
+			res.Set(fi, ti, k, 1, 0, w)
 		}
 	}
+}
+
+// outIndex is the output index of the job's pair kk.
+func (r *run) outIndex(kk int) int {
+	if r.out == nil {
+		return kk
+	}
+	return r.out[kk]
 }
 
 // reversePairs returns, for each output pair (i, j), the index of (j, i),
@@ -875,21 +984,27 @@ func pairIndex(pairs [][2]int, nant int) func(i, j int) int {
 }
 
 // store copies the visibilities r.acc into the result's feeds (p, q);
-// with half targets, each reverse pair gets the conjugate.
+// with half targets, each reverse pair gets the conjugate, and in a job
+// of two beams each mirrored pair its conjugate at (q, p).
 func (r *run) store(fi, ti, p, q int) {
 	res := r.res
 	if r.half != nil {
-		for h, k := range r.half {
+		for h, kk := range r.half {
 			v := r.acc[h]
-			res.Set(fi, ti, k, p, q, v)
-			if j := r.rev[k]; j != k {
-				res.Set(fi, ti, j, p, q, cmplx.Conj(v))
+			res.Set(fi, ti, r.outIndex(kk), p, q, v)
+			if j := r.rev[kk]; j != kk {
+				res.Set(fi, ti, r.outIndex(j), p, q, cmplx.Conj(v))
 			}
 		}
 		return
 	}
 	for kk, v := range r.acc {
-		res.Set(fi, ti, kk, p, q, v)
+		res.Set(fi, ti, r.outIndex(kk), p, q, v)
+		if r.mirror != nil && r.mirror[kk] >= 0 {
+			// The reverse pair (j, i) of a job of two beams:
+			// V[(j,i),q,p] = conj(V[(i,j),p,q]) (groups.go).
+			res.Set(fi, ti, r.mirror[kk], q, p, cmplx.Conj(v))
+		}
 	}
 }
 

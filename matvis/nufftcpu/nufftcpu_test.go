@@ -145,11 +145,13 @@ func TestFallback(t *testing.T) {
 		edit   func(*matvis.Config)
 		reason string
 	}{
-		{"two beams", func(c *matvis.Config) {
-			c.Beams = append(c.Beams, beam.Airy{DiameterM: 14})
+		{"five beams", func(c *matvis.Config) {
 			c.BeamIdx = make([]int, len(c.Antennas))
-			c.BeamIdx[2] = 1
-		}, "different beams"},
+			for b := 1; b < 5; b++ {
+				c.Beams = append(c.Beams, beam.Gaussian{DiameterM: 9 + float64(b)})
+				c.BeamIdx[b] = b
+			}
+		}, "5 different beams (more than 4 beam groups)"},
 		{"huge grid", func(c *matvis.Config) { c.Antennas[0][0] = 3e5 }, "grid too large"},
 		{"min chunks", func(c *matvis.Config) { c.Options.MinChunks = 2 }, "MinChunks = 2"},
 		{"estimated slower", func(*matvis.Config) {}, "the transform is estimated"},
