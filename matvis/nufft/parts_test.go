@@ -410,7 +410,7 @@ func TestBytes(t *testing.T) {
 		held := int64(16 * (cap(pl.grid) + cap(pl.pad) + cap(pl.post) + cap(pl.pre) + cap(pl.cs) + cap(pl.fs)))
 		held += int64(4 * (cap(pl.perm) + cap(pl.qOrder)))
 		for a := range 3 {
-			held += int64(8 * (cap(pl.p[a]) + cap(pl.q[a])))
+			held += int64(8 * (cap(pl.p[a]) + cap(pl.raw[a]) + cap(pl.q[a])))
 		}
 		for _, l := range pl.slabs.points {
 			held += int64(4 * cap(l))

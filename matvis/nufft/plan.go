@@ -92,8 +92,9 @@ type Plan struct {
 	// caller's index of sorted point i, and p, pre and cs are in sorted
 	// order, so that spreading reads them in sequence.
 	perm []int32
-	pre  []complex128 // per sorted point: e^{±i sc·x'}
+	pre  []complex128 // per sorted point: e^{±i sc·x'} (nil: all 1)
 	cs   []complex128 // the pre-phased strengths of an Execute, sorted
+	raw  [3][]float64 // the points' grid coordinates before sorting
 	csr  []float64    // ExecuteReal's strengths, sorted
 	post []complex128 // per sorted target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
 	// deconv is, per axis and outer-grid index i (mode l = i − nf/2),
@@ -322,11 +323,11 @@ func (pl *Plan) Bytes(npoints int) int64 {
 	grids := int64(pl.gridPoints()+pl.padPoints()) * c16
 	maxLine := max(pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2)
 	work := int64(pl.opt.Workers) * 2 * maxBatch * int64(maxLine) * c16
-	// Targets: q per axis, post, bin order; points: p per axis, pre,
-	// strengths, permutation, and the slab lists (a point on a slab
-	// boundary is listed twice).
+	// Targets: q per axis, post, bin order; points: p and its unsorted
+	// twin per axis, pre, strengths, permutation, and the slab lists (a
+	// point on a slab boundary is listed twice).
 	targets := int64(pl.m) * int64(8*pl.dim+2*c16+4)
-	points := int64(npoints) * int64(8*pl.dim+2*c16+4+2*4)
+	points := int64(npoints) * int64(16*pl.dim+2*c16+4+2*4)
 	return grids + work + targets + points
 }
 
@@ -509,36 +510,56 @@ func parallelFor(workers, n int, f func(lo, hi int)) {
 }
 
 // scalePoints computes the points' outer-grid coordinates and pre-phases
-// and sorts them into grid-bin order.
+// and sorts them into grid-bin order, reusing the previous points'
+// arrays (SetPoints runs once an integration). With the targets about 0
+// on every axis (Options.Real, or centred there) the pre-phases are all
+// 1 and pre is left nil.
 func (pl *Plan) scalePoints(x [][]float64) {
 	sign := float64(pl.opt.Sign)
-	prePhase := make([]float64, pl.n)
+	phased := false
+	for d := range pl.dim {
+		phased = phased || pl.ax[d].sc != 0
+	}
 	var p [3][]float64
 	for d := range pl.dim {
 		a := pl.ax[d]
 		h1 := 2 * math.Pi / float64(a.nf)
-		pd := make([]float64, pl.n)
+		pl.raw[d] = growFloats(pl.raw[d], pl.n)
+		pd := pl.raw[d]
 		for j, v := range x[d] {
-			xp := v - a.xc
-			prePhase[j] += a.sc * xp
-			pd[j] = xp/a.gamma/h1 + float64(a.nf/2)
+			pd[j] = (v-a.xc)/a.gamma/h1 + float64(a.nf/2)
 		}
 		p[d] = pd
 	}
 	pl.perm = binOrder(p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
 	for d := range pl.dim {
-		sorted := make([]float64, pl.n)
+		pl.p[d] = growFloats(pl.p[d], pl.n)
+		sorted := pl.p[d]
 		for i, j := range pl.perm {
 			sorted[i] = p[d][j]
 		}
-		pl.p[d] = sorted
+	}
+	pl.pre = nil
+	if !phased {
+		return
 	}
 	pl.pre = make([]complex128, pl.n)
 	for i, j := range pl.perm {
-		sn, cs := math.Sincos(sign * prePhase[j])
+		var phase float64
+		for d := range pl.dim {
+			phase += pl.ax[d].sc * (x[d][j] - pl.ax[d].xc)
+		}
+		sn, cs := math.Sincos(sign * phase)
 		pl.pre[i] = complex(cs, sn)
 	}
-	pl.cs = make([]complex128, pl.n)
+}
+
+// growFloats returns s resliced to n values, reallocated when too short.
+func growFloats(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // SetPoints replaces the plan's points by x (the same number of

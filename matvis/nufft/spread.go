@@ -44,6 +44,15 @@ func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
 	for j, pj := range p {
 		j32 := int32(j)
 		first := ker.first(pj)
+		if first >= 0 && first+w <= nf {
+			// Slabs are at least w rows wide: the kernel's rows lie in
+			// the slabs of its first and last row.
+			b0, b1 := slabOf[first], slabOf[first+w-1]
+			for b := b0; b <= b1; b++ {
+				sl.points[b] = append(sl.points[b], j32)
+			}
+			continue
+		}
 		for a := range w {
 			b := slabOf[wrap(first+a, nf)]
 			lst := sl.points[b]
@@ -66,6 +75,16 @@ func wrap(i, n int) int {
 
 // gather fills pl.cs with the strengths c pre-phased, in sorted order.
 func (pl *Plan) gather(c []complex128) {
+	if cap(pl.cs) < pl.n {
+		pl.cs = make([]complex128, pl.n)
+	}
+	pl.cs = pl.cs[:pl.n]
+	if pl.pre == nil {
+		for i, j := range pl.perm {
+			pl.cs[i] = c[j]
+		}
+		return
+	}
 	for i, j := range pl.perm {
 		pl.cs[i] = c[j] * pl.pre[i]
 	}
@@ -133,19 +152,26 @@ func newSpreader(pl *Plan) *spreader {
 	return sp
 }
 
-// weights fills the kernel weights and wrapped grid indices of axis d for
-// a point at coordinate p (a single weight 1 at index 0 when the axis is
-// inactive) and returns the unwrapped first index.
+// weights fills the kernel weights of axis d for a point at coordinate
+// p (a single weight 1 when the axis is inactive) and returns the
+// unwrapped first index.
 func (sp *spreader) weights(d int, p []float64, j int) int {
 	if !sp.pl.ax[d].active {
-		sp.wt[d][0], sp.idx[d][0] = 1, 0
+		sp.wt[d][0] = 1
 		return 0
 	}
-	first := sp.pl.tab.weights(sp.wt[d], p[j])
-	for a := range sp.idx[d] {
-		sp.idx[d][a] = wrap(first+a, sp.nf[d])
+	return sp.pl.tab.weights(sp.wt[d], p[j])
+}
+
+// wrapIndices fills the wrapped grid indices of kernels starting at
+// first: only a kernel that crosses a grid edge needs them, and a modulo
+// per tap costs more than the tap.
+func (sp *spreader) wrapIndices(first [3]int) {
+	for d := range 3 {
+		for a := range sp.idx[d] {
+			sp.idx[d][a] = wrap(first[d]+a, sp.nf[d])
+		}
 	}
-	return first
 }
 
 // point adds v times the kernel around point j into the grid rows
@@ -191,6 +217,7 @@ func (sp *spreader) point(j int, v complex128, lo, hi int) {
 		}
 		return
 	}
+	sp.wrapIndices(first)
 	i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
 	for a0, r0 := range i0 {
 		if r0 < lo || r0 >= hi {
@@ -251,6 +278,7 @@ func (sp *spreader) pointReal(g []float64, j int, v float64, lo, hi int) {
 	n1, n2 := sp.nf[1], sp.nf[2]
 	w0, w1, w2 := sp.wt[0], sp.wt[1], sp.wt[2]
 	if !contiguous {
+		sp.wrapIndices(first)
 		i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
 		for a0, r0 := range i0 {
 			if r0 < lo || r0 >= hi {

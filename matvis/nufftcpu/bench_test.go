@@ -23,6 +23,7 @@ var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this bac
 var benchAnt = flag.Int("nufft-bench-ant", 350, "antennas of TestBenchSideBySide")
 var benchForceJA = flag.Bool("nufft-bench-ja", false, "force the Jacobi–Anger w-terms in TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
+var benchEps = flag.Float64("nufft-bench-eps", 1e-12, "the transform's ε in TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
 // hexArray returns the n antennas nearest the centre of a hexagonal
@@ -51,7 +52,7 @@ func hexArray(rng *rand.Rand, n int, d, sigma, sigmaZ float64) [][3]float64 {
 // TestBenchSideBySide times the direct CPU backend and this one on 350
 // jittered hex antennas (14.6 m spacing, 3 cm jitter), one Gaussian 14 m
 // beam, 150 MHz, one time, all pairs, fp64, sources uniform on the sphere
-// (about half above the horizon); -nufft-bench-reps runs each (3),
+// (about half above the horizon), ε -nufft-bench-eps; -nufft-bench-reps runs each (3),
 // alternating between the backends, medians of Stats.Total.
 // Run with -nufft-bench.
 func TestBenchSideBySide(t *testing.T) {
@@ -73,7 +74,7 @@ func TestBenchSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := New(1e-12, 0)
+	be, err := New(*benchEps, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,11 +86,15 @@ func TestBenchSideBySide(t *testing.T) {
 	var nd, dd []time.Duration
 	var ncpu, dcpu []time.Duration
 	for range *benchReps {
+		time.Sleep(300 * time.Millisecond)
 		c0 := cpuTime()
 		nres = backendtest.MustRun(t, be, sim)
 		nd = append(nd, nres.Stats.Total)
 		ncpu = append(ncpu, cpuTime()-c0)
 		if !*benchNoDirect {
+			// OpenBLAS's threads spin a while after a call: a pause
+			// keeps that out of the other backend's times.
+			time.Sleep(300 * time.Millisecond)
 			c0 = cpuTime()
 			dres = backendtest.MustRun(t, direct, sim)
 			dd = append(dd, dres.Stats.Total)
@@ -118,8 +123,8 @@ func TestBenchSideBySide(t *testing.T) {
 	t.Logf("nufft: median %v [min %v, max %v] (last run: set-up %v, integration %v; stages: coords %v, beam %v, spread %v, fft+interp %v)",
 		med(nd), nd[0], nd[len(nd)-1], nres.Stats.Setup, nres.Stats.Integrations[0], st[matvis.StageCoords], st[matvis.StageBeam], st[matvis.StageTauZ], st[matvis.StageMatProd])
 	t.Logf("speed-up: medians %.2f x, minima %.2f x; max|dV|/max|V| = %.3g", med(dd).Seconds()/med(nd).Seconds(), dd[0].Seconds()/nd[0].Seconds(), e)
-	if !(e <= 1e-10) {
-		t.Errorf("max|dV|/max|V| = %.3g > 1e-10", e)
+	if bar := max(1e-10, 10**benchEps); !(e <= bar) {
+		t.Errorf("max|dV|/max|V| = %.3g > %g", e, bar)
 	}
 }
 

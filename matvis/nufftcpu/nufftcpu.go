@@ -54,6 +54,7 @@ import (
 	"math/cmplx"
 	"reflect"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -731,10 +732,12 @@ func (r *run) visible(ti int) error {
 	for _, j := range r.jobs {
 		dim = max(dim, j.dim)
 	}
+	// Capacity for every source, so that the appends never copy.
+	n := len(r.enu[2])
 	for d := range dim {
-		r.coords[d] = r.coords[d][:0]
+		r.coords[d] = slices.Grow(r.coords[d][:0], n)
 	}
-	r.vis = r.vis[:0]
+	r.vis = slices.Grow(r.vis[:0], n)
 	for s, u := range r.enu[2] {
 		if u > 0 {
 			r.vis = append(r.vis, s)
@@ -745,9 +748,13 @@ func (r *run) visible(ti int) error {
 	}
 	k := len(r.vis)
 	r.az, r.za = grow(r.az, k), grow(r.za, k)
-	for i, s := range r.vis {
-		r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
-	}
+	// An arctangent and an arcsine a source: split among the workers.
+	parallel(r.b.workers, k, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			s := r.vis[i]
+			r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
+		}
+	})
 	for _, j := range r.jobs {
 		j.enu, j.vis, j.coords, j.az, j.za = r.enu, r.vis, r.coords, r.az, r.za
 	}
@@ -1006,6 +1013,22 @@ func (r *run) store(fi, ti, p, q int) {
 			res.Set(fi, ti, r.mirror[kk], q, p, cmplx.Conj(v))
 		}
 	}
+}
+
+// parallel runs f on about equal parts [lo, hi) of [0, n), one goroutine
+// a part, at most workers parts and none under 8192 indices (fewer are
+// not worth a goroutine).
+func parallel(workers, n int, f func(lo, hi int)) {
+	parts := max(1, min(workers, n/8192))
+	if parts == 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
 }
 
 // grow returns s resliced to n elements, reallocated when too short.
