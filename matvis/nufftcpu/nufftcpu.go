@@ -33,9 +33,12 @@
 // Antennas in up to MaxGroups groups, each sharing a beam, make one set of
 // transforms per group pair (groups.go).
 //
+// A full-Stokes sky transforms each source's coherency between the beams'
+// Jones terms (stokes.go).
+//
 // Simulations the transform does not cover run on the direct CPU backend
 // (matvis/cpu), and the result says why in Stats.MatProdImpl.Why:
-// full-Stokes skies, more than MaxGroups beam groups, Options.MinChunks
+// more than MaxGroups beam groups, Options.MinChunks
 // above 1, transforms the chooser finds slower, and transforms whose grids exceed
 // 2^27 points or whose memory (Plan.Bytes and the per-source buffers,
 // passed to CheckHostMemory) does not fit the budget.
@@ -139,9 +142,6 @@ func (b *Backend) Close() error { return b.direct.Close() }
 // Eligible reports whether sim's visibilities can be computed as
 // transforms and, when not, why.
 func Eligible(sim *matvis.Simulation) (bool, string) {
-	if sim.SkyPolarized() {
-		return false, "full-Stokes sky (the transform covers Stokes I)"
-	}
 	if n := sim.Options.MinChunks; n > 1 {
 		return false, fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", n)
 	}
@@ -296,6 +296,7 @@ type buffers struct {
 	az, za        []float64
 	amp, amp2     []complex128         // beam's and beam2's responses
 	ampBuf        map[int][]complex128 // every beam's, by beam index
+	pol           *polSky              // a full-Stokes sky (stokes.go)
 	str           []complex128
 	rstr          []float64 // real strengths (realStrengths)
 	f             []complex128
@@ -501,6 +502,10 @@ func (r *run) memoryTerms() []matvis.MemoryTerm {
 	jobs := append([]*run{r}, r.jobs...)
 	// enu, flux, coords, az, za, vis; each beam's responses.
 	perSrc := 8*(3+1+3+2+1) + 16*nf*nf*int64(len(r.beams()))
+	if sim.SkyPolarized() {
+		// Stokes, basis angles and coherencies (stokes.go).
+		perSrc += 8*(4+2) + 64
+	}
 	var plans, grids, pairs int64
 	for _, j := range jobs {
 		// base, str, rstr.
@@ -546,6 +551,7 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	// grow with the product of sources and antennas.
 	r.res.Plan = matvis.MemoryPlan{Budget: sim.Options.MaxMemory, NChunks: 1, SourcesPerChunk: nsrc, BufferSources: nsrc, Terms: terms, Total: total, Fits: true}
 	r.flux = make([]float64, nsrc)
+	r.pol = newPolSky(sim)
 	if sim.NFreq() > 1 && matvis.CacheAllENU(sim.NTime(), nsrc) {
 		r.topo = make([][3][]float64, sim.NTime())
 	}
@@ -558,6 +564,7 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	r.outer, r.padded = make([]complex128, no), make([]complex128, np)
 	for _, j := range jobs {
 		j.res, j.flux, j.outer, j.padded = r.res, r.flux, r.outer, r.padded
+		j.pol = r.pol
 		_ = j.plan.UseGrids(r.outer, r.padded)
 		j.f = make([]complex128, len(j.targets))
 		j.acc = j.f
@@ -631,7 +638,7 @@ func (r *run) loop(ctx context.Context, until int) error {
 		if fi*nt >= until {
 			return nil
 		}
-		if err := sim.FluxAt(fi, r.flux); err != nil {
+		if err := r.channelSky(fi); err != nil {
 			return fmt.Errorf("nufftcpu: %w", err)
 		}
 		resp, err := r.channel(fi, freq)
@@ -684,6 +691,9 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 	st := &sample.Stages
 	t := time.Now()
 	if err := r.visible(ti); err != nil {
+		return err
+	}
+	if err := r.coherencies(ti); err != nil {
 		return err
 	}
 	k := len(r.vis)
@@ -879,6 +889,12 @@ func (r *run) enuAt(ti int) error {
 // unpolarized: one feed and axis, ½I_s·|A(s)|² for one beam), A_i being
 // the job's beam and A_j its beam2.
 func (r *run) strengths(p, q, nf int) {
+	if r.pol != nil {
+		for i := range r.vis {
+			r.base[i] = r.stokesStrength(i, p, q)
+		}
+		return
+	}
 	k := len(r.vis)
 	for i, s := range r.vis {
 		var sum complex128
@@ -897,6 +913,12 @@ func (r *run) strengths(p, q, nf int) {
 func (r *run) pairedStrengths(diagonal bool) {
 	if !diagonal {
 		r.strengths(0, 1, 2)
+		return
+	}
+	if r.pol != nil {
+		for i := range r.vis {
+			r.base[i] = complex(real(r.stokesStrength(i, 0, 0)), real(r.stokesStrength(i, 1, 1)))
+		}
 		return
 	}
 	k := len(r.vis)
