@@ -129,6 +129,23 @@ func (fp *fftPlan) stageSize(a int) int {
 	return s
 }
 
+// sparse reports whether axis a's lines are zero on the middle half of
+// their padded points, which the FFT's first stage can skip
+// (fftCore.runSparse): the nf modes fill the first and last quarters
+// exactly when n2 = 2·nf (σ = 2).
+func (fp *fftPlan) sparse(a int) bool {
+	return fp.n[a] == 2*fp.nf[a] && fp.cores[a].sparse()
+}
+
+// transform runs core on the batch x: runSparse when sparse (x's middle
+// half unset), run otherwise.
+func (fp *fftPlan) transform(core *fftCore, x, y []complex128, nb int, sparse bool) []complex128 {
+	if sparse {
+		return core.runSparse(x, y, nb)
+	}
+	return core.run(x, y, nb)
+}
+
 // passes are the active axes in the order run transforms them (the last
 // first) and the sizes of the work array's two halves: pass i of run
 // writes half (len − 1 − i) mod 2, so that the last pass writes half 0;
@@ -202,6 +219,7 @@ func (fp *fftPlan) pass(src, dst []complex128, a int) {
 	n, lo, w := fp.n[a], fp.lo[a], fp.width(a)
 	mode, dc := fp.mode[a], fp.deconv[a]
 	core := fp.cores[a]
+	sparse := fp.sparse(a)
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(fp.workers, len(batches)) {
@@ -216,7 +234,9 @@ func (fp *fftPlan) pass(src, dst []complex128, a int) {
 				b := batches[bi]
 				nb := b.size
 				xs := x[:n*nb]
-				clear(xs)
+				if !sparse {
+					clear(xs)
+				}
 				for i, m := range mode {
 					in := src[b.src+i*st : b.src+i*st+nb]
 					out := xs[m*nb : m*nb+nb]
@@ -224,7 +244,7 @@ func (fp *fftPlan) pass(src, dst []complex128, a int) {
 						out[q] = scale(dc[i], v)
 					}
 				}
-				res := core.run(xs, y, nb)
+				res := fp.transform(core, xs, y, nb, sparse)
 				for r := range w {
 					copy(dst[b.dst+r*st:b.dst+r*st+nb], res[(lo+r)*nb:(lo+r+1)*nb])
 				}
@@ -271,6 +291,7 @@ func (fp *fftPlan) realPass(grid []float64, dst []complex128, a int) {
 	n, nf, lo, w := fp.n[a], fp.nf[a], fp.lo[a], fp.width(a)
 	mode, dc := fp.mode[a], fp.deconv[a]
 	core := fp.cores[a]
+	sparse := fp.sparse(a)
 	pairs := (early + 1) / 2
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -284,7 +305,9 @@ func (fp *fftPlan) realPass(grid []float64, dst []complex128, a int) {
 					return
 				}
 				second := e+1 < early
-				clear(x)
+				if !sparse {
+					clear(x)
+				}
 				ra := grid[e*nf : (e+1)*nf]
 				rb := ra // unused unless second
 				if second {
@@ -297,7 +320,7 @@ func (fp *fftPlan) realPass(grid []float64, dst []complex128, a int) {
 					}
 					x[m] = complex(dc[i]*ra[i], im)
 				}
-				res := core.run(x, y, 1)
+				res := fp.transform(core, x, y, 1, sparse)
 				da := dst[e*w : (e+1)*w]
 				for r := range w {
 					z := res[lo+r]
