@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -137,5 +138,33 @@ func TestExecuteReal(t *testing.T) {
 	}
 	if err := pl.ExecuteReal(make([]float64, 10), make([]complex128, 10)); err == nil {
 		t.Error("ExecuteReal on a plan without Options.Real: no error")
+	}
+}
+
+// TestShape checks that Shape gives the grid and kernel width of the
+// plan NewPlan makes, in 1-D to 3-D, with and without Options.Real.
+func TestShape(t *testing.T) {
+	rng := sharedtest.RNG(t, 23)
+	for d := 1; d <= 3; d++ {
+		for _, real := range []bool{false, true} {
+			x, _, s := randomProblem(rng, d, 50, 40, 1+rng.Float64(), 20+40*rng.Float64(), 0.3, 2)
+			opt := Options{Eps: 1e-9, Sign: 1, Real: real}
+			grid, w, err := Shape(x, s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := NewPlan(x, s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, _ := pl.Kernel()
+			if !slices.Equal(grid, pl.Grid()) || w != pw {
+				t.Errorf("d=%d real=%v: Shape %v, %d; the plan's %v, %d", d, real, grid, w, pl.Grid(), pw)
+			}
+		}
+	}
+	x, _, s := randomProblem(rng, 2, 5, 5, 1, 1e5, 0, 0)
+	if _, _, err := Shape(x, s, Options{Eps: 1e-9, Sign: 1, MaxGrid: 1 << 20}); err == nil {
+		t.Error("a grid over MaxGrid: no error")
 	}
 }

@@ -151,6 +151,35 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	return pl, nil
 }
 
+// Shape returns the padded grid NewPlan would make for points x and
+// targets s, and its kernel width, without making the plan: O(points +
+// targets), for a caller estimating a transform's cost before paying for
+// its set-up.
+func Shape(x, s [][]float64, opt Options) (grid []int, w int, err error) {
+	if err := checkOptions(&opt); err != nil {
+		return nil, 0, err
+	}
+	if _, err := checkCoords("x", x, 0); err != nil {
+		return nil, 0, err
+	}
+	if _, err := checkCoords("s", s, len(x)); err != nil {
+		return nil, 0, err
+	}
+	k := newKernel(opt.Eps)
+	total := 1
+	for d := range x {
+		a, err := newAxis(x[d], s[d], k.w, opt.MaxGrid, opt.Real)
+		if err != nil {
+			return nil, 0, fmt.Errorf("nufft: axis %d: %w", d, err)
+		}
+		grid = append(grid, a.n2)
+		if total *= a.n2; total > opt.MaxGrid {
+			return nil, 0, fmt.Errorf("nufft: padded grid of %d points (axes so far %v) exceeds MaxGrid %d", total, grid, opt.MaxGrid)
+		}
+	}
+	return grid, k.w, nil
+}
+
 // Type3 computes f_k = Σ_j c_j exp(±i s_k·x_j) (sign opt.Sign) to relative
 // ℓ2 accuracy opt.Eps; see NewPlan for the layout of x and s.
 func Type3(x [][]float64, c []complex128, s [][]float64, opt Options) ([]complex128, error) {

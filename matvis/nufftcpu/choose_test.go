@@ -159,3 +159,52 @@ func TestTrialMeasures(t *testing.T) {
 		t.Errorf("differs from the direct backend by %.3g", e)
 	}
 }
+
+// TestLowerBound checks the plan-free estimate against the cost model's
+// once the plans are made: never above it (unpolarized, polarized, two
+// beam groups, w-terms), and a run with many antennas and few sources
+// goes to the direct product on it alone, saying so.
+func TestLowerBound(t *testing.T) {
+	rng := backendtest.NewRNG(t, 43)
+	b, err := New(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*matvis.Config)
+	}{
+		{"unpolarized", func(*matvis.Config) {}},
+		{"polarized", func(c *matvis.Config) { c.Options.Polarized = true }},
+		{"two beam groups", func(c *matvis.Config) {
+			c.Beams = append(c.Beams, beam.Airy{DiameterM: 12})
+			c.BeamIdx = make([]int, len(c.Antennas))
+			c.BeamIdx[3] = 1
+		}},
+		{"w-terms", func(c *matvis.Config) {
+			for a := range c.Antennas {
+				c.Antennas[a][2] = 0.05 * rng.NormFloat64()
+			}
+		}},
+	} {
+		c := hexConfig(t, rng, 60, 5000)
+		tc.edit(&c)
+		sim := backendtest.NewSim(t, c)
+		lb, err := b.lowerBound(sim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := newRun(b, sim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e := r.estimates(); lb.nufft > e.nufft*(1+1e-12) || lb.direct != e.direct {
+			t.Errorf("%s: lower bound %+v, the model with plans %+v", tc.name, lb, e)
+		}
+	}
+	sim := backendtest.NewSim(t, hexConfig(t, rng, 350, 300))
+	res := backendtest.MustRun(t, b, sim)
+	if why := res.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: chooser: cost model") || !strings.Contains(why, "before any plan") {
+		t.Errorf("350 antennas × 300 sources: why %q, want the direct product before any plan", why)
+	}
+}

@@ -175,6 +175,12 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	if err := sim.CheckHostMemory(); err != nil {
 		return nil, fmt.Errorf("nufftcpu: %w", err)
 	}
+	if !b.Force {
+		if e, err := b.lowerBound(sim); err == nil && e.nufft > clearMargin*e.direct {
+			_, why, _ := choose(e, nil)
+			return b.runDirect(ctx, sim, why+" at least, before any plan")
+		}
+	}
 	r, err := newRun(b, sim)
 	if err != nil {
 		var tooBig *fallbackError
@@ -441,26 +447,31 @@ func (r *run) cost() float64 {
 // job's transforms with its current plan, about half the sources being
 // above the horizon.
 func (r *run) jobCost() float64 {
-	sim := r.sim
 	w, _ := r.plan.Kernel()
-	taps := math.Pow(float64(w), float64(r.dim))
-	per := nsWeights*float64(r.dim) + nsTap*taps
-	nvis := float64(sim.NSrc()) / 2
-	grid := 1.0
-	for _, n := range r.plan.Grid() {
-		grid *= float64(n)
-	}
-	fft := nsFFT * grid * math.Log2(grid)
-	if r.realStrengths() {
-		// ExecuteReal transforms half the grid's lines (nufft.Plan).
-		fft /= 2
-	}
-	one := (nvis+float64(len(r.targets)))*per + fft
 	terms := max(r.terms, 1)
 	if r.pack {
 		terms = (terms + 1) / 2
 	}
+	one := transformCost(w, r.dim, r.plan.Grid(), float64(r.sim.NSrc())/2, len(r.targets), r.realStrengths())
 	return one * float64(terms*r.transformsPerTerm())
+}
+
+// transformCost is the estimated CPU time (ns) of one transform of
+// kernel width w and padded grid grid (dim axes), from nvis points to
+// ntargets targets, with real strengths or not.
+func transformCost(w, dim int, grid []int, nvis float64, ntargets int, real bool) float64 {
+	taps := math.Pow(float64(w), float64(dim))
+	per := nsWeights*float64(dim) + nsTap*taps
+	g := 1.0
+	for _, n := range grid {
+		g *= float64(n)
+	}
+	fft := nsFFT * g * math.Log2(g)
+	if real {
+		// ExecuteReal transforms half the grid's lines (nufft.Plan).
+		fft /= 2
+	}
+	return (nvis+float64(ntargets))*per + fft
 }
 
 // transformsPerTerm is the transforms of one integration's strength sets:
