@@ -23,6 +23,7 @@ var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this bac
 var benchAnt = flag.Int("nufft-bench-ant", 350, "antennas of TestBenchSideBySide")
 var benchForceJA = flag.Bool("nufft-bench-ja", false, "force the Jacobi–Anger w-terms in TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
+var benchGroups = flag.Int("nufft-bench-groups", 1, "beam groups of TestBenchSideBySide (antennas in turn, Gaussian beams of 14, 13, … m)")
 var benchEps = flag.Float64("nufft-bench-eps", 1e-12, "the transform's ε in TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
 
@@ -51,7 +52,7 @@ func hexArray(rng *rand.Rand, n int, d, sigma, sigmaZ float64) [][3]float64 {
 
 // TestBenchSideBySide times the direct CPU backend and this one on 350
 // jittered hex antennas (14.6 m spacing, 3 cm jitter), one Gaussian 14 m
-// beam, 150 MHz, one time, all pairs, fp64, sources uniform on the sphere
+// beam (or -nufft-bench-groups groups), 150 MHz, one time, all pairs, fp64, sources uniform on the sphere
 // (about half above the horizon), ε -nufft-bench-eps; -nufft-bench-reps runs each (3),
 // alternating between the backends, medians of Stats.Total.
 // Run with -nufft-bench.
@@ -70,6 +71,15 @@ func TestBenchSideBySide(t *testing.T) {
 	}
 	c.Coords = backendtest.RandomTopo(t, rng, 1, nsrc)
 	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	if g := *benchGroups; g > 1 {
+		c.BeamIdx = make([]int, len(c.Antennas))
+		for a := range c.BeamIdx {
+			c.BeamIdx[a] = a % g
+		}
+		for k := 1; k < g; k++ {
+			c.Beams = append(c.Beams, beam.Gaussian{DiameterM: 14 - float64(k)})
+		}
+	}
 	sim, err := matvis.New(c)
 	if err != nil {
 		t.Fatal(err)
