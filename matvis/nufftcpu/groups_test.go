@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/cmplx"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -167,6 +168,32 @@ func TestJobsOf(t *testing.T) {
 			if n != 1 {
 				t.Errorf("%d groups: output pair %d (%v) covered %d times", tc.groups, k, sim.Pairs[k], n)
 			}
+		}
+	}
+}
+
+// TestParallel checks that parallel covers [0, n) exactly once, in one
+// part below its threshold and in several above it.
+func TestParallel(t *testing.T) {
+	for _, n := range []int{0, 1, 8191, 8192 * 3, 100003} {
+		seen := make([]int32, n)
+		parts := 0
+		var mu sync.Mutex
+		parallel(4, n, func(lo, hi int) {
+			mu.Lock()
+			parts++
+			mu.Unlock()
+			for i := lo; i < hi; i++ {
+				seen[i]++
+			}
+		})
+		for i, c := range seen {
+			if c != 1 {
+				t.Fatalf("n=%d: index %d covered %d times", n, i, c)
+			}
+		}
+		if want := max(1, min(4, n/8192)); parts != want {
+			t.Errorf("n=%d: %d parts, want %d", n, parts, want)
 		}
 	}
 }
