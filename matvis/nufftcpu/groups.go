@@ -53,7 +53,8 @@ type jobSpec struct {
 // jobsOf splits sim's pairs into jobs by their antennas' beam groups:
 // one job of every pair for one group; else a job per group pair (g, h)
 // with g ≤ h mirroring (h, g) when every pair's reverse is output, and a
-// job per ordered group pair otherwise. Jobs are in group order, so the
+// job per ordered group pair otherwise (or for the pairs no mirror
+// fills). Jobs are in group order, so the
 // first (which runs the loop) holds group 0's pairs.
 func jobsOf(sim *matvis.Simulation) []jobSpec {
 	reps, groupOf := beamGroups(sim)
@@ -61,12 +62,24 @@ func jobsOf(sim *matvis.Simulation) []jobSpec {
 		return []jobSpec{{beam: reps[0], beam2: reps[0], pairs: sim.Pairs}}
 	}
 	rev := reversePairs(sim.Pairs)
+	// mirrored[k]: pair k of group pair (h, g), h > g, is filled as the
+	// mirror of its reverse in (g, h)'s job. A reverse listed twice is
+	// the mirror of one listing only (reversePairs finds the last); the
+	// other gets a job of its own.
+	mirrored := make([]bool, len(sim.Pairs))
+	if rev != nil {
+		for k, p := range sim.Pairs {
+			if groupOf[p[0]] < groupOf[p[1]] {
+				mirrored[rev[k]] = true
+			}
+		}
+	}
 	byPair := make(map[[2]int]*jobSpec)
 	var order [][2]int
 	for k, p := range sim.Pairs {
 		g, h := groupOf[p[0]], groupOf[p[1]]
-		if rev != nil && g > h {
-			continue // mirrored by (h, g)'s job
+		if mirrored[k] {
+			continue
 		}
 		key := [2]int{g, h}
 		js, ok := byPair[key]
@@ -79,7 +92,7 @@ func jobsOf(sim *matvis.Simulation) []jobSpec {
 		js.out = append(js.out, k)
 		if g != h {
 			m := -1
-			if rev != nil {
+			if rev != nil && g < h {
 				m = rev[k]
 			}
 			js.mirror = append(js.mirror, m)

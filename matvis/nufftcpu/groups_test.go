@@ -64,15 +64,17 @@ func TestBeamGroups(t *testing.T) {
 		dz     float64
 		eps    float64
 		jobs   int
+		list   [][2]int // the pairs, when set
 	}{
-		{"2 groups 1e-12", 2, false, false, 0, 1e-12, 3},
-		{"2 groups 1e-6", 2, false, false, 0, 1e-6, 3},
-		{"3 groups polarized 1e-12", 3, false, true, 0, 1e-12, 6},
-		{"4 groups polarized 1e-9", 4, false, true, 0, 1e-9, 10},
-		{"2 groups chosen pairs 1e-12", 2, true, false, 0, 1e-12, 0},
-		{"3 groups chosen pairs polarized 1e-12", 3, true, true, 0, 1e-12, 0},
-		{"2 groups w-terms 1e-12", 2, false, false, 0.5, 1e-12, 3},
-		{"2 groups w-terms polarized 1e-9", 2, false, true, 0.5, 1e-9, 3},
+		{"2 groups 1e-12", 2, false, false, 0, 1e-12, 3, nil},
+		{"2 groups 1e-6", 2, false, false, 0, 1e-6, 3, nil},
+		{"3 groups polarized 1e-12", 3, false, true, 0, 1e-12, 6, nil},
+		{"4 groups polarized 1e-9", 4, false, true, 0, 1e-9, 10, nil},
+		{"2 groups chosen pairs 1e-12", 2, true, false, 0, 1e-12, 0, nil},
+		{"3 groups chosen pairs polarized 1e-12", 3, true, true, 0, 1e-12, 0, nil},
+		{"2 groups w-terms 1e-12", 2, false, false, 0.5, 1e-12, 3, nil},
+		{"2 groups w-terms polarized 1e-9", 2, false, true, 0.5, 1e-9, 3, nil},
+		{"2 groups reverse listed twice 1e-12", 2, false, true, 0, 1e-12, 0, [][2]int{{0, 1}, {1, 0}, {1, 0}, {3, 3}, {2, 5}, {5, 2}, {4, 7}, {7, 4}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -89,6 +91,9 @@ func TestBeamGroups(t *testing.T) {
 			}
 			if tc.pairs {
 				c.Options.AntPairs = [][2]int{{0, 1}, {1, 0}, {3, 3}, {2, 7}, {9, 4}, {5, 9}, {1, 2}, {8, 0}}
+			}
+			if tc.list != nil {
+				c.Options.AntPairs = tc.list
 			}
 			sim := backendtest.NewSim(t, c)
 			be, err := New(tc.eps, 2)
@@ -132,6 +137,9 @@ func TestJobsOf(t *testing.T) {
 		{2, nil, 3},
 		{4, nil, 10},
 		{3, [][2]int{{0, 1}, {1, 0}, {2, 2}, {0, 2}, {4, 1}}, 0},
+		// Every reverse output, (1, 0) twice: one listing mirrored,
+		// the other its own job's.
+		{2, [][2]int{{0, 1}, {1, 0}, {1, 0}, {3, 3}, {2, 5}, {5, 2}}, 0},
 	} {
 		c := sharedConfig(t, rng, 8, 10, 1, 40, 0)
 		c.Beams = nil
@@ -160,6 +168,9 @@ func TestJobsOf(t *testing.T) {
 				}
 				seen[out]++
 				if js.mirror != nil && js.mirror[k] >= 0 {
+					if m := sim.Pairs[js.mirror[k]]; m != [2]int{p[1], p[0]} {
+						t.Fatalf("%d groups: pair %v mirrored into %v", tc.groups, p, m)
+					}
 					seen[js.mirror[k]]++
 				}
 			}
