@@ -23,6 +23,7 @@ var benchNoDirect = flag.Bool("nufft-bench-nodirect", false, "time only this bac
 var benchAnt = flag.Int("nufft-bench-ant", 350, "antennas of TestBenchSideBySide")
 var benchForceJA = flag.Bool("nufft-bench-ja", false, "force the Jacobi–Anger w-terms in TestBenchSideBySide")
 var benchPol = flag.Bool("nufft-bench-pol", false, "polarized TestBenchSideBySide")
+var benchForce = flag.Bool("nufft-bench-force", false, "the chooser off (Backend.Force) in TestBenchSideBySide")
 var benchGroups = flag.Int("nufft-bench-groups", 1, "beam groups of TestBenchSideBySide (antennas in turn, Gaussian beams of 14, 13, … m)")
 var benchEps = flag.Float64("nufft-bench-eps", 1e-12, "the transform's ε in TestBenchSideBySide")
 var benchDZ = flag.Float64("nufft-bench-dz", 0, "standard deviation (m) of the antennas' vertical jitter in TestBenchSideBySide (0: coplanar)")
@@ -88,6 +89,7 @@ func TestBenchSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	be.Force = *benchForce
 	if *benchForceJA {
 		be.Force, be.W = true, WJacobiAnger
 	}

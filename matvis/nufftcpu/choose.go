@@ -13,12 +13,14 @@ import (
 
 // The chooser decides, per run, between the transform and the direct
 // product. The cost model (run.cost, run.directCost) settles the clear
-// cases: an estimate clearMargin times the other's is far outside the
-// model's error (its constants were measured on one machine, and
-// measured runs have landed within about 2× of it), and measuring costs
-// time a small run cannot spare — the 8-antenna, 10⁵-source run of issue
-// 29 must not run slower than the direct product alone. Between the
-// margins the chooser measures on the machine at hand: the run's first
+// cases: an estimate clearMargin times the other's is taken to be
+// outside the model's error (its constants were measured on one machine;
+// at issue 29's two shapes its estimates came within 1.3× of the runs'
+// CPU times, 2026-12-01), and measuring costs time a small run cannot
+// spare — the 8-antenna, 10⁵-source run of issue 29 must not run slower
+// than the direct product alone. Between the
+// margins, for a run of minTrialIntegrations or more, the chooser
+// measures on the machine at hand: the run's first
 // integration as transforms (kept when the transform is chosen) against
 // the direct backend on two subsets of the sources at that integration,
 // extrapolated linearly to all of them; and remembers the measurement for
@@ -28,8 +30,19 @@ import (
 // chooser does not measure.
 const clearMargin = 3
 
-// estimates are the cost model's seconds an integration.
-type estimates struct{ nufft, direct float64 }
+// minTrialIntegrations is the fewest integrations a run must have for a
+// close call to be measured: the trial costs about one integration as
+// transforms and a few tenths of one on the direct product, which only
+// a run of several integrations (or later runs of its shape) earns back;
+// a shorter one takes the lower estimate.
+const minTrialIntegrations = 8
+
+// estimates are the cost model's seconds an integration, and the run's
+// integrations.
+type estimates struct {
+	nufft, direct float64
+	nint          int
+}
 
 // measured are the trial's seconds an integration, and whether they come
 // from an earlier run of the same shape.
@@ -40,8 +53,9 @@ type measured struct {
 
 // choose decides from the model's estimates e or, when they are within
 // clearMargin of each other, from the measurement m (nil: not measured
-// yet, and needTrial is then true). why says what decided and on what
-// numbers.
+// yet, and needTrial is then true, unless the run is too short to earn a
+// trial back: then the lower estimate). why says what decided and on
+// what numbers.
 func choose(e estimates, m *measured) (nufft bool, why string, needTrial bool) {
 	model := fmt.Sprintf("the transform is estimated %.3g s a time against %.3g s direct", e.nufft, e.direct)
 	switch {
@@ -49,6 +63,8 @@ func choose(e estimates, m *measured) (nufft bool, why string, needTrial bool) {
 		return true, "chooser: cost model, " + model, false
 	case e.nufft > clearMargin*e.direct:
 		return false, "chooser: cost model, " + model, false
+	case m == nil && e.nint < minTrialIntegrations:
+		return e.nufft < e.direct, fmt.Sprintf("chooser: cost model, %s: within %d× of each other, and %d integrations are too few to measure (%d)", model, clearMargin, e.nint, minTrialIntegrations), false
 	case m == nil:
 		return false, "", true
 	}
@@ -113,11 +129,20 @@ func (b *Backend) trial(ctx context.Context, r *run) (measured, error) {
 
 // directTrial is the direct backend's time for sim's first integration
 // at its highest channel: timed on n and 2n of its sources (every k-th,
-// n about a sixteenth of them and at least 1024), extrapolated linearly,
-// so that the direct backend's fixed costs are not multiplied.
+// n about a sixteenth of them and at least 1024), after one untimed run
+// on n (the first run's allocations and cold caches are not the run's
+// cost), extrapolated linearly, so that the direct backend's fixed costs
+// are not multiplied.
 func (b *Backend) directTrial(ctx context.Context, sim *matvis.Simulation) (float64, error) {
 	nsrc := sim.NSrc()
 	n := min(nsrc, max(1024, nsrc/16))
+	warm, err := trialSim(sim, n)
+	if err != nil {
+		return 0, fmt.Errorf("nufftcpu: the direct trial: %w", err)
+	}
+	if _, err := b.direct.Run(ctx, warm); err != nil {
+		return 0, fmt.Errorf("nufftcpu: the direct trial: %w", err)
+	}
 	var t [2]float64
 	for i, k := range []int{n, min(2*n, nsrc)} {
 		sub, err := trialSim(sim, k)
@@ -214,9 +239,9 @@ func (b *Backend) lowerBound(sim *matvis.Simulation) (estimates, error) {
 		transforms = 2 // at best the paired polarized transforms
 	}
 	nvis := float64(sim.NSrc()) / 2
-	nf, n := float64(sim.NFeed()), float64(sim.NAnt())
 	return estimates{
-		nufft:  1e-9 * transformCost(w, 2, grid, nvis, targets, real) * float64(transforms),
-		direct: 1e-9 * nsDirect * n * n * nvis * nf * nf,
+		nufft:  1e-9 * (transformCost(w, 2, grid, nvis, targets, real)*float64(transforms) + nsSource*nvis),
+		direct: 1e-9 * directCost(sim.NAnt(), sim.NSrc(), sim.NFeed()),
+		nint:   sim.NFreq() * sim.NTime(),
 	}, nil
 }

@@ -59,9 +59,16 @@ func TestChooseIssueShapes(t *testing.T) {
 // is asked for, then the measured faster path wins, and a remembered
 // measurement says so.
 func TestChooseMeasured(t *testing.T) {
-	close := estimates{nufft: 2e-3, direct: 1e-3}
+	close := estimates{nufft: 2e-3, direct: 1e-3, nint: minTrialIntegrations}
 	if _, _, trial := choose(close, nil); !trial {
 		t.Fatal("estimates within the margin: no trial asked for")
+	}
+	// Too few integrations to earn a trial back: the lower estimate.
+	for _, e := range []estimates{{nufft: 2e-3, direct: 1e-3, nint: 1}, {nufft: 1e-3, direct: 2e-3, nint: minTrialIntegrations - 1}} {
+		nufft, why, trial := choose(e, nil)
+		if trial || nufft != (e.nufft < e.direct) || !strings.Contains(why, "too few to measure") {
+			t.Errorf("%+v: transform %v, trial %v, why %q; want the lower estimate, no trial", e, nufft, trial, why)
+		}
 	}
 	for _, tc := range []struct {
 		m     measured
@@ -77,7 +84,7 @@ func TestChooseMeasured(t *testing.T) {
 			t.Errorf("%+v: transform %v, trial %v, why %q; want %v, no trial, %q", tc.m, nufft, trial, why, tc.nufft, tc.why)
 		}
 	}
-	for _, e := range []estimates{{nufft: 1e-3, direct: 3.1e-3}, {nufft: 3.1e-3, direct: 1e-3}} {
+	for _, e := range []estimates{{nufft: 1e-3, direct: 3.1e-3, nint: 50}, {nufft: 3.1e-3, direct: 1e-3, nint: 50}} {
 		if nufft, why, trial := choose(e, &measured{nufft: 1, direct: 1e-9}); trial || nufft != (e.nufft < e.direct) || !strings.Contains(why, "cost model") {
 			t.Errorf("%+v: transform %v, trial %v, why %q: the model should settle it", e, nufft, trial, why)
 		}
@@ -86,13 +93,14 @@ func TestChooseMeasured(t *testing.T) {
 
 // closeConfig is a shape whose estimates lie within the margin (checked).
 func closeConfig(t *testing.T, rng *rand.Rand, b *Backend) matvis.Config {
-	c := sharedConfig(t, rng, 48, 8000, 2, 40, 0)
+	// Two channels × four times: enough integrations to be measured.
+	c := sharedConfig(t, rng, 32, 8000, 4, 40, 0)
 	r, err := newRun(b, backendtest.NewSim(t, c))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, _, trial := choose(r.estimates(), nil); !trial {
-		t.Fatalf("48 × 8000: estimates %+v no longer within the margin; pick another shape", r.estimates())
+		t.Fatalf("32 × 8000: estimates %+v no longer within the margin; pick another shape", r.estimates())
 	}
 	return c
 }
@@ -149,7 +157,7 @@ func TestTrialMeasures(t *testing.T) {
 	}
 	sim := backendtest.NewSim(t, closeConfig(t, rng, b))
 	got := backendtest.MustRun(t, b, sim)
-	m := b.remembered(shape{48, 8000, len(sim.Pairs), 1, 2, 2, 0, 1, 150e6})
+	m := b.remembered(shape{32, 8000, len(sim.Pairs), 1, 2, 2, 0, 1, 150e6})
 	if m == nil || !(m.nufft > 0 && m.direct > 0) || m.nufft > 10 || m.direct > 10 {
 		t.Fatalf("measurement %+v", m)
 	}
