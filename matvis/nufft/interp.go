@@ -42,6 +42,7 @@ type interpolator struct {
 	lo  [3]int // the padded index of each axis's first kept one
 }
 
+// newInterpolator is a worker's interpolator on pl's transformed grid out.
 func newInterpolator(pl *Plan, out []complex128) *interpolator {
 	ip := &interpolator{pl: pl, out: out}
 	for d := range 3 {

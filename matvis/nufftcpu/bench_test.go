@@ -61,30 +61,8 @@ func TestBenchSideBySide(t *testing.T) {
 	if !*benchFlag {
 		t.Skip("needs -nufft-bench")
 	}
-	rng := rand.New(rand.NewPCG(350, 2))
-	nsrc := *benchSrc
-	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: *benchPol}}
-	c.Antennas = hexArray(rng, *benchAnt, 14.6, 0.03, *benchDZ)
-	c.Freqs = []float64{150e6}
-	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
-	for range nsrc {
-		c.Flux = append(c.Flux, 0.1+10*rng.Float64())
-	}
-	c.Coords = backendtest.RandomTopo(t, rng, 1, nsrc)
-	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
-	if g := *benchGroups; g > 1 {
-		c.BeamIdx = make([]int, len(c.Antennas))
-		for a := range c.BeamIdx {
-			c.BeamIdx[a] = a % g
-		}
-		for k := 1; k < g; k++ {
-			c.Beams = append(c.Beams, beam.Gaussian{DiameterM: 14 - float64(k)})
-		}
-	}
-	sim, err := matvis.New(c)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim := benchSim(t)
+	nsrc := sim.NSrc()
 	be, err := New(*benchEps, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -138,6 +116,36 @@ func TestBenchSideBySide(t *testing.T) {
 	if bar := max(1e-10, 10**benchEps); !(e <= bar) {
 		t.Errorf("max|dV|/max|V| = %.3g > %g", e, bar)
 	}
+}
+
+// benchSim is TestBenchSideBySide's simulation (see there), from the
+// -nufft-bench-* flags.
+func benchSim(t *testing.T) *matvis.Simulation {
+	rng := rand.New(rand.NewPCG(350, 2))
+	nsrc := *benchSrc
+	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: *benchPol}}
+	c.Antennas = hexArray(rng, *benchAnt, 14.6, 0.03, *benchDZ)
+	c.Freqs = []float64{150e6}
+	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
+	for range nsrc {
+		c.Flux = append(c.Flux, 0.1+10*rng.Float64())
+	}
+	c.Coords = backendtest.RandomTopo(t, rng, 1, nsrc)
+	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	if g := *benchGroups; g > 1 {
+		c.BeamIdx = make([]int, len(c.Antennas))
+		for a := range c.BeamIdx {
+			c.BeamIdx[a] = a % g
+		}
+		for k := 1; k < g; k++ {
+			c.Beams = append(c.Beams, beam.Gaussian{DiameterM: 14 - float64(k)})
+		}
+	}
+	sim, err := matvis.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim
 }
 
 // cpuTime is the process's user and system CPU time so far.
