@@ -168,3 +168,29 @@ func TestShape(t *testing.T) {
 		t.Error("a grid over MaxGrid: no error")
 	}
 }
+
+// TestExecuteRealUnsymmetric forces a plan's symmetric path off (as if
+// its kept ranges could not be mirrored) and checks that ExecuteReal
+// still matches the direct sum, through the complex path.
+func TestExecuteRealUnsymmetric(t *testing.T) {
+	rng := sharedtest.RNG(t, 24)
+	x, cc, s := randomProblem(rng, 2, 300, 200, 1, 40, 0, 0)
+	c := make([]float64, len(cc))
+	for j, v := range cc {
+		c[j] = real(v)
+		cc[j] = complex(c[j], 0)
+	}
+	pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2, Real: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.fft.sym = false
+	got := make([]complex128, len(s[0]))
+	if err := pl.ExecuteReal(c, got); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Direct(x, cc, s, 1)
+	if e := relErr(got, want); e > errFactor*1e-9 {
+		t.Errorf("rel l2 err %.3g", e)
+	}
+}

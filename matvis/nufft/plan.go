@@ -267,6 +267,16 @@ func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
 		clear(f)
 		return nil
 	}
+	if !pl.fft.sym {
+		// The kept ranges are not symmetric (newFFTPlan kept a whole
+		// axis; not seen for targets within the plan's bounds): the
+		// complex path, which needs no mirror.
+		cc := make([]complex128, len(c))
+		for j, v := range c {
+			cc[j] = complex(v, 0)
+		}
+		return pl.Execute(cc, f)
+	}
 	pl.allocate()
 	t0 := time.Now()
 	grid := realView(pl.grid)
