@@ -91,9 +91,51 @@ func expi(theta float64) complex128 {
 // length) as work space, and returns whichever of the two holds the
 // result.
 func (c *fftCore) run(x, y []complex128, batch int) []complex128 {
-	nn, s := c.n, batch
+	return c.stages(x[:c.n*batch], y[:c.n*batch], batch, 0)
+}
+
+// sparse reports whether runSparse applies: a first stage of radix 4,
+// whose inputs j·n/4 + p for j = 1, 2 then lie in the middle half.
+func (c *fftCore) sparse() bool { return len(c.radices) > 0 && c.radices[0] == 4 }
+
+// runSparse is run for a batch whose inputs [n/4, 3n/4) are zero (the
+// padded lines of a σ = 2 transform: the nf = n/2 modes fill the first
+// and last quarters) and need not be set: the first radix-4 stage reads
+// only its first and fourth inputs, x0 and x3, whose butterfly is
+// x0 ± x3 and x0 ∓ sign·i·x3 (sparse must hold).
+func (c *fftCore) runSparse(x, y []complex128, batch int) []complex128 {
 	src, dst := x[:c.n*batch], y[:c.n*batch]
-	for st, r := range c.radices {
+	m, s := c.n/4, batch
+	tw := c.tw[0]
+	sg := float64(c.sign)
+	for p := range m {
+		w1, w2, w3 := tw[3*p], tw[3*p+1], tw[3*p+2]
+		a0 := src[s*p : s*p+s]
+		a3 := src[s*(p+3*m) : s*(p+3*m)+s]
+		d := dst[s*4*p : s*4*p+4*s]
+		for q := range a0 {
+			x0, x3 := a0[q], a3[q]
+			// t3 = sign·i·(x1 − x3) with x1 = 0.
+			t3 := complex(sg*imag(x3), -sg*real(x3))
+			d[q] = x0 + x3
+			d[s+q] = (x0 + t3) * w1
+			d[2*s+q] = (x0 - x3) * w2
+			d[3*s+q] = (x0 - t3) * w3
+		}
+	}
+	return c.stages(dst, src, 4*batch, 1)
+}
+
+// stages runs the stages from first on, src holding the input (the
+// sequences interleaved with stride s), and returns the buffer holding
+// the result.
+func (c *fftCore) stages(src, dst []complex128, s, first int) []complex128 {
+	nn := c.n
+	for st := range first {
+		nn /= c.radices[st]
+	}
+	for st := first; st < len(c.radices); st++ {
+		r := c.radices[st]
 		m := nn / r
 		switch r {
 		case 2:

@@ -33,10 +33,19 @@ type Layout struct {
 	Deconv [3][]float64
 }
 
-// Layout returns the plan's layout (see Layout).
+// Layout returns the plan's layout (see Layout). A plan whose points need
+// no pre-phase (centred at 0) keeps none; the layout then has ones, so
+// that Pre always has a phase per point.
 func (pl *Plan) Layout() Layout {
+	pre := pl.pre
+	if pre == nil {
+		pre = make([]complex128, pl.n)
+		for i := range pre {
+			pre[i] = 1
+		}
+	}
 	l := Layout{Dim: pl.dim, N: pl.n, M: pl.m, W: pl.ker.w, Beta: pl.ker.beta, Sign: pl.opt.Sign,
-		P: pl.p, Perm: pl.perm, Pre: pl.pre, Q: pl.q, QOrder: pl.qOrder, Post: pl.post, Deconv: pl.deconv}
+		P: pl.p, Perm: pl.perm, Pre: pre, Q: pl.q, QOrder: pl.qOrder, Post: pl.post, Deconv: pl.deconv}
 	for d := range 3 {
 		l.NF[d], l.N2[d] = pl.ax[d].nf, pl.ax[d].n2
 	}

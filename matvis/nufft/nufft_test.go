@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -79,5 +80,117 @@ func TestType3AgainstDirect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestExecuteReal checks ExecuteReal against the direct sum of the same
+// real strengths, in 1-D, 2-D and 3-D, both signs, with targets off
+// centre (soff) so that centring them about 0 is exercised, and that the
+// symmetric path ran (fftPlan.sym); a plan without Options.Real refuses.
+func TestExecuteReal(t *testing.T) {
+	rng := sharedtest.RNG(t, 21)
+	cases := []struct {
+		d, n, m    int
+		xh, sh     float64
+		xoff, soff float64
+	}{
+		{1, 400, 301, 3, 60, 0.5, -7},
+		{2, 300, 251, 1, 40, 0, 3},
+		{2, 500, 200, 1, 90, 0, 0},
+		{3, 200, 151, 1.2, 12, -0.3, 0},
+	}
+	for _, tc := range cases {
+		x, cc, s := randomProblem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
+		c := make([]float64, len(cc))
+		for j, v := range cc {
+			c[j] = real(v)
+			cc[j] = complex(real(v), 0)
+		}
+		for _, sign := range []int{1, -1} {
+			want, err := Direct(x, cc, s, sign)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, eps := range []float64{1e-3, 1e-6, 1e-9, 1e-12} {
+				pl, err := NewPlan(x, s, Options{Eps: eps, Sign: sign, Workers: 2, Real: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !pl.fft.sym {
+					t.Fatalf("d=%d: the symmetric path is off", tc.d)
+				}
+				got := make([]complex128, len(want))
+				if err := pl.ExecuteReal(c, got); err != nil {
+					t.Fatal(err)
+				}
+				e := relErr(got, want)
+				t.Logf("d=%d sign=%+d eps=%g: rel l2 err %.3g (%.2f eps)", tc.d, sign, eps, e, e/eps)
+				if e > errFactor*eps {
+					t.Errorf("d=%d sign=%+d eps=%g: rel l2 err %.3g > %d eps", tc.d, sign, eps, e, errFactor)
+				}
+			}
+		}
+	}
+	x, _, s := randomProblem(rng, 2, 10, 10, 1, 5, 0, 0)
+	pl, err := NewPlan(x, s, Options{Eps: 1e-6, Sign: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.ExecuteReal(make([]float64, 10), make([]complex128, 10)); err == nil {
+		t.Error("ExecuteReal on a plan without Options.Real: no error")
+	}
+}
+
+// TestShape checks that Shape gives the grid and kernel width of the
+// plan NewPlan makes, in 1-D to 3-D, with and without Options.Real.
+func TestShape(t *testing.T) {
+	rng := sharedtest.RNG(t, 23)
+	for d := 1; d <= 3; d++ {
+		for _, real := range []bool{false, true} {
+			x, _, s := randomProblem(rng, d, 50, 40, 1+rng.Float64(), 20+40*rng.Float64(), 0.3, 2)
+			opt := Options{Eps: 1e-9, Sign: 1, Real: real}
+			grid, w, err := Shape(x, s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pl, err := NewPlan(x, s, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pw, _ := pl.Kernel()
+			if !slices.Equal(grid, pl.Grid()) || w != pw {
+				t.Errorf("d=%d real=%v: Shape %v, %d; the plan's %v, %d", d, real, grid, w, pl.Grid(), pw)
+			}
+		}
+	}
+	x, _, s := randomProblem(rng, 2, 5, 5, 1, 1e5, 0, 0)
+	if _, _, err := Shape(x, s, Options{Eps: 1e-9, Sign: 1, MaxGrid: 1 << 20}); err == nil {
+		t.Error("a grid over MaxGrid: no error")
+	}
+}
+
+// TestExecuteRealUnsymmetric forces a plan's symmetric path off (as if
+// its kept ranges could not be mirrored) and checks that ExecuteReal
+// still matches the direct sum, through the complex path.
+func TestExecuteRealUnsymmetric(t *testing.T) {
+	rng := sharedtest.RNG(t, 24)
+	x, cc, s := randomProblem(rng, 2, 300, 200, 1, 40, 0, 0)
+	c := make([]float64, len(cc))
+	for j, v := range cc {
+		c[j] = real(v)
+		cc[j] = complex(c[j], 0)
+	}
+	pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2, Real: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl.fft.sym = false
+	got := make([]complex128, len(s[0]))
+	if err := pl.ExecuteReal(c, got); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := Direct(x, cc, s, 1)
+	if e := relErr(got, want); e > errFactor*1e-9 {
+		t.Errorf("rel l2 err %.3g", e)
 	}
 }

@@ -114,8 +114,10 @@ func TestSpreadTwin(t *testing.T) {
 	}
 }
 
-// TestFFTTwin compares the pruned multi-dimensional FFT with the full one
-// and, in 1-D, with a direct DFT.
+// TestFFTTwin compares the pruned, fused FFT (fftPlan.run) with the full
+// FFT of the whole padded grid, the outer grid deconvolved and placed at
+// its modes' indices, on every index interpolation reads; in 1-D also the
+// full FFT with a direct DFT.
 func TestFFTTwin(t *testing.T) {
 	rng := sharedtest.RNG(t, 7)
 	for d := 1; d <= 3; d++ {
@@ -127,18 +129,18 @@ func TestFFTTwin(t *testing.T) {
 			}
 			pl.allocate()
 			pl.spread(c)
-			pl.deconvolveInto()
-			in := append([]complex128(nil), pl.pad...)
-			full := append([]complex128(nil), pl.pad...)
-			pl.fft.run(pl.pad)
-			pl.fft.fftFull(full)
 			fp := pl.fft
-			for i0 := fp.lo[0]; i0 < fp.hi[0]; i0++ {
-				for i1 := fp.lo[1]; i1 < fp.hi[1]; i1++ {
-					for i2 := fp.lo[2]; i2 < fp.hi[2]; i2++ {
-						i := (i0*fp.n[1]+i1)*fp.n[2] + i2
-						if cmplx.Abs(pl.pad[i]-full[i]) > 1e-12*(1+cmplx.Abs(full[i])) {
-							t.Fatalf("d=%d sign=%d: pruned[%d] %v, full %v", d, sign, i, pl.pad[i], full[i])
+			in := paddedGrid(fp, pl.grid)
+			full := fullFFT(fp, in, sign)
+			out := fp.run(pl.grid, pl.pad)
+			w := [3]int{fp.width(0), fp.width(1), fp.width(2)}
+			for r0 := range w[0] {
+				for r1 := range w[1] {
+					for r2 := range w[2] {
+						i := ((fp.lo[0]+r0)*fp.n[1]+fp.lo[1]+r1)*fp.n[2] + fp.lo[2] + r2
+						got := out[(r0*w[1]+r1)*w[2]+r2]
+						if cmplx.Abs(got-full[i]) > 1e-12*(1+cmplx.Abs(full[i])) {
+							t.Fatalf("d=%d sign=%d: pruned (%d, %d, %d) %v, full %v", d, sign, r0, r1, r2, got, full[i])
 						}
 					}
 				}
@@ -158,6 +160,51 @@ func TestFFTTwin(t *testing.T) {
 			}
 		}
 	}
+}
+
+// paddedGrid is the whole padded grid the fused FFT stands for: outer
+// grid value (i0, i1, i2) times the axes' deconvolutions at the padded
+// indices of its modes, zero elsewhere.
+func paddedGrid(fp fftPlan, grid []complex128) []complex128 {
+	pad := make([]complex128, fp.n[0]*fp.n[1]*fp.n[2])
+	for i0 := range fp.nf[0] {
+		for i1 := range fp.nf[1] {
+			for i2 := range fp.nf[2] {
+				f := fp.deconv[0][i0] * fp.deconv[1][i1] * fp.deconv[2][i2]
+				m := (fp.mode[0][i0]*fp.n[1]+fp.mode[1][i1])*fp.n[2] + fp.mode[2][i2]
+				pad[m] = complex(f, 0) * grid[(i0*fp.nf[1]+i1)*fp.nf[2]+i2]
+			}
+		}
+	}
+	return pad
+}
+
+// fullFFT transforms every line of every active axis of the padded grid
+// pad with a fresh fftCore per axis.
+func fullFFT(fp fftPlan, pad []complex128, sign int) []complex128 {
+	out := append([]complex128(nil), pad...)
+	stride := [3]int{fp.n[1] * fp.n[2], fp.n[2], 1}
+	for a := range 3 {
+		if !fp.active[a] {
+			continue
+		}
+		n := fp.n[a]
+		core := newFFTCore(n, sign)
+		x, y := make([]complex128, n), make([]complex128, n)
+		for base := range out {
+			if (base/stride[a])%n != 0 {
+				continue
+			}
+			for i := range n {
+				x[i] = out[base+i*stride[a]]
+			}
+			res := core.run(x, y, 1)
+			for i := range n {
+				out[base+i*stride[a]] = res[i]
+			}
+		}
+	}
+	return out
 }
 
 // TestDegenerate covers one point, all points equal, a zero extent in one
@@ -363,7 +410,7 @@ func TestBytes(t *testing.T) {
 		held := int64(16 * (cap(pl.grid) + cap(pl.pad) + cap(pl.post) + cap(pl.pre) + cap(pl.cs) + cap(pl.fs)))
 		held += int64(4 * (cap(pl.perm) + cap(pl.qOrder)))
 		for a := range 3 {
-			held += int64(8 * (cap(pl.p[a]) + cap(pl.q[a])))
+			held += int64(8 * (cap(pl.p[a]) + cap(pl.raw[a]) + cap(pl.q[a])))
 		}
 		for _, l := range pl.slabs.points {
 			held += int64(4 * cap(l))

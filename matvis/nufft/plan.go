@@ -5,7 +5,9 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
+	"sync"
 	"time"
+	"unsafe"
 )
 
 // sigma is the upsampling factor of both fine grids (Barnett et al. 2019
@@ -26,6 +28,11 @@ type Options struct {
 	Workers int
 	// MaxGrid bounds the padded fine grid's points; 0 means 2^28.
 	MaxGrid int
+	// Real prepares the plan for real strengths (ExecuteReal): the
+	// targets are taken about 0 rather than their centre, so that the
+	// strengths need no pre-phase and the grid stays real; its FFT is
+	// then Hermitian, and ExecuteReal transforms half of it.
+	Real bool
 }
 
 // Stats are the time spent in each stage of the transforms executed so
@@ -85,8 +92,10 @@ type Plan struct {
 	// caller's index of sorted point i, and p, pre and cs are in sorted
 	// order, so that spreading reads them in sequence.
 	perm []int32
-	pre  []complex128 // per sorted point: e^{±i sc·x'}
+	pre  []complex128 // per sorted point: e^{±i sc·x'} (nil: all 1)
 	cs   []complex128 // the pre-phased strengths of an Execute, sorted
+	raw  [3][]float64 // the points' grid coordinates before sorting
+	csr  []float64    // ExecuteReal's strengths, sorted
 	post []complex128 // per sorted target: e^{±i s·xc}·Π (2/w)/φ̂(t·α1)
 	// deconv is, per axis and outer-grid index i (mode l = i − nf/2),
 	// (−1)^l·(2/w)/φ̂(l·α2): the (−1)^l centres the FFT's output so that
@@ -98,7 +107,7 @@ type Plan struct {
 	qOrder []int32
 	fs     []complex128
 	grid   []complex128 // outer grid, nf0·nf1·nf2
-	pad    []complex128 // padded grid, n2_0·n2_1·n2_2
+	pad    []complex128 // the FFT's work array (fftPlan.workPoints)
 	fft    fftPlan
 	stats  Stats
 }
@@ -125,7 +134,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		if d >= pl.dim {
 			continue
 		}
-		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid)
+		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid, opt.Real)
 		if err != nil {
 			return nil, fmt.Errorf("nufft: axis %d: %w", d, err)
 		}
@@ -138,8 +147,37 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 	pl.scale(x, s)
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, opt.Workers, n)
 	pl.sortTargets()
-	pl.fft = newFFTPlan(pl.ax, pl.q, pl.ker.w, opt.Sign, opt.Workers)
+	pl.fft = newFFTPlan(pl.ax, pl.q, pl.deconv, pl.ker.w, opt.Sign, opt.Workers, opt.Real)
 	return pl, nil
+}
+
+// Shape returns the padded grid NewPlan would make for points x and
+// targets s, and its kernel width, without making the plan: O(points +
+// targets), for a caller estimating a transform's cost before paying for
+// its set-up.
+func Shape(x, s [][]float64, opt Options) (grid []int, w int, err error) {
+	if err := checkOptions(&opt); err != nil {
+		return nil, 0, err
+	}
+	if _, err := checkCoords("x", x, 0); err != nil {
+		return nil, 0, err
+	}
+	if _, err := checkCoords("s", s, len(x)); err != nil {
+		return nil, 0, err
+	}
+	k := newKernel(opt.Eps)
+	total := 1
+	for d := range x {
+		a, err := newAxis(x[d], s[d], k.w, opt.MaxGrid, opt.Real)
+		if err != nil {
+			return nil, 0, fmt.Errorf("nufft: axis %d: %w", d, err)
+		}
+		grid = append(grid, a.n2)
+		if total *= a.n2; total > opt.MaxGrid {
+			return nil, 0, fmt.Errorf("nufft: padded grid of %d points (axes so far %v) exceeds MaxGrid %d", total, grid, opt.MaxGrid)
+		}
+	}
+	return grid, k.w, nil
 }
 
 // Type3 computes f_k = Σ_j c_j exp(±i s_k·x_j) (sign opt.Sign) to relative
@@ -194,18 +232,75 @@ func (pl *Plan) Execute(c, f []complex128) error {
 	}
 	pl.allocate()
 	t0 := time.Now()
-	clear(pl.grid)
 	pl.spread(c)
 	t1 := time.Now()
-	pl.deconvolveInto()
-	pl.fft.run(pl.pad)
+	out := pl.fft.run(pl.grid, pl.pad)
 	t2 := time.Now()
-	pl.interp(f)
+	pl.interp(out, f)
 	t3 := time.Now()
 	pl.stats.Spread += t1.Sub(t0)
 	pl.stats.FFT += t2.Sub(t1)
 	pl.stats.Interp += t3.Sub(t2)
 	return nil
+}
+
+// ExecuteReal is Execute for real strengths c, on a plan made with
+// Options.Real: the grid is real, so spreading writes half the memory and
+// the FFT transforms two grid lines at once and computes half the
+// Hermitian output (fftPlan.runReal).
+func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
+	if !pl.opt.Real {
+		return fmt.Errorf("nufft: ExecuteReal on a plan made without Options.Real")
+	}
+	if len(c) != pl.n {
+		return fmt.Errorf("nufft: len(c) = %d, want one strength per point (%d)", len(c), pl.n)
+	}
+	if len(f) != pl.m {
+		return fmt.Errorf("nufft: len(f) = %d, want one value per target (%d)", len(f), pl.m)
+	}
+	for j, v := range c {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("nufft: strength c[%d] = %v is not finite", j, v)
+		}
+	}
+	if pl.n == 0 {
+		clear(f)
+		return nil
+	}
+	if !pl.fft.sym {
+		// The kept ranges are not symmetric (newFFTPlan kept a whole
+		// axis; not seen for targets within the plan's bounds): the
+		// complex path, which needs no mirror.
+		cc := make([]complex128, len(c))
+		for j, v := range c {
+			cc[j] = complex(v, 0)
+		}
+		return pl.Execute(cc, f)
+	}
+	pl.allocate()
+	t0 := time.Now()
+	grid := realView(pl.grid)
+	pl.spreadReal(c, grid)
+	t1 := time.Now()
+	out := pl.fft.runReal(grid, pl.pad)
+	t2 := time.Now()
+	pl.interp(out, f)
+	t3 := time.Now()
+	pl.stats.Spread += t1.Sub(t0)
+	pl.stats.FFT += t2.Sub(t1)
+	pl.stats.Interp += t3.Sub(t2)
+	return nil
+}
+
+// realView is the first half of grid's memory as float64s: the real
+// path's grid, so that one allocation (UseGrids) serves both paths.
+// complex128 values are pairs of float64 in memory, so the view is
+// aligned and in bounds.
+func realView(grid []complex128) []float64 {
+	if len(grid) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*float64)(unsafe.Pointer(&grid[0])), len(grid))
 }
 
 // sortTargets puts the targets' coordinates and corrections in grid-bin
@@ -239,7 +334,8 @@ func (pl *Plan) allocate() {
 }
 
 // GridPoints returns the number of points of the plan's two grids: the
-// outer grid points are spread onto, and the padded grid of the FFT.
+// outer grid points are spread onto, and the FFT's work array (the parts
+// of the padded grid it computes, see fftPlan).
 func (pl *Plan) GridPoints() (outer, padded int) { return pl.gridPoints(), pl.padPoints() }
 
 // UseGrids makes the plan work in outer and padded (at least GridPoints
@@ -256,7 +352,7 @@ func (pl *Plan) UseGrids(outer, padded []complex128) error {
 }
 
 func (pl *Plan) gridPoints() int { return pl.ax[0].nf * pl.ax[1].nf * pl.ax[2].nf }
-func (pl *Plan) padPoints() int  { return pl.ax[0].n2 * pl.ax[1].n2 * pl.ax[2].n2 }
+func (pl *Plan) padPoints() int  { return pl.fft.workPoints() }
 
 // Bytes is the memory the plan holds once executed with npoints points:
 // its two grids, the FFT's work lines, and its per-target and per-point
@@ -266,11 +362,11 @@ func (pl *Plan) Bytes(npoints int) int64 {
 	grids := int64(pl.gridPoints()+pl.padPoints()) * c16
 	maxLine := max(pl.ax[0].n2, pl.ax[1].n2, pl.ax[2].n2)
 	work := int64(pl.opt.Workers) * 2 * maxBatch * int64(maxLine) * c16
-	// Targets: q per axis, post, bin order; points: p per axis, pre,
-	// strengths, permutation, and the slab lists (a point on a slab
-	// boundary is listed twice).
+	// Targets: q per axis, post, bin order; points: p and its unsorted
+	// twin per axis, pre, strengths, permutation, and the slab lists (a
+	// point on a slab boundary is listed twice).
 	targets := int64(pl.m) * int64(8*pl.dim+2*c16+4)
-	points := int64(npoints) * int64(8*pl.dim+2*c16+4+2*4)
+	points := int64(npoints) * int64(16*pl.dim+2*c16+4+2*4)
 	return grids + work + targets + points
 }
 
@@ -335,12 +431,16 @@ func centre(v []float64) (c, half float64) {
 	return 0.5 * (lo + hi), 0.5 * (hi - lo)
 }
 
-// newAxis sizes one axis for points x and targets s (see axis).
-func newAxis(x, s []float64, w, maxGrid int) (axis, error) {
+// newAxis sizes one axis for points x and targets s (see axis), the
+// targets about 0 when aboutZero.
+func newAxis(x, s []float64, w, maxGrid int, aboutZero bool) (axis, error) {
 	a := axis{active: true}
 	var bx, bs float64
 	a.xc, bx = centre(x)
 	a.sc, bs = centre(s)
+	if aboutZero {
+		a.sc, bs = 0, math.Abs(a.sc)+bs
+	}
 	// A zero extent makes the product X·S meaningless; any X, S with the
 	// same product ≥ 1 work (the transform is then nearly constant), and
 	// X·S ≥ 1 keeps γ finite.
@@ -395,24 +495,31 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 	// covers rounding, and the table falls back to the quadrature
 	// beyond it.
 	ft := newFTTable(pl.ker, 1.01*math.Pi*w/4).at
-	postPhase := make([]float64, pl.m)
-	postAmp := make([]float64, pl.m)
-	for k := range postAmp {
-		postAmp[k] = 1
+	for d := range pl.dim {
+		pl.q[d] = make([]float64, pl.m)
 	}
+	// The corrections cost a Chebyshev sum a target and axis (~60 ns),
+	// so the targets are split among the workers.
+	parallelFor(pl.opt.Workers, pl.m, func(lo, hi int) {
+		for k := lo; k < hi; k++ {
+			phase, amp := 0.0, 1.0
+			for d := range pl.dim {
+				a := pl.ax[d]
+				h1 := 2 * math.Pi / float64(a.nf)
+				h2 := 2 * math.Pi / float64(a.n2)
+				v := s[d][k]
+				t := a.gamma * (v - a.sc)
+				phase += v * a.xc
+				amp *= (2 / w) / ft(t*w*h1/2)
+				pl.q[d][k] = t*h1/h2 + float64(a.n2/2)
+			}
+			sn, cs := math.Sincos(sign * phase)
+			pl.post[k] = complex(amp*cs, amp*sn)
+		}
+	})
 	for d := range pl.dim {
 		a := pl.ax[d]
-		h1 := 2 * math.Pi / float64(a.nf)
-		h2 := 2 * math.Pi / float64(a.n2)
-		alpha1 := w * h1 / 2
-		alpha2 := w * h2 / 2
-		qd := make([]float64, pl.m)
-		for k, v := range s[d] {
-			t := a.gamma * (v - a.sc)
-			postPhase[k] += v * a.xc
-			postAmp[k] *= (2 / w) / ft(t*alpha1)
-			qd[k] = t*h1/h2 + float64(a.n2/2)
-		}
+		alpha2 := w * (2 * math.Pi / float64(a.n2)) / 2
 		dc := make([]float64, a.nf)
 		for i := range dc {
 			l := i - a.nf/2
@@ -421,45 +528,77 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 				dc[i] = -dc[i]
 			}
 		}
-		pl.q[d], pl.deconv[d] = qd, dc
-	}
-	for k, ph := range postPhase {
-		sn, cs := math.Sincos(sign * ph)
-		pl.post[k] = complex(postAmp[k]*cs, postAmp[k]*sn)
+		pl.deconv[d] = dc
 	}
 }
 
+// parallelFor runs f on about equal parts [lo, hi) of [0, n), one
+// goroutine a part, at most workers parts (and none under 4096 indices:
+// below that a goroutine costs more than it saves).
+func parallelFor(workers, n int, f func(lo, hi int)) {
+	parts := max(1, min(workers, n/4096))
+	if parts == 1 {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
+	}
+	wg.Wait()
+}
+
 // scalePoints computes the points' outer-grid coordinates and pre-phases
-// and sorts them into grid-bin order.
+// and sorts them into grid-bin order, reusing the previous points'
+// arrays (SetPoints runs once an integration). With the targets about 0
+// on every axis (Options.Real, or centred there) the pre-phases are all
+// 1 and pre is left nil.
 func (pl *Plan) scalePoints(x [][]float64) {
 	sign := float64(pl.opt.Sign)
-	prePhase := make([]float64, pl.n)
+	phased := false
+	for d := range pl.dim {
+		phased = phased || pl.ax[d].sc != 0
+	}
 	var p [3][]float64
 	for d := range pl.dim {
 		a := pl.ax[d]
 		h1 := 2 * math.Pi / float64(a.nf)
-		pd := make([]float64, pl.n)
+		pl.raw[d] = growFloats(pl.raw[d], pl.n)
+		pd := pl.raw[d]
 		for j, v := range x[d] {
-			xp := v - a.xc
-			prePhase[j] += a.sc * xp
-			pd[j] = xp/a.gamma/h1 + float64(a.nf/2)
+			pd[j] = (v-a.xc)/a.gamma/h1 + float64(a.nf/2)
 		}
 		p[d] = pd
 	}
 	pl.perm = binOrder(p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
 	for d := range pl.dim {
-		sorted := make([]float64, pl.n)
+		pl.p[d] = growFloats(pl.p[d], pl.n)
+		sorted := pl.p[d]
 		for i, j := range pl.perm {
 			sorted[i] = p[d][j]
 		}
-		pl.p[d] = sorted
+	}
+	pl.pre = nil
+	if !phased {
+		return
 	}
 	pl.pre = make([]complex128, pl.n)
 	for i, j := range pl.perm {
-		sn, cs := math.Sincos(sign * prePhase[j])
+		var phase float64
+		for d := range pl.dim {
+			phase += pl.ax[d].sc * (x[d][j] - pl.ax[d].xc)
+		}
+		sn, cs := math.Sincos(sign * phase)
 		pl.pre[i] = complex(cs, sn)
 	}
-	pl.cs = make([]complex128, pl.n)
+}
+
+// growFloats returns s resliced to n values, reallocated when too short.
+func growFloats(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
 }
 
 // SetPoints replaces the plan's points by x (the same number of

@@ -44,6 +44,15 @@ func newSlabs(p []float64, w, nf int, active bool, workers, n int) slabs {
 	for j, pj := range p {
 		j32 := int32(j)
 		first := ker.first(pj)
+		if first >= 0 && first+w <= nf {
+			// Slabs are at least w rows wide: the kernel's rows lie in
+			// the slabs of its first and last row.
+			b0, b1 := slabOf[first], slabOf[first+w-1]
+			for b := b0; b <= b1; b++ {
+				sl.points[b] = append(sl.points[b], j32)
+			}
+			continue
+		}
 		for a := range w {
 			b := slabOf[wrap(first+a, nf)]
 			lst := sl.points[b]
@@ -66,14 +75,26 @@ func wrap(i, n int) int {
 
 // gather fills pl.cs with the strengths c pre-phased, in sorted order.
 func (pl *Plan) gather(c []complex128) {
+	if cap(pl.cs) < pl.n {
+		pl.cs = make([]complex128, pl.n)
+	}
+	pl.cs = pl.cs[:pl.n]
+	if pl.pre == nil {
+		for i, j := range pl.perm {
+			pl.cs[i] = c[j]
+		}
+		return
+	}
 	for i, j := range pl.perm {
 		pl.cs[i] = c[j] * pl.pre[i]
 	}
 }
 
-// spread adds the pre-phased strengths c into pl.grid, one goroutine per
-// slab at a time.
+// spread sets pl.grid to the pre-phased strengths c spread, one goroutine
+// per slab at a time, each clearing its slab's rows first (in parallel,
+// and while they are about to be written anyway).
 func (pl *Plan) spread(c []complex128) {
+	row := pl.ax[1].nf * pl.ax[2].nf
 	pl.gather(c)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -87,6 +108,7 @@ func (pl *Plan) spread(c []complex128) {
 					return
 				}
 				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
+				clear(pl.grid[lo*row : hi*row])
 				for _, j := range pl.slabs.points[b] {
 					sp.point(int(j), pl.cs[j], lo, hi)
 				}
@@ -99,6 +121,7 @@ func (pl *Plan) spread(c []complex128) {
 // spreadSerial is spread's plain twin: every point, one goroutine, every
 // row (tests compare the two grids).
 func (pl *Plan) spreadSerial(c []complex128) {
+	clear(pl.grid)
 	pl.gather(c)
 	sp := newSpreader(pl)
 	for j := range pl.n {
@@ -129,19 +152,26 @@ func newSpreader(pl *Plan) *spreader {
 	return sp
 }
 
-// weights fills the kernel weights and wrapped grid indices of axis d for
-// a point at coordinate p (a single weight 1 at index 0 when the axis is
-// inactive) and returns the unwrapped first index.
+// weights fills the kernel weights of axis d for a point at coordinate
+// p (a single weight 1 when the axis is inactive) and returns the
+// unwrapped first index.
 func (sp *spreader) weights(d int, p []float64, j int) int {
 	if !sp.pl.ax[d].active {
-		sp.wt[d][0], sp.idx[d][0] = 1, 0
+		sp.wt[d][0] = 1
 		return 0
 	}
-	first := sp.pl.tab.weights(sp.wt[d], p[j])
-	for a := range sp.idx[d] {
-		sp.idx[d][a] = wrap(first+a, sp.nf[d])
+	return sp.pl.tab.weights(sp.wt[d], p[j])
+}
+
+// wrapIndices fills the wrapped grid indices of kernels starting at
+// first: only a kernel that crosses a grid edge needs them, and a modulo
+// per tap costs more than the tap.
+func (sp *spreader) wrapIndices(first [3]int) {
+	for d := range 3 {
+		for a := range sp.idx[d] {
+			sp.idx[d][a] = wrap(first[d]+a, sp.nf[d])
+		}
 	}
-	return first
 }
 
 // point adds v times the kernel around point j into the grid rows
@@ -187,6 +217,7 @@ func (sp *spreader) point(j int, v complex128, lo, hi int) {
 		}
 		return
 	}
+	sp.wrapIndices(first)
 	i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
 	for a0, r0 := range i0 {
 		if r0 < lo || r0 >= hi {
@@ -198,6 +229,91 @@ func (sp *spreader) point(j int, v complex128, lo, hi int) {
 			base := (r0*n1 + r1) * n2
 			for a2, r2 := range i2 {
 				g[base+r2] += v1 * complex(w2[a2], 0)
+			}
+		}
+	}
+}
+
+// spreadReal is spread for real strengths c into the real grid g
+// (ExecuteReal; no pre-phase: the plan's targets are about 0).
+func (pl *Plan) spreadReal(c, g []float64) {
+	row := pl.ax[1].nf * pl.ax[2].nf
+	if len(pl.csr) != pl.n {
+		pl.csr = make([]float64, pl.n)
+	}
+	for i, j := range pl.perm {
+		pl.csr[i] = c[j]
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	nb := len(pl.slabs.points)
+	for range min(pl.opt.Workers, nb) {
+		wg.Go(func() {
+			sp := newSpreader(pl)
+			for {
+				b := int(next.Add(1) - 1)
+				if b >= nb {
+					return
+				}
+				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
+				clear(g[lo*row : hi*row])
+				for _, j := range pl.slabs.points[b] {
+					sp.pointReal(g, int(j), pl.csr[j], lo, hi)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
+// pointReal is point for a real strength v into the real grid g.
+func (sp *spreader) pointReal(g []float64, j int, v float64, lo, hi int) {
+	pl := sp.pl
+	var first [3]int
+	contiguous := true
+	for d := range 3 {
+		first[d] = sp.weights(d, pl.p[d], j)
+		contiguous = contiguous && first[d] >= 0 && first[d]+len(sp.wt[d]) <= sp.nf[d]
+	}
+	n1, n2 := sp.nf[1], sp.nf[2]
+	w0, w1, w2 := sp.wt[0], sp.wt[1], sp.wt[2]
+	if !contiguous {
+		sp.wrapIndices(first)
+		i0, i1, i2 := sp.idx[0], sp.idx[1], sp.idx[2]
+		for a0, r0 := range i0 {
+			if r0 < lo || r0 >= hi {
+				continue
+			}
+			for a1, r1 := range i1 {
+				v1 := v * w0[a0] * w1[a1]
+				base := (r0*n1 + r1) * n2
+				for a2, r2 := range i2 {
+					g[base+r2] += v1 * w2[a2]
+				}
+			}
+		}
+		return
+	}
+	for a0 := range w0 {
+		r0 := first[0] + a0
+		if r0 < lo || r0 >= hi {
+			continue
+		}
+		v0 := v * w0[a0]
+		if n2 == 1 {
+			base := r0*n1 + first[1]
+			row := g[base : base+len(w1)]
+			for a1, k1 := range w1 {
+				row[a1] += v0 * k1
+			}
+			continue
+		}
+		for a1, k1 := range w1 {
+			base := (r0*n1+first[1]+a1)*n2 + first[2]
+			row := g[base : base+len(w2)]
+			v1 := v0 * k1
+			for a2, k2 := range w2 {
+				row[a2] += v1 * k2
 			}
 		}
 	}

@@ -34,27 +34,23 @@ func sharedConfig(t testing.TB, rng *rand.Rand, nant, nsrc, ntime int, side, dz 
 	return c
 }
 
-// TestAgainstDirect compares the transform with the direct CPU backend on
-// fresh random simulations: coplanar (2-D transform) and not (3-D), all
-// pairs and chosen pairs, unpolarized and polarized, at several ε:
-// max|ΔV|/max|V| must be at most 10·ε, and at most 1e-10 at ε = 1e-12. In
-// precision 1 both sides round to complex64 and the direct one computes
-// in float32: the bar is the suite's float32 one.
-func TestAgainstDirect(t *testing.T) {
-	rng := backendtest.NewRNG(t, 29)
-	direct := cpu.New()
+// directCase is one case of TestAgainstDirect.
+type directCase struct {
+	name     string
+	nant     int
+	side, dz float64
+	pairs    bool
+	eps      float64
+	wantDim  int
+	opt      matvis.Options
+	bm       beam.Beam
+	w        WTerms
+}
+
+// againstDirectCases are TestAgainstDirect's shapes, ε and w-terms.
+func againstDirectCases() []directCase {
 	dipole := beam.ShortDipole{}
-	cases := []struct {
-		name     string
-		nant     int
-		side, dz float64
-		pairs    bool
-		eps      float64
-		wantDim  int
-		opt      matvis.Options
-		bm       beam.Beam
-		w        WTerms
-	}{
+	return []directCase{
 		{"coplanar 1e-12", 12, 60, 0, false, 1e-12, 2, matvis.Options{}, nil, WAuto},
 		{"coplanar 1e-9", 12, 60, 0, false, 1e-9, 2, matvis.Options{}, nil, WAuto},
 		{"coplanar 1e-6", 12, 60, 0, false, 1e-6, 2, matvis.Options{}, nil, WAuto},
@@ -75,7 +71,18 @@ func TestAgainstDirect(t *testing.T) {
 		{"fp32", 12, 60, 0, false, 1e-12, 2, matvis.Options{Precision: 1}, nil, WAuto},
 		{"fp32 polarized", 10, 60, 0.5, false, 1e-12, 3, matvis.Options{Precision: 1, Polarized: true}, dipole, W3D},
 	}
-	for _, tc := range cases {
+}
+
+// TestAgainstDirect compares the transform with the direct CPU backend on
+// fresh random simulations: coplanar (2-D transform) and not (3-D), all
+// pairs and chosen pairs, unpolarized and polarized, at several ε:
+// max|ΔV|/max|V| must be at most 10·ε, and at most 1e-10 at ε = 1e-12. In
+// precision 1 both sides round to complex64 and the direct one computes
+// in float32: the bar is the suite's float32 one.
+func TestAgainstDirect(t *testing.T) {
+	rng := backendtest.NewRNG(t, 29)
+	direct := cpu.New()
+	for _, tc := range againstDirectCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			c := sharedConfig(t, rng, tc.nant, 1500, 2, tc.side, tc.dz)
 			prec := 2
@@ -145,11 +152,13 @@ func TestFallback(t *testing.T) {
 		edit   func(*matvis.Config)
 		reason string
 	}{
-		{"two beams", func(c *matvis.Config) {
-			c.Beams = append(c.Beams, beam.Airy{DiameterM: 14})
+		{"five beams", func(c *matvis.Config) {
 			c.BeamIdx = make([]int, len(c.Antennas))
-			c.BeamIdx[2] = 1
-		}, "different beams"},
+			for b := 1; b < 5; b++ {
+				c.Beams = append(c.Beams, beam.Gaussian{DiameterM: 9 + float64(b)})
+				c.BeamIdx[b] = b
+			}
+		}, "5 different beams (more than 4 beam groups)"},
 		{"huge grid", func(c *matvis.Config) { c.Antennas[0][0] = 3e5 }, "grid too large"},
 		{"min chunks", func(c *matvis.Config) { c.Options.MinChunks = 2 }, "MinChunks = 2"},
 		{"estimated slower", func(*matvis.Config) {}, "the transform is estimated"},

@@ -28,6 +28,9 @@ type coords struct {
 func (t *Transform) uploadCoords(cd *coords, x [3][]float64, n int, order []int32, phase []complex128) error {
 	dim := t.lay.Dim
 	r := t.prec.realBytes()
+	if len(order) != n || len(phase) != n {
+		return fmt.Errorf("nufftgpu: %d coordinates with %d indices and %d phases: the plan's layout is incomplete", n, len(order), len(phase))
+	}
 	if n > cd.capacity || cd.first == 0 {
 		if err := t.release(cd.first, cd.off, cd.order, cd.phase); err != nil {
 			return fmt.Errorf("nufftgpu: %w", err)
