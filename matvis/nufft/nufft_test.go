@@ -1,48 +1,12 @@
 package nufft
 
 import (
-	"math"
-	"math/cmplx"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
 )
-
-// randomProblem draws n points in [-xh, xh)^d shifted by xoff, m targets in
-// [-sh, sh)^d shifted by soff, and complex strengths.
-func randomProblem(rng *rand.Rand, d, n, m int, xh, sh, xoff, soff float64) (x [][]float64, c []complex128, s [][]float64) {
-	x = make([][]float64, d)
-	s = make([][]float64, d)
-	for a := range d {
-		x[a] = make([]float64, n)
-		for j := range x[a] {
-			x[a][j] = xoff + xh*(2*rng.Float64()-1)
-		}
-		s[a] = make([]float64, m)
-		for k := range s[a] {
-			s[a][k] = soff + sh*(2*rng.Float64()-1)
-		}
-	}
-	c = make([]complex128, n)
-	for j := range c {
-		c[j] = complex(rng.NormFloat64(), rng.NormFloat64())
-	}
-	return x, c, s
-}
-
-// relErr is ‖got − want‖₂ / ‖want‖₂.
-func relErr(got, want []complex128) float64 {
-	var num, den float64
-	for i := range want {
-		e := cmplx.Abs(got[i] - want[i])
-		num += e * e
-		a := cmplx.Abs(want[i])
-		den += a * a
-	}
-	return math.Sqrt(num / den)
-}
 
 // errFactor is the documented slack on ε: the type-3 transform chains two
 // kernel stages (spread, then a type-2 step), each with error about ε, and
@@ -62,7 +26,7 @@ func TestType3AgainstDirect(t *testing.T) {
 		{3, 200, 150, 1.2, 12, -0.3, 0},
 	}
 	for _, tc := range cases {
-		x, c, s := randomProblem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
+		x, c, s := nufftest.Problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
 		for _, sign := range []int{1, -1} {
 			want, err := Direct(x, c, s, sign)
 			if err != nil {
@@ -73,7 +37,7 @@ func TestType3AgainstDirect(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e := relErr(got, want)
+				e := nufftest.RelErr(got, want)
 				t.Logf("d=%d sign=%+d eps=%g: rel l2 err %.3g (%.2f eps)", tc.d, sign, eps, e, e/eps)
 				if e > errFactor*eps {
 					t.Errorf("d=%d sign=%+d eps=%g: rel l2 err %.3g > %d eps", tc.d, sign, eps, e, errFactor)
@@ -100,7 +64,7 @@ func TestExecuteReal(t *testing.T) {
 		{3, 200, 151, 1.2, 12, -0.3, 0},
 	}
 	for _, tc := range cases {
-		x, cc, s := randomProblem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
+		x, cc, s := nufftest.Problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
 		c := make([]float64, len(cc))
 		for j, v := range cc {
 			c[j] = real(v)
@@ -123,7 +87,7 @@ func TestExecuteReal(t *testing.T) {
 				if err := pl.ExecuteReal(c, got); err != nil {
 					t.Fatal(err)
 				}
-				e := relErr(got, want)
+				e := nufftest.RelErr(got, want)
 				t.Logf("d=%d sign=%+d eps=%g: rel l2 err %.3g (%.2f eps)", tc.d, sign, eps, e, e/eps)
 				if e > errFactor*eps {
 					t.Errorf("d=%d sign=%+d eps=%g: rel l2 err %.3g > %d eps", tc.d, sign, eps, e, errFactor)
@@ -131,7 +95,7 @@ func TestExecuteReal(t *testing.T) {
 			}
 		}
 	}
-	x, _, s := randomProblem(rng, 2, 10, 10, 1, 5, 0, 0)
+	x, _, s := nufftest.Problem(rng, 2, 10, 10, 1, 5, 0, 0)
 	pl, err := NewPlan(x, s, Options{Eps: 1e-6, Sign: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -147,7 +111,7 @@ func TestShape(t *testing.T) {
 	rng := sharedtest.RNG(t, 23)
 	for d := 1; d <= 3; d++ {
 		for _, real := range []bool{false, true} {
-			x, _, s := randomProblem(rng, d, 50, 40, 1+rng.Float64(), 20+40*rng.Float64(), 0.3, 2)
+			x, _, s := nufftest.Problem(rng, d, 50, 40, 1+rng.Float64(), 20+40*rng.Float64(), 0.3, 2)
 			opt := Options{Eps: 1e-9, Sign: 1, Real: real}
 			grid, w, err := Shape(x, s, opt)
 			if err != nil {
@@ -163,7 +127,7 @@ func TestShape(t *testing.T) {
 			}
 		}
 	}
-	x, _, s := randomProblem(rng, 2, 5, 5, 1, 1e5, 0, 0)
+	x, _, s := nufftest.Problem(rng, 2, 5, 5, 1, 1e5, 0, 0)
 	if _, _, err := Shape(x, s, Options{Eps: 1e-9, Sign: 1, MaxGrid: 1 << 20}); err == nil {
 		t.Error("a grid over MaxGrid: no error")
 	}
@@ -174,7 +138,7 @@ func TestShape(t *testing.T) {
 // still matches the direct sum, through the complex path.
 func TestExecuteRealUnsymmetric(t *testing.T) {
 	rng := sharedtest.RNG(t, 24)
-	x, cc, s := randomProblem(rng, 2, 300, 200, 1, 40, 0, 0)
+	x, cc, s := nufftest.Problem(rng, 2, 300, 200, 1, 40, 0, 0)
 	c := make([]float64, len(cc))
 	for j, v := range cc {
 		c[j] = real(v)
@@ -190,7 +154,7 @@ func TestExecuteRealUnsymmetric(t *testing.T) {
 		t.Fatal(err)
 	}
 	want, _ := Direct(x, cc, s, 1)
-	if e := relErr(got, want); e > errFactor*1e-9 {
+	if e := nufftest.RelErr(got, want); e > errFactor*1e-9 {
 		t.Errorf("rel l2 err %.3g", e)
 	}
 }

@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
 )
 
 // TestEpsSweep checks every decade of ε from 1e-3 to 1e-12 in 2-D, the
 // shape the visibility backend uses.
 func TestEpsSweep(t *testing.T) {
 	rng := sharedtest.RNG(t, 3)
-	x, c, s := randomProblem(rng, 2, 500, 400, 1, 80, 0, 0)
+	x, c, s := nufftest.Problem(rng, 2, 500, 400, 1, 80, 0, 0)
 	want, err := Direct(x, c, s, -1)
 	if err != nil {
 		t.Fatal(err)
@@ -24,7 +25,7 @@ func TestEpsSweep(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e := relErr(got, want); e > errFactor*eps {
+		if e := nufftest.RelErr(got, want); e > errFactor*eps {
 			t.Errorf("eps=%g: rel l2 err %.3g > %d eps", eps, e, errFactor)
 		}
 	}
@@ -93,7 +94,7 @@ func TestKernelParameters(t *testing.T) {
 func TestSpreadTwin(t *testing.T) {
 	rng := sharedtest.RNG(t, 5)
 	for d := 1; d <= 3; d++ {
-		x, c, s := randomProblem(rng, d, 3000, 10, 2, 30, 0.1, 0)
+		x, c, s := nufftest.Problem(rng, d, 3000, 10, 2, 30, 0.1, 0)
 		pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 3})
 		if err != nil {
 			t.Fatal(err)
@@ -121,7 +122,7 @@ func TestSpreadTwin(t *testing.T) {
 func TestFFTTwin(t *testing.T) {
 	rng := sharedtest.RNG(t, 7)
 	for d := 1; d <= 3; d++ {
-		x, c, s := randomProblem(rng, d, 50, 40, 1, 10, 0, 0)
+		x, c, s := nufftest.Problem(rng, d, 50, 40, 1, 10, 0, 0)
 		for _, sign := range []int{1, -1} {
 			pl, err := NewPlan(x, s, Options{Eps: 1e-6, Sign: sign, Workers: 2})
 			if err != nil {
@@ -218,8 +219,8 @@ func TestDegenerate(t *testing.T) {
 		}
 		return s
 	}
-	x2, c2, s2 := randomProblem(rng, 2, 200, 100, 1, 40, 0, 0)
-	x3, c3, s3 := randomProblem(rng, 3, 200, 100, 1, 20, 0, 0)
+	x2, c2, s2 := nufftest.Problem(rng, 2, 200, 100, 1, 40, 0, 0)
+	x3, c3, s3 := nufftest.Problem(rng, 3, 200, 100, 1, 20, 0, 0)
 	cases := []struct {
 		name string
 		x    [][]float64
@@ -244,7 +245,7 @@ func TestDegenerate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			if e := relErr(got, want); e > errFactor*1e-10 {
+			if e := nufftest.RelErr(got, want); e > errFactor*1e-10 {
 				t.Errorf("%s sign=%d: rel l2 err %.3g", tc.name, sign, e)
 			}
 		}
@@ -299,8 +300,8 @@ func TestBadInput(t *testing.T) {
 // executions).
 func TestPlanReuse(t *testing.T) {
 	rng := sharedtest.RNG(t, 11)
-	x, c1, s := randomProblem(rng, 2, 300, 200, 1, 50, 0, 0)
-	_, c2, _ := randomProblem(rng, 2, 300, 0, 1, 0, 0, 0)
+	x, c1, s := nufftest.Problem(rng, 2, 300, 200, 1, 50, 0, 0)
+	_, c2, _ := nufftest.Problem(rng, 2, 300, 0, 1, 0, 0, 0)
 	pl, err := NewPlan(x, s, Options{Eps: 1e-11, Sign: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +312,7 @@ func TestPlanReuse(t *testing.T) {
 		if err := pl.Execute(c, got); err != nil {
 			t.Fatal(err)
 		}
-		if e := relErr(got, want); e > errFactor*1e-11 {
+		if e := nufftest.RelErr(got, want); e > errFactor*1e-11 {
 			t.Errorf("rel l2 err %.3g", e)
 		}
 	}
@@ -326,13 +327,13 @@ func TestPlanReuse(t *testing.T) {
 func TestSetPoints(t *testing.T) {
 	rng := sharedtest.RNG(t, 13)
 	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}
-	_, _, s := randomProblem(rng, 3, 0, 300, 0, 25, 0, 0)
+	_, _, s := nufftest.Problem(rng, 3, 0, 300, 0, 25, 0, 0)
 	pl, err := NewPlan(box, s, Options{Eps: 1e-10, Sign: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, n := range []int{1, 700, 2000} {
-		x, c, _ := randomProblem(rng, 3, n, 0, 1, 0, 0, 0)
+		x, c, _ := nufftest.Problem(rng, 3, n, 0, 1, 0, 0, 0)
 		for j := range x[2] {
 			x[2][j] = 0.5 + 0.5*x[2][j]
 		}
@@ -345,7 +346,7 @@ func TestSetPoints(t *testing.T) {
 		if err := pl.Execute(c, got); err != nil {
 			t.Fatal(err)
 		}
-		if e := relErr(got, want); e > errFactor*1e-10 {
+		if e := nufftest.RelErr(got, want); e > errFactor*1e-10 {
 			t.Errorf("n=%d: rel l2 err %.3g", n, e)
 		}
 	}
@@ -396,7 +397,7 @@ func TestBinOrder(t *testing.T) {
 func TestBytes(t *testing.T) {
 	rng := sharedtest.RNG(t, 17)
 	for d := 1; d <= 3; d++ {
-		x, c, s := randomProblem(rng, d, 3000, 2000, 1, 40, 0, 0)
+		x, c, s := nufftest.Problem(rng, d, 3000, 2000, 1, 40, 0, 0)
 		pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2})
 		if err != nil {
 			t.Fatal(err)
@@ -430,7 +431,7 @@ func TestBytes(t *testing.T) {
 // of a larger still, against the direct sum, and refuses grids too small.
 func TestUseGrids(t *testing.T) {
 	rng := sharedtest.RNG(t, 18)
-	x, c, big := randomProblem(rng, 2, 500, 300, 1, 60, 0, 0)
+	x, c, big := nufftest.Problem(rng, 2, 500, 300, 1, 60, 0, 0)
 	scaled := func(f float64) [][]float64 {
 		s := [][]float64{make([]float64, 300), make([]float64, 300)}
 		for d := range s {
@@ -464,7 +465,7 @@ func TestUseGrids(t *testing.T) {
 		if &pl.pad[0] != &padded[0] {
 			t.Error("the plan did not work in the given padded grid")
 		}
-		if e := relErr(got, want); e > errFactor*1e-10 {
+		if e := nufftest.RelErr(got, want); e > errFactor*1e-10 {
 			t.Errorf("scale %g: rel l2 err %.3g", f, e)
 		}
 	}

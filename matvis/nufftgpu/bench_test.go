@@ -10,6 +10,7 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
 )
 
 // TestTimings times the visibility-shaped 2-D transform (10⁶ sources on
@@ -35,7 +36,7 @@ func TestTimings(t *testing.T) {
 		{2, 1_000_000, 122_150, 2 * math.Pi * 300, Double, 1e-12},
 	}
 	for _, tc := range cases {
-		x, c, s := problem(rng, tc.d, tc.n, tc.m, 1, tc.sh, 0, 0)
+		x, c, s := nufftest.Problem(rng, tc.d, tc.n, tc.m, 1, tc.sh, 0, 0)
 		t0 := time.Now()
 		pl, tr := newTransform(t, dv, x, s, tc.eps, 1, tc.prec)
 		plan := time.Since(t0)

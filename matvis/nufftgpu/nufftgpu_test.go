@@ -3,13 +3,13 @@ package nufftgpu
 import (
 	"math"
 	"math/cmplx"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/nufft"
+	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
 )
 
 // Documented error factors: the device transform is the host plan's
@@ -29,38 +29,6 @@ func bound(eps float64, prec Precision) float64 {
 		return errFactor*eps + fp32Rounded
 	}
 	return errFactor * eps
-}
-
-// problem draws n points in xoff + [−xh, xh)^d, m targets in
-// soff + [−sh, sh)^d, and complex strengths.
-func problem(rng *rand.Rand, d, n, m int, xh, sh, xoff, soff float64) (x [][]float64, c []complex128, s [][]float64) {
-	x, s = make([][]float64, d), make([][]float64, d)
-	for a := range d {
-		x[a], s[a] = make([]float64, n), make([]float64, m)
-		for j := range x[a] {
-			x[a][j] = xoff + xh*(2*rng.Float64()-1)
-		}
-		for k := range s[a] {
-			s[a][k] = soff + sh*(2*rng.Float64()-1)
-		}
-	}
-	c = make([]complex128, n)
-	for j := range c {
-		c[j] = complex(rng.NormFloat64(), rng.NormFloat64())
-	}
-	return x, c, s
-}
-
-// relErr is ‖got − want‖₂ / ‖want‖₂; NaN anywhere makes it NaN.
-func relErr(got, want []complex128) float64 {
-	var num, den float64
-	for i := range want {
-		e := cmplx.Abs(got[i] - want[i])
-		num += e * e
-		a := cmplx.Abs(want[i])
-		den += a * a
-	}
-	return math.Sqrt(num / den)
 }
 
 // device is a context and a stream for one test.
@@ -165,7 +133,7 @@ func TestAgainstDirectAndCPU(t *testing.T) {
 		eps  []float64
 	}{{Double, []float64{1e-3, 1e-6, 1e-9, 1e-12}}, {Single, []float64{1e-4, 1e-6}}}
 	for _, tc := range cases {
-		x, c, s := problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
+		x, c, s := nufftest.Problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, tc.xoff, tc.soff)
 		for _, sign := range []int{1, -1} {
 			want, err := nufft.Direct(x, c, s, sign)
 			gputest.Must(t, err)
@@ -175,10 +143,10 @@ func TestAgainstDirectAndCPU(t *testing.T) {
 					got := runPoisoned(t, dv, tr, c)
 					cpu := make([]complex128, tc.m)
 					gputest.Must(t, pl.Execute(c, cpu))
-					e, ec := relErr(got, want), relErr(got, cpu)
+					e, ec := nufftest.RelErr(got, want), nufftest.RelErr(got, cpu)
 					w, _ := pl.Kernel()
 					t.Logf("d=%d sign=%+d %v eps=%g (w=%d grid %v): vs direct %.3g (%.2f eps), vs CPU %.3g, CPU vs direct %.3g",
-						tc.d, sign, r.prec, eps, w, pl.Grid(), e, e/eps, ec, relErr(cpu, want))
+						tc.d, sign, r.prec, eps, w, pl.Grid(), e, e/eps, ec, nufftest.RelErr(cpu, want))
 					if !(e <= bound(eps, r.prec)) {
 						t.Errorf("d=%d sign=%+d %v eps=%g: rel l2 error vs direct %.3g > %.3g", tc.d, sign, r.prec, eps, e, bound(eps, r.prec))
 					}
@@ -212,12 +180,12 @@ func TestLargeAgainstCPU(t *testing.T) {
 		{3, 200_000, 50_000, 1, 2 * math.Pi * 25, Double, 1e-9},
 	}
 	for _, tc := range cases {
-		x, c, s := problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, 0, 0)
+		x, c, s := nufftest.Problem(rng, tc.d, tc.n, tc.m, tc.xh, tc.sh, 0, 0)
 		ref, err := nufft.Type3(x, c, s, nufft.Options{Eps: 1e-12, Sign: 1})
 		gputest.Must(t, err)
 		pl, tr := newTransform(t, dv, x, s, tc.eps, 1, tc.prec)
 		got := runPoisoned(t, dv, tr, c)
-		e := relErr(got, ref)
+		e := nufftest.RelErr(got, ref)
 		t.Logf("d=%d n=%d m=%d %v eps=%g grid %v: vs CPU(1e-12) %.3g (%.2f eps)", tc.d, tc.n, tc.m, tc.prec, tc.eps, pl.Grid(), e, e/tc.eps)
 		if !(e <= bound(tc.eps, tc.prec)) {
 			t.Errorf("d=%d %v eps=%g: rel l2 error %.3g > %.3g", tc.d, tc.prec, tc.eps, e, bound(tc.eps, tc.prec))
@@ -238,7 +206,7 @@ func TestBatch(t *testing.T) {
 		prec Precision
 		eps  float64
 	}{{2, 300, Double, 1e-9}, {2, 300, Single, 1e-6}, {3, 40, Double, 1e-12}, {3, 40, Single, 1e-6}} {
-		x, c0, s := problem(rng, tc.d, 1500, 1000, 1, tc.sh, 0.2, -1)
+		x, c0, s := nufftest.Problem(rng, tc.d, 1500, 1000, 1, tc.sh, 0.2, -1)
 		c := make([]complex128, 0, nv*len(c0))
 		for range nv {
 			c = append(c, c0...)
@@ -254,7 +222,7 @@ func TestBatch(t *testing.T) {
 			gputest.Must(t, err)
 			one := runPoisoned(t, dv, t1, cv)
 			gv := got[v*m : (v+1)*m]
-			e, e1 := relErr(gv, want), relErr(gv, one)
+			e, e1 := nufftest.RelErr(gv, want), nufftest.RelErr(gv, one)
 			t.Logf("d=%d %v eps=%g vector %d: vs direct %.3g (%.2f eps), vs single transform %.3g", tc.d, tc.prec, tc.eps, v, e, e/tc.eps, e1)
 			if !(e <= bound(tc.eps, tc.prec)) {
 				t.Errorf("d=%d %v eps=%g vector %d: vs direct %.3g > %.3g", tc.d, tc.prec, tc.eps, v, e, bound(tc.eps, tc.prec))
@@ -282,10 +250,10 @@ func TestSetPoints(t *testing.T) {
 		prec Precision
 		eps  float64
 	}{{Double, 1e-9}, {Single, 1e-6}} {
-		_, _, s := problem(rng, 2, 1, 1500, 1, 300, 0, 0)
+		_, _, s := nufftest.Problem(rng, 2, 1, 1500, 1, 300, 0, 0)
 		pl, tr := newTransform(t, dv, box, s, tc.eps, 1, tc.prec)
 		for step, n := range []int{2000, 5000, 500} {
-			x, c, _ := problem(rng, 2, n, 1, 1, 1, 0, 0)
+			x, c, _ := nufftest.Problem(rng, 2, n, 1, 1, 1, 0, 0)
 			gputest.Must(t, pl.SetPoints(x))
 			gputest.Must(t, tr.SetPoints(pl))
 			var got []complex128
@@ -297,7 +265,7 @@ func TestSetPoints(t *testing.T) {
 			}
 			want, err := nufft.Direct(x, c, s, 1)
 			gputest.Must(t, err)
-			e := relErr(got, want)
+			e := nufftest.RelErr(got, want)
 			t.Logf("%v eps=%g, %d points set: vs direct %.3g (%.2f eps)", tc.prec, tc.eps, n, e, e/tc.eps)
 			if !(e <= bound(tc.eps, tc.prec)) {
 				t.Errorf("%v eps=%g, %d points set: vs direct %.3g > %.3g", tc.prec, tc.eps, n, e, bound(tc.eps, tc.prec))
