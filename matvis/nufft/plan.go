@@ -5,9 +5,10 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
-	"sync"
 	"time"
 	"unsafe"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // sigma is the upsampling factor of both fine grids (Barnett et al. 2019
@@ -532,20 +533,11 @@ func (pl *Plan) scaleTargets(s [][]float64) {
 	}
 }
 
-// parallelFor runs f on about equal parts [lo, hi) of [0, n), one
-// goroutine a part, at most workers parts (and none under 4096 indices:
-// below that a goroutine costs more than it saves).
+// parallelFor runs f on contiguous parts [lo, hi) of [0, n), at most
+// workers parts and none under 4096 indices (below that a goroutine costs
+// more than it saves).
 func parallelFor(workers, n int, f func(lo, hi int)) {
-	parts := max(1, min(workers, n/4096))
-	if parts == 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
-	}
-	wg.Wait()
+	blocks.Run(n, max(1, min(workers, n/4096)), f)
 }
 
 // scalePoints computes the points' outer-grid coordinates and pre-phases

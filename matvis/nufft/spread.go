@@ -96,6 +96,18 @@ func (pl *Plan) gather(c []complex128) {
 func (pl *Plan) spread(c []complex128) {
 	row := pl.ax[1].nf * pl.ax[2].nf
 	pl.gather(c)
+	pl.eachSlab(func(sp *spreader, b, lo, hi int) {
+		clear(pl.grid[lo*row : hi*row])
+		for _, j := range pl.slabs.points[b] {
+			sp.point(int(j), pl.cs[j], lo, hi)
+		}
+	})
+}
+
+// eachSlab runs fn on every slab b (outer-grid rows lo … hi−1) once, the
+// workers taking the next slab as they finish one (slabs differ in their
+// points), each with a spreader of its own: no two workers write one row.
+func (pl *Plan) eachSlab(fn func(sp *spreader, b, lo, hi int)) {
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	nb := len(pl.slabs.points)
@@ -107,11 +119,7 @@ func (pl *Plan) spread(c []complex128) {
 				if b >= nb {
 					return
 				}
-				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
-				clear(pl.grid[lo*row : hi*row])
-				for _, j := range pl.slabs.points[b] {
-					sp.point(int(j), pl.cs[j], lo, hi)
-				}
+				fn(sp, b, pl.slabs.edge[b], pl.slabs.edge[b+1])
 			}
 		})
 	}
@@ -244,26 +252,12 @@ func (pl *Plan) spreadReal(c, g []float64) {
 	for i, j := range pl.perm {
 		pl.csr[i] = c[j]
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	nb := len(pl.slabs.points)
-	for range min(pl.opt.Workers, nb) {
-		wg.Go(func() {
-			sp := newSpreader(pl)
-			for {
-				b := int(next.Add(1) - 1)
-				if b >= nb {
-					return
-				}
-				lo, hi := pl.slabs.edge[b], pl.slabs.edge[b+1]
-				clear(g[lo*row : hi*row])
-				for _, j := range pl.slabs.points[b] {
-					sp.pointReal(g, int(j), pl.csr[j], lo, hi)
-				}
-			}
-		})
-	}
-	wg.Wait()
+	pl.eachSlab(func(sp *spreader, b, lo, hi int) {
+		clear(g[lo*row : hi*row])
+		for _, j := range pl.slabs.points[b] {
+			sp.pointReal(g, int(j), pl.csr[j], lo, hi)
+		}
+	})
 }
 
 // pointReal is point for a real strength v into the real grid g.

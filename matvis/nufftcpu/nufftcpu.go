@@ -60,6 +60,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
@@ -1045,20 +1046,11 @@ func (r *run) store(fi, ti, p, q int) {
 	}
 }
 
-// parallel runs f on about equal parts [lo, hi) of [0, n), one goroutine
-// a part, at most workers parts and none under 8192 indices (fewer are
-// not worth a goroutine).
+// parallel runs f on contiguous parts [lo, hi) of [0, n), at most
+// workers parts and none under 8192 indices (fewer are not worth a
+// goroutine).
 func parallel(workers, n int, f func(lo, hi int)) {
-	parts := max(1, min(workers, n/8192))
-	if parts == 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for p := range parts {
-		wg.Go(func() { f(p*n/parts, (p+1)*n/parts) })
-	}
-	wg.Wait()
+	blocks.Run(n, max(1, min(workers, n/8192)), f)
 }
 
 // grow returns s resliced to n elements, reallocated when too short.

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // fullTolerance is pyradiosky's freq_tol (1 Hz); at_frequencies matches a
@@ -82,21 +83,7 @@ func (s *Sky) powerLaw(f float64, src, dst []float64) {
 // 2^16 elements, else about one per GOMAXPROCS.
 func parallelRange(n int, fn func(lo, hi int)) {
 	const minPiece = 1 << 16
-	workers := min(runtime.GOMAXPROCS(0), n/minPiece)
-	if workers <= 1 {
-		fn(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*n/workers, (w+1)*n/workers
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(lo, hi)
-		}()
-	}
-	wg.Wait()
+	blocks.Run(n, max(1, min(runtime.GOMAXPROCS(0), n/minPiece)), fn)
 }
 
 // fullIndex returns the tabulated frequency matching f under pyradiosky's
