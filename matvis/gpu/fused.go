@@ -214,6 +214,18 @@ func (r *run) fusedDecision() (fusedDecision, error) {
 	if d, ok := r.keep.fusedChoice[key]; ok {
 		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
 	}
+	// A choice measured by an earlier process on this device: the two
+	// paths round differently in fp32, so measuring again (where they are
+	// about as fast) would let two runs of one input differ in their last
+	// bits.
+	diskKey := r.fusedCacheKey(key)
+	cache := fusedCachePath()
+	if !r.opt.NoStrategyCache {
+		if d, ok := readFusedCache(cache, diskKey); ok {
+			r.keep.fusedChoice[key] = d
+			return fusedDecision{d.fused, d.why + " (cached choice)"}, nil
+		}
+	}
 	fusedMs, sepMs, n, err := r.measureFused()
 	if err != nil {
 		return fusedDecision{}, err
@@ -225,6 +237,9 @@ func (r *run) fusedDecision() (fusedDecision, error) {
 		return d, nil // not a measurement to keep
 	}
 	r.keep.fusedChoice[key] = d
+	if !r.opt.NoStrategyCache {
+		writeFusedCache(cache, diskKey, d)
+	}
 	return d, nil
 }
 

@@ -160,3 +160,59 @@ func writeStrategyCache(path, key string, st gram.Strategy) {
 	_ = os.MkdirAll(filepath.Dir(path), 0o755)
 	_ = atomicfile.WriteBytes(path, b)
 }
+
+// fusedCacheKey names a fused-path decision on disk: the device, its
+// driver and the decision's shape.
+func (r *run) fusedCacheKey(k fusedKey) string {
+	info := r.c.Info()
+	return fmt.Sprintf("%s|drv%d|p1=%v|pol=%v|stacked=%v|M%d|buf%d|beams%d|%s", info.Name, info.DriverVersion, k.p1, k.pol, k.stacked, k.m, k.bufSrc, k.nbeam, k.strategy)
+}
+
+func fusedCachePath() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "gomatvis", "fused-choices.json")
+}
+
+// cachedFused is a fused-path decision as the cache file holds it.
+type cachedFused struct {
+	Fused bool   `json:"fused"`
+	Why   string `json:"why"`
+}
+
+func readFusedCache(path, key string) (fusedDecision, bool) {
+	if path == "" {
+		return fusedDecision{}, false
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fusedDecision{}, false
+	}
+	m := map[string]cachedFused{}
+	if json.Unmarshal(b, &m) != nil {
+		return fusedDecision{}, false
+	}
+	c, ok := m[key]
+	return fusedDecision{fused: c.Fused, why: c.Why}, ok && c.Why != ""
+}
+
+// writeFusedCache records a decision; a failure only means measuring
+// again next time, so it is not reported.
+func writeFusedCache(path, key string, d fusedDecision) {
+	if path == "" {
+		return
+	}
+	m := map[string]cachedFused{}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	m[key] = cachedFused{Fused: d.fused, Why: d.why}
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return
+	}
+	_ = os.MkdirAll(filepath.Dir(path), 0o755)
+	_ = atomicfile.WriteBytes(path, b)
+}
