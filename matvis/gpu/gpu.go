@@ -53,8 +53,9 @@ type Options struct {
 	Device int
 	// Strategy forces a Gram-product strategy instead of measuring.
 	Strategy gram.Strategy
-	// NoStrategyCache measures the strategies even when a cached choice
-	// exists (and does not store the result).
+	// NoStrategyCache measures the Gram strategies and the fused path
+	// even when a choice is cached on disk (and does not store the
+	// results).
 	NoStrategyCache bool
 	// Fused selects how the Gram product is done for runs the fused
 	// beam+τ+Z+Gram kernel can do (precision 1 with M = feeds × antennas ≤
