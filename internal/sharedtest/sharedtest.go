@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
@@ -102,10 +103,17 @@ func ReadNpy(t testing.TB, path string) *npy.Array {
 }
 
 // RNG returns a fresh random stream and logs its seed, so that a failure
-// on random inputs can be replayed (put the logged seed in by hand).
+// on random inputs can be replayed: GOMATVIS_TEST_SEED=SEED go test …
+// draws from the logged seed again.
 func RNG(t testing.TB, stream uint64) *rand.Rand {
 	t.Helper()
 	seed := rand.Uint64()
+	if v := os.Getenv("GOMATVIS_TEST_SEED"); v != "" {
+		// A logged seed again, to reproduce a failure.
+		if s, err := strconv.ParseUint(v, 10, 64); err == nil {
+			seed = s
+		}
+	}
 	t.Logf("random seed %d (stream %d)", seed, stream)
 	return rand.New(rand.NewPCG(seed, stream))
 }
