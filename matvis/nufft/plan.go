@@ -232,17 +232,23 @@ func (pl *Plan) Execute(c, f []complex128) error {
 		return nil
 	}
 	pl.allocate()
+	pl.stages(f, func() { pl.spread(c) }, func() []complex128 { return pl.fft.run(pl.grid, pl.pad) })
+	return nil
+}
+
+// stages runs a transform's spreading, FFT and interpolation into f, in
+// that order, adding each one's time to the plan's statistics.
+func (pl *Plan) stages(f []complex128, spread func(), fft func() []complex128) {
 	t0 := time.Now()
-	pl.spread(c)
+	spread()
 	t1 := time.Now()
-	out := pl.fft.run(pl.grid, pl.pad)
+	out := fft()
 	t2 := time.Now()
 	pl.interp(out, f)
 	t3 := time.Now()
 	pl.stats.Spread += t1.Sub(t0)
 	pl.stats.FFT += t2.Sub(t1)
 	pl.stats.Interp += t3.Sub(t2)
-	return nil
 }
 
 // ExecuteReal is Execute for real strengths c, on a plan made with
@@ -279,17 +285,8 @@ func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
 		return pl.Execute(cc, f)
 	}
 	pl.allocate()
-	t0 := time.Now()
 	grid := realView(pl.grid)
-	pl.spreadReal(c, grid)
-	t1 := time.Now()
-	out := pl.fft.runReal(grid, pl.pad)
-	t2 := time.Now()
-	pl.interp(out, f)
-	t3 := time.Now()
-	pl.stats.Spread += t1.Sub(t0)
-	pl.stats.FFT += t2.Sub(t1)
-	pl.stats.Interp += t3.Sub(t2)
+	pl.stages(f, func() { pl.spreadReal(c, grid) }, func() []complex128 { return pl.fft.runReal(grid, pl.pad) })
 	return nil
 }
 
