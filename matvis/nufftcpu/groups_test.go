@@ -14,6 +14,18 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 )
 
+// forcedAndDirect runs sim as transforms (forced, at eps, into a
+// NaN-poisoned result) and on the direct backend.
+func forcedAndDirect(t *testing.T, eps float64, sim *matvis.Simulation, direct matvis.Backend) (got, want *matvis.Result) {
+	t.Helper()
+	be, err := New(eps, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Force = true
+	return poisoned(t, be, sim), backendtest.MustRun(t, direct, sim)
+}
+
 // poisoned runs sim on be into a result filled with NaN beforehand
 // (through SubsetInto's view), failing on any visibility left unwritten.
 func poisoned(t *testing.T, be matvis.Backend, sim *matvis.Simulation) *matvis.Result {
@@ -96,13 +108,7 @@ func TestBeamGroups(t *testing.T) {
 				c.Options.AntPairs = tc.list
 			}
 			sim := backendtest.NewSim(t, c)
-			be, err := New(tc.eps, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			be.Force = true
-			got := poisoned(t, be, sim)
-			want := backendtest.MustRun(t, direct, sim)
+			got, want := forcedAndDirect(t, tc.eps, sim, direct)
 			impl := got.Stats.MatProdImpl
 			if !strings.Contains(impl.Strategy, "nufft type 3") || !strings.Contains(impl.Why, "beam groups") {
 				t.Fatalf("strategy %q, why %q: want the transform by beam groups", impl.Strategy, impl.Why)

@@ -103,13 +103,7 @@ func TestFullStokes(t *testing.T) {
 			}
 			randomStokesSky(rng, &c, 2)
 			sim := backendtest.NewSim(t, c)
-			be, err := New(tc.eps, 2)
-			if err != nil {
-				t.Fatal(err)
-			}
-			be.Force = true
-			got := poisoned(t, be, sim)
-			want := backendtest.MustRun(t, direct, sim)
+			got, want := forcedAndDirect(t, tc.eps, sim, direct)
 			impl := got.Stats.MatProdImpl
 			if !strings.Contains(impl.Strategy, "nufft type 3") {
 				t.Fatalf("strategy %q, why %q: want the transform", impl.Strategy, impl.Why)
