@@ -79,7 +79,10 @@ func exitNow() {
 
 // onSignals cancels the run at the first SIGINT or SIGTERM (it then stops
 // at the next check, keeping finished work) and calls exit at the second.
-// stop ends the watch.
+// stop ends the watch but leaves the signals caught: the process is about
+// to exit, and restoring their default action there would let a second
+// interrupt that arrives after the run has wound down kill the process by
+// the signal instead of letting it exit with status 130 (CI saw this).
 func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
@@ -99,10 +102,7 @@ func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop f
 		case <-done:
 		}
 	}()
-	return func() {
-		signal.Stop(ch)
-		close(done)
-	}
+	return func() { close(done) }
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {

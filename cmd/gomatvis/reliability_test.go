@@ -333,8 +333,11 @@ func TestCancelledRunExitCode(t *testing.T) {
 // itself for the tests that signal a real run (mainHelperEnv), else the
 // tests.
 func TestMain(m *testing.M) {
-	if os.Getenv("GOMATVIS_SIGNAL_HELPER") == "1" {
+	switch os.Getenv("GOMATVIS_SIGNAL_HELPER") {
+	case "1":
 		signalHelper()
+	case "stopped":
+		stoppedSignalHelper()
 	}
 	if args, ok := os.LookupEnv(mainHelperEnv); ok {
 		os.Args = append([]string{"gomatvis"}, strings.Split(args, "\x1f")...)
@@ -354,6 +357,47 @@ func signalHelper() {
 	fmt.Println("cancelled")
 	time.Sleep(time.Minute)
 	os.Exit(0)
+}
+
+// stoppedSignalHelper watches signals as main does and ends the watch, as
+// main does once the run has returned, then takes a moment to exit, as
+// main does removing temporaries and closing files.
+func stoppedSignalHelper() {
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := onSignals(cancel, os.Stderr, func() { os.Exit(exitInterrupted) })
+	stop()
+	fmt.Println("ready")
+	time.Sleep(500 * time.Millisecond)
+	if ctx.Err() != nil {
+		os.Exit(3) // a signal after stop must not cancel anything
+	}
+	os.Exit(0)
+}
+
+// TestSignalAfterStopDoesNotKill checks that an interrupt arriving after
+// the run has wound down (the watch stopped, the process exiting) leaves
+// the exit status to the program instead of killing it by the signal: a
+// second Ctrl-C just after a cancelled run finished used to end it "by
+// signal: interrupt" rather than with status 130.
+func TestSignalAfterStopDoesNotKill(t *testing.T) {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "GOMATVIS_SIGNAL_HELPER=stopped")
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	lines := bufio.NewScanner(stdout)
+	if !lines.Scan() || lines.Text() != "ready" {
+		t.Fatalf("child said %q, want ready", lines.Text())
+	}
+	cmd.Process.Signal(os.Interrupt)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("child ended with %v after an interrupt past the watch, want exit 0", err)
+	}
 }
 
 // TestSecondInterruptExits checks that the first SIGINT cancels the run's
