@@ -1,5 +1,7 @@
 package nufft
 
+import "math"
+
 // Layout is everything a plan computed that another implementation of the
 // same transform needs to run it (matvis/nufftgpu runs it on a GPU): the
 // kernel, the grids, the points' and targets' grid coordinates in sorted
@@ -27,6 +29,15 @@ type Layout struct {
 	Q      [3][]float64
 	QOrder []int32
 	Post   []complex128
+	// PointScale and PointShift place a point computed elsewhere (on a
+	// device, from coordinates it made itself): its outer-grid
+	// coordinate along active axis d is x·PointScale[d] + PointShift[d],
+	// which for every point inside the extent the plan was made for lies
+	// in [PointLo[d], PointHi[d]]; the grid has room for the kernel's
+	// half width beyond both. Its pre-phase is 1 when PrePhased is
+	// false (the targets centred at 0: Options.Real, or symmetric).
+	PointScale, PointShift, PointLo, PointHi [3]float64
+	PrePhased                                bool
 	// Deconv[d][i] multiplies outer-grid index i of active axis d on its
 	// way into the padded grid, at padded index (i − NF/2) mod N2
 	// (deconvolveInto).
@@ -48,6 +59,16 @@ func (pl *Plan) Layout() Layout {
 		P: pl.p, Perm: pl.perm, Pre: pre, Q: pl.q, QOrder: pl.qOrder, Post: pl.post, Deconv: pl.deconv}
 	for d := range 3 {
 		l.NF[d], l.N2[d] = pl.ax[d].nf, pl.ax[d].n2
+		if d >= pl.dim {
+			continue
+		}
+		a := pl.ax[d]
+		// scalePoints' (x − xc)/γ/h1 + nf/2, h1 = 2π/nf.
+		l.PointScale[d] = float64(a.nf) / (2 * math.Pi * a.gamma)
+		l.PointShift[d] = float64(a.nf/2) - a.xc*l.PointScale[d]
+		l.PointLo[d] = float64(a.nf/2) - a.xh*l.PointScale[d]
+		l.PointHi[d] = float64(a.nf/2) + a.xh*l.PointScale[d]
+		l.PrePhased = l.PrePhased || a.sc != 0
 	}
 	return l
 }

@@ -41,3 +41,35 @@ func TestLayoutComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestLayoutPointMap checks that the layout's point map places every
+// point where the plan placed it (P, through Perm), inside [PointLo,
+// PointHi], and that PrePhased says whether the pre-phases differ from 1.
+func TestLayoutPointMap(t *testing.T) {
+	for _, soff := range []float64{0, 7} {
+		x := [][]float64{{-1, 0.5, 2, 3}, {0.1, -0.4, 1, 2}}
+		s := [][]float64{{soff - 3, soff + 3, soff}, {soff - 2, soff + 2, soff}}
+		pl, err := NewPlan(x, s, Options{Eps: 1e-6, Sign: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := pl.Layout()
+		if l.PrePhased != (soff != 0) {
+			t.Errorf("soff %g: PrePhased %v", soff, l.PrePhased)
+		}
+		for d := range l.Dim {
+			for i, j := range l.Perm {
+				got := x[d][j]*l.PointScale[d] + l.PointShift[d]
+				if math.Abs(got-l.P[d][i]) > 1e-12*math.Abs(l.P[d][i]) {
+					t.Errorf("axis %d point %d: mapped to %v, the plan has %v", d, j, got, l.P[d][i])
+				}
+				if got < l.PointLo[d]-1e-9 || got > l.PointHi[d]+1e-9 {
+					t.Errorf("axis %d point %d: %v outside [%v, %v]", d, j, got, l.PointLo[d], l.PointHi[d])
+				}
+			}
+			if l.PointLo[d] < float64(l.W)/2 || l.PointHi[d] > float64(l.NF[d])-float64(l.W)/2 {
+				t.Errorf("axis %d: extent [%v, %v] leaves no room for the kernel's half width %d/2 in %d cells", d, l.PointLo[d], l.PointHi[d], l.W, l.NF[d])
+			}
+		}
+	}
+}

@@ -158,3 +158,49 @@ func TestExecuteRealUnsymmetric(t *testing.T) {
 		t.Errorf("rel l2 err %.3g", e)
 	}
 }
+
+// TestMinGrid checks Options.MinGrid: a plan given a larger grid than
+// its targets need (a lower channel on the highest channel's grids) gets
+// exactly that grid and is as accurate against the direct sum; a plan
+// given one smaller than it needs keeps its own; a negative or oversized
+// MinGrid is refused.
+func TestMinGrid(t *testing.T) {
+	rng := sharedtest.RNG(t, 31)
+	x, c, s := nufftest.Problem(rng, 2, 300, 200, 1, 40, 0, 0)
+	want, err := Direct(x, c, s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	own, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wide := [3]int{3 * own.ax[0].nf, 2 * own.ax[1].nf}
+	for _, tc := range []struct {
+		min      [3]int
+		wantGrid [2]int
+	}{
+		{wide, [2]int{wide[0], wide[1]}},
+		{[3]int{2, 2}, [2]int{own.ax[0].nf, own.ax[1].nf}},
+	} {
+		pl, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, Workers: 2, MinGrid: tc.min})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := [2]int{pl.ax[0].nf, pl.ax[1].nf}; g != tc.wantGrid {
+			t.Errorf("MinGrid %v: outer grid %v, want %v", tc.min, g, tc.wantGrid)
+		}
+		got := make([]complex128, len(want))
+		if err := pl.Execute(c, got); err != nil {
+			t.Fatal(err)
+		}
+		if e := nufftest.RelErr(got, want); e > errFactor*1e-9 {
+			t.Errorf("MinGrid %v: rel l2 err %.3g > %d eps", tc.min, e, errFactor)
+		}
+	}
+	for _, bad := range [][3]int{{-1}, {0, 1 << 30}} {
+		if _, err := NewPlan(x, s, Options{Eps: 1e-9, Sign: 1, MinGrid: bad}); err == nil {
+			t.Errorf("MinGrid %v accepted", bad)
+		}
+	}
+}

@@ -29,6 +29,13 @@ type Options struct {
 	Workers int
 	// MaxGrid bounds the padded fine grid's points; 0 means 2^28.
 	MaxGrid int
+	// MinGrid, where set, is the least outer-grid size of each axis
+	// (the padded grid is σ times it): a caller that keeps one set of
+	// grids for several plans — each channel's transform on the grids
+	// of the highest channel's, whose targets reach furthest — gets the
+	// same grids for all of them. A larger grid than needed is as
+	// accurate: the kernel and its width depend on Eps only.
+	MinGrid [3]int
 	// Real prepares the plan for real strengths (ExecuteReal): the
 	// targets are taken about 0 rather than their centre, so that the
 	// strengths need no pre-phase and the grid stays real; its FFT is
@@ -135,7 +142,7 @@ func NewPlan(x, s [][]float64, opt Options) (*Plan, error) {
 		if d >= pl.dim {
 			continue
 		}
-		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid, opt.Real)
+		a, err := newAxis(x[d], s[d], pl.ker.w, opt.MaxGrid, opt.MinGrid[d], opt.Real)
 		if err != nil {
 			return nil, fmt.Errorf("nufft: axis %d: %w", d, err)
 		}
@@ -169,7 +176,7 @@ func Shape(x, s [][]float64, opt Options) (grid []int, w int, err error) {
 	k := newKernel(opt.Eps)
 	total := 1
 	for d := range x {
-		a, err := newAxis(x[d], s[d], k.w, opt.MaxGrid, opt.Real)
+		a, err := newAxis(x[d], s[d], k.w, opt.MaxGrid, opt.MinGrid[d], opt.Real)
 		if err != nil {
 			return nil, 0, fmt.Errorf("nufft: axis %d: %w", d, err)
 		}
@@ -388,6 +395,11 @@ func checkOptions(opt *Options) error {
 	if opt.MaxGrid == 0 {
 		opt.MaxGrid = defaultMaxGrid
 	}
+	for d, g := range opt.MinGrid {
+		if g < 0 || g > opt.MaxGrid {
+			return fmt.Errorf("nufft: Options.MinGrid[%d] = %d outside [0, MaxGrid %d]", d, g, opt.MaxGrid)
+		}
+	}
 	return nil
 }
 
@@ -429,9 +441,9 @@ func centre(v []float64) (c, half float64) {
 	return 0.5 * (lo + hi), 0.5 * (hi - lo)
 }
 
-// newAxis sizes one axis for points x and targets s (see axis), the
-// targets about 0 when aboutZero.
-func newAxis(x, s []float64, w, maxGrid int, aboutZero bool) (axis, error) {
+// newAxis sizes one axis for points x and targets s (see axis), its
+// outer grid at least minGrid points, the targets about 0 when aboutZero.
+func newAxis(x, s []float64, w, maxGrid, minGrid int, aboutZero bool) (axis, error) {
 	a := axis{active: true}
 	var bx, bs float64
 	a.xc, bx = centre(x)
@@ -450,7 +462,7 @@ func newAxis(x, s []float64, w, maxGrid int, aboutZero bool) (axis, error) {
 	case bs < 1/bx:
 		bs = 1 / bx
 	}
-	need := 2*sigma*bx*bs/math.Pi + float64(w) + 2
+	need := max(2*sigma*bx*bs/math.Pi+float64(w)+2, float64(minGrid))
 	if math.IsInf(need, 0) || need > float64(maxGrid) {
 		return a, fmt.Errorf("points' half-extent %g times targets' %g needs a grid of %.3g points, over MaxGrid %d", bx, bs, need, maxGrid)
 	}

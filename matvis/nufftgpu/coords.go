@@ -122,3 +122,95 @@ func (t *Transform) putComplex(p cuda.DevicePtr, v []complex128) error {
 	}
 	return put(t, p, toComplex64(v))
 }
+
+// growPoints makes the points' buffers hold n points, keeping them when
+// they already do.
+func (t *Transform) growPoints(n int) error {
+	cd := &t.pts
+	if n <= cd.capacity && cd.first != 0 {
+		return nil
+	}
+	if err := t.release(cd.first, cd.off, cd.order, cd.phase); err != nil {
+		return fmt.Errorf("nufftgpu: %w", err)
+	}
+	*cd = coords{}
+	dim, r := int64(t.lay.Dim), t.prec.realBytes()
+	sizes := []int64{dim * int64(n) * 4, dim * int64(n) * r, int64(n) * 4, int64(n) * 2 * r}
+	for i, p := range []*cuda.DevicePtr{&cd.first, &cd.off, &cd.order, &cd.phase} {
+		var err error
+		if *p, err = t.alloc(sizes[i]); err != nil {
+			return err
+		}
+	}
+	cd.capacity = n
+	return nil
+}
+
+// ReservePoints makes room for Place to place up to n points without
+// allocating (a caller that allocates once, before its loop).
+func (t *Transform) ReservePoints(n int) error { return t.growPoints(n) }
+
+// Place queues the placement of n points whose coordinates are already on
+// the device, in the transform's precision, one array per active axis
+// (x[d][i], the caller's order; x[d] for an inactive axis is not read):
+// the plan's point map (nufft.Layout.PointScale, PointShift) on the
+// device, with no sort — the points stay in the caller's order, and
+// spreading them costs more when that order is far from the grid's. Each
+// coordinate must lie in the extent the plan was made for; one past it
+// (a rounding) is clamped to it. The plan must need no pre-phase (its
+// targets centred at 0: nufft.Options.Real); the points' strengths are
+// then Execute's c, n per vector.
+func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
+	l := &t.lay
+	if l.PrePhased {
+		return fmt.Errorf("nufftgpu: Place: the plan's targets are not centred at 0, so its points need pre-phases (plan with nufft.Options.Real)")
+	}
+	if n < 0 {
+		return fmt.Errorf("nufftgpu: Place: %d points", n)
+	}
+	if err := t.growPoints(n); err != nil {
+		return err
+	}
+	t.pts.n = n
+	if n == 0 {
+		return nil
+	}
+	var xs [3]cuda.DevicePtr
+	for d := range 3 {
+		xs[d] = x[min(d, l.Dim-1)] // an inactive axis: any valid pointer, unread
+	}
+	cd := t.pts
+	return wrapErr("place points", t.k.placePoints(t.s, int64(n), xs[0], xs[1], xs[2],
+		l.PointScale[0], l.PointScale[1], l.PointScale[2], l.PointShift[0], l.PointShift[1], l.PointShift[2],
+		l.PointLo[0], l.PointLo[1], l.PointLo[2], l.PointHi[0], l.PointHi[1], l.PointHi[2],
+		cd.first, cd.off, cd.order, cd.phase))
+}
+
+// Retarget makes the transform's targets, phases and corrections those of
+// plan pl, whose grids, kernel and dimension must be the transform's (a
+// lower channel planned on the highest channel's grids:
+// nufft.Options.MinGrid) and whose points need no pre-phase; the points
+// placed by Place stay. It waits for the work queued before it on the
+// transform's stream (the uploads are synchronous).
+func (t *Transform) Retarget(pl *nufft.Plan) error {
+	l := pl.Layout()
+	if l.Dim != t.lay.Dim || l.W != t.lay.W || l.Beta != t.lay.Beta || l.NF != t.lay.NF || l.N2 != t.lay.N2 || l.Sign != t.lay.Sign {
+		return fmt.Errorf("nufftgpu: Retarget: plan of %d-D grid %v, kernel %d (β %g), sign %+d; the transform's is %d-D %v, %d (β %g), %+d",
+			l.Dim, l.NF, l.W, l.Beta, l.Sign, t.lay.Dim, t.lay.NF, t.lay.W, t.lay.Beta, t.lay.Sign)
+	}
+	if l.PrePhased {
+		return fmt.Errorf("nufftgpu: Retarget: the plan's targets are not centred at 0 (plan with nufft.Options.Real)")
+	}
+	if err := t.uploadCoords(&t.tgt, l.Q, l.M, l.QOrder, l.Post); err != nil {
+		return err
+	}
+	for d := range l.Dim {
+		if err := t.putReals(t.deconv[d], l.Deconv[d]); err != nil {
+			return err
+		}
+	}
+	pts := t.pts
+	t.lay = l
+	t.pts = pts
+	return nil
+}

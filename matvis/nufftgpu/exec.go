@@ -22,7 +22,19 @@ func (st StageTimes) Total() float32 { return st.Spread + st.Deconv + st.FFT + s
 // targets, vector v at v·M). It returns once the work is queued; the
 // caller synchronizes the stream.
 func (t *Transform) Execute(c, f cuda.DevicePtr) error {
-	return t.execute(c, f, nil)
+	return t.execute(c, f, nil, false)
+}
+
+// ExecuteInterleaved is Execute with each target's vectors together in f
+// (vector v of target k at k·Vectors() + v: the layout of a visibility's
+// feed pairs) that records afterSpread, when not 0, once the spread is
+// queued (a caller timing the spread with its own stages).
+func (t *Transform) ExecuteInterleaved(c, f cuda.DevicePtr, afterSpread cuda.Event) error {
+	var ev []cuda.Event
+	if afterSpread != 0 {
+		ev = []cuda.Event{0, afterSpread, 0, 0, 0}
+	}
+	return t.execute(c, f, ev, true)
 }
 
 // ExecuteTimed is Execute that records an event between the stages,
@@ -42,7 +54,7 @@ func (t *Transform) ExecuteTimed(c, f cuda.DevicePtr) (StageTimes, error) {
 			return StageTimes{}, fmt.Errorf("nufftgpu: %w", err)
 		}
 	}
-	if err := t.execute(c, f, ev[:]); err != nil {
+	if err := t.execute(c, f, ev[:], false); err != nil {
 		return StageTimes{}, err
 	}
 	if err := t.c.SyncEvent(ev[4]); err != nil {
@@ -58,16 +70,29 @@ func (t *Transform) ExecuteTimed(c, f cuda.DevicePtr) (StageTimes, error) {
 	return StageTimes{Spread: ms[0], Deconv: ms[1], FFT: ms[2], Interp: ms[3]}, nil
 }
 
-// execute queues the four stages, recording ev[i] before stage i and
-// ev[4] after the last when ev is not nil.
-func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
+// execute queues the four stages, recording ev[i] (those not 0) before
+// stage i and ev[4] after the last when ev is not nil; interleaved puts
+// each target's vectors together in f.
+func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event, interleaved bool) error {
 	l := &t.lay
 	nv := int64(t.nv)
-	if l.N == 0 { // no points: every result is zero
-		return t.c.Memset8(f, 0, nv*int64(l.M)*2*t.prec.realBytes(), t.s)
+	p, q := t.pts, t.tgt
+	if p.n == 0 { // no points: every result is zero
+		for _, e := range ev {
+			if e != 0 {
+				if err := t.c.Record(e, t.s); err != nil {
+					return fmt.Errorf("nufftgpu: %w", err)
+				}
+			}
+		}
+		return t.c.Memset8(f, 0, nv*int64(q.n)*2*t.prec.realBytes(), t.s)
+	}
+	vstride, tstride := int64(q.n), int64(1)
+	if interleaved {
+		vstride, tstride = 1, nv
 	}
 	mark := func(i int) error {
-		if ev == nil {
+		if ev == nil || ev[i] == 0 {
 			return nil
 		}
 		return t.c.Record(ev[i], t.s)
@@ -75,12 +100,11 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
 	cb := 2 * t.prec.realBytes()
 	nf := [3]int32{int32(l.NF[0]), int32(l.NF[1]), int32(l.NF[2])}
 	n2 := [3]int32{int32(l.N2[0]), int32(l.N2[1]), int32(l.N2[2])}
-	p, q := t.pts, t.tgt
 	steps := []func() error{
 		func() error { return mark(0) },
 		func() error { return t.c.Memset8(t.grid, 0, nv*int64(t.outerPoints())*cb, t.s) },
 		func() error {
-			return t.k.spreadPoints(t.s, int64(l.N), c, p.order, p.phase, p.first, p.off, l.Beta, t.grid, nf[0], nf[1], nf[2])
+			return t.k.spreadPoints(t.s, int64(p.n), c, p.order, p.phase, p.first, p.off, l.Beta, t.grid, nf[0], nf[1], nf[2])
 		},
 		func() error { return mark(1) },
 		// Only the nf modes of each axis are written: the rest of the
@@ -94,7 +118,7 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event) error {
 		func() error { return t.ffts() },
 		func() error { return mark(3) },
 		func() error {
-			return t.k.interpolate(t.s, int64(l.M), t.pad, q.first, q.off, q.phase, q.order, l.Beta, n2[0], n2[1], n2[2], f)
+			return t.k.interpolate(t.s, int64(q.n), t.pad, q.first, q.off, q.phase, q.order, l.Beta, n2[0], n2[1], n2[2], vstride, tstride, f)
 		},
 		func() error { return mark(4) },
 	}
@@ -121,9 +145,9 @@ func (t *Transform) ffts() error {
 // ExecuteHost is Execute from and to host memory (complex128 whatever the
 // precision): it uploads c, runs the transform, waits and downloads f.
 func (t *Transform) ExecuteHost(c, f []complex128) error {
-	l := &t.lay
-	if len(c) != t.nv*l.N || len(f) != t.nv*l.M {
-		return fmt.Errorf("nufftgpu: %d strengths and %d results, the plan has %d vectors of %d points and %d targets", len(c), len(f), t.nv, l.N, l.M)
+	np, nq := t.pts.n, t.tgt.n
+	if len(c) != t.nv*np || len(f) != t.nv*nq {
+		return fmt.Errorf("nufftgpu: %d strengths and %d results, the transform has %d vectors of %d points and %d targets", len(c), len(f), t.nv, np, nq)
 	}
 	for j, v := range c {
 		if cmplx.IsNaN(v) || cmplx.IsInf(v) {
@@ -132,16 +156,16 @@ func (t *Transform) ExecuteHost(c, f []complex128) error {
 	}
 	cb := 2 * t.prec.realBytes() * int64(t.nv)
 	var err error
-	if t.in == 0 || t.inFor < l.N {
+	if t.in == 0 || t.inFor < np {
 		if err := t.release(t.in, t.out); err != nil {
 			return fmt.Errorf("nufftgpu: %w", err)
 		}
 		t.in, t.out = 0, 0
-		if t.in, err = t.alloc(int64(l.N) * cb); err != nil {
+		if t.in, err = t.alloc(int64(np) * cb); err != nil {
 			return err
 		}
-		t.inFor = l.N
-		if t.out, err = t.alloc(int64(l.M) * cb); err != nil {
+		t.inFor = np
+		if t.out, err = t.alloc(int64(nq) * cb); err != nil {
 			return err
 		}
 	}

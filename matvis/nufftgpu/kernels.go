@@ -24,8 +24,8 @@ const threads = 256
 // the Go type of each C type (long long: int64, int: int32, double:
 // float64, pointers: cuda.DevicePtr).
 type stageKernels struct {
-	mod                  *cuda.Module
-	spread, deconv, intp cuda.Function
+	mod                         *cuda.Module
+	spread, deconv, intp, place cuda.Function
 }
 
 // compileStages compiles nufft.cu for one precision, dimension, kernel
@@ -49,7 +49,7 @@ func compileStages(c *cuda.Context, prec Precision, dim, w, nv int) (*stageKerne
 	for _, f := range []struct {
 		p    *cuda.Function
 		name string
-	}{{&k.spread, "nu_spread"}, {&k.deconv, "nu_deconv"}, {&k.intp, "nu_interp"}} {
+	}{{&k.spread, "nu_spread"}, {&k.deconv, "nu_deconv"}, {&k.intp, "nu_interp"}, {&k.place, "nu_place"}} {
 		if *f.p, err = mod.Function(f.name); err != nil {
 			_ = mod.Unload()
 			return nil, fmt.Errorf("nufftgpu: %w", err)
@@ -74,6 +74,13 @@ func (k *stageKernels) deconvolve(s cuda.Stream, nout int64, grid, d0, d1, d2, p
 
 // interpolate queues nu_interp.
 func (k *stageKernels) interpolate(s cuda.Stream, m int64, pad, first, off, post, qorder cuda.DevicePtr, beta float64,
-	n20, n21, n22 int32, f cuda.DevicePtr) error {
-	return k.intp.Launch(cuda.Grid1(int(m), threads), block(), 0, s, m, pad, first, off, post, qorder, beta, n20, n21, n22, f)
+	n20, n21, n22 int32, vstride, tstride int64, f cuda.DevicePtr) error {
+	return k.intp.Launch(cuda.Grid1(int(m), threads), block(), 0, s, m, pad, first, off, post, qorder, beta, n20, n21, n22, vstride, tstride, f)
+}
+
+// placePoints queues nu_place.
+func (k *stageKernels) placePoints(s cuda.Stream, n int64, x0, x1, x2 cuda.DevicePtr, s0, s1, s2, h0, h1, h2,
+	lo0, lo1, lo2, hi0, hi1, hi2 float64, first, off, order, pre cuda.DevicePtr) error {
+	return k.place.Launch(cuda.Grid1(int(n), threads), block(), 0, s, n, x0, x1, x2, s0, s1, s2, h0, h1, h2,
+		lo0, lo1, lo2, hi0, hi1, hi2, first, off, order, pre)
 }

@@ -19,8 +19,8 @@ func TestLaunchesMatchKernels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(launches) != 3 {
-		t.Fatalf("%d launches found, want 3 (spread, deconvolve, interpolate): the check no longer sees the package's launches", len(launches))
+	if len(launches) != 4 {
+		t.Fatalf("%d launches found, want 4 (spread, deconvolve, interpolate, place): the check no longer sees the package's launches", len(launches))
 	}
 	t.Logf("%d launches checked", len(launches))
 }

@@ -163,10 +163,13 @@ extern "C" __global__ void nu_deconv(long long nout, const cplx* grid, const rea
 
 // nu_interp evaluates, for each sorted target i and each of the NU_NV
 // vectors, the kernel-weighted sum of the transformed padded grid around
-// it, times post[i], into f[qorder[i]] (the caller's order). One thread per
-// target; sums in R_T.
+// it, times post[i], into f[q·vstride + qorder[i]·tstride] (the caller's
+// order; vstride m, tstride 1: one block per vector; vstride 1, tstride
+// NU_NV: each target's vectors together). One thread per target; sums in
+// R_T.
 extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* first, const real* off, const cplx* post,
-                                     const int* qorder, double beta, int n20, int n21, int n22, cplx* f) {
+                                     const int* qorder, double beta, int n20, int n21, int n22, long long vstride,
+                                     long long tstride, cplx* f) {
   long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
   if (i >= m) return;
   const real b = real(beta);
@@ -204,5 +207,31 @@ extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* fi
   const cplx ph = post[i];
   const int j = qorder[i];
 #pragma unroll
-  for (int q = 0; q < NU_NV; q++) f[q * m + j] = cmul<real>(ph, sum[q]);
+  for (int q = 0; q < NU_NV; q++) f[q * vstride + j * tstride] = cmul<real>(ph, sum[q]);
+}
+
+// nu_place places n points whose coordinates another kernel made on the
+// device (x0, x1, x2: one array per active axis, the caller's order): the
+// outer-grid coordinate x·scale + shift (the plan's point map, in double),
+// clamped to [lo, hi] — the plan's extent, which a unit vector can pass by
+// a rounding, and where a NaN goes rather than to an index off the grid —,
+// split into first index and offset as the host does (coords.go), with
+// order i and pre-phase 1 (points in the caller's order, targets centred
+// at 0). One thread per point.
+extern "C" __global__ void nu_place(long long n, const real* x0, const real* x1, const real* x2, double s0, double s1,
+                                    double s2, double h0, double h1, double h2, double lo0, double lo1, double lo2,
+                                    double hi0, double hi1, double hi2, int* first, real* off, int* order, cplx* pre) {
+  long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  const real* x[3] = {x0, x1, x2};
+  const double sc[3] = {s0, s1, s2}, sh[3] = {h0, h1, h2}, lo[3] = {lo0, lo1, lo2}, hi[3] = {hi0, hi1, hi2};
+#pragma unroll
+  for (int d = 0; d < NU_DIM; d++) {
+    double p = fmin(fmax((double)x[d][i] * sc[d] + sh[d], lo[d]), hi[d]);
+    double f = ceil(p - 0.5 * NU_W);
+    first[d * n + i] = (int)f;
+    off[d * n + i] = (real)(f - p);
+  }
+  order[i] = (int)i;
+  pre[i] = cmake<real>(1, 0);
 }

@@ -51,9 +51,8 @@ func openDevice(t *testing.T) device {
 // is not finite: an unwritten or wrongly indexed output shows.
 func runPoisoned(t *testing.T, dv device, tr *Transform, c []complex128) []complex128 {
 	t.Helper()
-	l := tr.lay
-	l.N *= tr.nv
-	l.M *= tr.nv
+	var l struct{ N, M int }
+	l.N, l.M = tr.pts.n*tr.nv, tr.tgt.n*tr.nv
 	cb := 2 * tr.prec.realBytes()
 	in, err := dv.c.Alloc(int64(l.N) * cb)
 	gputest.Must(t, err)

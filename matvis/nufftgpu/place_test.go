@@ -1,0 +1,159 @@
+package nufftgpu
+
+import (
+	"math"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis/nufft"
+	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
+)
+
+// uploadAxes copies each axis of x to the device in the transform's
+// precision.
+func uploadAxes(t *testing.T, dv device, tr *Transform, x [][]float64) [3]cuda.DevicePtr {
+	t.Helper()
+	var p [3]cuda.DevicePtr
+	for d, v := range x {
+		var err error
+		p[d], err = dv.c.Alloc(int64(len(v)) * tr.prec.realBytes())
+		gputest.Must(t, err)
+		t.Cleanup(func() { _ = dv.c.Free(p[d]) })
+		gputest.Must(t, tr.putReals(p[d], v))
+	}
+	return p
+}
+
+// scaled returns s times f.
+func scaled(s [][]float64, f float64) [][]float64 {
+	o := make([][]float64, len(s))
+	for d := range s {
+		o[d] = make([]float64, len(s[d]))
+		for k, v := range s[d] {
+			o[d][k] = f * v
+		}
+	}
+	return o
+}
+
+// TestPlaceRetarget: points placed on the device by Place (directions in
+// the box a plan was made for, one just past its edge by a rounding, as
+// a float32 unit vector can be) transform as the direct sum does within
+// bound(ε), in 2-D and 3-D, fp64 and fp32, for the plan's targets and,
+// after Retarget, for a lower channel's (targets × 0.6, planned on the
+// same grids with MinGrid); ExecuteInterleaved gives each target's
+// vectors together, equal to Execute's blocks; a plan whose targets are
+// off centre is refused by Place and Retarget.
+func TestPlaceRetarget(t *testing.T) {
+	dv := openDevice(t)
+	rng := sharedtest.RNG(t, 41)
+	for _, tc := range []struct {
+		dim  int
+		prec Precision
+		eps  float64
+	}{{2, Double, 1e-9}, {2, Single, 1e-6}, {3, Double, 1e-9}, {3, Single, 1e-6}} {
+		box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:tc.dim]
+		_, _, s := nufftest.Problem(rng, tc.dim, 1, 900, 1, 250, 0, 0)
+		opt := nufft.Options{Eps: tc.eps, Sign: 1, Real: true}
+		top, err := nufft.NewPlan(box, s, opt)
+		gputest.Must(t, err)
+		const nv = 2
+		tr, err := NewBatch(dv.c, top, tc.prec, nv, dv.s)
+		gputest.Must(t, err)
+		t.Cleanup(func() { _ = tr.Close() })
+		const n = 3000
+		x := make([][]float64, tc.dim)
+		for d := range x {
+			x[d] = make([]float64, n)
+			for i := range x[d] {
+				x[d][i] = box[d][0] + (box[d][1]-box[d][0])*rng.Float64()
+			}
+		}
+		x[0][7] = 1 + 6e-8 // past the edge by a float32 rounding
+		c := make([]complex128, nv*n)
+		for i := range c {
+			c[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+		}
+		gputest.Must(t, tr.Place(n, uploadAxes(t, dv, tr, x)))
+		lowOpt := opt
+		lowOpt.MinGrid = [3]int{top.Layout().NF[0], top.Layout().NF[1], top.Layout().NF[2]}
+		low, err := nufft.NewPlan(box, scaled(s, 0.6), lowOpt)
+		gputest.Must(t, err)
+		for step, targets := range [][][]float64{s, scaled(s, 0.6)} {
+			if step == 1 {
+				gputest.Must(t, tr.Retarget(low))
+			}
+			got := runPoisoned(t, dv, tr, c)
+			inter := runInterleaved(t, dv, tr, c)
+			m := len(targets[0])
+			for v := range nv {
+				want, err := nufft.Direct(x, c[v*n:(v+1)*n], targets, 1)
+				gputest.Must(t, err)
+				e := nufftest.RelErr(got[v*m:(v+1)*m], want)
+				t.Logf("%d-D %v eps=%g step %d vector %d: vs direct %.3g (%.2f eps)", tc.dim, tc.prec, tc.eps, step, v, e, e/tc.eps)
+				if !(e <= bound(tc.eps, tc.prec)) {
+					t.Errorf("%d-D %v eps=%g step %d vector %d: vs direct %.3g > %.3g", tc.dim, tc.prec, tc.eps, step, v, e, bound(tc.eps, tc.prec))
+				}
+				for k := range m {
+					if a, b := inter[k*nv+v], got[v*m+k]; a != b {
+						t.Fatalf("%d-D %v step %d: interleaved result (target %d, vector %d) %v, Execute's %v", tc.dim, tc.prec, step, k, v, a, b)
+					}
+				}
+			}
+		}
+	}
+	_, _, s := nufftest.Problem(rng, 2, 1, 50, 1, 40, 0, 9)
+	off, err := nufft.NewPlan([][]float64{{-1, 1}, {-1, 1}}, s, nufft.Options{Eps: 1e-6, Sign: 1})
+	gputest.Must(t, err)
+	tr, err := New(dv.c, off, Double, dv.s)
+	gputest.Must(t, err)
+	defer tr.Close()
+	if err := tr.Place(1, [3]cuda.DevicePtr{}); err == nil {
+		t.Errorf("Place accepted a plan whose points need pre-phases")
+	}
+	if err := tr.Retarget(off); err == nil {
+		t.Errorf("Retarget accepted a plan whose points need pre-phases")
+	}
+}
+
+// runInterleaved is runPoisoned through ExecuteInterleaved: the results
+// target-major.
+func runInterleaved(t *testing.T, dv device, tr *Transform, c []complex128) []complex128 {
+	t.Helper()
+	np, nq := tr.pts.n*tr.nv, tr.tgt.n*tr.nv
+	cb := 2 * tr.prec.realBytes()
+	in, err := dv.c.Alloc(int64(np) * cb)
+	gputest.Must(t, err)
+	defer dv.c.Free(in)
+	out, err := dv.c.Alloc(int64(nq) * cb)
+	gputest.Must(t, err)
+	defer dv.c.Free(out)
+	gputest.Must(t, tr.putComplex(in, c))
+	gputest.Must(t, dv.c.Memset8(out, 0xff, int64(nq)*cb, dv.s))
+	ev, err := dv.c.NewEvent()
+	gputest.Must(t, err)
+	defer dv.c.DestroyEvent(ev)
+	gputest.Must(t, tr.ExecuteInterleaved(in, out, ev))
+	gputest.Must(t, dv.c.SyncStream(dv.s))
+	if _, err := dv.c.Elapsed(ev, ev); err != nil {
+		t.Errorf("the after-spread event was not recorded: %v", err)
+	}
+	f := make([]complex128, nq)
+	if tr.prec == Double {
+		gputest.Must(t, cuda.Download(dv.c, f, out, dv.s))
+	} else {
+		f32 := make([]complex64, nq)
+		gputest.Must(t, cuda.Download(dv.c, f32, out, dv.s))
+		for i, v := range f32 {
+			f[i] = complex128(v)
+		}
+	}
+	for i, v := range f {
+		if math.IsNaN(real(v)) || math.IsNaN(imag(v)) {
+			t.Fatalf("interleaved result %d unwritten (NaN poison)", i)
+		}
+	}
+	return f
+}
