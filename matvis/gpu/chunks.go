@@ -15,8 +15,20 @@ func (r *run) chunkPlan(nvis int) (size, count int) {
 	if nvis == 0 {
 		return 0, 0
 	}
+	if r.nu != nil && r.nu.used {
+		return nvis, 1 // the transform takes every visible source at once
+	}
 	size = min(r.bufSrc, (nvis+r.nchunk-1)/r.nchunk)
 	return size, (nvis + size - 1) / size
+}
+
+// queueIntegration queues one integration's products and output copy:
+// the transform's (nufft.go) or the chunks'.
+func (r *run) queueIntegration(fi, sl, nvis int) error {
+	if r.nu != nil && r.nu.used {
+		return r.queueNUFFT(fi, sl, nvis)
+	}
+	return r.queueChunks(fi, sl, nvis)
 }
 
 // queueChunks queues the chunks of one integration and its output copy.
@@ -97,18 +109,12 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 // queueOutput queues the extraction of the requested pairs from the
 // accumulator of slot sl's integration and its copy to the host.
 func (r *run) queueOutput(sl int) error {
-	ev := &r.ev[sl]
-	c := r.c
 	lower := int32(0)
 	if r.fused || r.st.LowerOnly() {
 		lower = 1
 	}
-	nout := r.npairs * r.nf * r.nf
 	if err := r.k.extract(r.s, int32(r.npairs), r.dPairs, int32(r.nf), int32(r.M), r.dAcc, lower, r.dOut); err != nil {
 		return err
 	}
-	if err := c.CopyDtoH(r.hOut[sl].Ptr(), r.dOut, int64(nout)*r.osize, r.s); err != nil {
-		return err
-	}
-	return c.Record(ev.o, r.s)
+	return r.copyOutput(sl)
 }

@@ -180,19 +180,6 @@ func (r *run) chooseFused() (err error) {
 		*g = matvis.GramImpl{Strategy: matvis.FusedKernelName, Why: g.Why, Fused: true, Products: r.productsName(), Blocks: r.fgBlocks, Stacked: r.stacked}
 	}
 	r.fusedChosen = true
-	switch {
-	case r.bp != nil:
-		r.bp.keep(!(r.fused && r.stacked), r.fused && r.stacked)
-		if r.fused && r.stacked {
-			r.dCoef = 0
-		} else {
-			r.dCoefS = 0
-		}
-	case r.fused && r.stacked:
-		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
-	case !r.fused:
-		r.freeDev(&r.dCoefS)
-	}
 	if r.fused {
 		r.res.Stats.ZBytes = 8
 		if r.stacked {
@@ -205,6 +192,30 @@ func (r *run) chooseFused() (err error) {
 		r.dZ, err = r.alloc(matvis.TermZ, r.zBytes())
 	}
 	return err
+}
+
+// settleLayouts keeps the beam layout the chosen path reads, once the
+// fused path and the transform are settled (the transform reads the
+// plain layout, as beam_tau_z does), and frees the other.
+func (r *run) settleLayouts() error {
+	if !r.fusedCand {
+		return nil
+	}
+	stacked := r.fused && r.stacked
+	switch {
+	case r.bp != nil:
+		r.bp.keep(!stacked, stacked)
+		if stacked {
+			r.dCoef = 0
+		} else {
+			r.dCoefS = 0
+		}
+	case stacked:
+		r.freeDev(&r.dCoef) // beam_tau_z's layout: not read again
+	default:
+		r.freeDev(&r.dCoefS)
+	}
+	return nil
 }
 
 // fusedDecision measures the two ways on the run's first chunk, or takes

@@ -64,6 +64,10 @@ type Options struct {
 	// fuses (an error when the run is not eligible), FusedOff always uses
 	// the separate fused kernel and cuBLAS product.
 	Fused FusedMode
+	// NUFFT selects the transform path (nufft.go) for runs whose
+	// antennas share one beam: NUFFTAuto measures it against the direct
+	// path, NUFFTOn forces it, NUFFTOff never takes it.
+	NUFFT NUFFTMode
 	// Tables shares the host-side beam preparation with the other
 	// backends given the same cache (the devices of one process); nil:
 	// Open gives the backend a cache of its own.

@@ -31,6 +31,8 @@ type visKernels struct {
 	scanResident, compactResident int
 	keyCount, keyScatter          cuda.Function
 	beamTauZ, visOut              cuda.Function
+	// nufftStrengths is the transform path's (nufft.go).
+	nufftStrengths cuda.Function
 	// beamTauZStokes is the full-Stokes sky's Z kernel (stokes.go),
 	// stokesFactor its per-time factors (vis_stokes.cuh).
 	beamTauZStokes, stokesFactor, stokesFactorFD cuda.Function
@@ -49,7 +51,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
 		{&k.scanTileSums, "scan_tile_sums"}, {&k.scanTiles, "scan_tiles"},
 		{&k.scanLookback, "scan_lookback"}, {&k.horizonCompact, "horizon_compact"},
-		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
+		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"}, {&k.nufftStrengths, "nufft_strengths"},
 		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"},
 		{&k.stokesFactor, "stokes_factor"}, {&k.stokesFactorFD, "stokes_factor_fd"}}
 	if fused {
@@ -237,6 +239,13 @@ func (k *visKernels) makeZ(s cuda.Stream, a zArgs, apb int32, ldz int64, z cuda.
 	g := cuda.Dim3{X: uint32((a.n + threadsBeamTau - 1) / threadsBeamTau), Y: uint32(groups), Z: 1}
 	return k.beamTauZ.Launch(g, dim1(threadsBeamTau), 0, s, a.n, a.p0, a.src.e, a.src.n, a.src.u, a.src.amp,
 		a.nant, apb, a.antPos, a.beamOf, a.beams.desc, a.beams.geom, a.beams.coef, a.polarized, a.feedY, a.omega, a.zscale, ldz, z)
+}
+
+// strengths writes the transform path's strengths of the n visible
+// sources of slot src through beam b (nufft_strengths).
+func (k *visKernels) strengths(s cuda.Stream, n int32, src compactSlot, b int32, beams deviceBeams, polarized, feedY int32, str cuda.DevicePtr) error {
+	return k.nufftStrengths.Launch(cuda.Grid1(int(n), threadsCoords), dim1(threadsCoords), 0, s, n, src.e, src.n, src.amp, b,
+		beams.desc, beams.geom, beams.coef, polarized, feedY, str)
 }
 
 // makeZStokes writes a full-Stokes sky's Z (beam_tau_z_stokes) with the

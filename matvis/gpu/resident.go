@@ -26,6 +26,9 @@ type resident struct {
 	mods map[string]*cuda.Module
 	// fusedChoice is chooseFused's measured decision per fusedKey.
 	fusedChoice map[fusedKey]fusedDecision
+	// nufftChoice is chooseNUFFT's measured decision per shape
+	// (nufftCacheKey; fused meaning "use the transform").
+	nufftChoice map[string]fusedDecision
 	// pinned are the last run's pinned host buffers (pinning is slow:
 	// about a millisecond a buffer) and device the last run's device
 	// buffers, for the next run's; idle ones are freed once a run's set-up
@@ -90,7 +93,7 @@ type fusedDecision struct {
 }
 
 func newResident(c *cuda.Context) *resident {
-	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}}
+	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}, nufftChoice: map[string]fusedDecision{}}
 }
 
 // handles returns the stream, cuBLAS handle and Gram product, made on

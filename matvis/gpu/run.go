@@ -35,6 +35,10 @@ type run struct {
 	// bp prepares each channel's beam tables on the device (nil: on the
 	// host, beams.go).
 	bp *beamPrep
+	// nu is the transform path's (nufft.go; nil: the run is not eligible
+	// or does not use it, nufftWhy then saying why).
+	nu       *nufftStage
+	nufftWhy string
 	// scaleFreq is the channel whose FP16 scale is set (-1: none).
 	scaleFreq int
 	timingState
@@ -193,10 +197,11 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		name string
 		do   func() error
 	}{
-		{"shape", r.shape}, {"handles", r.openHandles}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
+		{"shape", r.shape}, {"nufft eligibility", r.nufftEligibility}, {"handles", r.openHandles}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
 		{"tiles", r.restrictTiles}, {"fused eligibility", r.fusedEligibility}, {"compile", r.compile},
 		{"allocate", func() error { r.res.Stats.ZBytes = int(r.zsize); return r.allocate() }}, {"events", r.makeEvents}, {"stokes", r.setupStokes},
 		{"flux table", r.setupFluxTable}, {"channel preparation", r.setupBeamPrep}, {"fused choice", r.chooseFused},
+		{"nufft choice", r.chooseNUFFT}, {"beam layouts", r.settleLayouts},
 	} {
 		t := time.Now()
 		if err = step.do(); err != nil {
@@ -306,6 +311,7 @@ func (r *run) close() {
 		r.dGeom, r.dCoef, r.dCoefS = 0, 0, 0
 		r.bp.close()
 	}
+	r.nu.close(r)
 	r.freeBeamTables()
 	r.freeAll()
 	for _, h := range r.pinned() {
@@ -383,7 +389,7 @@ func (p *pipeline) step(k int) error {
 	if err := r.bindChannel(fi); err != nil {
 		return err
 	}
-	if err := r.queueChunks(fi, sl, nvis); err != nil {
+	if err := r.queueIntegration(fi, sl, nvis); err != nil {
 		// Cancelled between launches: keep the integration queued
 		// before this one.
 		if r.ctx.Err() != nil {
@@ -454,6 +460,9 @@ func (r *run) bindChannel(fi int) error {
 	}
 	tp := time.Now()
 	if err := r.prepareBeams(fi); err != nil {
+		return err
+	}
+	if err := r.nufftChannel(fi); err != nil {
 		return err
 	}
 	r.setZScale(fi)

@@ -21,6 +21,11 @@ import (
 // the pairs, so Options.MatProd pairs gives the pairs' visibilities
 // computed that way, which is said here rather than ignored silently.
 func (r *run) describeMatProd(g *matvis.GramImpl) {
+	if r.nu != nil && r.nu.used {
+		// The transform computes exactly the output pairs.
+		g.MatProd = r.sim.Options.MatProd
+		return
+	}
 	g.MatProd = matvis.MatProdHerk
 	if r.sim.Options.MatProd == matvis.MatProdPairs {
 		g.MatProd, g.ExtractedPairs = matvis.MatProdPairs, len(r.sim.Pairs)

@@ -47,9 +47,18 @@ type tuning struct {
 	// bases through a window (beamwindow.go) even when every used beam
 	// channel fits, as it does when they do not.
 	streamBases bool
+	// nufftEps is the transform's accuracy by precision (index 0:
+	// precision 1): nufftEpsSingle and nufftEpsDouble; tests lower the
+	// float64 one where a direct product's per-baseline bar applies.
+	nufftEps [2]float64
+	// nufftSetup is the plan-free estimate's threshold (seconds of the
+	// direct product in all, below which NUFFTAuto does not build the
+	// transform): nufftSetupSeconds; tests set 0 to reach the
+	// measurement on small runs.
+	nufftSetup float64
 }
 
 // defaultTuning is what Open sets.
 func defaultTuning() tuning {
-	return tuning{fusedStackedSlice: 16, fusedF16: true, backgroundResult: 64 << 20}
+	return tuning{fusedStackedSlice: 16, fusedF16: true, backgroundResult: 64 << 20, nufftEps: [2]float64{nufftEpsSingle, nufftEpsDouble}, nufftSetup: nufftSetupSeconds}
 }

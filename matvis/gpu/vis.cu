@@ -37,4 +37,5 @@ typedef C<real> creal;
 #include "vis_btz.cuh"
 #include "vis_stokes.cuh"
 #include "vis_out.cuh"
+#include "vis_nufft.cuh"
 #include "vis_fused.cuh"

@@ -31,7 +31,9 @@ type stageKernels struct {
 // compileStages compiles nufft.cu for one precision, dimension, kernel
 // width and number of vectors (compile-time sizes of the weight and value
 // arrays) and looks its kernels up.
-func compileStages(c *cuda.Context, prec Precision, dim, w, nv int) (*stageKernels, error) {
+// A module of the caller's compile (shared) stays loaded when a look-up
+// fails.
+func compileStages(compile Compiler, shared bool, prec Precision, dim, w, nv int) (*stageKernels, error) {
 	code, headers, err := kernels.Program(kernelFiles, "nufft.cu")
 	if err != nil {
 		return nil, fmt.Errorf("nufftgpu: %w", err)
@@ -41,7 +43,7 @@ func compileStages(c *cuda.Context, prec Precision, dim, w, nv int) (*stageKerne
 		rt = "float"
 	}
 	opts := []string{"-DR_T=" + rt, fmt.Sprintf("-DNU_DIM=%d", dim), fmt.Sprintf("-DNU_W=%d", w), fmt.Sprintf("-DNU_NV=%d", nv)}
-	mod, err := c.Compile(cuda.Source{Name: "nufft.cu", Code: code, Headers: headers}, opts...)
+	mod, err := compile(cuda.Source{Name: "nufft.cu", Code: code, Headers: headers}, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("nufftgpu: %w", err)
 	}
@@ -51,7 +53,9 @@ func compileStages(c *cuda.Context, prec Precision, dim, w, nv int) (*stageKerne
 		name string
 	}{{&k.spread, "nu_spread"}, {&k.deconv, "nu_deconv"}, {&k.intp, "nu_interp"}, {&k.place, "nu_place"}} {
 		if *f.p, err = mod.Function(f.name); err != nil {
-			_ = mod.Unload()
+			if !shared {
+				_ = mod.Unload()
+			}
 			return nil, fmt.Errorf("nufftgpu: %w", err)
 		}
 	}

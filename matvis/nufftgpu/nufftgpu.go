@@ -87,6 +87,9 @@ type Transform struct {
 	in, out cuda.DevicePtr
 	inFor   int
 	owned   []cuda.DevicePtr
+	// compile is the caller's module cache (nil: the module is the
+	// transform's, unloaded by Close).
+	compile Compiler
 }
 
 // maxVectors bounds NewBatch's vectors: each is a grid pair and registers
@@ -104,13 +107,25 @@ func New(c *cuda.Context, pl *nufft.Plan, prec Precision, s cuda.Stream) (*Trans
 // kernel weights are computed once for all of them, and each has its own
 // grids.
 func NewBatch(c *cuda.Context, pl *nufft.Plan, prec Precision, nv int, s cuda.Stream) (*Transform, error) {
+	return NewBatchCompiled(c, pl, prec, nv, s, nil)
+}
+
+// Compiler compiles (or returns a compiled copy of) a CUDA program, as
+// cuda.Context.Compile does: a caller's cache of modules.
+type Compiler func(src cuda.Source, opts ...string) (*cuda.Module, error)
+
+// NewBatchCompiled is NewBatch with its kernels compiled by compile (nil:
+// by the context, the module the transform's own): a backend that keeps
+// its modules between runs compiles nufft.cu once a shape, not once a
+// run. A module from compile is the caller's; Close leaves it loaded.
+func NewBatchCompiled(c *cuda.Context, pl *nufft.Plan, prec Precision, nv int, s cuda.Stream, compile Compiler) (*Transform, error) {
 	if prec != Single && prec != Double {
 		return nil, fmt.Errorf("nufftgpu: %v: want Single or Double", prec)
 	}
 	if nv < 1 || nv > maxVectors {
 		return nil, fmt.Errorf("nufftgpu: %d strength vectors, want 1 to %d", nv, maxVectors)
 	}
-	t := &Transform{c: c, s: s, prec: prec, nv: nv, lay: pl.Layout()}
+	t := &Transform{c: c, s: s, prec: prec, nv: nv, lay: pl.Layout(), compile: compile}
 	if err := t.init(); err != nil {
 		return nil, errors.Join(err, t.Close())
 	}
@@ -120,7 +135,11 @@ func NewBatch(c *cuda.Context, pl *nufft.Plan, prec Precision, nv int, s cuda.St
 // init compiles the kernels, plans the FFT and uploads the layout.
 func (t *Transform) init() error {
 	var err error
-	if t.k, err = compileStages(t.c, t.prec, t.lay.Dim, t.lay.W, t.nv); err != nil {
+	compile := t.compile
+	if compile == nil {
+		compile = t.c.Compile
+	}
+	if t.k, err = compileStages(compile, t.compile != nil, t.prec, t.lay.Dim, t.lay.W, t.nv); err != nil {
 		return err
 	}
 	dims := t.lay.N2[:t.lay.Dim]
@@ -219,9 +238,9 @@ func (t *Transform) Close() error {
 	t.owned = nil
 	errs = append(errs, t.fft.Close())
 	t.fft = nil
-	if t.k != nil {
+	if t.k != nil && t.compile == nil {
 		errs = append(errs, t.k.mod.Unload())
-		t.k = nil
 	}
+	t.k = nil
 	return errors.Join(errs...)
 }

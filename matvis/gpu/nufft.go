@@ -1,0 +1,464 @@
+// The transform path: an integration's visibilities as one batch of
+// type-3 non-uniform FFTs (matvis/nufftgpu) from the visible sources'
+// directions to the baselines, instead of Z and its Gram product, for
+// runs whose antennas all share one beam.
+
+package gpu
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"time"
+
+	"github.com/gomatvis/gomatvis/cuda"
+	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/beam"
+	"github.com/gomatvis/gomatvis/matvis/nufft"
+	"github.com/gomatvis/gomatvis/matvis/nufftgpu"
+)
+
+// NUFFTMode is Options.NUFFT.
+type NUFFTMode int
+
+// The transform path's modes.
+const (
+	// NUFFTAuto uses the transform for eligible runs when it is faster:
+	// measured against the direct path on the first integration (the
+	// decision cached on disk per shape), after a plan-free estimate has
+	// ruled out runs whose whole product costs less than the transform's
+	// set-up.
+	NUFFTAuto NUFFTMode = iota
+	// NUFFTOn uses it for every eligible run, without measuring; the
+	// others take the direct path and say why.
+	NUFFTOn
+	// NUFFTOff never does.
+	NUFFTOff
+)
+
+// String names the mode as the command line spells it.
+func (m NUFFTMode) String() string {
+	switch m {
+	case NUFFTAuto:
+		return "auto"
+	case NUFFTOn:
+		return "on"
+	case NUFFTOff:
+		return "off"
+	}
+	return fmt.Sprintf("NUFFTMode(%d)", int(m))
+}
+
+// ParseNUFFTMode reads "auto", "on" or "off".
+func ParseNUFFTMode(s string) (NUFFTMode, error) {
+	for _, m := range []NUFFTMode{NUFFTAuto, NUFFTOn, NUFFTOff} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("nufft mode %q: want auto, on or off", s)
+}
+
+// The transform's accuracy (relative ℓ2, nufft.Options.Eps): in float32
+// the grids' rounding is of order 1e-7 (matvis/nufftgpu's tests), so a
+// smaller ε would buy nothing; in float64 1e-12 keeps the visibilities
+// within the direct path's agreement with the CPU (nufftcpu.DefaultEps).
+const (
+	nufftEpsSingle = 1e-6
+	nufftEpsDouble = 1e-12
+)
+
+// nufftMaxGrid bounds the padded grid's points (a batch of up to four
+// grids of 8 or 16 bytes a point): 2^26 points are 2 GiB a grid in
+// float64.
+const nufftMaxGrid = 1 << 26
+
+// The plan-free estimate's constants (NUFFTAuto): the direct path does
+// about directRate antenna-feed rows² × visible sources a second (the
+// H200's prodslice, 700² × 5·10⁵ in 19 ms: bench/RESULTS.md), and the
+// transform's set-up (plans, cuFFT, compiling nufft.cu) costs about
+// nufftSetup. A run whose whole product is estimated below the set-up is
+// left to the direct path without building anything.
+const (
+	directRate = 1.3e13
+	nufftSetupSeconds = 0.5
+)
+
+// termNUFFT is the memory term of the transform's strengths.
+const termNUFFT = "gpu_nufft_strengths"
+
+// nufftStage is the transform path's state: whether the run uses it and
+// why, the shared beam, the transform (its grids, plans and kernels its
+// own) and the strengths buffer.
+type nufftStage struct {
+	used bool
+	why  string
+	beam int32 // the beam every antenna shares
+	dim  int   // 2 (east, north) or 3 (with up: a non-coplanar array)
+	eps  float64
+	prec nufftgpu.Precision
+	nv   int    // strength vectors: feeds²
+	grid [3]int // every channel's outer grid: the highest channel's
+	// tr is the transform, its targets those of channel planFor.
+	tr      *nufftgpu.Transform
+	planFor int
+	dStr    cuda.DevicePtr
+}
+
+// nufftEligibility says whether the run could go through the transform
+// and, when not, why (kept for the result's description).
+func (r *run) nufftEligibility() error {
+	r.nu = &nufftStage{planFor: -1}
+	why := r.nufftIneligible()
+	if why == "" {
+		return nil
+	}
+	r.nu = nil
+	if r.opt.NUFFT != NUFFTOff {
+		r.nufftWhy = "transform not used: " + why
+	}
+	return nil
+}
+
+// nufftIneligible is why the run cannot use the transform ("" when it can).
+func (r *run) nufftIneligible() string {
+	sim := r.sim
+	switch {
+	case r.opt.NUFFT == NUFFTOff:
+		return "off (Options.NUFFT)"
+	case r.polSky:
+		return "a full-Stokes sky (its coherency is transformed on the CPU only: matvis/nufftcpu)"
+	case sim.Options.MinChunks > 1:
+		return fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", sim.Options.MinChunks)
+	}
+	b0 := sim.BeamOf[0]
+	for _, bi := range sim.BeamOf {
+		if bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {
+			return fmt.Sprintf("antennas with different beams (%d beams; the transform needs one shared by all)", distinctBeams(sim))
+		}
+	}
+	r.nu.beam = int32(b0)
+	return ""
+}
+
+// distinctBeams counts sim's different beams among those antennas use.
+func distinctBeams(sim *matvis.Simulation) int {
+	var reps []int
+	for _, bi := range sim.BeamOf {
+		if !slices.ContainsFunc(reps, func(r int) bool { return r == bi || beam.Same(sim.Beams[r], sim.Beams[bi]) }) {
+			reps = append(reps, bi)
+		}
+	}
+	return len(reps)
+}
+
+// chooseNUFFT settles the transform path for an eligible run: forced,
+// ruled out by the plan-free estimate, a decision cached for the shape,
+// or measured against the direct path on the first integration. A run
+// that uses it frees the direct path's Z and partials.
+func (r *run) chooseNUFFT() error {
+	if r.nu == nil {
+		r.noteNUFFT()
+		return nil
+	}
+	nu := r.nu
+	if r.opt.NUFFT == NUFFTAuto {
+		if est := r.directEstimate(); est < r.tune.nufftSetup {
+			r.dropNUFFT(fmt.Sprintf("the direct product is estimated at %.3g s in all, under the transform's set-up (%.3g s)", est, r.tune.nufftSetup))
+			return nil
+		}
+	}
+	if why, err := r.setupNUFFT(); err != nil || why != "" {
+		if err != nil {
+			return err
+		}
+		r.dropNUFFT(why)
+		return nil
+	}
+	use, why := true, "forced (Options.NUFFT)"
+	if r.opt.NUFFT == NUFFTAuto {
+		d, err := r.nufftDecision()
+		if err != nil {
+			return err
+		}
+		use, why = d.fused, d.why
+	}
+	if !use {
+		r.dropNUFFT(why)
+		return nil
+	}
+	nu.used, nu.why = true, why
+	r.fused, r.stacked = false, false
+	r.freeDev(&r.dZ)
+	r.freeDev(&r.dPart)
+	r.freeDev(&r.dFoot)
+	r.res.Stats.ZBytes = 8
+	r.res.Stats.MatProdImpl = matvis.GramImpl{MatProd: r.sim.Options.MatProd,
+		Strategy: fmt.Sprintf("nufft type 3 on the device, %d-D, %v, eps %g, outer grid %v", nu.dim, nu.prec, nu.eps, nu.grid[:nu.dim]),
+		Why:      why}
+	return nil
+}
+
+// dropNUFFT leaves the run to the direct path, saying why in the result.
+func (r *run) dropNUFFT(why string) {
+	r.nu.close(r)
+	r.nu = nil
+	r.nufftWhy = "transform not used: " + why
+	r.noteNUFFT()
+}
+
+// noteNUFFT adds why the transform is not used to the product's Why.
+func (r *run) noteNUFFT() {
+	g := &r.res.Stats.MatProdImpl
+	switch {
+	case r.nufftWhy == "":
+	case g.Why == "":
+		g.Why = r.nufftWhy
+	default:
+		g.Why += "; " + r.nufftWhy
+	}
+}
+
+// directEstimate is the plan-free estimate of the direct path's product
+// over the whole run, in seconds (directRate; about half the sky is up).
+func (r *run) directEstimate() float64 {
+	m := float64(r.M)
+	return m * m * 0.5 * float64(r.nsrc) * float64(r.sim.NFreq()*r.sim.NTime()) / directRate
+}
+
+// setupNUFFT plans the highest channel (its grid is every channel's),
+// makes the transform for channel 0 and the strengths buffer. A why that
+// is not "" is a reason the run cannot use the transform after all (a
+// grid too large, no cuFFT).
+func (r *run) setupNUFFT() (why string, err error) {
+	nu, sim := r.nu, r.sim
+	nu.prec, nu.eps = nufftgpu.Double, r.tune.nufftEps[1]
+	if r.p1 {
+		nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[0]
+	}
+	nu.nv = r.nf * r.nf
+	nu.dim = 2
+	for _, x := range sim.Antennas {
+		if x[2] != sim.Antennas[0][2] {
+			nu.dim = 3
+		}
+	}
+	top := 0
+	for fi, f := range sim.Freqs {
+		if f > sim.Freqs[top] {
+			top = fi
+		}
+	}
+	pl, err := r.nufftPlan(top)
+	if err != nil {
+		return fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil
+	}
+	l := pl.Layout()
+	nu.grid = l.NF
+	if pl, err = r.nufftPlan(0); err != nil {
+		return "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
+	}
+	nu.planFor = 0
+	if nu.tr, err = nufftgpu.NewBatchCompiled(r.c, pl, nu.prec, nu.nv, r.s, r.keep.module); err != nil {
+		return fmt.Sprintf("the device transform: %v", err), nil
+	}
+	if err := nu.tr.ReservePoints(r.nsrc); err != nil {
+		return fmt.Sprintf("the device transform's points: %v", err), nil
+	}
+	cb := int64(nu.nv) * 2 * r.rsize
+	if nu.dStr, err = r.alloc(termNUFFT, int64(r.nsrc)*cb); err != nil {
+		return fmt.Sprintf("the transform's strengths: %v", err), nil
+	}
+	return "", nil
+}
+
+// nufftPlan plans channel fi's transform on the host: points in the box
+// of directions above the horizon (east and north in [−1, 1], up in
+// [0, 1]), targets ω·(x_j − x_i) for every output pair, centred at 0
+// (Options.Real) so that the device places the points with no pre-phase,
+// on the highest channel's grids once they are known.
+func (r *run) nufftPlan(fi int) (*nufft.Plan, error) {
+	sim, nu := r.sim, r.nu
+	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:nu.dim]
+	omega := r.omega(fi)
+	s := make([][]float64, nu.dim)
+	for d := range s {
+		s[d] = make([]float64, len(sim.Pairs))
+		for k, p := range sim.Pairs {
+			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
+		}
+	}
+	return nufft.NewPlan(box, s, nufft.Options{Eps: nu.eps, Sign: 1, Workers: runtime.GOMAXPROCS(0), MaxGrid: nufftMaxGrid, Real: true, MinGrid: nu.grid})
+}
+
+// nufftChannel points the transform at channel fi's targets.
+func (r *run) nufftChannel(fi int) error {
+	nu := r.nu
+	if nu == nil || !nu.used || nu.planFor == fi {
+		return nil
+	}
+	pl, err := r.nufftPlan(fi)
+	if err != nil {
+		return fmt.Errorf("gpu: transform plan at %g Hz: %w", r.sim.Freqs[fi], err)
+	}
+	if err := nu.tr.Retarget(pl); err != nil {
+		return fmt.Errorf("gpu: %g Hz: %w", r.sim.Freqs[fi], err)
+	}
+	nu.planFor = fi
+	return nil
+}
+
+// queueNUFFT queues integration (fi, ·)'s transform from compaction slot
+// sl's nvis visible sources and its output copy, timed as one chunk:
+// tau_z the strengths (the beam evaluated inside) and the spread,
+// matprod the deconvolution, FFT and interpolation into the output.
+func (r *run) queueNUFFT(fi, sl, nvis int) error {
+	ev := &r.ev[sl]
+	c, nu := r.c, r.nu
+	if err := c.Record(ev.s, r.s); err != nil {
+		return err
+	}
+	if nvis == 0 {
+		nout := int64(r.npairs * r.nf * r.nf)
+		if err := c.Memset8(r.dOut, 0, nout*r.osize, r.s); err != nil {
+			return err
+		}
+		return r.copyOutput(sl)
+	}
+	for len(ev.chunk) < 1 {
+		var e [3]cuda.Event
+		for k := range e {
+			var err error
+			if e[k], err = r.event(); err != nil {
+				return err
+			}
+		}
+		ev.chunk = append(ev.chunk, e)
+	}
+	e := ev.chunk[0]
+	pol, feedY := r.kernelFlags()
+	slot := r.slot(sl)
+	steps := []func() error{
+		func() error { return c.Record(e[0], r.s) },
+		func() error {
+			return r.k.strengths(r.s, int32(nvis), slot, nu.beam, deviceBeams{r.dDesc, r.dGeom, r.dCoef}, pol, feedY, nu.dStr)
+		},
+		func() error { return nu.tr.Place(nvis, [3]cuda.DevicePtr{slot.e, slot.n, slot.u}) },
+		func() error { return nu.tr.ExecuteInterleaved(nu.dStr, r.dOut, e[1]) },
+		func() error { return c.Record(e[2], r.s) },
+	}
+	for _, step := range steps {
+		if err := step(); err != nil {
+			return fmt.Errorf("gpu: transform at %g Hz: %w", r.sim.Freqs[fi], err)
+		}
+	}
+	return r.copyOutput(sl)
+}
+
+// copyOutput queues the copy of the output pairs to slot sl's host buffer
+// and the slot's output event.
+func (r *run) copyOutput(sl int) error {
+	nout := int64(r.npairs * r.nf * r.nf)
+	if err := r.c.CopyDtoH(r.hOut[sl].Ptr(), r.dOut, nout*r.osize, r.s); err != nil {
+		return err
+	}
+	return r.c.Record(r.ev[sl].o, r.s)
+}
+
+// nufftDecision measures the transform and the direct path on the first
+// integration, or takes the decision measured for a run of this shape (in
+// this process or, cached on disk, an earlier one: the two paths round
+// differently, so measuring again where they are close would let two
+// runs of one input differ).
+func (r *run) nufftDecision() (fusedDecision, error) {
+	key := r.nufftCacheKey()
+	if d, ok := r.keep.nufftChoice[key]; ok {
+		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
+	}
+	cache := nufftCachePath()
+	if !r.opt.NoStrategyCache {
+		if d, ok := readFusedCache(cache, key); ok {
+			r.keep.nufftChoice[key] = d
+			return fusedDecision{d.fused, d.why + " (cached choice)"}, nil
+		}
+	}
+	nuMs, directMs, nvis, err := r.measureNUFFT()
+	if err != nil {
+		return fusedDecision{}, err
+	}
+	if nvis == 0 {
+		return fusedDecision{false, "no visible source at the first time to measure on"}, nil
+	}
+	d := fusedDecision{fused: nuMs < directMs,
+		why: fmt.Sprintf("measured on the first integration (%d visible sources): transform %.3f ms, direct path %.3f ms", nvis, nuMs, directMs)}
+	r.keep.nufftChoice[key] = d
+	if !r.opt.NoStrategyCache {
+		writeFusedCache(cache, key, d)
+	}
+	return d, nil
+}
+
+// nufftCacheKey names a transform decision: the device, its driver and
+// the run's shape.
+func (r *run) nufftCacheKey() string {
+	info := r.c.Info()
+	_, analytic := r.sim.Beams[r.nu.beam].(beam.Analytic)
+	gridded := !analytic
+	return fmt.Sprintf("%s|drv%d|p1=%v|nf%d|nant%d|pairs%d|src%d|freqs%d|dim%d|gridded=%v|direct=%s|fused=%v",
+		info.Name, info.DriverVersion, r.p1, r.nf, r.nant, r.npairs, r.nsrc, r.sim.NFreq(), r.nu.dim, gridded, r.st, r.fused)
+}
+
+func nufftCachePath() string {
+	p := fusedCachePath()
+	if p == "" {
+		return ""
+	}
+	return p[:len(p)-len("fused-choices.json")] + "nufft-choices.json"
+}
+
+// measureNUFFT times one integration (frequency 0, time 0) both ways
+// (ms, gram.TimeMs: medians of three after a warm-up), each with its
+// output copy, and returns its visible sources (0: nothing to measure
+// on). The output buffers are poisoned again afterwards.
+func (r *run) measureNUFFT() (nuMs, directMs float64, nvis int, err error) {
+	if err := r.channelSky(0); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := r.prepareBeams(0); err != nil {
+		return 0, 0, 0, err
+	}
+	r.setZScale(0)
+	if err := r.queueCoords(0, 0, 0); err != nil {
+		return 0, 0, 0, err
+	}
+	if err := r.c.SyncEvent(r.ev[0].c1); err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: coordinates of the transform measurement: %w", err)
+	}
+	nvis = int(cuda.HostSlice[int32](r.hCount)[0])
+	if nvis == 0 {
+		return 0, 0, 0, nil
+	}
+	t0 := time.Now()
+	if directMs, err = gram.TimeMs(r.c, r.s, 1, 3, func() error { return r.queueChunks(0, 0, nvis) }); err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: transform measurement, direct path: %w", err)
+	}
+	if nuMs, err = gram.TimeMs(r.c, r.s, 1, 3, func() error { return r.queueNUFFT(0, 0, nvis) }); err != nil {
+		return 0, 0, 0, fmt.Errorf("gpu: transform measurement, transform: %w", err)
+	}
+	r.res.Stats.SetupSteps = append(r.res.Stats.SetupSteps, matvis.TimedStep{Name: "transform measurement", Time: time.Since(t0)})
+	if err := r.c.SyncStream(r.s); err != nil {
+		return 0, 0, 0, err
+	}
+	return nuMs, directMs, nvis, r.poisonOutput()
+}
+
+// close releases the transform and the strengths (nil: nothing to do).
+func (nu *nufftStage) close(r *run) {
+	if nu == nil {
+		return
+	}
+	_ = nu.tr.Close()
+	nu.tr = nil
+	r.freeDev(&nu.dStr)
+}
