@@ -17,7 +17,7 @@ import (
 
 // hashInputs are the simulate options, beside the input, that change the
 // visibilities of a sharded run and so go into its config hash. The
-// backend (and --devices, --gpu-fused) do not: every backend computes the
+// backend (and --devices, --gpu-fused, --gpu-nufft) do not: every backend computes the
 // same visibilities to its validated accuracy, and the parts record
 // which one made them, so the merge can say when they differ.
 type hashInputs struct {

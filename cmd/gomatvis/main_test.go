@@ -80,6 +80,9 @@ func TestSimulateBadInput(t *testing.T) {
 		{name: "bad gpu-fused", args: func(spec, out string) []string {
 			return []string{"simulate", spec, "-o", out, "--gpu-fused", "maybe"}
 		}, wants: []string{"--gpu-fused", `"maybe"`}},
+		{name: "bad gpu-nufft", args: func(spec, out string) []string {
+			return []string{"simulate", spec, "-o", out, "--gpu-nufft", "sometimes"}
+		}, wants: []string{"--gpu-nufft", `"sometimes"`, "off, auto or on"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -23,7 +23,7 @@ type shardJob struct {
 	in                 *simInput
 	out, shard, format string
 	backend, devices   string
-	fused              gpu.FusedMode
+	gpu                gpu.Options // --gpu-fused, --gpu-nufft
 	topo, coord, eop   string
 	rotation           matvis.CoherencyRotation
 	// precision (0: the input's) and run override the input's options.
@@ -183,7 +183,7 @@ func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec,
 	sim, sub, obs, bo, block, meta := pr.sim, pr.sub, pr.obs, pr.bo, pr.block, pr.meta
 	var err error
 	defer setMemoryLimit(sim)()
-	be, err := openBackend(j.backend, j.devices, j.fused, stderr)
+	be, err := openBackend(j.backend, j.devices, j.gpu, stderr)
 	if err != nil {
 		return err
 	}

@@ -39,6 +39,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	beamPole := fs.String("beam-pole", "", "beamfits beams at the zenith (za = 0): edge (matvis's and pyuvdata's exact splines, which treat za = 0 and the azimuth wrap as edges; the default for a spec, a Stokes-I sky and --stokes-rotation pyradiosky) or continued (the spline continued through the pole along great circles, periodic across the wrap and single-valued at za = 0: smooth for a source through zenith; the default for an obsparam's polarized sky under the IAU rotation)")
 	quiet := fs.Bool("q", false, "no progress bar")
 	fused := fs.String("gpu-fused", "auto", "GPU only: the fused beam+τ+Z+Gram kernel for small arrays in precision 1: auto (time both paths on the first chunk), on or off")
+	nufftMode := fs.String("gpu-nufft", "off", "GPU only: the transform path (type-3 NUFFTs instead of the Gram product) for arrays whose antennas share one beam: off (the default until it has run on a device), auto (measured against the direct path on the first integration) or on (every eligible run)")
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
@@ -47,14 +48,14 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	fusedMode, err := checkSimulateFlags(fs, rf, *beamInterp, *beamPole, *fused)
+	gpuOpts, err := checkSimulateFlags(fs, rf, *beamInterp, *beamPole, *fused, *nufftMode)
 	if err != nil {
 		return err
 	}
 	precision := in.precisionOverride(*rf.precision)
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
-			fused: fusedMode, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+			gpu: gpuOpts, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 			precision: precision, run: rf.overrides(), beamInterp: *beamInterp, beamPole: *beamPole, quiet: *quiet}, stdout, stderr)
 	}
 	if *format != "" {
@@ -72,7 +73,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer setMemoryLimit(sim)()
-	be, err := openBackend(*backend, *devices, fusedMode, stderr)
+	be, err := openBackend(*backend, *devices, gpuOpts, stderr)
 	if err != nil {
 		return err
 	}
@@ -99,23 +100,27 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return nil
 }
 
-// checkSimulateFlags checks the run flags and the beam and fused-kernel
-// choices, returning the fused mode.
-func checkSimulateFlags(fs *flag.FlagSet, rf *runFlags, beamInterp, beamPole, fused string) (gpu.FusedMode, error) {
+// checkSimulateFlags checks the run flags and the beam, fused-kernel and
+// transform choices, returning the GPU options they make.
+func checkSimulateFlags(fs *flag.FlagSet, rf *runFlags, beamInterp, beamPole, fused, nufftMode string) (gpu.Options, error) {
 	if err := rf.check(fs); err != nil {
-		return 0, err
+		return gpu.Options{}, err
 	}
 	if err := input.CheckBeamInterp(beamInterp); err != nil {
-		return 0, fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
+		return gpu.Options{}, fmt.Errorf("%w: --beam-interp: %w", errUsage, err)
 	}
 	if err := input.CheckBeamPole(beamPole); err != nil {
-		return 0, fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
+		return gpu.Options{}, fmt.Errorf("%w: --beam-pole: %w", errUsage, err)
 	}
 	mode, err := gpu.ParseFusedMode(fused)
 	if err != nil {
-		return 0, fmt.Errorf("--gpu-fused: %w", err)
+		return gpu.Options{}, fmt.Errorf("--gpu-fused: %w", err)
 	}
-	return mode, nil
+	nm, err := gpu.ParseNUFFTMode(nufftMode)
+	if err != nil {
+		return gpu.Options{}, fmt.Errorf("--gpu-nufft: %w", err)
+	}
+	return gpu.Options{Fused: mode, NUFFT: nm}, nil
 }
 
 // reportSimulate prints a finished run's line, its one per-integration
@@ -246,12 +251,12 @@ func setMemoryLimit(sim *matvis.Simulation) (restore func()) {
 
 // openBackend opens the backend (over several devices with devices set)
 // and prints why auto chose the CPU.
-func openBackend(backend, devices string, fused gpu.FusedMode, stderr io.Writer) (matvis.Backend, error) {
+func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
 	if backend == "nufftcpu" && devices == "" {
 		// The NUFFT CPU backend (issue 29) at its default accuracy.
 		return nufftcpu.New(0, 0)
 	}
-	be, note, err := backends.OpenDevices(backend, devices, gpu.Options{Fused: fused})
+	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
 		return nil, err
 	}

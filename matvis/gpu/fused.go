@@ -180,6 +180,11 @@ func (r *run) chooseFused() (err error) {
 		*g = matvis.GramImpl{Strategy: matvis.FusedKernelName, Why: g.Why, Fused: true, Products: r.productsName(), Blocks: r.fgBlocks, Stacked: r.stacked}
 	}
 	r.fusedChosen = true
+	if r.nu == nil {
+		// No transform to choose: free the unused layout before the
+		// path's own buffers, as the run's memory plan assumes.
+		_ = r.settleLayouts()
+	}
 	if r.fused {
 		r.res.Stats.ZBytes = 8
 		if r.stacked {
@@ -198,9 +203,10 @@ func (r *run) chooseFused() (err error) {
 // fused path and the transform are settled (the transform reads the
 // plain layout, as beam_tau_z does), and frees the other.
 func (r *run) settleLayouts() error {
-	if !r.fusedCand {
+	if !r.fusedCand || r.layoutsSettled {
 		return nil
 	}
+	r.layoutsSettled = true
 	stacked := r.fused && r.stacked
 	switch {
 	case r.bp != nil:

@@ -42,8 +42,9 @@ type visKernels struct {
 }
 
 // loadVisKernels looks up vis.cu's kernels in mod: the fused path's when
-// fused, its footprint kernel when stacked.
-func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) {
+// fused, its footprint kernel when stacked, the transform path's
+// strengths when withNUFFT (compiled with VIS_NUFFT).
+func loadVisKernels(mod *cuda.Module, fused, stacked, withNUFFT bool) (*visKernels, error) {
 	k := &visKernels{}
 	fns := []struct {
 		p    *cuda.Function
@@ -51,7 +52,7 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 	}{{&k.horizonCount, "horizon_count"}, {&k.scanBlocks, "scan_blocks"}, {&k.horizonScatter, "horizon_scatter"},
 		{&k.scanTileSums, "scan_tile_sums"}, {&k.scanTiles, "scan_tiles"},
 		{&k.scanLookback, "scan_lookback"}, {&k.horizonCompact, "horizon_compact"},
-		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"}, {&k.nufftStrengths, "nufft_strengths"},
+		{&k.keyCount, "key_count"}, {&k.keyScatter, "key_scatter"}, {&k.beamTauZ, "beam_tau_z"}, {&k.visOut, "vis_out"},
 		{&k.enuAll, "enu_all"}, {&k.beamTauZStokes, "beam_tau_z_stokes"},
 		{&k.stokesFactor, "stokes_factor"}, {&k.stokesFactorFD, "stokes_factor_fd"}}
 	if fused {
@@ -62,6 +63,12 @@ func loadVisKernels(mod *cuda.Module, fused, stacked bool) (*visKernels, error) 
 			p    *cuda.Function
 			name string
 		}{&k.gramReduce, "gram_reduce"})
+	}
+	if withNUFFT {
+		fns = append(fns, struct {
+			p    *cuda.Function
+			name string
+		}{&k.nufftStrengths, "nufft_strengths"})
 	}
 	if fused && stacked {
 		fns = append(fns, struct {
@@ -303,6 +310,11 @@ func (r *run) visDefines() []string {
 		zt = "uint2" // FP16 pairs, 8 bytes; the product accumulates in complex64
 	}
 	opts := append([]string{"-DR_T=" + rt, "-DZ_T=" + zt, "-DACC_T=" + acc, "-DOUT_T=" + out}, sharedDefines()...)
+	if r.nu != nil {
+		// The transform path's strengths kernel, compiled only for runs
+		// that may take the path: the others' module is as before it.
+		opts = append(opts, "-DVIS_NUFFT")
+	}
 	if r.fusedCand {
 		opts = append(opts, fmt.Sprintf("-DFG_MT=%d", r.fgMT), fmt.Sprintf("-DFG_TS=%d", r.fgTS))
 		if r.stacked {
@@ -329,7 +341,7 @@ func (r *run) compile() error {
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked); err != nil {
+	if r.k, err = loadVisKernels(r.mod, r.fusedCand, r.stacked, r.nu != nil); err != nil {
 		return err
 	}
 	if err = r.k.residency(r.c.Info().SMs); err != nil {

@@ -80,7 +80,6 @@ func timesOf(res *matvis.Result, total time.Duration) runTimes {
 	return rt
 }
 
-
 // TestNUFFTSideBySide: on the bar's shape in fp32, the direct path and
 // the transform path of this backend, in one process, alternating (a
 // warm-up run each first): GPU time per integration (CUDA-event medians)

@@ -156,14 +156,15 @@ type fusedState struct {
 	fusedCand, fused bool
 	// stacked: gram_fused reads the beams restacked by node (all beams
 	// gridded on one geometry, polarized; fgNBP beams with padding);
-	// fusedChosen: chooseFused has settled the path.
-	stacked, fusedChosen bool
-	fgNBP, fgTS          int
-	fgMT, fgBlocks       int
-	fgLast               int     // grid of the last gram_fused launch
-	zscale               float64 // the FP16 scale at the current frequency (gram_fused, tensor-core product)
-	beamMax              float64 // the loaded beam tables' largest |re| or |im|
-	dPart, dFoot         cuda.DevicePtr
+	// fusedChosen: chooseFused has settled the path; layoutsSettled:
+	// settleLayouts has kept the beam layout the path reads.
+	stacked, fusedChosen, layoutsSettled bool
+	fgNBP, fgTS                          int
+	fgMT, fgBlocks                       int
+	fgLast                               int     // grid of the last gram_fused launch
+	zscale                               float64 // the FP16 scale at the current frequency (gram_fused, tensor-core product)
+	beamMax                              float64 // the loaded beam tables' largest |re| or |im|
+	dPart, dFoot                         cuda.DevicePtr
 }
 
 // timingState is the timing's (timing.go): the events of the two

@@ -21,7 +21,7 @@ func compactionKernels(t *testing.T, g *Backend, words int) (*visKernels, cuda.S
 	mod, err := g.c.Compile(cuda.Source{Name: "vis.cu", Code: code, Headers: headers}, opts...)
 	gputest.Must(t, err)
 	t.Cleanup(func() { mod.Unload() })
-	k, err := loadVisKernels(mod, false, false)
+	k, err := loadVisKernels(mod, false, false, false)
 	gputest.Must(t, err)
 	gputest.Must(t, k.residency(g.c.Info().SMs))
 	s, err := g.c.NewStream()

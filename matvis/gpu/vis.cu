@@ -8,7 +8,8 @@
 // Compile-time options: -DR_T=float|double, -DZ_T=float2|double2|uint2 (the
 // Z matrix type: the Gram strategy may want complex128 even in precision 1,
 // or uint2, the tensor-core product's scaled FP16 pairs, tc_f16.cuh),
-// -DACC_T=float2|double2 (accumulator), -DOUT_T=float2|double2 (output).
+// -DACC_T=float2|double2 (accumulator), -DOUT_T=float2|double2 (output),
+// -DVIS_NUFFT (the transform path's strengths, vis_nufft.cuh).
 #include "common.cuh"
 #include "tc_f16.cuh"
 
@@ -37,5 +38,7 @@ typedef C<real> creal;
 #include "vis_btz.cuh"
 #include "vis_stokes.cuh"
 #include "vis_out.cuh"
+#ifdef VIS_NUFFT
 #include "vis_nufft.cuh"
+#endif
 #include "vis_fused.cuh"
