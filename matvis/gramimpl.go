@@ -44,9 +44,30 @@ type GramImpl struct {
 	// TilesComputed of the Gram product's TilesTotal tiles were computed,
 	// those holding the requested pairs (TilesTotal 0: the whole product).
 	TilesComputed, TilesTotal int
+	// Transform, when not nil, says the product was a type-3 non-uniform
+	// FFT's (matvis/nufftcpu, the GPU's transform path) and gives its
+	// shape, which the profile's roofline counts the work of.
+	Transform *TransformShape
 	// Others are the different implementations other parts of the run
 	// used (several devices, Merge).
 	Others []GramImpl
+}
+
+// TransformShape is the shape of the type-3 transforms that made a run's
+// visibilities.
+type TransformShape struct {
+	// Dim is the transform's dimension (2, or 3 with w-terms); Width the
+	// spreading kernel's points per axis.
+	Dim, Width int
+	// Outer and Padded are the points of the outer (spreading) grid and
+	// of the padded grid the FFT transforms, at the highest channel.
+	Outer, Padded int
+	// Targets are the baselines each transform is evaluated at; PerTime
+	// the transforms of one integration (feed-pair products, w-term
+	// terms), RealStrengths that their strengths are real (the FFT then
+	// does half the work).
+	Targets, PerTime int
+	RealStrengths    bool
 }
 
 // IsZero reports whether g describes nothing.

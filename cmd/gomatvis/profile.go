@@ -29,7 +29,7 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 	pol := fs.Bool("polarized", true, "polarized run")
 	gridded := fs.Bool("gridded", true, "beams sampled on a 360×181 az/za grid (false: analytic Gaussian)")
 	stokes := fs.Bool("stokes", false, "a full-Stokes sky (Q, U, V on every source; docs/stokes.md)")
-	backend := fs.String("backend", "auto", "cpu, gpu or auto")
+	backend := fs.String("backend", "auto", "cpu, nufftcpu (the type-3 transform on the CPU; its stages on the roofline: strengths+spread, fft+interp), gpu or auto")
 	coords := &coordFlag{method: simspec.CoordERFA}
 	fs.Var(coords, "coord-method", "coordinate `method`: erfa (matvis's ERFA, as its profiler) or precomputed (random ENU vectors: no astrometry cost); CoordinateRotationERFA also accepted")
 	fs.Var(coords, "coords", "the same as --coord-method (its older `name`)")

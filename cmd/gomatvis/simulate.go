@@ -18,7 +18,6 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
-	"github.com/gomatvis/gomatvis/matvis/nufftcpu"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
@@ -252,10 +251,6 @@ func setMemoryLimit(sim *matvis.Simulation) (restore func()) {
 // openBackend opens the backend (over several devices with devices set)
 // and prints why auto chose the CPU.
 func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
-	if backend == "nufftcpu" && devices == "" {
-		// The NUFFT CPU backend (issue 29) at its default accuracy.
-		return nufftcpu.New(0, 0)
-	}
 	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -168,7 +169,7 @@ func (j *slurmJob) checkValues() error {
 		{"--time", j.time, "minutes, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS, UNLIMITED or INFINITE",
 			slurmTimeRe.MatchString(j.time) || strings.EqualFold(j.time, "UNLIMITED") || strings.EqualFold(j.time, "INFINITE")},
 		{"--mem", j.mem, "an integer with an optional unit K, M, G or T (e.g. 64G)", slurmMemRe.MatchString(j.mem)},
-		{"--backend", j.backend, "cpu, gpu or auto", j.backend == "cpu" || j.backend == "gpu" || j.backend == "auto"},
+		{"--backend", j.backend, "cpu, nufftcpu, gpu or auto", slices.Contains([]string{"cpu", "nufftcpu", "gpu", "auto"}, j.backend)},
 	} {
 		if c.v != "" && !c.ok || c.v == "" && c.flag == "--backend" {
 			return fmt.Errorf("%w: %s %q: want %s", errUsage, c.flag, c.v, c.want)

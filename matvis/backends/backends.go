@@ -1,4 +1,5 @@
-// Package backends chooses a simulator backend by name: "cpu", "gpu", or
+// Package backends chooses a simulator backend by name: "cpu", "nufftcpu"
+// (the type-3 transform on the CPU, matvis/nufftcpu), "gpu", or
 // "auto" (the GPU when a CUDA device and driver are found, else the CPU).
 package backends
 
@@ -8,6 +9,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
+	"github.com/gomatvis/gomatvis/matvis/nufftcpu"
 )
 
 // ErrNoGPU says no usable CUDA device/driver was found; it is the GPU
@@ -25,6 +27,10 @@ func OpenWith(name string, gpuOpts gpu.Options) (b matvis.Backend, note string, 
 	switch name {
 	case "cpu":
 		return cpu.New(), "", nil
+	case "nufftcpu":
+		// The transform backend at its default accuracy, its chooser on.
+		b, err := nufftcpu.New(0, 0)
+		return b, "", err
 	case "gpu":
 		g, err := openGPU(gpuOpts)
 		if err != nil {
@@ -38,7 +44,7 @@ func OpenWith(name string, gpuOpts gpu.Options) (b matvis.Backend, note string, 
 		}
 		return cpu.New(), fmt.Sprintf("using the CPU backend (%v)", err), nil
 	}
-	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
+	return nil, "", fmt.Errorf("backend %q: want cpu, nufftcpu, gpu or auto", name)
 }
 
 // openGPU opens the CUDA backend (matvis/gpu) with opts.

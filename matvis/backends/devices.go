@@ -65,7 +65,7 @@ func OpenDevices(name, devices string, gpuOpts gpu.Options) (b matvis.Backend, n
 		}
 		return cpu.New(), fmt.Sprintf("using the CPU backend (%v)", err), nil
 	}
-	return nil, "", fmt.Errorf("backend %q: want cpu, gpu or auto", name)
+	return nil, "", fmt.Errorf("backend %q with --devices: want cpu, gpu or auto", name)
 }
 
 // openCPUs splits the cores among n CPU backends (n ≤ 1: one backend).

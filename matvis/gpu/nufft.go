@@ -103,6 +103,8 @@ type nufftStage struct {
 	prec nufftgpu.Precision
 	nv   int    // strength vectors: feeds²
 	grid [3]int // every channel's outer grid: the highest channel's
+	// lay is the highest channel's plan layout (its kernel and grids).
+	lay nufft.Layout
 	// tr is the transform, its targets those of channel planFor.
 	tr      *nufftgpu.Transform
 	planFor int
@@ -197,9 +199,12 @@ func (r *run) chooseNUFFT() error {
 	r.freeDev(&r.dPart)
 	r.freeDev(&r.dFoot)
 	r.res.Stats.ZBytes = 8
+	l := nu.lay
 	r.res.Stats.MatProdImpl = matvis.GramImpl{MatProd: r.sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3 on the device, %d-D, %v, eps %g, outer grid %v", nu.dim, nu.prec, nu.eps, nu.grid[:nu.dim]),
-		Why:      why}
+		Strategy: fmt.Sprintf("nufft type 3 on the device, %d-D, %v, eps %g (kernel width %d), outer grid %v", nu.dim, nu.prec, nu.eps, l.W, nu.grid[:nu.dim]),
+		Why:      why,
+		Transform: &matvis.TransformShape{Dim: nu.dim, Width: l.W, Outer: l.NF[0] * l.NF[1] * l.NF[2], Padded: l.N2[0] * l.N2[1] * l.N2[2],
+			Targets: r.npairs, PerTime: nu.nv}}
 	return nil
 }
 
@@ -258,7 +263,7 @@ func (r *run) setupNUFFT() (why string, err error) {
 		return fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil
 	}
 	l := pl.Layout()
-	nu.grid = l.NF
+	nu.grid, nu.lay = l.NF, l
 	if pl, err = r.nufftPlan(0); err != nil {
 		return "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
 	}

@@ -553,9 +553,10 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 	st.Backend = r.b.Name()
 	w, beta := r.plan.Kernel()
 	st.MatProdImpl = matvis.GramImpl{
-		MatProd:  sim.Options.MatProd,
-		Strategy: fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz%s", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top], r.groupsNote()),
-		Why:      r.groupsWhy(),
+		MatProd:   sim.Options.MatProd,
+		Strategy:  fmt.Sprintf("nufft type 3, %d-D%s, eps %g (kernel width %d, beta %.3g), grid %v at %g Hz%s", r.dim, r.wNote(), r.eps(), w, beta, r.plan.Grid(), sim.Freqs[r.top], r.groupsNote()),
+		Why:       r.groupsWhy(),
+		Transform: r.transformShape(),
 	}
 	nsrc := sim.NSrc()
 	var total int64
@@ -587,6 +588,26 @@ func (r *run) init(terms []matvis.MemoryTerm) {
 			j.acc = make([]complex128, len(j.targets))
 		}
 	}
+}
+
+// transformShape is the run's transforms' shape for the result (every
+// job's: their transforms added, their targets averaged over them).
+func (r *run) transformShape() *matvis.TransformShape {
+	w, _ := r.plan.Kernel()
+	outer, padded := r.plan.GridPoints()
+	ts := &matvis.TransformShape{Dim: r.dim, Width: w, Outer: outer, Padded: padded, RealStrengths: r.realStrengths()}
+	var targets int
+	for _, j := range append([]*run{r}, r.jobs...) {
+		terms := max(j.terms, 1)
+		if j.pack {
+			terms = (terms + 1) / 2
+		}
+		n := terms * j.transformsPerTerm()
+		ts.PerTime += n
+		targets += n * len(j.targets)
+	}
+	ts.Targets = targets / max(ts.PerTime, 1)
+	return ts
 }
 
 // realStrengths reports whether the transforms' strengths are real

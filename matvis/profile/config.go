@@ -42,7 +42,7 @@ type Config struct {
 	// NAz, NZa are the gridded beams' samples (0: 360 × 181).
 	NAz int `json:"naz"`
 	NZa int `json:"nza"`
-	// Backend is "cpu", "gpu" or "auto".
+	// Backend is "cpu", "nufftcpu", "gpu" or "auto" (backends.OpenWith).
 	Backend string `json:"backend"`
 	// Devices runs the profile over several devices as `simulate
 	// --devices` does (backends.OpenDevices): "all" or ordinals "0,1"; ""

@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -12,6 +13,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"github.com/gomatvis/gomatvis/matvis/nufftcpu"
 )
 
 // small is a quick profile: 8 antennas, gridded beams, 3 times.
@@ -309,5 +311,85 @@ func TestStokesProfile(t *testing.T) {
 		if !rep.Sim.SkyPolarized() || !rep.Config.Stokes {
 			t.Errorf("%s: the run's sky is not full-Stokes", crd)
 		}
+	}
+}
+
+// TestTransformProfile: a profile of the NUFFT CPU backend (forced, one
+// shared beam) places the transform's stages on the roofline — strengths
+// with the spread, timed as tau_z, and the FFT with the interpolation,
+// timed as matprod — with their counted work, and no Gram product; its
+// summary still matches the schema.
+func TestTransformProfile(t *testing.T) {
+	c, err := Preset("custom")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.NAnt, c.NBeam, c.NSrc, c.NTimes = 40, 1, 20000, 2
+	be, err := nufftcpu.New(1e-9, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	be.Force = true
+	rep, err := Run(context.Background(), c, Options{Backend: be, Roofline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.MatProd, "nufft type 3") {
+		t.Fatalf("the profile's run was not a transform: %s", rep.MatProd)
+	}
+	got := map[string]StagePoint{}
+	for _, p := range rep.Roofline.Points {
+		got[p.Stage] = p
+	}
+	for _, st := range []string{"coords", "beam", StageSpread, StageFFT} {
+		p, ok := got[st]
+		if !ok || !(p.FLOPs > 0) || !(p.Bytes > 0) || !(p.Seconds > 0) {
+			t.Errorf("roofline stage %s: %+v (present %v), want counted work and a time", st, p, ok)
+		}
+	}
+	if _, ok := got["matprod"]; ok {
+		t.Errorf("a Gram product on the roofline of a transform's run")
+	}
+	if want := rep.Stages["matprod"].Median; got[StageFFT].Seconds != want && rep.Stages["matprod"].Median > 0 {
+		t.Errorf("fft+interp placed at %g s, the matprod stage's median is %g s", got[StageFFT].Seconds, want)
+	}
+	dir := t.TempDir()
+	if err := WriteDir(rep, dir); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ValidateSummary(doc); err != nil {
+		t.Errorf("summary.json does not match the schema: %v", err)
+	}
+}
+
+// TestCountTransformWork: the transform's counts follow their terms —
+// the FFT's 5·G·log₂G at least, halved for real strengths; every term
+// once per transform of the integration; coords and beam as CountWork's.
+func TestCountTransformWork(t *testing.T) {
+	ws := WorkShape{NAnt: 350, NBeamUsed: 1, NFeed: 2, Precision: 2, Sources: 200000, Visible: 100000, ENUFlops: 15}
+	tr := matvis.TransformShape{Dim: 2, Width: 13, Outer: 1216 * 1216, Padded: 2432 * 2432, Targets: 122500, PerTime: 2}
+	w := CountTransformWork(ws, tr)
+	base := CountWork(ws)
+	if w[0] != base[0] || w[1] != base[1] {
+		t.Errorf("coords/beam %v %v, CountWork's %v %v", w[0], w[1], base[0], base[1])
+	}
+	g := float64(tr.Padded)
+	if fft := w[3].FLOPs; !(fft > 2*5*g*math.Log2(g)) {
+		t.Errorf("fft+interp %.3g FLOPs, under the two FFTs' %.3g", fft, 2*5*g*math.Log2(g))
+	}
+	tr2 := tr
+	tr2.PerTime = 4
+	if w2 := CountTransformWork(ws, tr2); math.Abs(w2[3].FLOPs/w[3].FLOPs-2) > 1e-12 || math.Abs(w2[3].Bytes/w[3].Bytes-2) > 1e-12 {
+		t.Errorf("twice the transforms: fft+interp ×%.4g FLOPs, ×%.4g bytes, want ×2", w2[3].FLOPs/w[3].FLOPs, w2[3].Bytes/w[3].Bytes)
+	}
+	trR := tr
+	trR.RealStrengths = true
+	if d := w[3].FLOPs - CountTransformWork(ws, trR)[3].FLOPs; math.Abs(d-2*2.5*g*math.Log2(g)) > 1e-6*d {
+		t.Errorf("real strengths save %.4g FLOPs, want half the FFTs' (%.4g)", d, 2*2.5*g*math.Log2(g))
 	}
 }

@@ -3,6 +3,7 @@ package profile
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/roof"
 )
@@ -313,4 +315,47 @@ func FuseGram(work []StageWork, s WorkShape) []StageWork {
 	fused.Stage = StageGramFused
 	fused.Bytes -= 2 * m * k * c
 	return append(out, fused)
+}
+
+// The transform path's roofline stages (CountTransformWork): the
+// strengths with the spreading onto the outer grid, timed as tau_z, and
+// the deconvolution, FFT and interpolation to the baselines, timed as
+// matprod (matvis/nufftcpu's and the GPU transform path's stage timing).
+const (
+	StageSpread = "strengths+spread"
+	StageFFT    = "fft+interp"
+)
+
+// CountTransformWork counts the stages of a run whose product was the
+// type-3 transforms tr (matvis.GramImpl.Transform), for one integration
+// (its one chunk), in CountWork's convention: coords and beam as there;
+// per transform, with V visible sources, T targets, kernel width w in d
+// dimensions, outer grid G1 and padded grid G2 of c-byte complex values,
+//
+//	strengths+spread: V·(6F² + 10dw + 4wᵈ) FLOPs (the feed-pair product,
+//	                  the kernel weights, a complex add per tap);
+//	                  V·(c + 8d) + 2·G1·c bytes (strengths and coordinates
+//	                  in, the outer grid zeroed and written once)
+//	fft+interp:       G1 + 5·G2·log₂G2 (halved for real strengths) +
+//	                  T·(10dw + 4wᵈ + 6) FLOPs; G1·c + 2·G2·c + T·(c + 8d)
+//	                  bytes (the grid read, the padded grid through the FFT
+//	                  once, the results and target coordinates)
+//
+// times the transforms of an integration (tr.PerTime); the strengths'
+// feed-pair products are counted once per source, not per transform.
+func CountTransformWork(s WorkShape, tr matvis.TransformShape) []StageWork {
+	base := CountWork(s)
+	v, f := float64(s.Visible), float64(s.NFeed)
+	c := 8 * float64(max(s.Precision, 1))
+	d, w := float64(tr.Dim), float64(tr.Width)
+	taps := math.Pow(w, d)
+	g1, g2, t := float64(tr.Outer), float64(tr.Padded), float64(tr.Targets)
+	n := float64(max(tr.PerTime, 1))
+	fft := 5 * g2 * math.Log2(max(g2, 2))
+	if tr.RealStrengths {
+		fft /= 2
+	}
+	spread := StageWork{StageSpread, v*6*f*f + n*v*(10*d*w+4*taps), n * (v*(c+8*d) + 2*g1*c)}
+	rest := StageWork{StageFFT, n * (g1 + fft + t*(10*d*w+4*taps+6)), n * (g1*c + 2*g2*c + t*(c+8*d))}
+	return []StageWork{base[0], base[1], spread, rest}
 }

@@ -656,11 +656,17 @@ func roofline(ctx context.Context, meter CeilingMeter, rep *Report, sim *matvis.
 		ZBytes: res.Stats.ZBytes,
 	}
 	work := CountWork(ws)
-	if res.Stats.BeamInTauZ {
-		work = FuseBeamTauZ(work, ws)
-	}
-	if res.Stats.MatProdImpl.Fused {
-		work = FuseGram(work, ws)
+	switch tr := res.Stats.MatProdImpl.Transform; {
+	case tr != nil:
+		work = CountTransformWork(ws, *tr)
+		if res.Stats.BeamInTauZ {
+			// The beam is evaluated in the strengths' kernel.
+			work = mergeInto(work, "beam", StageSpread)
+		}
+	case res.Stats.MatProdImpl.Fused:
+		work = FuseGram(maybeFuseBeam(work, ws, res), ws)
+	default:
+		work = maybeFuseBeam(work, ws, res)
 	}
 	rl := &Roofline{Ceilings: ceil, Shape: shape}
 	for _, w := range work {
@@ -682,6 +688,12 @@ func stageSeconds(rep *Report, stage string) float64 {
 	}
 	if stage == StageGramFused {
 		return stageSeconds(rep, "beam") + stageSeconds(rep, "tau_z") + stageSeconds(rep, "matprod")
+	}
+	if stage == StageSpread {
+		return stageSeconds(rep, "tau_z")
+	}
+	if stage == StageFFT {
+		return stageSeconds(rep, "matprod")
 	}
 	s := rep.Stages[stage]
 	if s.Median > 0 {
@@ -791,4 +803,33 @@ func Sweep(ctx context.Context, cfg Config, be matvis.Backend) ([]ScalePoint, er
 		}
 	}
 	return out, nil
+}
+
+// maybeFuseBeam is FuseBeamTauZ for a run whose beam is evaluated inside
+// the τ/Z kernel (Stats.BeamInTauZ).
+func maybeFuseBeam(work []StageWork, ws WorkShape, res *matvis.Result) []StageWork {
+	if res.Stats.BeamInTauZ {
+		return FuseBeamTauZ(work, ws)
+	}
+	return work
+}
+
+// mergeInto adds stage from's work to stage into's and drops from.
+func mergeInto(work []StageWork, from, into string) []StageWork {
+	var moved StageWork
+	var out []StageWork
+	for _, w := range work {
+		if w.Stage == from {
+			moved = w
+			continue
+		}
+		out = append(out, w)
+	}
+	for i := range out {
+		if out[i].Stage == into {
+			out[i].FLOPs += moved.FLOPs
+			out[i].Bytes += moved.Bytes
+		}
+	}
+	return out
 }
