@@ -1,6 +1,7 @@
 // Package backends chooses a simulator backend by name: "cpu", "nufftcpu"
-// (the type-3 transform on the CPU, matvis/nufftcpu), "gpu", or
-// "auto" (the GPU when a CUDA device and driver are found, else the CPU).
+// (the type-3 transform on the CPU where its chooser finds it faster,
+// matvis/nufftcpu), "gpu", or "auto" (the GPU when a CUDA device and
+// driver are found, else nufftcpu).
 package backends
 
 import (
@@ -28,8 +29,7 @@ func OpenWith(name string, gpuOpts gpu.Options) (b matvis.Backend, note string, 
 	case "cpu":
 		return cpu.New(), "", nil
 	case "nufftcpu":
-		// The transform backend at its default accuracy, its chooser on.
-		b, err := nufftcpu.New(0, 0)
+		b, err := openNUFFTCPU()
 		return b, "", err
 	case "gpu":
 		g, err := openGPU(gpuOpts)
@@ -42,9 +42,26 @@ func OpenWith(name string, gpuOpts gpu.Options) (b matvis.Backend, note string, 
 		if err == nil {
 			return g, "", nil
 		}
-		return cpu.New(), fmt.Sprintf("using the CPU backend (%v)", err), nil
+		b, nerr := openNUFFTCPU()
+		if nerr != nil {
+			return cpu.New(), fmt.Sprintf("using the CPU backend (%v)", err), nil
+		}
+		return b, fmt.Sprintf("using the CPU backend with the transform chooser, nufftcpu (%v)", err), nil
 	}
 	return nil, "", fmt.Errorf("backend %q: want cpu, nufftcpu, gpu or auto", name)
+}
+
+// openNUFFTCPU opens the CPU backend that runs eligible simulations as
+// type-3 transforms where its chooser finds them faster and the others
+// on the direct product (matvis/nufftcpu), at its default accuracy, its
+// measurements kept on disk so that runs of one shape take one path.
+func openNUFFTCPU() (matvis.Backend, error) {
+	b, err := nufftcpu.New(0, 0)
+	if err != nil {
+		return nil, err
+	}
+	b.TrialCache = nufftcpu.DefaultTrialCache()
+	return b, nil
 }
 
 // openGPU opens the CUDA backend (matvis/gpu) with opts.

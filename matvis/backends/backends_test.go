@@ -7,8 +7,10 @@ import (
 )
 
 func TestOpen(t *testing.T) {
-	if b, _, err := Open("cpu"); err != nil || b.Name() != "cpu" {
-		t.Fatalf("cpu: %v %v", b, err)
+	for _, name := range []string{"cpu", "nufftcpu"} {
+		if b, _, err := Open(name); err != nil || b.Name() != name {
+			t.Fatalf("%s: %v %v", name, b, err)
+		}
 	}
 	if _, _, err := Open("tpu"); err == nil || !strings.Contains(err.Error(), `"tpu"`) {
 		t.Fatalf("tpu: %v", err)
@@ -26,7 +28,9 @@ func TestOpen(t *testing.T) {
 			t.Fatalf("a GPU opened but auto chose %s", b.Name())
 		}
 	case errors.Is(gerr, ErrNoGPU):
-		if b.Name() != "cpu" || !strings.Contains(note, "no CUDA device/driver found") {
+		// The CPU with the transform chooser (matvis/nufftcpu), which
+		// falls back to the direct product and says so.
+		if b.Name() != "nufftcpu" || !strings.Contains(note, "no CUDA device/driver found") || !strings.Contains(note, "transform chooser") {
 			t.Fatalf("without a GPU auto gave %s with note %q", b.Name(), note)
 		}
 	default:

@@ -90,22 +90,33 @@ func (r *run) shapeOf() shape {
 	return shape{sim.NAnt(), sim.NSrc(), len(sim.Pairs), sim.NFeed(), sim.Options.Precision, r.dim, r.terms, 1 + len(r.jobs), sim.Freqs[r.top]}
 }
 
-// remembered returns the measurement of an earlier run of shape s.
+// remembered returns the measurement of an earlier run of shape s, in
+// this process or in the trial cache.
 func (b *Backend) remembered(s shape) *measured {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m, ok := b.trials[s]
 	if !ok {
-		return nil
+		if m, ok = b.diskTrial(s); !ok {
+			return nil
+		}
+		b.keep(s, m)
 	}
 	m.cached = true
 	return &m
 }
 
-// remember keeps m for later runs of shape s.
+// remember keeps m for later runs of shape s, in this process and in the
+// trial cache.
 func (b *Backend) remember(s shape, m measured) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.keep(s, m)
+	b.keepTrial(s, m)
+}
+
+// keep holds m for shape s in this process (b.mu held).
+func (b *Backend) keep(s shape, m measured) {
 	if b.trials == nil {
 		b.trials = make(map[shape]measured)
 	}

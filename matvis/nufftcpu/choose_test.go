@@ -10,6 +10,8 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
+	"os"
+	"path/filepath"
 )
 
 // hexConfig is the benchmark's shape (bench_test.go): nant jittered hex
@@ -214,5 +216,53 @@ func TestLowerBound(t *testing.T) {
 	res := backendtest.MustRun(t, b, sim)
 	if why := res.Stats.MatProdImpl.Why; !strings.Contains(why, "direct product: chooser: cost model") || !strings.Contains(why, "before any plan") {
 		t.Errorf("350 antennas × 300 sources: why %q, want the direct product before any plan", why)
+	}
+}
+
+// TestTrialCache: a close call measured by one backend is kept in its
+// trial cache and taken, unmeasured, by a second backend (another
+// process's) given the same file, which then takes the same path; a
+// backend without a cache file measures again; an unreadable cache is
+// only a miss.
+func TestTrialCache(t *testing.T) {
+	rng := backendtest.NewRNG(t, 43)
+	file := filepath.Join(t.TempDir(), "choices.json")
+	var sim *matvis.Simulation
+	trials := 0
+	open := func(cache string) *Backend {
+		b, err := New(0, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.TrialCache = cache
+		b.measure = func(ctx context.Context, r *run) (measured, error) {
+			trials++
+			if err := r.loop(ctx, 1); err != nil {
+				return measured{}, err
+			}
+			return measured{nufft: 1e-3, direct: 2e-3}, nil
+		}
+		if sim == nil {
+			sim = backendtest.NewSim(t, closeConfig(t, rng, b))
+		}
+		return b
+	}
+	for i, c := range []struct {
+		cache  string
+		trials int
+		say    string
+	}{{file, 1, "chooser: measured,"}, {file, 1, "earlier run"}, {"", 2, "chooser: measured,"}} {
+		got := backendtest.MustRun(t, open(c.cache), sim)
+		why := got.Stats.MatProdImpl.Why
+		if trials != c.trials || !strings.Contains(why, c.say) || strings.HasPrefix(why, "direct product: ") {
+			t.Errorf("backend %d: %d trials so far (want %d), why %q (want the transform and %q)", i, trials, c.trials, why, c.say)
+		}
+	}
+	if err := os.WriteFile(file, []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	backendtest.MustRun(t, open(file), sim)
+	if trials != 3 {
+		t.Errorf("an unreadable cache: %d trials, want it measured again (3)", trials)
 	}
 }

@@ -88,6 +88,10 @@ type Backend struct {
 	Force bool
 	// W chooses how a non-coplanar array's w-terms are transformed.
 	W WTerms
+	// TrialCache is the file the chooser keeps its measurements in
+	// between processes (trialcache.go; "": none, every process measures
+	// its own close calls). DefaultTrialCache is the command line's.
+	TrialCache string
 
 	direct  *cpu.Backend
 	eps     float64
