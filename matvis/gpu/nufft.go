@@ -199,6 +199,7 @@ func (r *run) chooseNUFFT() error {
 	r.freeDev(&r.dPart)
 	r.freeDev(&r.dFoot)
 	r.res.Stats.ZBytes = 8
+	r.transformPlan()
 	l := nu.lay
 	r.res.Stats.MatProdImpl = matvis.GramImpl{MatProd: r.sim.Options.MatProd,
 		Strategy: fmt.Sprintf("nufft type 3 on the device, %d-D, %v, eps %g (kernel width %d), outer grid %v", nu.dim, nu.prec, nu.eps, l.W, nu.grid[:nu.dim]),
@@ -469,4 +470,25 @@ func (nu *nufftStage) close(r *run) {
 	_ = nu.tr.Close()
 	nu.tr = nil
 	r.freeDev(&nu.dStr)
+}
+
+// transformPlan makes the result's memory plan the transform path's: one
+// chunk of every source, the direct path's Z and Gram terms replaced by
+// the transform's grids and strengths (what its device holds).
+func (r *run) transformPlan() {
+	nu, p := r.nu, &r.res.Plan
+	var terms []matvis.MemoryTerm
+	for _, t := range p.Terms {
+		if t.Name != matvis.TermZ {
+			terms = append(terms, t)
+		}
+	}
+	cb := int64(nu.nv) * 2 * r.rsize
+	terms = append(terms, matvis.MemoryTerm{Name: "gpu_nufft_transform", Bytes: nu.tr.Bytes()},
+		matvis.MemoryTerm{Name: termNUFFT, Bytes: int64(r.nsrc) * cb})
+	var total int64
+	for _, t := range terms {
+		total += t.Bytes
+	}
+	*p = matvis.MemoryPlan{Budget: p.Budget, NChunks: 1, SourcesPerChunk: r.nsrc, BufferSources: r.nsrc, Terms: terms, Total: total, Fits: p.Fits}
 }

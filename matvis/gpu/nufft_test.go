@@ -151,6 +151,9 @@ func TestNUFFTParity(t *testing.T) {
 		if !(e <= tol) || !(ed <= tol) {
 			t.Errorf("%v: max|Δ|/max|V| %.3e against the plain loop, %.3e against the direct path, over %.0e", c, e, ed, tol)
 		}
+		if got.Plan.NChunks != 1 || got.Plan.Term(termNUFFT) == 0 || got.Stats.MatProdImpl.Transform == nil {
+			t.Errorf("%v: plan of %d chunks with %d bytes of strengths, transform shape %v: want the transform's one chunk", c, got.Plan.NChunks, got.Plan.Term(termNUFFT), got.Stats.MatProdImpl.Transform)
+		}
 		if len(got.Stats.Chunks) != sim.NFreq()*sim.NTime() {
 			t.Errorf("%v: %d chunk samples, want one an integration (%d)", c, len(got.Stats.Chunks), sim.NFreq()*sim.NTime())
 		}
