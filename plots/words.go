@@ -14,6 +14,9 @@ var words = map[string]string{
 	"beam+tau_z (fused)":         "beam, phases, Z: one kernel (beam+tau_z)",
 	"beam+tau_z+matprod (fused)": "beam to V: one kernel (beam+tau_z+matprod)",
 	"other (untimed)":            "untimed (other)",
+	// The transform backends' roofline stages (matvis/profile).
+	"strengths+spread": "source strengths spread onto the uv grid (strengths+spread)",
+	"fft+interp":       "uv grid FFT, interpolated to the baselines (fft+interp)",
 	// Memory terms (matvis's names, matvis.MemoryConfig.Terms).
 	"antpos":      "antenna positions (antpos)",
 	"flux":        "source fluxes (flux)",
