@@ -241,6 +241,29 @@ func (r *run) directEstimate() float64 {
 // is not "" is a reason the run cannot use the transform after all (a
 // grid too large, no cuFFT).
 func (r *run) setupNUFFT() (why string, err error) {
+	nu := r.nu
+	pl, why, err := r.planNUFFT()
+	if why != "" || err != nil {
+		return why, err
+	}
+	if nu.tr, err = nufftgpu.NewBatchCompiled(r.c, pl, nu.prec, nu.nv, r.s, r.keep.module); err != nil {
+		return fmt.Sprintf("the device transform: %v", err), nil
+	}
+	if err := nu.tr.ReservePoints(r.nsrc); err != nil {
+		return fmt.Sprintf("the device transform's points: %v", err), nil
+	}
+	cb := int64(nu.nv) * 2 * r.rsize
+	if nu.dStr, err = r.alloc(termNUFFT, int64(r.nsrc)*cb); err != nil {
+		return fmt.Sprintf("the transform's strengths: %v", err), nil
+	}
+	return "", nil
+}
+
+// planNUFFT is setupNUFFT's host part: the transform's precision,
+// accuracy, vectors and dimension, the highest channel's grids (every
+// channel's) and channel 0's plan. A why that is not "" is a reason the
+// run cannot use the transform (a grid too large).
+func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 	nu, sim := r.nu, r.sim
 	nu.prec, nu.eps = nufftgpu.Double, r.tune.nufftEps[1]
 	if r.p1 {
@@ -259,27 +282,17 @@ func (r *run) setupNUFFT() (why string, err error) {
 			top = fi
 		}
 	}
-	pl, err := r.nufftPlan(top)
+	pl, err = r.nufftPlan(top)
 	if err != nil {
-		return fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil
+		return nil, fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil
 	}
 	l := pl.Layout()
 	nu.grid, nu.lay = l.NF, l
 	if pl, err = r.nufftPlan(0); err != nil {
-		return "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
+		return nil, "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
 	}
 	nu.planFor = 0
-	if nu.tr, err = nufftgpu.NewBatchCompiled(r.c, pl, nu.prec, nu.nv, r.s, r.keep.module); err != nil {
-		return fmt.Sprintf("the device transform: %v", err), nil
-	}
-	if err := nu.tr.ReservePoints(r.nsrc); err != nil {
-		return fmt.Sprintf("the device transform's points: %v", err), nil
-	}
-	cb := int64(nu.nv) * 2 * r.rsize
-	if nu.dStr, err = r.alloc(termNUFFT, int64(r.nsrc)*cb); err != nil {
-		return fmt.Sprintf("the transform's strengths: %v", err), nil
-	}
-	return "", nil
+	return pl, "", nil
 }
 
 // nufftPlan plans channel fi's transform on the host: points in the box
