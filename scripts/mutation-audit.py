@@ -27,6 +27,7 @@ muts=[
  ('gpu-nufft-target', 'matvis/gpu/nufft.go', 's[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])', 's[d][k] = omega * (sim.Antennas[p[0]][d] - sim.Antennas[p[1]][d])', './matvis/gpu'),
  ('gpu-nufft-beams', 'matvis/gpu/nufft.go', 'if bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', 'if false && bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', './matvis/gpu'),
  ('gpu-nufft-eps', 'matvis/gpu/nufft.go', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[0]', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[1]', './matvis/gpu'),
+ ('nufft-stop', 'matvis/nufft/plan.go', 'func (pl *Plan) stopped() bool { return pl.ctx != nil && pl.ctx.Err() != nil }', 'func (pl *Plan) stopped() bool { return false }', './matvis/nufft ./matvis/nufftcpu'),
  ('auto-nufftcpu', 'matvis/backends/backends.go', '		b, nerr := openNUFFTCPU()', '		b, nerr := matvis.Backend(nil), error(nil); b = cpu.New()', './matvis/backends'),
 ]
 only=sys.argv[1:] 

@@ -17,7 +17,7 @@ func (pl *Plan) interp(out, f []complex128) {
 			ip := newInterpolator(pl, out)
 			for {
 				lo := int(next.Add(chunk) - chunk)
-				if lo >= pl.m {
+				if lo >= pl.m || pl.stopped() {
 					return
 				}
 				for i := lo; i < min(lo+chunk, pl.m); i++ {

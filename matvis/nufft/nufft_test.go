@@ -1,8 +1,12 @@
 package nufft
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
@@ -203,4 +207,56 @@ func TestMinGrid(t *testing.T) {
 			t.Errorf("MinGrid %v accepted", bad)
 		}
 	}
+}
+
+// TestExecuteContext: a done context stops a transform — one cancelled
+// before it starts returns the context's error without a result, and one
+// cancelled while it spreads returns it well before the uncancelled
+// transform's time — and a live context gives Execute's result exactly.
+func TestExecuteContext(t *testing.T) {
+	rng := sharedtest.RNG(t, 32)
+	x, c, s := nufftest.Problem(rng, 2, 400000, 2000, 1, 300, 0, 0)
+	pl, err := NewPlan(x, s, Options{Eps: 1e-12, Sign: 1, Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := make([]complex128, len(s[0]))
+	t0 := time.Now()
+	if err := pl.Execute(c, want); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(t0)
+	got := make([]complex128, len(want))
+	if err := pl.ExecuteContext(context.Background(), c, got); err != nil || !slices.Equal(got, want) {
+		t.Errorf("a live context: error %v, result equal %v", err, slices.Equal(got, want))
+	}
+	done, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := pl.ExecuteContext(done, c, got); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled context: error %v, want context.Canceled", err)
+	}
+	// Done from its third look on: the transform is then well inside its
+	// spreading, deterministically.
+	ctx := &doneAfter{Context: context.Background(), looks: 3}
+	t0 = time.Now()
+	err = pl.ExecuteContext(ctx, c, got)
+	took := time.Since(t0)
+	t.Logf("uncancelled %v; done at the third look: returned after %v (%v)", full, took, err)
+	if !errors.Is(err, context.Canceled) || took > full/2 {
+		t.Errorf("done while spreading: returned after %v (the whole: %v) with %v", took, full, err)
+	}
+}
+
+// doneAfter is a context that is done from its looks-th Err on.
+type doneAfter struct {
+	context.Context
+	looks int64
+	n     atomic.Int64
+}
+
+func (d *doneAfter) Err() error {
+	if d.n.Add(1) >= d.looks {
+		return context.Canceled
+	}
+	return nil
 }

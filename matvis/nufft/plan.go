@@ -1,6 +1,7 @@
 package nufft
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/cmplx"
@@ -118,6 +119,8 @@ type Plan struct {
 	pad    []complex128 // the FFT's work array (fftPlan.workPoints)
 	fft    fftPlan
 	stats  Stats
+	// ctx is the running Execute's context (nil between them).
+	ctx context.Context
 }
 
 // NewPlan checks the points x (x[d][j]: coordinate d of point j, 1 ≤
@@ -223,6 +226,15 @@ func (pl *Plan) Grid() []int { return pl.gridShape() }
 // Execute computes the transform of strengths c (one per point) into f
 // (one per target).
 func (pl *Plan) Execute(c, f []complex128) error {
+	return pl.ExecuteContext(context.Background(), c, f)
+}
+
+// ExecuteContext is Execute that stops soon after ctx is done: the
+// spreading checks it every few thousand points and the interpolation
+// every few hundred targets, so that a transform of millions of points,
+// seconds long, gives way within a small part of a second. It then
+// returns ctx's error (wrapped) and f holds no result.
+func (pl *Plan) ExecuteContext(ctx context.Context, c, f []complex128) error {
 	if len(c) != pl.n {
 		return fmt.Errorf("nufft: len(c) = %d, want one strength per point (%d)", len(c), pl.n)
 	}
@@ -239,30 +251,52 @@ func (pl *Plan) Execute(c, f []complex128) error {
 		return nil
 	}
 	pl.allocate()
-	pl.stages(f, func() { pl.spread(c) }, func() []complex128 { return pl.fft.run(pl.grid, pl.pad) })
-	return nil
+	return pl.stages(ctx, f, func() { pl.spread(c) }, func() []complex128 { return pl.fft.run(pl.grid, pl.pad) })
 }
 
 // stages runs a transform's spreading, FFT and interpolation into f, in
-// that order, adding each one's time to the plan's statistics.
-func (pl *Plan) stages(f []complex128, spread func(), fft func() []complex128) {
+// that order, adding each one's time to the plan's statistics; it stops
+// at the first stage that finds ctx done (pl.stopped) and returns ctx's
+// error.
+func (pl *Plan) stages(ctx context.Context, f []complex128, spread func(), fft func() []complex128) error {
+	pl.ctx = ctx
+	defer func() { pl.ctx = nil }()
 	t0 := time.Now()
 	spread()
 	t1 := time.Now()
+	pl.stats.Spread += t1.Sub(t0)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nufft: %w", err)
+	}
 	out := fft()
 	t2 := time.Now()
-	pl.interp(out, f)
-	t3 := time.Now()
-	pl.stats.Spread += t1.Sub(t0)
 	pl.stats.FFT += t2.Sub(t1)
-	pl.stats.Interp += t3.Sub(t2)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nufft: %w", err)
+	}
+	pl.interp(out, f)
+	pl.stats.Interp += time.Since(t2)
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("nufft: %w", err)
+	}
+	return nil
 }
+
+// stopped reports whether the running Execute's context is done (the
+// spreading and interpolation workers ask between blocks of work).
+func (pl *Plan) stopped() bool { return pl.ctx != nil && pl.ctx.Err() != nil }
 
 // ExecuteReal is Execute for real strengths c, on a plan made with
 // Options.Real: the grid is real, so spreading writes half the memory and
 // the FFT transforms two grid lines at once and computes half the
 // Hermitian output (fftPlan.runReal).
 func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
+	return pl.ExecuteRealContext(context.Background(), c, f)
+}
+
+// ExecuteRealContext is ExecuteReal that stops soon after ctx is done, as
+// ExecuteContext does.
+func (pl *Plan) ExecuteRealContext(ctx context.Context, c []float64, f []complex128) error {
 	if !pl.opt.Real {
 		return fmt.Errorf("nufft: ExecuteReal on a plan made without Options.Real")
 	}
@@ -289,12 +323,11 @@ func (pl *Plan) ExecuteReal(c []float64, f []complex128) error {
 		for j, v := range c {
 			cc[j] = complex(v, 0)
 		}
-		return pl.Execute(cc, f)
+		return pl.ExecuteContext(ctx, cc, f)
 	}
 	pl.allocate()
 	grid := realView(pl.grid)
-	pl.stages(f, func() { pl.spreadReal(c, grid) }, func() []complex128 { return pl.fft.runReal(grid, pl.pad) })
-	return nil
+	return pl.stages(ctx, f, func() { pl.spreadReal(c, grid) }, func() []complex128 { return pl.fft.runReal(grid, pl.pad) })
 }
 
 // realView is the first half of grid's memory as float64s: the real

@@ -90,6 +90,10 @@ func (pl *Plan) gather(c []complex128) {
 	}
 }
 
+// stopCheck+1 is how many points a spreading worker spreads between two
+// looks at the Execute's context (a few milliseconds of work).
+const stopCheck = 1<<12 - 1
+
 // spread sets pl.grid to the pre-phased strengths c spread, one goroutine
 // per slab at a time, each clearing its slab's rows first (in parallel,
 // and while they are about to be written anyway).
@@ -98,7 +102,10 @@ func (pl *Plan) spread(c []complex128) {
 	pl.gather(c)
 	pl.eachSlab(func(sp *spreader, b, lo, hi int) {
 		clear(pl.grid[lo*row : hi*row])
-		for _, j := range pl.slabs.points[b] {
+		for i, j := range pl.slabs.points[b] {
+			if i&stopCheck == 0 && pl.stopped() {
+				return
+			}
 			sp.point(int(j), pl.cs[j], lo, hi)
 		}
 	})
@@ -254,7 +261,10 @@ func (pl *Plan) spreadReal(c, g []float64) {
 	}
 	pl.eachSlab(func(sp *spreader, b, lo, hi int) {
 		clear(g[lo*row : hi*row])
-		for _, j := range pl.slabs.points[b] {
+		for i, j := range pl.slabs.points[b] {
+			if i&stopCheck == 0 && pl.stopped() {
+				return
+			}
 			sp.pointReal(g, int(j), pl.csr[j], lo, hi)
 		}
 	})

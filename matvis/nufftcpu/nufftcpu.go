@@ -238,6 +238,9 @@ func (e *fallbackError) Error() string { return e.err.Error() }
 // (a job, groups.go): the first job runs the loop, holds the others in
 // jobs and shares its sources' coordinates with them.
 type run struct {
+	// ctx is the running loop's (every job's): the transforms stop soon
+	// after it is done, within an integration.
+	ctx context.Context
 	b   *Backend
 	sim *matvis.Simulation
 	res *matvis.Result
@@ -670,6 +673,9 @@ func (r *run) planChannel(fi int) error {
 func (r *run) loop(ctx context.Context, until int) error {
 	sim := r.sim
 	nt := sim.NTime()
+	for _, j := range append([]*run{r}, r.jobs...) {
+		j.ctx = ctx
+	}
 	for fi, freq := range sim.Freqs {
 		if (fi+1)*nt <= r.tally.Done() {
 			continue
@@ -690,6 +696,10 @@ func (r *run) loop(ctx context.Context, until int) error {
 			}
 			t0 := time.Now()
 			if err := r.integration(fi, ti, resp); err != nil {
+				if cerr := ctx.Err(); cerr != nil {
+					// Stopped inside the integration: it is not done.
+					return r.tally.Cancelled(cerr)
+				}
 				return err
 			}
 			r.tally.Record(fi, ti, time.Since(t0))
@@ -733,12 +743,18 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 	k := len(r.vis)
 	sample.NVisible = k
 	st[matvis.StageCoords] += time.Since(t)
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
 
 	t = time.Now()
 	if err := r.responses(fi, ti, resp); err != nil {
 		return err
 	}
 	st[matvis.StageBeam] += time.Since(t)
+	if err := r.ctx.Err(); err != nil {
+		return err
+	}
 
 	t = time.Now()
 	var spread, other time.Duration

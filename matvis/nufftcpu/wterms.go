@@ -127,12 +127,12 @@ func (r *run) transform() error {
 func (r *run) execute(c, f []complex128) error {
 	if !r.realStrengths() {
 		copy(r.str, c)
-		return r.plan.Execute(r.str, f)
+		return r.plan.ExecuteContext(r.ctx, r.str, f)
 	}
 	for i, v := range c {
 		r.rstr[i] = real(v)
 	}
-	return r.plan.ExecuteReal(r.rstr, f)
+	return r.plan.ExecuteRealContext(r.ctx, r.rstr, f)
 }
 
 // wNote describes the w-terms for the strategy's name.
@@ -179,7 +179,7 @@ func (r *run) transformPacked() error {
 			}
 			r.str[i] = complex(real(b)*r.tCur[i], real(b)*im)
 		}
-		if err := pl.Execute(r.str, r.f); err != nil {
+		if err := pl.ExecuteContext(r.ctx, r.str, r.f); err != nil {
 			return err
 		}
 		an := r.ja[n]
