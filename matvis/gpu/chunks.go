@@ -46,15 +46,8 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 			return err
 		}
 	}
-	for len(ev.chunk) < count {
-		var e [3]cuda.Event
-		for k := range e {
-			var err error
-			if e[k], err = r.event(); err != nil {
-				return err
-			}
-		}
-		ev.chunk = append(ev.chunk, e)
+	if err := r.chunkEvents(ev, count); err != nil {
+		return err
 	}
 	// Each chunk is two launches between three events: beam_tau_z, then
 	// the Gram product (into the accumulator); or, fused, gram_fused, then
@@ -104,6 +97,22 @@ func (r *run) queueChunks(fi, sl, nvis int) error {
 		}
 	}
 	return r.queueOutput(sl)
+}
+
+// chunkEvents gives slot ev the three events of each of count chunks,
+// making those it lacks.
+func (r *run) chunkEvents(ev *slotEvents, count int) error {
+	for len(ev.chunk) < count {
+		var e [3]cuda.Event
+		for k := range e {
+			var err error
+			if e[k], err = r.event(); err != nil {
+				return err
+			}
+		}
+		ev.chunk = append(ev.chunk, e)
+	}
+	return nil
 }
 
 // queueOutput queues the extraction of the requested pairs from the

@@ -260,24 +260,34 @@ func (r *run) fusedDecision() (fusedDecision, error) {
 	return d, nil
 }
 
+// firstCoordinates readies frequency 0's sky, beams and FP16 scale and
+// time 0's coordinates in compaction slot 0 for a set-up measurement
+// (what names it in errors), and returns the visible sources' count.
+func (r *run) firstCoordinates(what string) (int, error) {
+	if err := r.channelSky(0); err != nil {
+		return 0, err
+	}
+	if err := r.prepareBeams(0); err != nil {
+		return 0, err
+	}
+	r.setZScale(0)
+	if err := r.queueCoords(0, 0, 0); err != nil {
+		return 0, err
+	}
+	if err := r.c.SyncEvent(r.ev[0].c1); err != nil {
+		return 0, fmt.Errorf("gpu: coordinates of the %s: %w", what, err)
+	}
+	return int(cuda.HostSlice[int32](r.hCount)[0]), nil
+}
+
 // measureFused times the two ways on the first chunk of frequency 0,
 // time 0 (ms, gram.TimeMs: medians of three after a warm-up) and returns
 // the chunk's visible sources (0: nothing to measure on).
 func (r *run) measureFused() (fusedMs, sepMs float64, n int, err error) {
-	if err := r.channelSky(0); err != nil {
+	nvis, err := r.firstCoordinates("fused-kernel measurement")
+	if err != nil {
 		return 0, 0, 0, err
 	}
-	if err := r.prepareBeams(0); err != nil {
-		return 0, 0, 0, err
-	}
-	r.setZScale(0)
-	if err := r.queueCoords(0, 0, 0); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := r.c.SyncEvent(r.ev[0].c1); err != nil {
-		return 0, 0, 0, fmt.Errorf("gpu: coordinates of the fused-kernel measurement: %w", err)
-	}
-	nvis := int(cuda.HostSlice[int32](r.hCount)[0])
 	size, _ := r.chunkPlan(nvis)
 	n = min(size, nvis)
 	if n == 0 {

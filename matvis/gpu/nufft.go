@@ -348,15 +348,8 @@ func (r *run) queueNUFFT(fi, sl, nvis int) error {
 		}
 		return r.copyOutput(sl)
 	}
-	for len(ev.chunk) < 1 {
-		var e [3]cuda.Event
-		for k := range e {
-			var err error
-			if e[k], err = r.event(); err != nil {
-				return err
-			}
-		}
-		ev.chunk = append(ev.chunk, e)
+	if err := r.chunkEvents(ev, 1); err != nil {
+		return err
 	}
 	e := ev.chunk[0]
 	pol, feedY := r.kernelFlags()
@@ -444,20 +437,9 @@ func nufftCachePath() string {
 // output copy, and returns its visible sources (0: nothing to measure
 // on). The output buffers are poisoned again afterwards.
 func (r *run) measureNUFFT() (nuMs, directMs float64, nvis int, err error) {
-	if err := r.channelSky(0); err != nil {
+	if nvis, err = r.firstCoordinates("transform measurement"); err != nil {
 		return 0, 0, 0, err
 	}
-	if err := r.prepareBeams(0); err != nil {
-		return 0, 0, 0, err
-	}
-	r.setZScale(0)
-	if err := r.queueCoords(0, 0, 0); err != nil {
-		return 0, 0, 0, err
-	}
-	if err := r.c.SyncEvent(r.ev[0].c1); err != nil {
-		return 0, 0, 0, fmt.Errorf("gpu: coordinates of the transform measurement: %w", err)
-	}
-	nvis = int(cuda.HostSlice[int32](r.hCount)[0])
 	if nvis == 0 {
 		return 0, 0, 0, nil
 	}
