@@ -374,14 +374,13 @@ func stoppedSignalHelper() {
 	os.Exit(0)
 }
 
-// TestSignalAfterStopDoesNotKill checks that an interrupt arriving after
-// the run has wound down (the watch stopped, the process exiting) leaves
-// the exit status to the program instead of killing it by the signal: a
-// second Ctrl-C just after a cancelled run finished used to end it "by
-// signal: interrupt" rather than with status 130.
-func TestSignalAfterStopDoesNotKill(t *testing.T) {
+// startSignalHelper starts the test binary as a signal helper child
+// (GOMATVIS_SIGNAL_HELPER=mode, TestMain), killed when t ends, and
+// returns it with a scanner of its output lines.
+func startSignalHelper(t *testing.T, mode string) (*exec.Cmd, *bufio.Scanner) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "GOMATVIS_SIGNAL_HELPER=stopped")
+	cmd.Env = append(os.Environ(), "GOMATVIS_SIGNAL_HELPER="+mode)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -389,8 +388,17 @@ func TestSignalAfterStopDoesNotKill(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stdout)
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	return cmd, bufio.NewScanner(stdout)
+}
+
+// TestSignalAfterStopDoesNotKill checks that an interrupt arriving after
+// the run has wound down (the watch stopped, the process exiting) leaves
+// the exit status to the program instead of killing it by the signal: a
+// second Ctrl-C just after a cancelled run finished used to end it "by
+// signal: interrupt" rather than with status 130.
+func TestSignalAfterStopDoesNotKill(t *testing.T) {
+	cmd, lines := startSignalHelper(t, "stopped")
 	if !lines.Scan() || lines.Text() != "ready" {
 		t.Fatalf("child said %q, want ready", lines.Text())
 	}
@@ -403,17 +411,7 @@ func TestSignalAfterStopDoesNotKill(t *testing.T) {
 // TestSecondInterruptExits checks that the first SIGINT cancels the run's
 // context and the second exits at once with status 130.
 func TestSecondInterruptExits(t *testing.T) {
-	cmd := exec.Command(os.Args[0])
-	cmd.Env = append(os.Environ(), "GOMATVIS_SIGNAL_HELPER=1")
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	lines := bufio.NewScanner(stdout)
+	cmd, lines := startSignalHelper(t, "1")
 	expect := func(want string) {
 		t.Helper()
 		if !lines.Scan() || lines.Text() != want {
@@ -425,7 +423,7 @@ func TestSecondInterruptExits(t *testing.T) {
 	expect("cancelled")
 	t0 := time.Now()
 	cmd.Process.Signal(os.Interrupt)
-	err = cmd.Wait()
+	err := cmd.Wait()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != exitInterrupted {
 		t.Fatalf("child ended with %v, want exit %d", err, exitInterrupted)
