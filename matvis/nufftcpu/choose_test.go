@@ -4,6 +4,7 @@ import (
 	"context"
 	"math/rand/v2"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/matvis"
@@ -222,8 +223,8 @@ func TestLowerBound(t *testing.T) {
 // TestTrialCache: a close call measured by one backend is kept in its
 // trial cache and taken, unmeasured, by a second backend (another
 // process's) given the same file, which then takes the same path; a
-// backend without a cache file measures again; an unreadable cache is
-// only a miss.
+// backend without a cache file measures again; an unreadable cache, or a
+// FIFO in its place, is only a miss.
 func TestTrialCache(t *testing.T) {
 	rng := backendtest.NewRNG(t, 43)
 	file := filepath.Join(t.TempDir(), "choices.json")
@@ -264,5 +265,14 @@ func TestTrialCache(t *testing.T) {
 	backendtest.MustRun(t, open(file), sim)
 	if trials != 3 {
 		t.Errorf("an unreadable cache: %d trials, want it measured again (3)", trials)
+	}
+	// A FIFO in its place (nobody writing it) is a miss, not a stall.
+	fifo := filepath.Join(t.TempDir(), "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	backendtest.MustRun(t, open(fifo), sim)
+	if trials != 4 {
+		t.Errorf("a FIFO for a cache: %d trials, want it measured again (4)", trials)
 	}
 }

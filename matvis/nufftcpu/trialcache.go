@@ -8,7 +8,13 @@ import (
 	"runtime"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
+
+// maxTrialCache bounds the trial cache read back (a shape's entry is about
+// 150 bytes): a larger file, or one that is not a regular file, is a
+// miss, not a stall.
+const maxTrialCache = 4 << 20
 
 // The chooser's measurements kept on disk (Backend.TrialCache): two runs of
 // one shape on one machine then take the same path, and so give the same
@@ -45,7 +51,7 @@ func (b *Backend) diskTrial(s shape) (measured, bool) {
 	if b.TrialCache == "" {
 		return measured{}, false
 	}
-	data, err := os.ReadFile(b.TrialCache)
+	data, err := inputfile.ReadAll(b.TrialCache, maxTrialCache)
 	if err != nil {
 		return measured{}, false
 	}
@@ -67,7 +73,7 @@ func (b *Backend) keepTrial(s shape, t measured) {
 		return
 	}
 	m := map[string]cachedTrial{}
-	if data, err := os.ReadFile(b.TrialCache); err == nil {
+	if data, err := inputfile.ReadAll(b.TrialCache, maxTrialCache); err == nil {
 		_ = json.Unmarshal(data, &m)
 	}
 	m[b.trialKey(s)] = cachedTrial{NUFFT: t.nufft, Direct: t.direct}
