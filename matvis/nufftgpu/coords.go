@@ -146,6 +146,12 @@ func (t *Transform) growPoints(n int) error {
 	return nil
 }
 
+// placeMargin is how far (outer-grid cells) Place lets a point past the
+// plan's extent before clamping it: within the cell of margin the grid
+// has beyond the kernel's half width (nufft's axis sizing), so a point
+// there is transformed as accurately as one inside.
+const placeMargin = 0.5
+
 // ReservePoints makes room for Place to place up to n points without
 // allocating (a caller that allocates once, before its loop).
 func (t *Transform) ReservePoints(n int) error { return t.growPoints(n) }
@@ -156,8 +162,9 @@ func (t *Transform) ReservePoints(n int) error { return t.growPoints(n) }
 // the plan's point map (nufft.Layout.PointScale, PointShift) on the
 // device, with no sort — the points stay in the caller's order, and
 // spreading them costs more when that order is far from the grid's. Each
-// coordinate must lie in the extent the plan was made for; one past it
-// (a rounding) is clamped to it. The plan must need no pre-phase (its
+// coordinate must lie in the extent the plan was made for; one a rounding
+// past it is transformed as it is, one further than placeMargin cells
+// (or NaN) is clamped there, so that no point reaches outside the grid. The plan must need no pre-phase (its
 // targets centred at 0: nufft.Options.Real); the points' strengths are
 // then Execute's c, n per vector.
 func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
@@ -180,10 +187,16 @@ func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
 		xs[d] = x[min(d, l.Dim-1)] // an inactive axis: any valid pointer, unread
 	}
 	cd := t.pts
+	// The clamp leaves half a cell of the grid's margin (nufft.Layout)
+	// on either side: a coordinate a rounding past the extent is placed
+	// where it is, exactly; only one far outside it (or NaN) is moved.
+	var lo, hi [3]float64
+	for d := range 3 {
+		lo[d], hi[d] = l.PointLo[d]-placeMargin, l.PointHi[d]+placeMargin
+	}
 	return wrapErr("place points", t.k.placePoints(t.s, int64(n), xs[0], xs[1], xs[2],
 		l.PointScale[0], l.PointScale[1], l.PointScale[2], l.PointShift[0], l.PointShift[1], l.PointShift[2],
-		l.PointLo[0], l.PointLo[1], l.PointLo[2], l.PointHi[0], l.PointHi[1], l.PointHi[2],
-		cd.first, cd.off, cd.order, cd.phase))
+		lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], cd.first, cd.off, cd.order, cd.phase))
 }
 
 // Retarget makes the transform's targets, phases and corrections those of

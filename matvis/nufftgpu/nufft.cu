@@ -213,8 +213,10 @@ extern "C" __global__ void nu_interp(long long m, const cplx* pad, const int* fi
 // nu_place places n points whose coordinates another kernel made on the
 // device (x0, x1, x2: one array per active axis, the caller's order): the
 // outer-grid coordinate x·scale + shift (the plan's point map, in double),
-// clamped to [lo, hi] — the plan's extent, which a unit vector can pass by
-// a rounding, and where a NaN goes rather than to an index off the grid —,
+// clamped to [lo, hi] — the plan's extent and half a cell of the grid's
+// margin (Transform.Place), so that a point a rounding outside is placed
+// where it is and one far outside, or NaN, goes there rather than to an
+// index off the grid —,
 // split into first index and offset as the host does (coords.go), with
 // order i and pre-phase 1 (points in the caller's order, targets centred
 // at 0). One thread per point.

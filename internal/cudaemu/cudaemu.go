@@ -1,0 +1,57 @@
+// Package cudaemu builds a kernel file's host emulation for tests: the
+// kernels compiled by the system's C++ compiler against mock.h (CUDA's
+// device dialect reduced to host C++, one thread at a time) with a test's
+// driver program, so that kernels that use no shared memory, warp
+// intrinsics or inline PTX can be checked against Go on a machine
+// without a GPU. What it checks is the kernels' arithmetic and indexing
+// as C++ runs them; NVRTC's compilation and the device's concurrency
+// (atomics from many threads) are the device tests'.
+package cudaemu
+
+import (
+	_ "embed"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+//go:embed mock.h
+var mock []byte
+
+// Build compiles the driver program driver (C++ source text, which
+// includes the kernel files it runs) with the include directories incs
+// and the macro definitions defs ("-DNAME=VALUE"), and returns the
+// program's path (in t's temporary directory). Without a C++ compiler t
+// is skipped, loudly.
+func Build(t testing.TB, driver string, incs []string, defs ...string) string {
+	t.Helper()
+	cxx, err := exec.LookPath("g++")
+	if err != nil {
+		t.Skipf("SKIPPED, not checked: no g++ to build the kernels' host emulation (%v)", err)
+	}
+	dir := t.TempDir()
+	mockPath := filepath.Join(dir, "mock.h")
+	src := filepath.Join(dir, "driver.cpp")
+	bin := filepath.Join(dir, "driver")
+	if err := os.WriteFile(mockPath, mock, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, []byte(driver), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-std=c++17", "-O1", "-include", mockPath, "-o", bin}
+	for _, inc := range incs {
+		abs, err := filepath.Abs(inc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "-I", abs)
+	}
+	args = append(args, defs...)
+	args = append(args, "-x", "c++", src)
+	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {
+		t.Fatalf("building the host emulation: %v\n%s", err, out)
+	}
+	return bin
+}
