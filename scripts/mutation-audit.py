@@ -30,7 +30,7 @@ muts=[
  ('nufft-stop', 'matvis/nufft/plan.go', 'func (pl *Plan) stopped() bool { return pl.ctx != nil && pl.ctx.Err() != nil }', 'func (pl *Plan) stopped() bool { return false }', './matvis/nufft ./matvis/nufftcpu'),
  ('gpu-strength-im', 'matvis/gpu/vis_nufft.cuh', 'im += qr * pi - qi * pr;', 'im += qi * pr - qr * pi;', './matvis/gpu'),
  ('nufftgpu-place-margin', 'matvis/nufftgpu/coords.go', 'const placeMargin = 0.5', 'const placeMargin = 0', './matvis/nufftgpu'),
- ('nufftgpu-interp-stride', 'matvis/nufftgpu/exec.go', '		vstride, tstride = 1, nv', '		vstride, tstride = nv, 1', './matvis/nufftgpu'),
+ ('nufftgpu-interp-stride', 'matvis/nufftgpu/exec.go', '		return 1, nv', '		return nv, 1', './matvis/nufftgpu'),
  ('auto-nufftcpu', 'matvis/backends/backends.go', '		b, nerr := openNUFFTCPU()', '		b, nerr := matvis.Backend(nil), error(nil); b = cpu.New()', './matvis/backends'),
 ]
 only=sys.argv[1:] 

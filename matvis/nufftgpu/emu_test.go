@@ -231,3 +231,26 @@ func TestHostEmulation(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputStrides: the strides nu_interp writes with put vector v of
+// target k at v·m + k (Execute) or k·nv + v (ExecuteInterleaved), every
+// place once.
+func TestOutputStrides(t *testing.T) {
+	const m, nv = 7, 4
+	for _, inter := range []bool{false, true} {
+		vs, ts := outputStrides(inter, m, nv)
+		seen := map[int64]bool{}
+		for v := range int64(nv) {
+			for k := range int64(m) {
+				want := v*m + k
+				if inter {
+					want = k*nv + v
+				}
+				if got := v*vs + k*ts; got != want || seen[got] {
+					t.Fatalf("interleaved %v: vector %d target %d at %d, want %d once", inter, v, k, got, want)
+				}
+				seen[v*vs+k*ts] = true
+			}
+		}
+	}
+}

@@ -87,10 +87,7 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event, interleaved bo
 		}
 		return t.c.Memset8(f, 0, nv*int64(q.n)*2*t.prec.realBytes(), t.s)
 	}
-	vstride, tstride := int64(q.n), int64(1)
-	if interleaved {
-		vstride, tstride = 1, nv
-	}
+	vstride, tstride := outputStrides(interleaved, int64(q.n), nv)
 	mark := func(i int) error {
 		if ev == nil || ev[i] == 0 {
 			return nil
@@ -203,4 +200,14 @@ func wrapErr(what string, err error) error {
 		return nil
 	}
 	return fmt.Errorf("nufftgpu: %s: %w", what, err)
+}
+
+// outputStrides are the result layout's strides (nu_interp: vector v of
+// target k at v·vstride + k·tstride) for m targets and nv vectors: one
+// block of m per vector, or each target's nv vectors together.
+func outputStrides(interleaved bool, m, nv int64) (vstride, tstride int64) {
+	if interleaved {
+		return 1, nv
+	}
+	return m, 1
 }
