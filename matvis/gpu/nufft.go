@@ -64,24 +64,25 @@ func ParseNUFFTMode(s string) (NUFFTMode, error) {
 }
 
 // The transform's accuracy (relative ℓ2, nufft.Options.Eps): in float32
-// the grids' rounding is of order 1e-7 (matvis/nufftgpu's tests), so a
-// smaller ε would buy nothing; in float64 1e-12 keeps the visibilities
-// within the direct path's agreement with the CPU (nufftcpu.DefaultEps).
+// the grids' rounding adds a few 1e-7 (matvis/nufftgpu's tests), so a
+// smaller ε than 1e-6 would buy little but a wider kernel; in float64
+// 1e-12 keeps the visibilities within the direct path's agreement with
+// the CPU (nufftcpu.DefaultEps).
 const (
 	nufftEpsSingle = 1e-6
 	nufftEpsDouble = 1e-12
 )
 
 // nufftMaxGrid bounds the padded grid's points (a batch of up to four
-// grids of 8 or 16 bytes a point): 2^26 points are 2 GiB a grid in
-// float64.
+// grids of 8 or 16 bytes a point): 2^26 points are 1 GiB a grid in
+// float64, 4 GiB for a polarized batch.
 const nufftMaxGrid = 1 << 26
 
 // The plan-free estimate's constants (NUFFTAuto): the direct path does
 // about directRate antenna-feed rows² × visible sources a second (the
 // H200's prodslice, 700² × 5·10⁵ in 19 ms: bench/RESULTS.md), and the
 // transform's set-up (plans, cuFFT, compiling nufft.cu) costs about
-// nufftSetup. A run whose whole product is estimated below the set-up is
+// nufftSetupSeconds. A run whose whole product is estimated below the set-up is
 // left to the direct path without building anything.
 const (
 	directRate        = 1.3e13
@@ -91,12 +92,11 @@ const (
 // termNUFFT is the memory term of the transform's strengths.
 const termNUFFT = "gpu_nufft_strengths"
 
-// nufftStage is the transform path's state: whether the run uses it and
-// why, the shared beam, the transform (its grids, plans and kernels its
-// own) and the strengths buffer.
+// nufftStage is the transform path's state: whether the run uses it (why
+// is in the result's MatProdImpl), the shared beam, the transform (its
+// grids, plans and kernels its own) and the strengths buffer.
 type nufftStage struct {
 	used bool
-	why  string
 	beam int32 // the beam every antenna shares
 	dim  int   // 2 (east, north) or 3 (with up: a non-coplanar array)
 	eps  float64
@@ -193,7 +193,7 @@ func (r *run) chooseNUFFT() error {
 		r.dropNUFFT(why)
 		return nil
 	}
-	nu.used, nu.why = true, why
+	nu.used = true
 	r.fused, r.stacked = false, false
 	r.freeDev(&r.dZ)
 	r.freeDev(&r.dPart)
