@@ -8,7 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 mkdir -p .devbin
 export CGO_ENABLED=0 GOFLAGS=-buildvcs=false
-for pkg in ./cuda ./cuda/gram ./matvis/gpu; do
+for pkg in ./cuda ./cuda/gram ./matvis/gpu ./matvis/nufftgpu; do
 	[ -d "$pkg" ] || continue
 	name=$(echo "${pkg#./}" | tr / _)
 	go test -c -o ".devbin/$name.test" "$pkg"
