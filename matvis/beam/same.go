@@ -19,3 +19,34 @@ func Same(a, b Beam) bool {
 	}
 	return a == b
 }
+
+// Groups sorts the entries of of (indices into beams; nil: every entry of
+// beams, in order) into groups of the same beam (Same, or the same index):
+// reps holds each group's first beam index, in order of first use, and
+// groupOf[k] is entry k's group.
+func Groups(beams []Beam, of []int) (reps, groupOf []int) {
+	n := len(of)
+	if of == nil {
+		n = len(beams)
+	}
+	groupOf = make([]int, n)
+	for k := range n {
+		bi := k
+		if of != nil {
+			bi = of[k]
+		}
+		g := -1
+		for i, r := range reps {
+			if r == bi || Same(beams[r], beams[bi]) {
+				g = i
+				break
+			}
+		}
+		if g < 0 {
+			g = len(reps)
+			reps = append(reps, bi)
+		}
+		groupOf[k] = g
+	}
+	return reps, groupOf
+}

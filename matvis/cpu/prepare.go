@@ -12,19 +12,10 @@ import (
 // distinctBeams returns rep: rep[i] is the first j ≤ i with beams[j] the
 // same object as beams[i] (rep[i] = i for the first of each).
 func distinctBeams(beams []beam.Beam) []int {
+	reps, group := beam.Groups(beams, nil)
 	rep := make([]int, len(beams))
-	var firsts []int
-	for i, b := range beams {
-		rep[i] = i
-		for _, j := range firsts {
-			if beam.Same(beams[j], b) {
-				rep[i] = j
-				break
-			}
-		}
-		if rep[i] == i {
-			firsts = append(firsts, i)
-		}
+	for i, g := range group {
+		rep[i] = reps[g]
 	}
 	return rep
 }

@@ -8,7 +8,6 @@ package gpu
 import (
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/gomatvis/gomatvis/cuda"
@@ -137,25 +136,11 @@ func (r *run) nufftIneligible() string {
 	case sim.Options.MinChunks > 1:
 		return fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", sim.Options.MinChunks)
 	}
-	b0 := sim.BeamOf[0]
-	for _, bi := range sim.BeamOf {
-		if bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {
-			return fmt.Sprintf("antennas with different beams (%d beams; the transform needs one shared by all)", distinctBeams(sim))
-		}
+	if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 1 {
+		return fmt.Sprintf("antennas with different beams (%d beams; the transform needs one shared by all)", len(reps))
 	}
-	r.nu.beam = int32(b0)
+	r.nu.beam = int32(sim.BeamOf[0])
 	return ""
-}
-
-// distinctBeams counts sim's different beams among those antennas use.
-func distinctBeams(sim *matvis.Simulation) int {
-	var reps []int
-	for _, bi := range sim.BeamOf {
-		if !slices.ContainsFunc(reps, func(r int) bool { return r == bi || beam.Same(sim.Beams[r], sim.Beams[bi]) }) {
-			reps = append(reps, bi)
-		}
-	}
-	return len(reps)
 }
 
 // chooseNUFFT settles the transform path for an eligible run: forced,

@@ -30,18 +30,7 @@ const MaxGroups = 4
 // (the same index, or beams equal as comparable values: beam.Same) and
 // each antenna's group.
 func beamGroups(sim *matvis.Simulation) (reps []int, groupOf []int) {
-	groupOf = make([]int, len(sim.BeamOf))
-	for a, bi := range sim.BeamOf {
-		g := slices.IndexFunc(reps, func(r int) bool {
-			return r == bi || beam.Same(sim.Beams[r], sim.Beams[bi])
-		})
-		if g < 0 {
-			g = len(reps)
-			reps = append(reps, bi)
-		}
-		groupOf[a] = g
-	}
-	return reps, groupOf
+	return beam.Groups(sim.Beams, sim.BeamOf)
 }
 
 // jobSpec is one job's pairs and beams (see run).
