@@ -22,7 +22,7 @@ muts=[
  ('signal-stop', 'cmd/gomatvis/main.go', '	return func() { close(done) }', '	return func() { signal.Stop(ch); close(done) }', './cmd/gomatvis'),
  ('nufft-mingrid', 'matvis/nufft/plan.go', 'need := max(2*sigma*bx*bs/math.Pi+float64(w)+2, float64(minGrid))', 'need := 2*sigma*bx*bs/math.Pi + float64(w) + 2 + 0*float64(minGrid)', './matvis/nufft ./matvis/gpu'),
  ('nufft-pointshift', 'matvis/nufft/layout.go', 'l.PointShift[d] = float64(a.nf/2) - a.xc*l.PointScale[d]', 'l.PointShift[d] = float64(a.nf/2) + a.xc*l.PointScale[d]', './matvis/nufft'),
- ('trial-cache', 'matvis/nufftcpu/trialcache.go', 'c, ok := m[b.trialKey(s)]', 'c, ok := m[""]', './matvis/nufftcpu'),
+ ('trial-cache', 'matvis/nufftcpu/trialcache.go', 'c, ok := choicecache.Get[cachedTrial](b.TrialCache, b.trialKey(s))', 'c, ok := choicecache.Get[cachedTrial](b.TrialCache, "")', './matvis/nufftcpu'),
  ('roof-real-fft', 'matvis/profile/roofline.go', '		fft /= 2', '		fft /= 1', './matvis/profile'),
  ('gpu-nufft-target', 'matvis/gpu/nufft.go', 's[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])', 's[d][k] = omega * (sim.Antennas[p[0]][d] - sim.Antennas[p[1]][d])', './matvis/gpu'),
  ('gpu-nufft-beams', 'matvis/gpu/nufft.go', 'if bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', 'if false && bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', './matvis/gpu'),

@@ -17,7 +17,6 @@ var directOpenAllowed = map[string]string{
 	"internal/atomicfile/atomicfile.go":       "creates its own temporaries",
 	"internal/atomicfile/lock_unix.go":        "opens an output directory to flock it",
 	"cuda/nvrtc.go":                           "its own compiled-kernel cache",
-	"matvis/gpu/strategy.go":                  "its own strategy cache",
 	"matvis/cblas/kernel.go":                  "/proc/cpuinfo",
 	"matvis/profile/machine.go":               "/proc/cpuinfo",
 	"matvis/availmem.go":                      "/proc/meminfo and the cgroup's memory files",

@@ -20,7 +20,7 @@ const module = "github.com/gomatvis/gomatvis/"
 var layerOf = map[string]int{
 	"internal/atomicfile": 0, "internal/blocks": 0, "internal/h5read": 0, "internal/h5write": 0, "internal/inputfile": 0,
 	"internal/inputfile/inputtest": 0, "internal/interleave": 0, "internal/matrix3": 0, "internal/memwatch": 0,
-	"internal/sharedtest": 0, "internal/cudaemu": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
+	"internal/sharedtest": 0, "internal/cudaemu": 0, "internal/choicecache": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
 	"npy": 0, "plots": 0, "notebooks/gonbshim": 0, "matvis/astro/internal/gentables": 0, "internal/layers": 0,
 
 	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/beam": 1, "uvh5": 1,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/internal/choicecache"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/nufft"
@@ -409,13 +410,7 @@ func (r *run) nufftCacheKey() string {
 		info.Name, info.DriverVersion, r.p1, r.nf, r.nant, r.npairs, r.nsrc, r.sim.NFreq(), r.nu.dim, gridded, r.st, r.fused)
 }
 
-func nufftCachePath() string {
-	p := fusedCachePath()
-	if p == "" {
-		return ""
-	}
-	return p[:len(p)-len("fused-choices.json")] + "nufft-choices.json"
-}
+func nufftCachePath() string { return choicecache.Path("nufft-choices.json") }
 
 // measureNUFFT times one integration (frequency 0, time 0) both ways
 // (ms, gram.TimeMs: medians of three after a warm-up), each with its

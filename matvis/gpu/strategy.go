@@ -3,14 +3,11 @@
 package gpu
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/cuda/gram"
-	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/choicecache"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
@@ -123,47 +120,17 @@ func strategyName(st gram.Strategy) string {
 	return "cuBLAS " + string(st)
 }
 
-func strategyCachePath() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "gomatvis", "gram-strategies.json")
-}
+func strategyCachePath() string { return choicecache.Path("gram-strategies.json") }
 
 func readStrategyCache(path, key string) (gram.Strategy, bool) {
-	if path == "" {
-		return "", false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", false
-	}
-	m := map[string]string{}
-	if json.Unmarshal(b, &m) != nil {
-		return "", false
-	}
-	st, ok := m[key]
+	st, ok := choicecache.Get[string](path, key)
 	return gram.Strategy(st), ok && st != ""
 }
 
-// writeStrategyCache records a choice; a failure only means measuring again
-// next time, so it is not reported.
+// writeStrategyCache records a choice (choicecache: a failure only means
+// measuring again next time).
 func writeStrategyCache(path, key string, st gram.Strategy) {
-	if path == "" {
-		return
-	}
-	m := map[string]string{}
-	if b, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	m[key] = string(st)
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return
-	}
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	_ = atomicfile.WriteBytes(path, b)
+	choicecache.Put(path, key, string(st))
 }
 
 // fusedCacheKey names a fused-path decision on disk: the device, its
@@ -173,51 +140,22 @@ func (r *run) fusedCacheKey(k fusedKey) string {
 	return fmt.Sprintf("%s|drv%d|p1=%v|pol=%v|stacked=%v|M%d|buf%d|beams%d|%s", info.Name, info.DriverVersion, k.p1, k.pol, k.stacked, k.m, k.bufSrc, k.nbeam, k.strategy)
 }
 
-func fusedCachePath() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "gomatvis", "fused-choices.json")
-}
+func fusedCachePath() string { return choicecache.Path("fused-choices.json") }
 
-// cachedFused is a fused-path decision as the cache file holds it.
+// cachedFused is a fused-path (or transform-path) decision as the cache
+// file holds it.
 type cachedFused struct {
 	Fused bool   `json:"fused"`
 	Why   string `json:"why"`
 }
 
 func readFusedCache(path, key string) (fusedDecision, bool) {
-	if path == "" {
-		return fusedDecision{}, false
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return fusedDecision{}, false
-	}
-	m := map[string]cachedFused{}
-	if json.Unmarshal(b, &m) != nil {
-		return fusedDecision{}, false
-	}
-	c, ok := m[key]
+	c, ok := choicecache.Get[cachedFused](path, key)
 	return fusedDecision{fused: c.Fused, why: c.Why}, ok && c.Why != ""
 }
 
-// writeFusedCache records a decision; a failure only means measuring
-// again next time, so it is not reported.
+// writeFusedCache records a decision (choicecache: a failure only means
+// measuring again next time).
 func writeFusedCache(path, key string, d fusedDecision) {
-	if path == "" {
-		return
-	}
-	m := map[string]cachedFused{}
-	if b, err := os.ReadFile(path); err == nil {
-		_ = json.Unmarshal(b, &m)
-	}
-	m[key] = cachedFused{Fused: d.fused, Why: d.why}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return
-	}
-	_ = os.MkdirAll(filepath.Dir(path), 0o755)
-	_ = atomicfile.WriteBytes(path, b)
+	choicecache.Put(path, key, cachedFused{Fused: d.fused, Why: d.why})
 }
