@@ -25,7 +25,7 @@ muts=[
  ('trial-cache', 'matvis/nufftcpu/trialcache.go', 'c, ok := choicecache.Get[cachedTrial](b.TrialCache, b.trialKey(s))', 'c, ok := choicecache.Get[cachedTrial](b.TrialCache, "")', './matvis/nufftcpu'),
  ('roof-real-fft', 'matvis/profile/roofline.go', '		fft /= 2', '		fft /= 1', './matvis/profile'),
  ('gpu-nufft-target', 'matvis/gpu/nufft.go', 's[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])', 's[d][k] = omega * (sim.Antennas[p[0]][d] - sim.Antennas[p[1]][d])', './matvis/gpu'),
- ('gpu-nufft-beams', 'matvis/gpu/nufft.go', 'if bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', 'if false && bi != b0 && !beam.Same(sim.Beams[bi], sim.Beams[b0]) {', './matvis/gpu'),
+ ('gpu-nufft-beams', 'matvis/gpu/nufft.go', 'if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 1 {', 'if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 99 {', './matvis/gpu'),
  ('gpu-nufft-eps', 'matvis/gpu/nufft.go', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[0]', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[1]', './matvis/gpu'),
  ('nufft-stop', 'matvis/nufft/plan.go', 'func (pl *Plan) stopped() bool { return pl.ctx != nil && pl.ctx.Err() != nil }', 'func (pl *Plan) stopped() bool { return false }', './matvis/nufft ./matvis/nufftcpu'),
  ('gpu-strength-im', 'matvis/gpu/vis_nufft.cuh', 'im += qr * pi - qi * pr;', 'im += qi * pr - qr * pi;', './matvis/gpu'),
