@@ -227,35 +227,44 @@ func (r *run) settleLayouts() error {
 // fusedDecision measures the two ways on the run's first chunk, or takes
 // the decision the backend measured for a run of the same shape.
 func (r *run) fusedDecision() (fusedDecision, error) {
-	key := fusedKey{p1: r.p1, pol: r.sim.Mode.Polarized, stacked: r.stacked, m: r.M, bufSrc: r.bufSrc, nbeam: r.nbeam, strategy: r.st}
-	if d, ok := r.keep.fusedChoice[key]; ok {
+	key := r.fusedCacheKey(fusedKey{p1: r.p1, pol: r.sim.Mode.Polarized, stacked: r.stacked, m: r.M, bufSrc: r.bufSrc, nbeam: r.nbeam, strategy: r.st})
+	return r.rememberedDecision(r.keep.fusedChoice, key, fusedCachePath(), func() (fusedDecision, bool, error) {
+		fusedMs, sepMs, n, err := r.measureFused()
+		if err != nil || n == 0 {
+			return fusedDecision{why: "no visible source at the first time to measure on"}, false, err
+		}
+		return fusedDecision{fused: fusedMs < sepMs,
+			why: fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + %s %.3f ms", n, fusedMs, strategyName(r.st), sepMs)}, true, nil
+	})
+}
+
+// rememberedDecision is a path decision (fused or transform) for a run of
+// the shape named key: measured by an earlier run of this backend (mem),
+// else by an earlier process on this device (file, unless
+// Options.NoStrategyCache: the paths round differently in fp32, so
+// measuring again where they are about as fast would let two runs of one
+// input differ in their last bits), else by measure, whose decision is
+// kept in both when keep says it is a measurement.
+func (r *run) rememberedDecision(mem map[string]fusedDecision, key, file string, measure func() (d fusedDecision, keep bool, err error)) (fusedDecision, error) {
+	if d, ok := mem[key]; ok {
 		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
 	}
-	// A choice measured by an earlier process on this device: the two
-	// paths round differently in fp32, so measuring again (where they are
-	// about as fast) would let two runs of one input differ in their last
-	// bits.
-	diskKey := r.fusedCacheKey(key)
-	cache := fusedCachePath()
 	if !r.opt.NoStrategyCache {
-		if d, ok := readFusedCache(cache, diskKey); ok {
-			r.keep.fusedChoice[key] = d
+		if d, ok := readFusedCache(file, key); ok {
+			mem[key] = d
 			return fusedDecision{d.fused, d.why + " (cached choice)"}, nil
 		}
 	}
-	fusedMs, sepMs, n, err := r.measureFused()
+	d, keep, err := measure()
 	if err != nil {
 		return fusedDecision{}, err
 	}
-	d := fusedDecision{fused: n > 0 && fusedMs < sepMs,
-		why: fmt.Sprintf("measured on the first chunk (%d visible sources): fused %.3f ms, beam_tau_z + %s %.3f ms", n, fusedMs, strategyName(r.st), sepMs)}
-	if n == 0 {
-		d.why = "no visible source at the first time to measure on"
-		return d, nil // not a measurement to keep
+	if !keep {
+		return d, nil
 	}
-	r.keep.fusedChoice[key] = d
+	mem[key] = d
 	if !r.opt.NoStrategyCache {
-		writeFusedCache(cache, diskKey, d)
+		writeFusedCache(file, key, d)
 	}
 	return d, nil
 }

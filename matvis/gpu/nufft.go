@@ -373,31 +373,14 @@ func (r *run) copyOutput(sl int) error {
 // differently, so measuring again where they are close would let two
 // runs of one input differ).
 func (r *run) nufftDecision() (fusedDecision, error) {
-	key := r.nufftCacheKey()
-	if d, ok := r.keep.nufftChoice[key]; ok {
-		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
-	}
-	cache := nufftCachePath()
-	if !r.opt.NoStrategyCache {
-		if d, ok := readFusedCache(cache, key); ok {
-			r.keep.nufftChoice[key] = d
-			return fusedDecision{d.fused, d.why + " (cached choice)"}, nil
+	return r.rememberedDecision(r.keep.nufftChoice, r.nufftCacheKey(), nufftCachePath(), func() (fusedDecision, bool, error) {
+		nuMs, directMs, nvis, err := r.measureNUFFT()
+		if err != nil || nvis == 0 {
+			return fusedDecision{why: "no visible source at the first time to measure on"}, false, err
 		}
-	}
-	nuMs, directMs, nvis, err := r.measureNUFFT()
-	if err != nil {
-		return fusedDecision{}, err
-	}
-	if nvis == 0 {
-		return fusedDecision{false, "no visible source at the first time to measure on"}, nil
-	}
-	d := fusedDecision{fused: nuMs < directMs,
-		why: fmt.Sprintf("measured on the first integration (%d visible sources): transform %.3f ms, direct path %.3f ms", nvis, nuMs, directMs)}
-	r.keep.nufftChoice[key] = d
-	if !r.opt.NoStrategyCache {
-		writeFusedCache(cache, key, d)
-	}
-	return d, nil
+		return fusedDecision{fused: nuMs < directMs,
+			why: fmt.Sprintf("measured on the first integration (%d visible sources): transform %.3f ms, direct path %.3f ms", nvis, nuMs, directMs)}, true, nil
+	})
 }
 
 // nufftCacheKey names a transform decision: the device, its driver and

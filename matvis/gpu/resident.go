@@ -24,8 +24,9 @@ type resident struct {
 	blas *cuda.Blas
 	g    *gram.Gram
 	mods map[string]*cuda.Module
-	// fusedChoice is chooseFused's measured decision per fusedKey.
-	fusedChoice map[fusedKey]fusedDecision
+	// fusedChoice is chooseFused's measured decision per shape (its
+	// fusedCacheKey).
+	fusedChoice map[string]fusedDecision
 	// nufftChoice is chooseNUFFT's measured decision per shape
 	// (nufftCacheKey; fused meaning "use the transform").
 	nufftChoice map[string]fusedDecision
@@ -93,7 +94,7 @@ type fusedDecision struct {
 }
 
 func newResident(c *cuda.Context) *resident {
-	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[fusedKey]fusedDecision{}, nufftChoice: map[string]fusedDecision{}}
+	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[string]fusedDecision{}, nufftChoice: map[string]fusedDecision{}}
 }
 
 // handles returns the stream, cuBLAS handle and Gram product, made on
