@@ -9,7 +9,9 @@
 package cudaemu
 
 import (
+	"bytes"
 	_ "embed"
+	"encoding/binary"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,4 +56,40 @@ func Build(t testing.TB, driver string, incs []string, defs ...string) string {
 		t.Fatalf("building the host emulation: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// Run runs the emulation bin with input on its standard input and returns
+// its standard output; a failure fails t with the program's error output.
+func Run(t testing.TB, bin string, input []byte) []byte {
+	t.Helper()
+	cmd := exec.Command(bin)
+	cmd.Stdin = bytes.NewReader(input)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the host emulation: %v\n%s", err, stderr.Bytes())
+	}
+	return out
+}
+
+// Complex decodes n little-endian complex values from b, complex64 when
+// single, else complex128; a short output fails t.
+func Complex(t testing.TB, b []byte, n int, single bool) []complex128 {
+	t.Helper()
+	out := make([]complex128, n)
+	var err error
+	if single {
+		c := make([]complex64, n)
+		err = binary.Read(bytes.NewReader(b), binary.LittleEndian, c)
+		for i, v := range c {
+			out[i] = complex128(v)
+		}
+	} else {
+		err = binary.Read(bytes.NewReader(b), binary.LittleEndian, out)
+	}
+	if err != nil {
+		t.Fatalf("reading %d complex values from the emulation's %d bytes: %v", n, len(b), err)
+	}
+	return out
 }

@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
-	"os/exec"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/cudaemu"
@@ -139,17 +138,12 @@ func TestStrengthsHostEmulation(t *testing.T) {
 		}
 		w(amp)
 		bin := cudaemu.Build(t, strengthsDriver, []string{".", "../../kernels"}, append([]string{"-DR_T=" + rt}, defs...)...)
-		cmd := exec.Command(bin)
-		cmd.Stdin = &in
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%v: the emulation: %v", tc.b, err)
-		}
+		out := cudaemu.Run(t, bin, in.Bytes())
 		nf := 1
 		if tc.mode.Polarized {
 			nf = 2
 		}
-		got := readComplex(t, out, nf*nf*n, tc.p1)
+		got := cudaemu.Complex(t, out, nf*nf*n, tc.p1)
 		want := goStrengths(t, tc.b, tc.mode, freq, e, nn, amp, nf)
 		var dmax, vmax float64
 		for i := range want {
@@ -199,26 +193,6 @@ func toFloat32(v []float64) []float32 {
 		f[i] = float32(x)
 	}
 	return f
-}
-
-// readComplex decodes n complex values (complex64 when single).
-func readComplex(t *testing.T, b []byte, n int, single bool) []complex128 {
-	t.Helper()
-	out := make([]complex128, n)
-	var err error
-	if single {
-		c := make([]complex64, n)
-		err = binary.Read(bytes.NewReader(b), binary.LittleEndian, c)
-		for i, v := range c {
-			out[i] = complex128(v)
-		}
-	} else {
-		err = binary.Read(bytes.NewReader(b), binary.LittleEndian, out)
-	}
-	if err != nil {
-		t.Fatalf("reading %d strengths from %d bytes: %v", n, len(b), err)
-	}
-	return out
 }
 
 // goStrengths are ½I·Σ_k conj(A[q,k])·A[p,k] (vector p·nf + q, amp² = ½I)

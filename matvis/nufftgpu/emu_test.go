@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os/exec"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/cudaemu"
@@ -180,40 +179,12 @@ func TestHostEmulation(t *testing.T) {
 		}
 		l := pl.Layout()
 		const n = 700
-		x := make([][]float64, tc.dim)
-		for d := range x {
-			x[d] = make([]float64, n)
-			for i := range x[d] {
-				x[d][i] = box[d][0] + (box[d][1]-box[d][0])*rng.Float64()
-			}
-		}
-		x[0][3] = 1 + 6e-8 // past the edge by a float32 rounding: placed where it is
-		c := make([]complex128, nv*n)
-		for i := range c {
-			c[i] = complex(rng.NormFloat64(), rng.NormFloat64())
-		}
+		x, c := boxProblem(rng, box, n, nv) // x[0][3] a rounding past the edge: placed where it is
 		rt := map[Precision]string{Single: "float", Double: "double"}[tc.prec]
 		bin := cudaemu.Build(t, emuDriver, []string{".", "../../kernels"}, "-DR_T="+rt, fmt.Sprintf("-DNU_DIM=%d", tc.dim),
 			fmt.Sprintf("-DNU_W=%d", l.W), fmt.Sprintf("-DNU_NV=%d", nv), "-DPI=3.141592653589793238462643383279502884")
-		cmd := exec.Command(bin)
-		cmd.Stdin = bytes.NewReader(emuInput(l, x, c, tc.prec))
-		out, err := cmd.Output()
-		if err != nil {
-			t.Fatalf("%d-D %v: the emulation: %v", tc.dim, tc.prec, err)
-		}
-		got := make([]complex128, nv*l.M)
-		if tc.prec == Single {
-			g := make([]complex64, len(got))
-			err = binary.Read(bytes.NewReader(out), binary.LittleEndian, g)
-			for i, v := range g {
-				got[i] = complex128(v)
-			}
-		} else {
-			err = binary.Read(bytes.NewReader(out), binary.LittleEndian, got)
-		}
-		if err != nil {
-			t.Fatalf("%d-D %v: reading %d bytes: %v", tc.dim, tc.prec, len(out), err)
-		}
+		out := cudaemu.Run(t, bin, emuInput(l, x, c, tc.prec))
+		got := cudaemu.Complex(t, out, nv*l.M, tc.prec == Single)
 		for v := range nv {
 			want, err := nufft.Direct(x, c[v*n:(v+1)*n], s, 1)
 			if err != nil {

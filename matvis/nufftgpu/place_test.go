@@ -2,6 +2,7 @@ package nufftgpu
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/cuda"
@@ -24,6 +25,25 @@ func uploadAxes(t *testing.T, dv device, tr *Transform, x [][]float64) [3]cuda.D
 		gputest.Must(t, tr.putReals(p[d], v))
 	}
 	return p
+}
+
+// boxProblem is n random points in box (one a float32 rounding past its
+// east edge, as a unit vector rounded to float32 can be) and nv vectors of
+// random strengths for them.
+func boxProblem(rng *rand.Rand, box [][]float64, n, nv int) (x [][]float64, c []complex128) {
+	x = make([][]float64, len(box))
+	for d := range x {
+		x[d] = make([]float64, n)
+		for i := range x[d] {
+			x[d][i] = box[d][0] + (box[d][1]-box[d][0])*rng.Float64()
+		}
+	}
+	x[0][3] = 1 + 6e-8
+	c = make([]complex128, nv*n)
+	for i := range c {
+		c[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	return x, c
 }
 
 // scaled returns s times f.
@@ -64,18 +84,7 @@ func TestPlaceRetarget(t *testing.T) {
 		gputest.Must(t, err)
 		t.Cleanup(func() { _ = tr.Close() })
 		const n = 3000
-		x := make([][]float64, tc.dim)
-		for d := range x {
-			x[d] = make([]float64, n)
-			for i := range x[d] {
-				x[d][i] = box[d][0] + (box[d][1]-box[d][0])*rng.Float64()
-			}
-		}
-		x[0][7] = 1 + 6e-8 // past the edge by a float32 rounding
-		c := make([]complex128, nv*n)
-		for i := range c {
-			c[i] = complex(rng.NormFloat64(), rng.NormFloat64())
-		}
+		x, c := boxProblem(rng, box, n, nv)
 		gputest.Must(t, tr.Place(n, uploadAxes(t, dv, tr, x)))
 		lowOpt := opt
 		lowOpt.MinGrid = [3]int{top.Layout().NF[0], top.Layout().NF[1], top.Layout().NF[2]}
