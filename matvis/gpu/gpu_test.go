@@ -62,22 +62,12 @@ func (c caseSpec) String() string {
 }
 
 func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
-	nt, nfreq := 3, 2
+	nt := 3
 	cfg := matvis.Config{Freqs: []float64{100e6, 117.5e6}}
 	for a := 0; a < c.nant; a++ {
 		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*200 - 100, rng.Float64()*200 - 100, rng.Float64() * 2})
 	}
-	for s := 0; s < c.nsrc; s++ {
-		cfg.RA = append(cfg.RA, rng.Float64()*2*math.Pi)
-		cfg.Dec = append(cfg.Dec, math.Asin(rng.Float64()*2-1))
-		for f := 0; f < nfreq; f++ {
-			fl := rng.Float64()*5 + 0.1
-			if c.fluxScale != 0 {
-				fl *= c.fluxScale
-			}
-			cfg.Flux = append(cfg.Flux, fl)
-		}
-	}
+	addRandomSources(rng, &cfg, c.nsrc, c.fluxScale)
 	if c.rot {
 		cfg.Coords = backendtest.NewRotation(rng, nt, c.nsrc)
 	} else {
@@ -107,16 +97,40 @@ func buildSim(t testing.TB, rng *rand.Rand, c caseSpec) *matvis.Simulation {
 		cfg.Options.Precision = 1
 	}
 	if c.pairs {
-		for k := 0; k < 7; k++ {
-			cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{rng.IntN(c.nant), rng.IntN(c.nant)})
-		}
-		cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{1, 1}, [2]int{2, 0})
+		cfg.Options.AntPairs = randomPairs(rng, c.nant, 7)
 	}
 	sim, err := matvis.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return sim
+}
+
+// addRandomSources adds nsrc sources uniform on the sphere to cfg, each
+// with a flux per channel uniform in [0.1, 5.1) Jy (times fluxScale when
+// not 0).
+func addRandomSources(rng *rand.Rand, cfg *matvis.Config, nsrc int, fluxScale float64) {
+	for s := 0; s < nsrc; s++ {
+		cfg.RA = append(cfg.RA, rng.Float64()*2*math.Pi)
+		cfg.Dec = append(cfg.Dec, math.Asin(rng.Float64()*2-1))
+		for range cfg.Freqs {
+			fl := rng.Float64()*5 + 0.1
+			if fluxScale != 0 {
+				fl *= fluxScale
+			}
+			cfg.Flux = append(cfg.Flux, fl)
+		}
+	}
+}
+
+// randomPairs are k random antenna pairs of nant antennas, then an
+// autocorrelation (1, 1) and a pair listed reversed (2, 0).
+func randomPairs(rng *rand.Rand, nant, k int) [][2]int {
+	var pairs [][2]int
+	for range k {
+		pairs = append(pairs, [2]int{rng.IntN(nant), rng.IntN(nant)})
+	}
+	return append(pairs, [2]int{1, 1}, [2]int{2, 0})
 }
 
 // checkParity runs sim on g, logs max|Δ|/max|V| of its visibilities

@@ -3,7 +3,6 @@ package gpu
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/cmplx"
 	"math/rand/v2"
 	"strings"
@@ -42,13 +41,7 @@ func sharedBeamSim(t testing.TB, rng *rand.Rand, c nufftCase) *matvis.Simulation
 		}
 		cfg.Antennas = append(cfg.Antennas, [3]float64{rng.Float64()*200 - 100, rng.Float64()*200 - 100, up})
 	}
-	for s := 0; s < c.nsrc; s++ {
-		cfg.RA = append(cfg.RA, rng.Float64()*2*math.Pi)
-		cfg.Dec = append(cfg.Dec, math.Asin(rng.Float64()*2-1))
-		for range cfg.Freqs {
-			cfg.Flux = append(cfg.Flux, rng.Float64()*5+0.1)
-		}
-	}
+	addRandomSources(rng, &cfg, c.nsrc, 0)
 	cfg.Coords = backendtest.NewRotation(rng, 3, c.nsrc)
 	if c.gridded {
 		prec := 2
@@ -73,10 +66,7 @@ func sharedBeamSim(t testing.TB, rng *rand.Rand, c nufftCase) *matvis.Simulation
 		cfg.Options.Precision = 1
 	}
 	if c.pairs {
-		for k := 0; k < 9; k++ {
-			cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{rng.IntN(c.nant), rng.IntN(c.nant)})
-		}
-		cfg.Options.AntPairs = append(cfg.Options.AntPairs, [2]int{1, 1}, [2]int{2, 0})
+		cfg.Options.AntPairs = randomPairs(rng, c.nant, 9)
 	}
 	sim, err := matvis.New(cfg)
 	if err != nil {

@@ -32,9 +32,11 @@ func small(t *testing.T, o Options) *Report {
 	return rep
 }
 
-func TestSummaryMatchesSchemaAndFigures(t *testing.T) {
-	rep := small(t, Options{Roofline: true, Scaling: true})
-	dir := t.TempDir()
+// writtenSummary writes rep's directory (WriteDir, figures included)
+// into a temporary directory and returns it and its summary.json.
+func writtenSummary(t *testing.T, rep *Report) (dir string, doc []byte) {
+	t.Helper()
+	dir = t.TempDir()
 	if err := WriteDir(rep, dir); err != nil {
 		t.Fatal(err)
 	}
@@ -42,6 +44,12 @@ func TestSummaryMatchesSchemaAndFigures(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return dir, doc
+}
+
+func TestSummaryMatchesSchemaAndFigures(t *testing.T) {
+	rep := small(t, Options{Roofline: true, Scaling: true})
+	dir, doc := writtenSummary(t, rep)
 	if err := ValidateSummary(doc); err != nil {
 		t.Fatalf("summary.json does not match the schema: %v", err)
 	}
@@ -354,14 +362,7 @@ func TestTransformProfile(t *testing.T) {
 	if want := rep.Stages["matprod"].Median; got[StageFFT].Seconds != want && rep.Stages["matprod"].Median > 0 {
 		t.Errorf("fft+interp placed at %g s, the matprod stage's median is %g s", got[StageFFT].Seconds, want)
 	}
-	dir := t.TempDir()
-	if err := WriteDir(rep, dir); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, doc := writtenSummary(t, rep)
 	if err := ValidateSummary(doc); err != nil {
 		t.Errorf("summary.json does not match the schema: %v", err)
 	}

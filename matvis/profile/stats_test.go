@@ -152,14 +152,7 @@ func TestRunFiguresEdges(t *testing.T) {
 // does not.
 func TestSummarySchemaBusyFraction(t *testing.T) {
 	rep := small(t, Options{})
-	dir := t.TempDir()
-	if err := WriteDir(rep, dir); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, doc := writtenSummary(t, rep)
 	var m map[string]any
 	if err := json.Unmarshal(doc, &m); err != nil {
 		t.Fatal(err)
