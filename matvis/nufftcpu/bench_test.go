@@ -122,16 +122,8 @@ func TestBenchSideBySide(t *testing.T) {
 // -nufft-bench-* flags.
 func benchSim(t *testing.T) *matvis.Simulation {
 	rng := rand.New(rand.NewPCG(350, 2))
-	nsrc := *benchSrc
-	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: *benchPol}}
-	c.Antennas = hexArray(rng, *benchAnt, 14.6, 0.03, *benchDZ)
-	c.Freqs = []float64{150e6}
-	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
-	for range nsrc {
-		c.Flux = append(c.Flux, 0.1+10*rng.Float64())
-	}
-	c.Coords = backendtest.RandomTopo(t, rng, 1, nsrc)
-	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	c := hexConfigUp(t, rng, *benchAnt, *benchSrc, *benchDZ)
+	c.Options.Polarized = *benchPol
 	if g := *benchGroups; g > 1 {
 		c.BeamIdx = make([]int, len(c.Antennas))
 		for a := range c.BeamIdx {

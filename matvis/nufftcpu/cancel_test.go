@@ -8,9 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
-	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // TestCancelWithinIntegration: a run of one integration that takes over
@@ -25,15 +23,8 @@ func TestCancelWithinIntegration(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(7, 2))
 	const nsrc = 2_500_000
-	c := matvis.Config{Options: matvis.Options{Precision: 2, Polarized: true}, Freqs: []float64{150e6}}
-	c.Antennas = hexArray(rng, 200, 14.6, 0.03, 0)
-	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
-	c.Flux = make([]float64, nsrc)
-	for i := range c.Flux {
-		c.Flux[i] = 1
-	}
-	c.Coords = backendtest.RandomTopo(t, rng, 1, nsrc)
-	c.Beams = []beam.Beam{beam.Gaussian{DiameterM: 14}}
+	c := hexConfig(t, rng, 200, nsrc)
+	c.Options.Polarized = true
 	sim := backendtest.NewSim(t, c)
 	be, err := New(0, 0)
 	if err != nil {

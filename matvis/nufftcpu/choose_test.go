@@ -18,8 +18,13 @@ import (
 // hexConfig is the benchmark's shape (bench_test.go): nant jittered hex
 // antennas, one Gaussian beam, 150 MHz, one time, nsrc sources.
 func hexConfig(t testing.TB, rng *rand.Rand, nant, nsrc int) matvis.Config {
+	return hexConfigUp(t, rng, nant, nsrc, 0)
+}
+
+// hexConfigUp is hexConfig with the antennas' vertical jitter sigmaZ (m).
+func hexConfigUp(t testing.TB, rng *rand.Rand, nant, nsrc int, sigmaZ float64) matvis.Config {
 	c := matvis.Config{Options: matvis.Options{Precision: 2}}
-	c.Antennas = hexArray(rng, nant, 14.6, 0.03, 0)
+	c.Antennas = hexArray(rng, nant, 14.6, 0.03, sigmaZ)
 	c.Freqs = []float64{150e6}
 	c.RA, c.Dec = make([]float64, nsrc), make([]float64, nsrc)
 	for range nsrc {
