@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
@@ -57,11 +56,7 @@ func timeTransform(t *testing.T, dv device, tr *Transform, c []complex128) (Stag
 	out, err := dv.c.Alloc(int64(tr.lay.M) * cb)
 	gputest.Must(t, err)
 	defer dv.c.Free(out)
-	if tr.prec == Double {
-		gputest.Must(t, cuda.Upload(dv.c, in, c, dv.s))
-	} else {
-		gputest.Must(t, cuda.Upload(dv.c, in, toComplex64(c), dv.s))
-	}
+	gputest.Must(t, tr.putComplex(in, c))
 	for range 3 {
 		_, err := tr.ExecuteTimed(in, out)
 		gputest.Must(t, err)

@@ -51,28 +51,30 @@ func openDevice(t *testing.T) device {
 // is not finite: an unwritten or wrongly indexed output shows.
 func runPoisoned(t *testing.T, dv device, tr *Transform, c []complex128) []complex128 {
 	t.Helper()
-	var l struct{ N, M int }
-	l.N, l.M = tr.pts.n*tr.nv, tr.tgt.n*tr.nv
+	return runPoisonedWith(t, dv, tr, c, tr.Execute)
+}
+
+// runPoisonedWith is runPoisoned through exec (Execute or
+// ExecuteInterleaved) from a device copy of c into the output buffer.
+func runPoisonedWith(t *testing.T, dv device, tr *Transform, c []complex128, exec func(in, out cuda.DevicePtr) error) []complex128 {
+	t.Helper()
+	np, nq := tr.pts.n*tr.nv, tr.tgt.n*tr.nv
 	cb := 2 * tr.prec.realBytes()
-	in, err := dv.c.Alloc(int64(l.N) * cb)
+	in, err := dv.c.Alloc(int64(np) * cb)
 	gputest.Must(t, err)
 	defer dv.c.Free(in)
-	out, err := dv.c.Alloc(int64(l.M) * cb)
+	out, err := dv.c.Alloc(int64(nq) * cb)
 	gputest.Must(t, err)
 	defer dv.c.Free(out)
-	if tr.prec == Double {
-		gputest.Must(t, cuda.Upload(dv.c, in, c, dv.s))
-	} else {
-		gputest.Must(t, cuda.Upload(dv.c, in, toComplex64(c), dv.s))
-	}
-	gputest.Must(t, dv.c.Memset8(out, 0xff, int64(l.M)*cb, dv.s))
-	gputest.Must(t, tr.Execute(in, out))
+	gputest.Must(t, tr.putComplex(in, c))
+	gputest.Must(t, dv.c.Memset8(out, 0xff, int64(nq)*cb, dv.s))
+	gputest.Must(t, exec(in, out))
 	gputest.Must(t, dv.c.SyncStream(dv.s))
-	f := make([]complex128, l.M)
+	f := make([]complex128, nq)
 	if tr.prec == Double {
 		gputest.Must(t, cuda.Download(dv.c, f, out, dv.s))
 	} else {
-		f32 := make([]complex64, l.M)
+		f32 := make([]complex64, nq)
 		gputest.Must(t, cuda.Download(dv.c, f32, out, dv.s))
 		for i, v := range f32 {
 			f[i] = complex128(v)
@@ -85,7 +87,7 @@ func runPoisoned(t *testing.T, dv device, tr *Transform, c []complex128) []compl
 		}
 	}
 	if bad > 0 {
-		t.Errorf("%d of %d results not finite (unwritten: the output was poisoned with NaN)", bad, l.M)
+		t.Errorf("%d of %d results not finite (unwritten: the output was poisoned with NaN)", bad, nq)
 	}
 	return f
 }
