@@ -22,17 +22,31 @@ import (
 var mock []byte
 
 // Build compiles the driver program driver (C++ source text, which
-// includes the kernel files it runs) with the include directories incs
-// and the macro definitions defs ("-DNAME=VALUE"), and returns the
-// program's path (in t's temporary directory). Without a C++ compiler t
-// is skipped, loudly.
-func Build(t testing.TB, driver string, incs []string, defs ...string) string {
+// includes the kernel files it runs by name) with the files files (include
+// name → text: a program and its headers as kernels.Program gives them,
+// so that the emulation compiles what NVRTC is given, wherever the test
+// binary runs) and the macro definitions defs ("-DNAME=VALUE"), and
+// returns the program's path (in t's temporary directory). Without a C++
+// compiler t is skipped, loudly.
+func Build(t testing.TB, driver string, files map[string]string, defs ...string) string {
 	t.Helper()
 	cxx, err := exec.LookPath("g++")
 	if err != nil {
 		t.Skipf("SKIPPED, not checked: no g++ to build the kernels' host emulation (%v)", err)
 	}
 	dir := t.TempDir()
+	inc := filepath.Join(dir, "include")
+	if err := os.Mkdir(inc, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range files {
+		if filepath.Base(name) != name {
+			t.Fatalf("kernel file name %q: want a plain name, as #include gives it", name)
+		}
+		if err := os.WriteFile(filepath.Join(inc, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	mockPath := filepath.Join(dir, "mock.h")
 	src := filepath.Join(dir, "driver.cpp")
 	bin := filepath.Join(dir, "driver")
@@ -42,14 +56,7 @@ func Build(t testing.TB, driver string, incs []string, defs ...string) string {
 	if err := os.WriteFile(src, []byte(driver), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	args := []string{"-std=c++17", "-O1", "-include", mockPath, "-o", bin}
-	for _, inc := range incs {
-		abs, err := filepath.Abs(inc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		args = append(args, "-I", abs)
-	}
+	args := []string{"-std=c++17", "-O1", "-include", mockPath, "-o", bin, "-I", inc}
 	args = append(args, defs...)
 	args = append(args, "-x", "c++", src)
 	if out, err := exec.Command(cxx, args...).CombinedOutput(); err != nil {

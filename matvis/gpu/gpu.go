@@ -65,8 +65,8 @@ type Options struct {
 	// the separate fused kernel and cuBLAS product.
 	Fused FusedMode
 	// NUFFT selects the transform path (nufft.go) for runs whose
-	// antennas share one beam: NUFFTOff (the default) never takes it,
-	// NUFFTAuto measures it against the direct path, NUFFTOn forces it.
+	// antennas share one beam: NUFFTAuto (the default) measures it
+	// against the direct path, NUFFTOff never takes it, NUFFTOn forces it.
 	NUFFT NUFFTMode
 	// Tables shares the host-side beam preparation with the other
 	// backends given the same cache (the devices of one process); nil:

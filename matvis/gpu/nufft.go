@@ -22,19 +22,18 @@ import (
 // NUFFTMode is Options.NUFFT.
 type NUFFTMode int
 
-// The transform path's modes. NUFFTOff is the zero value, and so the
-// default, until the path's kernels have run on a device: they were
-// written in a session without one (bench/RESULTS.md says when that
-// changes).
+// The transform path's modes. NUFFTAuto is the zero value, and so the
+// default (the path's kernels first ran on the H200 on 2026-12-02:
+// bench/RESULTS.md).
 const (
-	// NUFFTOff never uses the transform.
-	NUFFTOff NUFFTMode = iota
 	// NUFFTAuto uses the transform for eligible runs when it is faster:
 	// measured against the direct path on the first integration (the
 	// decision cached on disk per shape), after a plan-free estimate has
 	// ruled out runs whose whole product costs less than the transform's
 	// set-up.
-	NUFFTAuto
+	NUFFTAuto NUFFTMode = iota
+	// NUFFTOff never uses the transform.
+	NUFFTOff
 	// NUFFTOn uses it for every eligible run, without measuring; the
 	// others take the direct path and say why.
 	NUFFTOn
@@ -80,13 +79,17 @@ const nufftMaxGrid = 1 << 26
 
 // The plan-free estimate's constants (NUFFTAuto): the direct path does
 // about directRate antenna-feed rows² × visible sources a second (the
-// H200's prodslice, 700² × 5·10⁵ in 19 ms: bench/RESULTS.md), and the
-// transform's set-up (plans, cuFFT, compiling nufft.cu) costs about
-// nufftSetupSeconds. A run whose whole product is estimated below the set-up is
-// left to the direct path without building anything.
+// H200's prodslice, 700² × 5·10⁵ in 19 ms: bench/RESULTS.md; the bar's
+// shared-beam shape, 700² × 5·10⁵, measured 18.4–19.4 ms), and the
+// transform's set-up costs about nufftSetupSeconds: on the H200
+// (2026-12-02) its plans, grids and transform took 36–42 ms in a backend
+// that had compiled nufft.cu and 141 ms with the compile and the
+// measurement on the first integration in a fresh one. A run whose whole
+// product is estimated below the set-up is left to the direct path
+// without building anything.
 const (
 	directRate        = 1.3e13
-	nufftSetupSeconds = 0.5
+	nufftSetupSeconds = 0.15
 )
 
 // termNUFFT is the memory term of the transform's strengths.
@@ -134,11 +137,13 @@ func (r *run) nufftIneligible() string {
 		return "off (Options.NUFFT)"
 	case r.polSky:
 		return "a full-Stokes sky (its coherency is transformed on the CPU only: matvis/nufftcpu)"
-	case sim.Options.MinChunks > 1:
-		return fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", sim.Options.MinChunks)
 	}
+	// Different beams first: of the reasons, the one no option changes.
 	if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 1 {
 		return fmt.Sprintf("antennas with different beams (%d beams; the transform needs one shared by all)", len(reps))
+	}
+	if sim.Options.MinChunks > 1 {
+		return fmt.Sprintf("Options.MinChunks = %d asks for source chunks (the transform takes every source at once)", sim.Options.MinChunks)
 	}
 	r.nu.beam = int32(sim.BeamOf[0])
 	return ""

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -28,6 +29,11 @@ const (
 )
 
 var sbsFreqs = []float64{100e6, 100.1e6}
+
+// The auto check's run: five times of four channels.
+const autoTimes = 5
+
+var autoFreqs = []float64{100e6, 100.1e6, 100.2e6, 100.3e6}
 
 // sbsSim is the side-by-side simulation in precision prec with the
 // fluxes of sky (the precision gate's skies), over ntimes times and the
@@ -60,6 +66,7 @@ type runTimes struct {
 	gpu, wall []float64
 	total     time.Duration
 	impl      string
+	setup     string // the run's timed set-up steps
 }
 
 func timesOf(res *matvis.Result, total time.Duration) runTimes {
@@ -77,6 +84,11 @@ func timesOf(res *matvis.Result, total time.Duration) runTimes {
 	slices.Sort(rt.gpu)
 	slices.Sort(rt.wall)
 	rt.total, rt.impl = total, res.Stats.MatProdImpl.String()
+	var steps []string
+	for _, st := range res.Stats.SetupSteps {
+		steps = append(steps, fmt.Sprintf("%s %.1f ms", st.Name, st.Time.Seconds()*1e3))
+	}
+	rt.setup = strings.Join(steps, ", ")
 	return rt
 }
 
@@ -101,25 +113,55 @@ func TestNUFFTSideBySide(t *testing.T) {
 		}
 		return timesOf(res, time.Since(t0))
 	}
-	run(direct) // warm-up: compile, strategy and fused choices
-	run(nu)
+	wd, wn := run(direct), run(nu) // warm-ups: compiling, the strategy and fused choices
+	t.Logf("NUFFTSBS warm-up runs (compiling their programs): direct %.3f s, transform %.3f s", wd.total.Seconds(), wn.total.Seconds())
 	for round := range 2 {
 		d, n := run(direct), run(nu)
 		ratio := median(n.gpu) / median(d.gpu)
 		t.Logf("NUFFTSBS round %d: direct GPU ms/integration %.3f (%v), wall ms/integration %.3f, run %.3f s [%s]", round, median(d.gpu), d.gpu, median(d.wall), d.total.Seconds(), d.impl)
 		t.Logf("NUFFTSBS round %d: nufft  GPU ms/integration %.3f (%v), wall ms/integration %.3f, run %.3f s [%s]", round, median(n.gpu), n.gpu, median(n.wall), n.total.Seconds(), n.impl)
+		t.Logf("NUFFTSBS round %d: set-up steps: direct %s; transform %s", round, d.setup, n.setup)
 		t.Logf("NUFFTSBS round %d: GPU time ratio nufft/direct %.3f (bar 0.5), wall per integration %.3f", round, ratio, median(n.wall)/median(d.wall))
 		if !(ratio <= 0.5) {
 			t.Errorf("round %d: the transform's GPU time per integration is %.3f × the direct path's, over the bar 0.5", round, ratio)
 		}
 	}
+	// Many channels of one time each: the wall time per integration
+	// with a channel change (the host's plan and Retarget) every time.
+	chans := make([]float64, 8)
+	for i := range chans {
+		chans[i] = 100e6 + float64(i)*0.1e6
+	}
+	csim := sbsSim(t, 1, uniformSky, 1, chans)
+	for _, g := range []*Backend{direct, nu} {
+		t0 := time.Now()
+		res, err := g.Run(context.Background(), csim)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct := timesOf(res, time.Since(t0))
+		t.Logf("NUFFTSBS %d channels × 1 time: GPU ms/integration %.3f, wall ms/integration %.3f, run %.3f s [%s]", len(chans), median(ct.gpu), median(ct.wall), ct.total.Seconds(), strings.SplitN(ct.impl, " (", 2)[0])
+	}
+	// Two runs of the transform: the spread's atomics add in an order
+	// that changes from run to run, so they agree to rounding.
+	r1, err1 := nu.Run(context.Background(), csim)
+	r2, err2 := nu.Run(context.Background(), csim)
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	t.Logf("NUFFTSBS two transform runs of one input: max|Δ|/max|V| = %.3g", backendtest.RelErr(backendtest.Vis(r1), backendtest.Vis(r2)))
+	// Auto's choice, in a fresh backend (it compiles its programs, as a
+	// new process does) on the bar's shape over autoTimes × autoFreqs
+	// integrations (a HERA run has thousands), measured afresh.
 	auto := nufftGPU(t, NUFFTAuto, 0)
 	auto.opts.NoStrategyCache = true
-	res, err := auto.Run(context.Background(), sim)
+	t0 := time.Now()
+	res, err := auto.Run(context.Background(), sbsSim(t, 1, uniformSky, autoTimes, autoFreqs))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("NUFFTSBS auto: %s", res.Stats.MatProdImpl)
+	at := timesOf(res, time.Since(t0))
+	t.Logf("NUFFTSBS auto: %d integrations in %.3f s (GPU ms/integration %.3f, set-up steps %s): %s", len(at.wall), at.total.Seconds(), median(at.gpu), at.setup, res.Stats.MatProdImpl)
 	if !usedNUFFT(res) {
 		t.Errorf("NUFFTAuto did not choose the transform on the bar's shape: %s", res.Stats.MatProdImpl)
 	}

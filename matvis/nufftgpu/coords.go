@@ -90,7 +90,7 @@ func (t *Transform) SetPoints(pl *nufft.Plan) error {
 	if err := t.uploadCoords(&t.pts, l.P, l.N, l.Perm, l.Pre); err != nil {
 		return err
 	}
-	t.lay = l
+	t.lay, t.stale = l, false
 	return nil
 }
 
@@ -178,7 +178,7 @@ func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
 	if err := t.growPoints(n); err != nil {
 		return err
 	}
-	t.pts.n = n
+	t.pts.n, t.stale = n, false
 	if n == 0 {
 		return nil
 	}
@@ -202,8 +202,11 @@ func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
 // Retarget makes the transform's targets, phases and corrections those of
 // plan pl, whose grids, kernel and dimension must be the transform's (a
 // lower channel planned on the highest channel's grids:
-// nufft.Options.MinGrid) and whose points need no pre-phase; the points
-// placed by Place stay. It waits for the work queued before it on the
+// nufft.Options.MinGrid) and whose points need no pre-phase. The point
+// map (nufft.Layout.PointScale, PointShift) depends on the targets'
+// extent, so points placed before stay only where pl's map is the
+// transform's; otherwise Execute refuses until they are placed again
+// (Place or SetPoints). It waits for the work queued before it on the
 // transform's stream (the uploads are synchronous).
 func (t *Transform) Retarget(pl *nufft.Plan) error {
 	l := pl.Layout()
@@ -222,8 +225,9 @@ func (t *Transform) Retarget(pl *nufft.Plan) error {
 			return err
 		}
 	}
-	pts := t.pts
+	if l.PointScale != t.lay.PointScale || l.PointShift != t.lay.PointShift {
+		t.stale = t.stale || t.pts.n > 0
+	}
 	t.lay = l
-	t.pts = pts
 	return nil
 }

@@ -77,6 +77,9 @@ func (t *Transform) execute(c, f cuda.DevicePtr, ev []cuda.Event, interleaved bo
 	l := &t.lay
 	nv := int64(t.nv)
 	p, q := t.pts, t.tgt
+	if t.stale {
+		return fmt.Errorf("nufftgpu: Execute: the %d points were placed under the point map of the plan before Retarget; Place them again", p.n)
+	}
 	if p.n == 0 { // no points: every result is zero
 		for _, e := range ev {
 			if e != 0 {

@@ -70,14 +70,18 @@ func (p Precision) realBytes() int64 {
 // Transform is one type-3 transform on the device: the plan's arrays and
 // both grids, owned until Close. One Execute at a time.
 type Transform struct {
-	c      *cuda.Context
-	s      cuda.Stream
-	prec   Precision
-	nv     int // strength vectors transformed together
-	lay    nufft.Layout
-	k      *stageKernels
-	fft    *cuda.FFT
-	pts    coords
+	c    *cuda.Context
+	s    cuda.Stream
+	prec Precision
+	nv   int // strength vectors transformed together
+	lay  nufft.Layout
+	k    *stageKernels
+	fft  *cuda.FFT
+	pts  coords
+	// stale says the points were placed under another point map than
+	// lay's (a Retarget moved it): Execute refuses until they are placed
+	// again.
+	stale  bool
 	tgt    coords
 	deconv [3]cuda.DevicePtr
 	grid   cuda.DevicePtr // nv outer grids, nf0·nf1·nf2 complex each

@@ -62,9 +62,11 @@ func scaled(s [][]float64, f float64) [][]float64 {
 // a float32 unit vector can be) transform as the direct sum does within
 // bound(ε), in 2-D and 3-D, fp64 and fp32, for the plan's targets and,
 // after Retarget, for a lower channel's (targets × 0.6, planned on the
-// same grids with MinGrid); ExecuteInterleaved gives each target's
-// vectors together, equal to Execute's blocks; a plan whose targets are
-// off centre is refused by Place and Retarget.
+// same grids with MinGrid: Execute refuses until the points are placed
+// again under its point map); ExecuteInterleaved gives each target's
+// vectors together, equal to Execute's blocks up to the spread's
+// rounding (sameSpread); a plan whose targets are off centre is refused
+// by Place and Retarget.
 func TestPlaceRetarget(t *testing.T) {
 	dv := openDevice(t)
 	rng := sharedtest.RNG(t, 41)
@@ -92,6 +94,10 @@ func TestPlaceRetarget(t *testing.T) {
 		for step, targets := range [][][]float64{s, scaled(s, 0.6)} {
 			if step == 1 {
 				gputest.Must(t, tr.Retarget(low))
+				if err := tr.Execute(0, 0); err == nil {
+					t.Fatalf("%d-D %v: Execute ran after Retarget moved the point map, with the points placed under the old one", tc.dim, tc.prec)
+				}
+				gputest.Must(t, tr.Place(n, uploadAxes(t, dv, tr, x)))
 			}
 			got := runPoisoned(t, dv, tr, c)
 			inter := runInterleaved(t, dv, tr, c)
@@ -104,10 +110,12 @@ func TestPlaceRetarget(t *testing.T) {
 				if !(e <= bound(tc.eps, tc.prec)) {
 					t.Errorf("%d-D %v eps=%g step %d vector %d: vs direct %.3g > %.3g", tc.dim, tc.prec, tc.eps, step, v, e, bound(tc.eps, tc.prec))
 				}
-				for k := range m {
-					if a, b := inter[k*nv+v], got[v*m+k]; a != b {
-						t.Fatalf("%d-D %v step %d: interleaved result (target %d, vector %d) %v, Execute's %v", tc.dim, tc.prec, step, k, v, a, b)
-					}
+				col := make([]complex128, m)
+				for k := range col {
+					col[k] = inter[k*nv+v]
+				}
+				if e := nufftest.RelErr(col, got[v*m:(v+1)*m]); !(e <= sameSpread[tc.prec]) {
+					t.Errorf("%d-D %v step %d vector %d: interleaved results differ from Execute's by %.3g of the peak (over %.3g: more than the atomic spread's rounding)", tc.dim, tc.prec, step, v, e, sameSpread[tc.prec])
 				}
 			}
 		}
@@ -125,6 +133,13 @@ func TestPlaceRetarget(t *testing.T) {
 		t.Errorf("Retarget accepted a plan whose points need pre-phases")
 	}
 }
+
+// sameSpread bounds the difference of two executions of one transform
+// relative to its peak: the spread adds its points to the grid with
+// atomics, in an order that changes from run to run, so two runs agree
+// to rounding, not bit for bit (seen on the H200, 2026-12-02: one ulp in
+// fp64). A layout error (a target's vectors mixed up) is of order 1.
+var sameSpread = map[Precision]float64{Double: 1e-13, Single: 1e-5}
 
 // runInterleaved is runPoisoned through ExecuteInterleaved: the results
 // target-major.
