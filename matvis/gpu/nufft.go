@@ -111,7 +111,10 @@ type nufftStage struct {
 	// tr is the transform, its targets those of channel planFor.
 	tr      *nufftgpu.Transform
 	planFor int
-	dStr    cuda.DevicePtr
+	// ahead makes the next channels' targets on the host meanwhile
+	// (nil: one channel, or not yet used).
+	ahead *targetsAhead
+	dStr  cuda.DevicePtr
 }
 
 // nufftEligibility says whether the run could go through the transform
@@ -191,6 +194,9 @@ func (r *run) chooseNUFFT() error {
 	r.freeDev(&r.dFoot)
 	r.res.Stats.ZBytes = 8
 	r.transformPlan()
+	if r.sim.NFreq() > 1 {
+		nu.ahead = newTargetsAhead(r.channelTargets, r.sim.NFreq(), 1)
+	}
 	l := nu.lay
 	r.res.Stats.MatProdImpl = matvis.GramImpl{MatProd: r.sim.Options.MatProd,
 		Strategy: fmt.Sprintf("nufft type 3 on the device, %d-D, %v, eps %g (kernel width %d), outer grid %v", nu.dim, nu.prec, nu.eps, l.W, nu.grid[:nu.dim]),
@@ -273,13 +279,13 @@ func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 			top = fi
 		}
 	}
-	pl, err = r.nufftPlan(top)
+	pl, err = r.nufftPlan(top, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil
 	}
 	l := pl.Layout()
 	nu.grid, nu.lay = l.NF, l
-	if pl, err = r.nufftPlan(0); err != nil {
+	if pl, err = r.nufftPlan(0, runtime.GOMAXPROCS(0)); err != nil {
 		return nil, "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
 	}
 	nu.planFor = 0
@@ -290,8 +296,9 @@ func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 // of directions above the horizon (east and north in [−1, 1], up in
 // [0, 1]), targets ω·(x_j − x_i) for every output pair, centred at 0
 // (Options.Real) so that the device places the points with no pre-phase,
-// on the highest channel's grids once they are known.
-func (r *run) nufftPlan(fi int) (*nufft.Plan, error) {
+// on the highest channel's grids once they are known, with workers
+// goroutines.
+func (r *run) nufftPlan(fi, workers int) (*nufft.Plan, error) {
 	sim, nu := r.sim, r.nu
 	box := [][]float64{{-1, 1}, {-1, 1}, {0, 1}}[:nu.dim]
 	omega := r.omega(fi)
@@ -302,20 +309,37 @@ func (r *run) nufftPlan(fi int) (*nufft.Plan, error) {
 			s[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])
 		}
 	}
-	return nufft.NewPlan(box, s, nufft.Options{Eps: nu.eps, Sign: 1, Workers: runtime.GOMAXPROCS(0), MaxGrid: nufftMaxGrid, Real: true, MinGrid: nu.grid})
+	return nufft.NewPlan(box, s, nufft.Options{Eps: nu.eps, Sign: 1, Workers: workers, MaxGrid: nufftMaxGrid, Real: true, MinGrid: nu.grid})
 }
 
-// nufftChannel points the transform at channel fi's targets.
+// channelTargets plans channel fi on one goroutine and prepares its
+// targets for the device (targetsAhead's maker: several run at once).
+func (r *run) channelTargets(fi int) (*nufftgpu.Targets, error) {
+	pl, err := r.nufftPlan(fi, 1)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: transform plan at %g Hz: %w", r.sim.Freqs[fi], err)
+	}
+	return nufftgpu.NewTargets(pl, r.nu.prec)
+}
+
+// nufftChannel points the transform at channel fi's targets, made ahead
+// on the host where they could be.
 func (r *run) nufftChannel(fi int) error {
 	nu := r.nu
 	if nu == nil || !nu.used || nu.planFor == fi {
 		return nil
 	}
-	pl, err := r.nufftPlan(fi)
-	if err != nil {
-		return fmt.Errorf("gpu: transform plan at %g Hz: %w", r.sim.Freqs[fi], err)
+	var tg *nufftgpu.Targets
+	var err error
+	if nu.ahead != nil {
+		tg, err = nu.ahead.get(fi)
+	} else {
+		tg, err = r.channelTargets(fi)
 	}
-	if err := nu.tr.Retarget(pl); err != nil {
+	if err != nil {
+		return err
+	}
+	if err := nu.tr.RetargetTo(tg); err != nil {
 		return fmt.Errorf("gpu: %g Hz: %w", r.sim.Freqs[fi], err)
 	}
 	nu.planFor = fi
@@ -383,9 +407,33 @@ func (r *run) nufftDecision() (fusedDecision, error) {
 		if err != nil || nvis == 0 {
 			return fusedDecision{why: "no visible source at the first time to measure on"}, false, err
 		}
-		return fusedDecision{fused: nuMs < directMs,
-			why: fmt.Sprintf("measured on the first integration (%d visible sources): transform %.3f ms, direct path %.3f ms", nvis, nuMs, directMs)}, true, nil
+		why := fmt.Sprintf("measured on the first integration (%d visible sources): transform %.3f ms, direct path %.3f ms", nvis, nuMs, directMs)
+		perInt, prep, err := r.channelBound(nuMs)
+		if err != nil {
+			return fusedDecision{}, false, err
+		}
+		if prep > 0 {
+			why += fmt.Sprintf("; a channel's targets %.1f ms on the host, %d made at once: at least %.3f ms an integration at %d times a channel", prep, aheadWorkers(), perInt, r.sim.NTime())
+		}
+		return fusedDecision{fused: perInt < directMs, why: why}, true, nil
 	})
+}
+
+// channelBound is the transform's time per integration in a run of
+// several channels, as the pipeline bounds it: the device's nuMs, or the
+// host's making of each channel's targets (prep ms, timed here on one
+// goroutine as targetsAhead makes them) over its workers and the
+// channel's times, whichever is longer. One channel: nuMs, prep 0.
+func (r *run) channelBound(nuMs float64) (perInt, prep float64, err error) {
+	if r.sim.NFreq() < 2 {
+		return nuMs, 0, nil
+	}
+	t0 := time.Now()
+	if _, err := r.channelTargets(1); err != nil {
+		return 0, 0, err
+	}
+	prep = time.Since(t0).Seconds() * 1e3
+	return max(nuMs, prep/float64(aheadWorkers()*r.sim.NTime())), prep, nil
 }
 
 // nufftCacheKey names a transform decision: the device, its driver and
@@ -394,8 +442,8 @@ func (r *run) nufftCacheKey() string {
 	info := r.c.Info()
 	_, analytic := r.sim.Beams[r.nu.beam].(beam.Analytic)
 	gridded := !analytic
-	return fmt.Sprintf("%s|drv%d|p1=%v|nf%d|nant%d|pairs%d|src%d|freqs%d|dim%d|gridded=%v|direct=%s|fused=%v",
-		info.Name, info.DriverVersion, r.p1, r.nf, r.nant, r.npairs, r.nsrc, r.sim.NFreq(), r.nu.dim, gridded, r.st, r.fused)
+	return fmt.Sprintf("%s|drv%d|p1=%v|nf%d|nant%d|pairs%d|src%d|freqs%d|times%d|dim%d|gridded=%v|direct=%s|fused=%v",
+		info.Name, info.DriverVersion, r.p1, r.nf, r.nant, r.npairs, r.nsrc, r.sim.NFreq(), r.sim.NTime(), r.nu.dim, gridded, r.st, r.fused)
 }
 
 func nufftCachePath() string { return choicecache.Path("nufft-choices.json") }
@@ -430,6 +478,8 @@ func (nu *nufftStage) close(r *run) {
 	if nu == nil {
 		return
 	}
+	nu.ahead.close()
+	nu.ahead = nil
 	_ = nu.tr.Close()
 	nu.tr = nil
 	r.freeDev(&nu.dStr)

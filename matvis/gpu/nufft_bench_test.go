@@ -133,14 +133,21 @@ func TestNUFFTSideBySide(t *testing.T) {
 		chans[i] = 100e6 + float64(i)*0.1e6
 	}
 	csim := sbsSim(t, 1, uniformSky, 1, chans)
-	for _, g := range []*Backend{direct, nu} {
+	chooser := nufftGPU(t, NUFFTAuto, 0)
+	chooser.opts.NoStrategyCache = true
+	var walls []float64
+	for i, g := range []*Backend{direct, nu, chooser, chooser} {
 		t0 := time.Now()
 		res, err := g.Run(context.Background(), csim)
 		if err != nil {
 			t.Fatal(err)
 		}
 		ct := timesOf(res, time.Since(t0))
-		t.Logf("NUFFTSBS %d channels × 1 time: GPU ms/integration %.3f, wall ms/integration %.3f, run %.3f s [%s]", len(chans), median(ct.gpu), median(ct.wall), ct.total.Seconds(), strings.SplitN(ct.impl, " (", 2)[0])
+		walls = append(walls, median(ct.wall))
+		t.Logf("NUFFTSBS %d channels × 1 time, %s: GPU ms/integration %.3f, wall ms/integration %.3f, run %.3f s [%s]", len(chans), []string{"direct", "transform", "auto (first)", "auto (again)"}[i], median(ct.gpu), median(ct.wall), ct.total.Seconds(), ct.impl)
+	}
+	if w := walls[3] / walls[0]; !(w <= 1.05) {
+		t.Errorf("%d channels × 1 time: auto's wall per integration is %.3f × the direct path's (bar 1.05)", len(chans), w)
 	}
 	// Two runs of the transform: the spread's atomics add in an order
 	// that changes from run to run, so they agree to rounding.

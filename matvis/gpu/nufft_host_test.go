@@ -97,7 +97,7 @@ func TestNUFFTPlansHost(t *testing.T) {
 			t.Errorf("%v: dim %d eps %g vectors %d, want %d %g %d", c, nu.dim, nu.eps, nu.nv, wantDim, wantEps, wantNV)
 		}
 		for fi, f := range sim.Freqs {
-			pl, err := r.nufftPlan(fi)
+			pl, err := r.nufftPlan(fi, 1)
 			if err != nil {
 				t.Fatal(err)
 			}

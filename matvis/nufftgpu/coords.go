@@ -31,19 +31,8 @@ func (t *Transform) uploadCoords(cd *coords, x [3][]float64, n int, order []int3
 	if len(order) != n || len(phase) != n {
 		return fmt.Errorf("nufftgpu: %d coordinates with %d indices and %d phases: the plan's layout is incomplete", n, len(order), len(phase))
 	}
-	if n > cd.capacity || cd.first == 0 {
-		if err := t.release(cd.first, cd.off, cd.order, cd.phase); err != nil {
-			return fmt.Errorf("nufftgpu: %w", err)
-		}
-		*cd = coords{}
-		sizes := []int64{int64(dim*n) * 4, int64(dim*n) * r, int64(n) * 4, int64(n) * 2 * r}
-		for i, p := range []*cuda.DevicePtr{&cd.first, &cd.off, &cd.order, &cd.phase} {
-			var err error
-			if *p, err = t.alloc(sizes[i]); err != nil {
-				return err
-			}
-		}
-		cd.capacity = n
+	if err := t.reserveCoords(cd, dim, n, r); err != nil {
+		return err
 	}
 	cd.n = n
 	first, off := splitCoords(x, dim, n, t.lay.W)
@@ -57,6 +46,27 @@ func (t *Transform) uploadCoords(cd *coords, x [3][]float64, n int, order []int3
 		return err
 	}
 	return t.putComplex(cd.phase, phase)
+}
+
+// reserveCoords makes cd's buffers hold n items of dim axes with reals
+// of r bytes, keeping them when they already do.
+func (t *Transform) reserveCoords(cd *coords, dim, n int, r int64) error {
+	if n <= cd.capacity && cd.first != 0 {
+		return nil
+	}
+	if err := t.release(cd.first, cd.off, cd.order, cd.phase); err != nil {
+		return fmt.Errorf("nufftgpu: %w", err)
+	}
+	*cd = coords{}
+	sizes := []int64{int64(dim*n) * 4, int64(dim*n) * r, int64(n) * 4, int64(n) * 2 * r}
+	for i, p := range []*cuda.DevicePtr{&cd.first, &cd.off, &cd.order, &cd.phase} {
+		var err error
+		if *p, err = t.alloc(sizes[i]); err != nil {
+			return err
+		}
+	}
+	cd.capacity = n
+	return nil
 }
 
 // splitCoords splits each of n coordinates per axis (dim axes) into the
@@ -200,34 +210,11 @@ func (t *Transform) Place(n int, x [3]cuda.DevicePtr) error {
 }
 
 // Retarget makes the transform's targets, phases and corrections those of
-// plan pl, whose grids, kernel and dimension must be the transform's (a
-// lower channel planned on the highest channel's grids:
-// nufft.Options.MinGrid) and whose points need no pre-phase. The point
-// map (nufft.Layout.PointScale, PointShift) depends on the targets'
-// extent, so points placed before stay only where pl's map is the
-// transform's; otherwise Execute refuses until they are placed again
-// (Place or SetPoints). It waits for the work queued before it on the
-// transform's stream (the uploads are synchronous).
+// plan pl: RetargetTo(NewTargets(pl, precision)).
 func (t *Transform) Retarget(pl *nufft.Plan) error {
-	l := pl.Layout()
-	if l.Dim != t.lay.Dim || l.W != t.lay.W || l.Beta != t.lay.Beta || l.NF != t.lay.NF || l.N2 != t.lay.N2 || l.Sign != t.lay.Sign {
-		return fmt.Errorf("nufftgpu: Retarget: plan of %d-D grid %v, kernel %d (β %g), sign %+d; the transform's is %d-D %v, %d (β %g), %+d",
-			l.Dim, l.NF, l.W, l.Beta, l.Sign, t.lay.Dim, t.lay.NF, t.lay.W, t.lay.Beta, t.lay.Sign)
-	}
-	if l.PrePhased {
-		return fmt.Errorf("nufftgpu: Retarget: the plan's targets are not centred at 0 (plan with nufft.Options.Real)")
-	}
-	if err := t.uploadCoords(&t.tgt, l.Q, l.M, l.QOrder, l.Post); err != nil {
+	tg, err := NewTargets(pl, t.prec)
+	if err != nil {
 		return err
 	}
-	for d := range l.Dim {
-		if err := t.putReals(t.deconv[d], l.Deconv[d]); err != nil {
-			return err
-		}
-	}
-	if l.PointScale != t.lay.PointScale || l.PointShift != t.lay.PointShift {
-		t.stale = t.stale || t.pts.n > 0
-	}
-	t.lay = l
-	return nil
+	return t.RetargetTo(tg)
 }

@@ -81,11 +81,14 @@ type Transform struct {
 	// stale says the points were placed under another point map than
 	// lay's (a Retarget moved it): Execute refuses until they are placed
 	// again.
-	stale  bool
-	tgt    coords
-	deconv [3]cuda.DevicePtr
-	grid   cuda.DevicePtr // nv outer grids, nf0·nf1·nf2 complex each
-	pad    cuda.DevicePtr // nv padded grids, n2_0·n2_1·n2_2 complex each
+	stale bool
+	tgt   coords
+	// stages are RetargetTo's pinned copies, used in turn.
+	stages    [2]stage
+	nextStage int
+	deconv    [3]cuda.DevicePtr
+	grid      cuda.DevicePtr // nv outer grids, nf0·nf1·nf2 complex each
+	pad       cuda.DevicePtr // nv padded grids, n2_0·n2_1·n2_2 complex each
 	// in and out are ExecuteHost's staging buffers, made on first use
 	// for inFor points (and grown with SetPoints).
 	in, out cuda.DevicePtr
@@ -235,7 +238,7 @@ func (t *Transform) Close() error {
 	if t == nil {
 		return nil
 	}
-	var errs []error
+	errs := []error{t.closeStages()}
 	for _, p := range t.owned {
 		errs = append(errs, t.c.Free(p))
 	}

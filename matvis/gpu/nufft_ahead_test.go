@@ -1,0 +1,99 @@
+package gpu
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis/nufftgpu"
+)
+
+// TestTargetsAhead: asked for in order (the pipeline's walk), from any
+// first channel, every channel's targets are its own, each made once,
+// never more at once than the workers; a channel's error reaches its
+// get; a channel asked for out of order is made then; close waits for
+// what is being made and starts nothing more. Runs without a device.
+func TestTargetsAhead(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		nfreq  int
+		first  int
+		asks   []int
+		failAt int // -1: none
+	}{
+		{"in order", 12, 1, seq(1, 12), -1},
+		{"one channel after the first", 2, 1, []int{1}, -1},
+		{"out of order", 8, 1, []int{1, 2, 6, 7, 3}, -1},
+		{"an error", 6, 1, seq(1, 6), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			made := map[int]*nufftgpu.Targets{}
+			count := map[int]int{}
+			var busy, peak atomic.Int32
+			mk := func(fi int) (*nufftgpu.Targets, error) {
+				n := busy.Add(1)
+				defer busy.Add(-1)
+				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+				}
+				time.Sleep(2 * time.Millisecond)
+				mu.Lock()
+				defer mu.Unlock()
+				count[fi]++
+				if fi == tc.failAt {
+					return nil, fmt.Errorf("channel %d: %w", fi, errPlan)
+				}
+				made[fi] = new(nufftgpu.Targets)
+				return made[fi], nil
+			}
+			a := newTargetsAhead(mk, tc.nfreq, tc.first)
+			for _, fi := range tc.asks {
+				tg, err := a.get(fi)
+				mu.Lock()
+				want := made[fi]
+				mu.Unlock()
+				if fi == tc.failAt {
+					if !errors.Is(err, errPlan) {
+						t.Fatalf("channel %d: error %v, want the maker's", fi, err)
+					}
+					continue
+				}
+				if err != nil || tg == nil || tg != want {
+					t.Fatalf("channel %d: got %p (%v), want its own targets %p", fi, tg, err, want)
+				}
+			}
+			a.close()
+			if n := busy.Load(); n != 0 {
+				t.Errorf("close returned with %d makers running", n)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			for fi, n := range count {
+				if n != 1 {
+					t.Errorf("channel %d made %d times", fi, n)
+				}
+			}
+			if p := int(peak.Load()); p > aheadWorkers() {
+				t.Errorf("%d channels made at once, over the %d workers", p, aheadWorkers())
+			}
+			a.start(tc.nfreq - 1)
+			if n := count[tc.nfreq-1]; n > 1 {
+				t.Errorf("a closed targetsAhead made channel %d again", tc.nfreq-1)
+			}
+		})
+	}
+}
+
+var errPlan = errors.New("plan failed")
+
+// seq is from, from+1, …, to−1.
+func seq(from, to int) []int {
+	var s []int
+	for i := from; i < to; i++ {
+		s = append(s, i)
+	}
+	return s
+}
