@@ -31,6 +31,10 @@ muts=[
  ('gpu-strength-im', 'matvis/gpu/vis_nufft.cuh', 'im += qr * pi - qi * pr;', 'im += qi * pr - qr * pi;', './matvis/gpu'),
  ('nufftgpu-place-margin', 'matvis/nufftgpu/coords.go', 'const placeMargin = 0.5', 'const placeMargin = 0', './matvis/nufftgpu'),
  ('nufftgpu-interp-stride', 'matvis/nufftgpu/exec.go', '		return 1, nv', '		return nv, 1', './matvis/nufftgpu'),
+ ('nufftgpu-targets-post', 'matvis/nufftgpu/targets.go', 'b = appendReals(b, []float64{real(z), imag(z)}, prec)', 'b = appendReals(b, []float64{imag(z), real(z)}, prec)', './matvis/nufftgpu'),
+ ('ahead-channel', 'matvis/gpu/nufft_ahead.go', '		j.tg, j.err = a.make(fi)', '		j.tg, j.err = a.make(fi + 1)', './matvis/gpu'),
+ ('ahead-none', 'matvis/gpu/nufft_ahead.go', '	for k := fi + 1; k <= fi+a.depth; k++ {', '	for k := fi + 1; k <= fi; k++ {', './matvis/gpu'),
+ ('ahead-unbounded', 'matvis/gpu/nufft_ahead.go', '		a.sem <- struct{}{}\n		defer func() { <-a.sem }()', '		defer func() {}()', './matvis/gpu'),
  ('auto-nufftcpu', 'matvis/backends/backends.go', '		b, nerr := openNUFFTCPU()', '		b, nerr := matvis.Backend(nil), error(nil); b = cpu.New()', './matvis/backends'),
 ]
 only=sys.argv[1:] 

@@ -12,7 +12,8 @@ import (
 )
 
 // TestTargetsAhead: asked for in order (the pipeline's walk), from any
-// first channel, every channel's targets are its own, each made once,
+// first channel, every channel's targets are its own, the channels up to
+// its depth ahead are made while one is in use, each made once,
 // never more at once than the workers; a channel's error reaches its
 // get; a channel asked for out of order is made then; close waits for
 // what is being made and starts nothing more. Runs without a device.
@@ -34,7 +35,9 @@ func TestTargetsAhead(t *testing.T) {
 			made := map[int]*nufftgpu.Targets{}
 			count := map[int]int{}
 			var busy, peak atomic.Int32
+			var started sync.Map
 			mk := func(fi int) (*nufftgpu.Targets, error) {
+				started.Store(fi, true)
 				n := busy.Add(1)
 				defer busy.Add(-1)
 				for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
@@ -50,7 +53,18 @@ func TestTargetsAhead(t *testing.T) {
 				return made[fi], nil
 			}
 			a := newTargetsAhead(mk, tc.nfreq, tc.first)
-			for _, fi := range tc.asks {
+			for i, fi := range tc.asks {
+				if next := tc.asks[0] + a.depth; i == 1 && next < tc.nfreq {
+					// The first get started the channel a depth past it
+					// (newTargetsAhead started those before).
+					deadline := time.Now().Add(time.Second)
+					for _, ok := started.Load(next); !ok && time.Now().Before(deadline); _, ok = started.Load(next) {
+						time.Sleep(time.Millisecond)
+					}
+					if _, ok := started.Load(next); !ok {
+						t.Errorf("channel %d not made ahead after channel %d was asked for (depth %d)", next, tc.asks[0], a.depth)
+					}
+				}
 				tg, err := a.get(fi)
 				mu.Lock()
 				want := made[fi]
