@@ -35,6 +35,7 @@ muts=[
  ('ahead-channel', 'matvis/gpu/nufft_ahead.go', '		j.tg, j.err = a.make(fi)', '		j.tg, j.err = a.make(fi + 1)', './matvis/gpu'),
  ('ahead-none', 'matvis/gpu/nufft_ahead.go', '	for k := fi + 1; k <= fi+a.depth; k++ {', '	for k := fi + 1; k <= fi; k++ {', './matvis/gpu'),
  ('ahead-unbounded', 'matvis/gpu/nufft_ahead.go', '		a.sem <- struct{}{}\n		defer func() { <-a.sem }()', '		defer func() {}()', './matvis/gpu'),
+ ('channel-bound', 'matvis/gpu/nufft.go', '	return max(nuMs, prep/float64(aheadWorkers()*r.sim.NTime())), prep, nil', '	return nuMs, prep, nil', './matvis/gpu'),
  ('auto-nufftcpu', 'matvis/backends/backends.go', '		b, nerr := openNUFFTCPU()', '		b, nerr := matvis.Backend(nil), error(nil); b = cpu.New()', './matvis/backends'),
 ]
 only=sys.argv[1:] 

@@ -65,7 +65,9 @@ func TestNUFFTEligibilityHost(t *testing.T) {
 // centring the device transform's Retarget requires, the accuracy and
 // vectors of the precision, and transforms — run here on the CPU from
 // the same plan — to the direct sum over targets ω·(x_j − x_i) computed
-// here from the antennas, for every output pair.
+// here from the antennas, for every output pair; the ahead planner makes
+// every channel's device targets, and the measured choice's channel
+// bound is max(device time, host time ÷ (workers × times)).
 func TestNUFFTPlansHost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(6, 29))
 	for _, c := range []nufftCase{
@@ -107,6 +109,20 @@ func TestNUFFTPlansHost(t *testing.T) {
 					c, fi, l.NF, l.N2, l.W, l.Beta, l.PrePhased, l.M, l.Dim, nu.lay.NF, nu.lay.N2, nu.lay.W, nu.lay.Beta, len(sim.Pairs))
 			}
 			checkPlanTargets(t, rng, pl, sim, f, nu)
+			if tg, err := r.channelTargets(fi); err != nil || tg == nil {
+				t.Errorf("%v: channel %d: the ahead planner's targets: %v", c, fi, err)
+			}
+		}
+		// The pipeline's bound: the device's time, or the host's channel
+		// targets over the workers and the times a channel.
+		for _, nuMs := range []float64{0, 1e-9, 1e3} {
+			perInt, prep, err := r.channelBound(nuMs)
+			if err != nil || !(prep > 0) {
+				t.Fatalf("%v: channelBound: prep %g ms, %v", c, prep, err)
+			}
+			if want := max(nuMs, prep/float64(aheadWorkers()*sim.NTime())); perInt != want {
+				t.Errorf("%v: channelBound(%g) = %g, want max(%g, %g ms / (%d workers × %d times))", c, nuMs, perInt, nuMs, prep, aheadWorkers(), sim.NTime())
+			}
 		}
 	}
 }
