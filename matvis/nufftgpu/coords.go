@@ -136,24 +136,7 @@ func (t *Transform) putComplex(p cuda.DevicePtr, v []complex128) error {
 // growPoints makes the points' buffers hold n points, keeping them when
 // they already do.
 func (t *Transform) growPoints(n int) error {
-	cd := &t.pts
-	if n <= cd.capacity && cd.first != 0 {
-		return nil
-	}
-	if err := t.release(cd.first, cd.off, cd.order, cd.phase); err != nil {
-		return fmt.Errorf("nufftgpu: %w", err)
-	}
-	*cd = coords{}
-	dim, r := int64(t.lay.Dim), t.prec.realBytes()
-	sizes := []int64{dim * int64(n) * 4, dim * int64(n) * r, int64(n) * 4, int64(n) * 2 * r}
-	for i, p := range []*cuda.DevicePtr{&cd.first, &cd.off, &cd.order, &cd.phase} {
-		var err error
-		if *p, err = t.alloc(sizes[i]); err != nil {
-			return err
-		}
-	}
-	cd.capacity = n
-	return nil
+	return t.reserveCoords(&t.pts, t.lay.Dim, n, t.prec.realBytes())
 }
 
 // placeMargin is how far (outer-grid cells) Place lets a point past the
