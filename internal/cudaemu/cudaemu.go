@@ -12,10 +12,13 @@ import (
 	"bytes"
 	_ "embed"
 	"encoding/binary"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/kernels"
 )
 
 //go:embed mock.h
@@ -63,6 +66,20 @@ func Build(t testing.TB, driver string, files map[string]string, defs ...string)
 		t.Fatalf("building the host emulation: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// ProgramFiles are the files a driver that includes program name of fsys
+// (a package's embedded kernel sources) compiles against: the program
+// under its name and every header NVRTC is given with it
+// (kernels.Program), for Build.
+func ProgramFiles(t testing.TB, fsys fs.FS, name string) map[string]string {
+	t.Helper()
+	code, files, err := kernels.Program(fsys, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[name] = code
+	return files
 }
 
 // Run runs the emulation bin with input on its standard input and returns

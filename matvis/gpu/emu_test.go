@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/cudaemu"
-	"github.com/gomatvis/gomatvis/kernels"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
@@ -138,7 +137,7 @@ func TestStrengthsHostEmulation(t *testing.T) {
 			w(nn)
 		}
 		w(amp)
-		bin := cudaemu.Build(t, strengthsDriver, emuFiles(t), append([]string{"-DR_T=" + rt}, defs...)...)
+		bin := cudaemu.Build(t, strengthsDriver, cudaemu.ProgramFiles(t, kernelFiles, "vis.cu"), append([]string{"-DR_T=" + rt}, defs...)...)
 		out := cudaemu.Run(t, bin, in.Bytes())
 		nf := 1
 		if tc.mode.Polarized {
@@ -224,16 +223,4 @@ func goStrengths(t *testing.T, b beam.Beam, mode beam.Mode, freq float64, e, n, 
 		}
 	}
 	return str
-}
-
-// emuFiles are the kernel files the emulation's driver includes: vis.cu and
-// every header NVRTC is given with it (kernels.Program), from this
-// package's embedded sources.
-func emuFiles(t *testing.T) map[string]string {
-	code, files, err := kernels.Program(kernelFiles, "vis.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["vis.cu"] = code
-	return files
 }

@@ -9,7 +9,6 @@ import (
 
 	"github.com/gomatvis/gomatvis/internal/cudaemu"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
-	"github.com/gomatvis/gomatvis/kernels"
 	"github.com/gomatvis/gomatvis/matvis/nufft"
 	"github.com/gomatvis/gomatvis/matvis/nufft/nufftest"
 )
@@ -182,7 +181,7 @@ func TestHostEmulation(t *testing.T) {
 		const n = 700
 		x, c := boxProblem(rng, box, n, nv) // x[0][3] a rounding past the edge: placed where it is
 		rt := map[Precision]string{Single: "float", Double: "double"}[tc.prec]
-		bin := cudaemu.Build(t, emuDriver, emuFiles(t), "-DR_T="+rt, fmt.Sprintf("-DNU_DIM=%d", tc.dim),
+		bin := cudaemu.Build(t, emuDriver, cudaemu.ProgramFiles(t, kernelFiles, "nufft.cu"), "-DR_T="+rt, fmt.Sprintf("-DNU_DIM=%d", tc.dim),
 			fmt.Sprintf("-DNU_W=%d", l.W), fmt.Sprintf("-DNU_NV=%d", nv), "-DPI=3.141592653589793238462643383279502884")
 		out := cudaemu.Run(t, bin, emuInput(l, x, c, tc.prec))
 		got := cudaemu.Complex(t, out, nv*l.M, tc.prec == Single)
@@ -225,16 +224,4 @@ func TestOutputStrides(t *testing.T) {
 			}
 		}
 	}
-}
-
-// emuFiles are the kernel files the emulation's driver includes: nufft.cu and
-// every header NVRTC is given with it (kernels.Program), from this
-// package's embedded sources.
-func emuFiles(t *testing.T) map[string]string {
-	code, files, err := kernels.Program(kernelFiles, "nufft.cu")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files["nufft.cu"] = code
-	return files
 }
