@@ -112,9 +112,11 @@ type nufftStage struct {
 	tr      *nufftgpu.Transform
 	planFor int
 	// ahead makes the next channels' targets on the host meanwhile
-	// (nil: one channel, or not yet used).
-	ahead *targetsAhead
-	dStr  cuda.DevicePtr
+	// (nil: one channel, or not yet used); measured is channel 1's,
+	// made when the choice timed them (channelBound), for ahead.
+	ahead    *targetsAhead
+	measured *nufftgpu.Targets
+	dStr     cuda.DevicePtr
 }
 
 // nufftEligibility says whether the run could go through the transform
@@ -195,7 +197,11 @@ func (r *run) chooseNUFFT() error {
 	r.res.Stats.ZBytes = 8
 	r.transformPlan()
 	if r.sim.NFreq() > 1 {
-		nu.ahead = newTargetsAhead(r.channelTargets, r.sim.NFreq(), 1)
+		var made map[int]*nufftgpu.Targets
+		if nu.measured != nil {
+			made = map[int]*nufftgpu.Targets{1: nu.measured}
+		}
+		nu.ahead, nu.measured = newTargetsAhead(r.channelTargets, r.sim.NFreq(), 1, made), nil
 	}
 	l := nu.lay
 	r.res.Stats.MatProdImpl = matvis.GramImpl{MatProd: r.sim.Options.MatProd,
@@ -422,14 +428,15 @@ func (r *run) nufftDecision() (fusedDecision, error) {
 // channelBound is the transform's time per integration in a run of
 // several channels, as the pipeline bounds it: the device's nuMs, or the
 // host's making of each channel's targets (prep ms, timed here on one
-// goroutine as targetsAhead makes them) over its workers and the
-// channel's times, whichever is longer. One channel: nuMs, prep 0.
+// goroutine as targetsAhead makes them, and kept for it) over its
+// workers and the channel's times, whichever is longer. One channel:
+// nuMs, prep 0.
 func (r *run) channelBound(nuMs float64) (perInt, prep float64, err error) {
 	if r.sim.NFreq() < 2 {
 		return nuMs, 0, nil
 	}
 	t0 := time.Now()
-	if _, err := r.channelTargets(1); err != nil {
+	if r.nu.measured, err = r.channelTargets(1); err != nil {
 		return 0, 0, err
 	}
 	prep = time.Since(t0).Seconds() * 1e3

@@ -38,10 +38,16 @@ type targetsJob struct {
 // one for the pipeline's own host work.
 func aheadWorkers() int { return max(1, min(8, runtime.GOMAXPROCS(0)-1)) }
 
-// newTargetsAhead starts making channels first … first+depth−1 with mk.
-func newTargetsAhead(mk func(fi int) (*nufftgpu.Targets, error), nfreq, first int) *targetsAhead {
+// newTargetsAhead starts making channels first … first+depth−1 with mk,
+// but for those already made (made, which may be nil).
+func newTargetsAhead(mk func(fi int) (*nufftgpu.Targets, error), nfreq, first int, made map[int]*nufftgpu.Targets) *targetsAhead {
 	w := aheadWorkers()
 	a := &targetsAhead{make: mk, nfreq: nfreq, depth: w + 1, sem: make(chan struct{}, w), jobs: map[int]*targetsJob{}}
+	for fi, tg := range made {
+		j := &targetsJob{done: make(chan struct{}), tg: tg}
+		close(j.done)
+		a.jobs[fi] = j
+	}
 	for fi := first; fi < first+a.depth; fi++ {
 		a.start(fi)
 	}

@@ -12,7 +12,8 @@ import (
 )
 
 // TestTargetsAhead: asked for in order (the pipeline's walk), from any
-// first channel, every channel's targets are its own, the channels up to
+// first channel, one made before (the measured choice's) given back and
+// not made again, every channel's targets are its own, the channels up to
 // its depth ahead are made while one is in use, each made once,
 // never more at once than the workers; a channel's error reaches its
 // get; a channel asked for out of order is made then; close waits for
@@ -23,12 +24,14 @@ func TestTargetsAhead(t *testing.T) {
 		nfreq  int
 		first  int
 		asks   []int
-		failAt int // -1: none
+		failAt int  // -1: none
+		made   bool // channel first made before (channelBound's)
 	}{
-		{"in order", 12, 1, seq(1, 12), -1},
-		{"one channel after the first", 2, 1, []int{1}, -1},
-		{"out of order", 8, 1, []int{1, 2, 6, 7, 3}, -1},
-		{"an error", 6, 1, seq(1, 6), 4},
+		{"in order", 12, 1, seq(1, 12), -1, false},
+		{"one channel after the first", 2, 1, []int{1}, -1, false},
+		{"out of order", 8, 1, []int{1, 2, 6, 7, 3}, -1, false},
+		{"an error", 6, 1, seq(1, 6), 4, false},
+		{"the first made before", 6, 1, seq(1, 6), -1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var mu sync.Mutex
@@ -52,7 +55,12 @@ func TestTargetsAhead(t *testing.T) {
 				made[fi] = new(nufftgpu.Targets)
 				return made[fi], nil
 			}
-			a := newTargetsAhead(mk, tc.nfreq, tc.first)
+			var before map[int]*nufftgpu.Targets
+			if tc.made {
+				made[tc.first] = new(nufftgpu.Targets)
+				before = map[int]*nufftgpu.Targets{tc.first: made[tc.first]}
+			}
+			a := newTargetsAhead(mk, tc.nfreq, tc.first, before)
 			for i, fi := range tc.asks {
 				if next := tc.asks[0] + a.depth; i == 1 && next < tc.nfreq {
 					// The first get started the channel a depth past it
@@ -89,6 +97,9 @@ func TestTargetsAhead(t *testing.T) {
 				if n != 1 {
 					t.Errorf("channel %d made %d times", fi, n)
 				}
+			}
+			if n := count[tc.first]; tc.made && n != 0 {
+				t.Errorf("channel %d, made before, made again %d times", tc.first, n)
 			}
 			if p := int(peak.Load()); p > aheadWorkers() {
 				t.Errorf("%d channels made at once, over the %d workers", p, aheadWorkers())

@@ -21,8 +21,9 @@ type Targets struct {
 	lay  nufft.Layout
 	prec Precision
 	buf  []byte
-	// parts are buf's pieces in the order of targetParts: first, off,
-	// order, post, then each active axis's correction.
+	// parts are where buf's pieces end, in the order of RetargetTo's
+	// device buffers: first, off, order, post, then each active axis's
+	// correction.
 	parts []int
 }
 
