@@ -23,7 +23,7 @@ var layerOf = map[string]int{
 	"internal/sharedtest": 0, "internal/cudaemu": 0, "internal/choicecache": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
 	"npy": 0, "plots": 0, "notebooks/gonbshim": 0, "matvis/astro/internal/gentables": 0, "internal/layers": 0,
 
-	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/beam": 1, "uvh5": 1,
+	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/phase": 1, "matvis/beam": 1, "uvh5": 1,
 
 	"matvis": 2, "cuda/gram": 2, "internal/gputest": 2,
 
