@@ -320,3 +320,55 @@ func TestVPointsToICRSNorth(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyBlockEqualsRows: a block large enough to be split over cores
+// gives bit for bit what phasing it one row at a time (on one goroutine)
+// gives.
+func TestApplyBlockEqualsRows(t *testing.T) {
+	rng := sharedtest.RNG(t, 4)
+	s, enu := randomArray(rng, 40, 500)
+	p, err := New(s, ECEFFromENU(s, enu), Centre{RA: 2 * math.Pi * rng.Float64(), Dec: math.Asin(2*rng.Float64() - 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := p.At(2459000+1000*rng.Float64(), 2*math.Pi*rng.Float64(), randomEOP(rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a1, a2 []int
+	for i := range enu {
+		for j := range i + 1 {
+			a1, a2 = append(a1, i), append(a2, j)
+		}
+	}
+	freqs := make([]float64, 100)
+	for i := range freqs {
+		freqs[i] = 50e6 + 2e6*rng.Float64()*float64(i)
+	}
+	const npol = 2
+	block := make([]complex128, len(a1)*len(freqs)*npol)
+	for i := range block {
+		block[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	rows := append([]complex128(nil), block...)
+	uvwBlock, uvwRow := make([][3]float64, len(a1)), make([][3]float64, len(a1))
+	if err := tm.Apply(a1, a2, freqs, npol, block, uvwBlock); err != nil {
+		t.Fatal(err)
+	}
+	n := len(freqs) * npol
+	for k := range a1 {
+		if err := tm.Apply(a1[k:k+1], a2[k:k+1], freqs, npol, rows[k*n:(k+1)*n], uvwRow[k:k+1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for k := range a1 {
+		if uvwBlock[k] != uvwRow[k] {
+			t.Fatalf("row %d: uvw %v in the block, %v alone", k, uvwBlock[k], uvwRow[k])
+		}
+	}
+	for i := range block {
+		if block[i] != rows[i] {
+			t.Fatalf("visibility %d: %v in the block, %v row by row", i, block[i], rows[i])
+		}
+	}
+}
