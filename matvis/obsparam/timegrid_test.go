@@ -68,6 +68,10 @@ func TestTimeGridPyuvsim126(t *testing.T) {
 			"0x1.2c0c80fcd67fdp+21 0x1.2c0c80fd176dbp+21 0x1.2c0c80fd585b9p+21 0x1.2c0c80fd99497p+21 " +
 				"0x1.2c0c80fdda375p+21 0x1.2c0c80fe1b253p+21 0x1.2c0c80fe5c131p+21"},
 		{"one time from the end", "end_time: 2459845.3\n  Ntimes: 1\n  integration_time: 10.7", "0x1.2c462a6666666p+21"},
+		// A time_array is honoured as given (YAML's decimal read as Go and
+		// Python read it: 0x1.2c4628fcd6e9cp+21 is 2459845.1234567891).
+		{"time_array as given", "time_array: [2459845.1234567891, 2459845.3]\n  integration_time: 10.7",
+			"0x1.2c4628fcd6e9cp+21 0x1.2c462a6666666p+21"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
