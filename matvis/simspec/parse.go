@@ -1,0 +1,731 @@
+package simspec
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// parser reads a spec document in one pass over its bytes, straight into
+// a Spec, checking its keys on the way (spelled exactly, none repeated).
+// Number arrays (ra_rad, flux_jy, …) are read into their slices directly,
+// sized once from a count of their commas, so a spec of millions of
+// sources is read without a copy per value.
+//
+// It accepts exactly what encoding/json accepts into a Spec (TestTwin and
+// FuzzDecode hold it to that). Its errors carry only a byte offset: line
+// and column are worked out for the one error reported, and malformed
+// JSON or a value of the wrong type is described by encoding/json's own
+// reading of the document (explain), so the messages are those users
+// know.
+type parser struct {
+	data []byte
+	pos  int
+	// typeErr is the first value of the wrong type. Reading goes on past
+	// it, as encoding/json's does, so that a misspelt key further on is
+	// still the error reported, as when the keys were checked first.
+	typeErr *parseError
+	// fields caches each struct type's keys.
+	fields map[reflect.Type]map[string]int
+}
+
+// parseError is malformed JSON (syntax) or a value of the wrong type at
+// byte offset off.
+type parseError struct {
+	off    int
+	msg    string
+	syntax bool
+}
+
+func (e *parseError) Error() string { return e.msg }
+
+// maxDepth is encoding/json's limit on nesting, kept so that the two
+// readers agree.
+const maxDepth = 10000
+
+var (
+	tableType  = reflect.TypeFor[Table]()
+	floatsType = reflect.TypeFor[[]float64]()
+	intsType   = reflect.TypeFor[[]int]()
+)
+
+// parseSpec reads the document data (one JSON object, no byte-order mark)
+// into s.
+func parseSpec(data []byte, s *Spec) error {
+	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}}
+	if err := p.value(reflect.ValueOf(s).Elem(), nil); err != nil {
+		return err
+	}
+	if p.typeErr != nil {
+		return p.typeErr
+	}
+	if p.skipSpace() < len(p.data) {
+		return errTrailing
+	}
+	return nil
+}
+
+// errTrailing is anything but white space after the spec's object.
+var errTrailing = fmt.Errorf("trailing data after the JSON object")
+
+// keyPath names where an object is, for key errors: "beams[2]",
+// "sources.catalog"; nil is the spec itself. It is formatted only when a
+// key is wrong.
+type keyPath struct {
+	up  *keyPath
+	key string // "" for an element of an array
+	idx int
+}
+
+func (k *keyPath) String() string {
+	switch {
+	case k == nil:
+		return ""
+	case k.key == "":
+		return fmt.Sprintf("%s[%d]", k.up, k.idx)
+	case k.up == nil:
+		return k.key
+	}
+	return k.up.String() + "." + k.key
+}
+
+// skipSpace moves past JSON white space and returns the position.
+func (p *parser) skipSpace() int {
+	for p.pos < len(p.data) {
+		switch p.data[p.pos] {
+		case ' ', '\t', '\n', '\r':
+			p.pos++
+		default:
+			return p.pos
+		}
+	}
+	return p.pos
+}
+
+// peek returns the next byte that is not white space.
+func (p *parser) peek() (byte, error) {
+	if p.skipSpace() >= len(p.data) {
+		return 0, p.syntaxErr("unexpected end of JSON input")
+	}
+	return p.data[p.pos], nil
+}
+
+func (p *parser) syntaxErr(format string, a ...any) *parseError {
+	return &parseError{off: p.pos, msg: fmt.Sprintf(format, a...), syntax: true}
+}
+
+// mismatch records a value of the wrong type for want (the first one
+// only) and skips it.
+func (p *parser) mismatch(want reflect.Type) error {
+	if p.typeErr == nil {
+		p.typeErr = &parseError{off: p.pos, msg: fmt.Sprintf("cannot read %q into %s", p.data[p.pos:min(p.pos+20, len(p.data))], want)}
+	}
+	return p.skip(0)
+}
+
+// value reads one JSON value into v; at names the object v is in.
+func (p *parser) value(v reflect.Value, at *keyPath) error {
+	switch v.Type() {
+	case tableType:
+		return p.table(v.Addr().Interface().(*Table))
+	case floatsType:
+		return p.floats(v.Addr().Interface().(*[]float64))
+	case intsType:
+		return p.ints(v.Addr().Interface().(*[]int))
+	}
+	c, err := p.peek()
+	if err != nil {
+		return err
+	}
+	if c == 'n' {
+		return p.null(v)
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			v.Set(reflect.New(v.Type().Elem()))
+		}
+		return p.value(v.Elem(), at)
+	case reflect.Struct:
+		if c != '{' {
+			return p.mismatch(v.Type())
+		}
+		return p.object(v, at)
+	case reflect.Slice:
+		if c != '[' {
+			return p.mismatch(v.Type())
+		}
+		return p.slice(v, at)
+	}
+	return p.scalar(v, c)
+}
+
+// null reads a null: pointers and slices become nil, as in encoding/json;
+// other values keep theirs.
+func (p *parser) null(v reflect.Value) error {
+	if err := p.literal("null"); err != nil {
+		return err
+	}
+	if k := v.Kind(); k == reflect.Pointer || k == reflect.Slice {
+		v.SetZero()
+	}
+	return nil
+}
+
+// literal reads the word (true, false, null) at p.pos.
+func (p *parser) literal(word string) error {
+	if !bytes.HasPrefix(p.data[p.pos:], []byte(word)) {
+		return p.syntaxErr("invalid literal, want %s", word)
+	}
+	p.pos += len(word)
+	return nil
+}
+
+// object reads the members of a JSON object into the struct v.
+func (p *parser) object(v reflect.Value, at *keyPath) error {
+	fields := p.structFields(v.Type())
+	p.pos++ // {
+	seen := map[string]int{}
+	c, err := p.peek()
+	if err != nil || c == '}' {
+		p.pos++
+		return err
+	}
+	for {
+		if c != '"' {
+			return p.syntaxErr("invalid character %q looking for beginning of object key string", c)
+		}
+		key, err := p.str()
+		if err != nil {
+			return err
+		}
+		if first, dup := seen[key]; dup {
+			return &keyError{fmt.Sprintf("duplicate key %q at line %d in %s (first at line %d): each key may appear once",
+				key, p.line(p.pos), where(at), p.line(first))}
+		}
+		seen[key] = p.pos
+		i, ok := fields[key]
+		if !ok {
+			return badKey(key, p.line(p.pos), where(at), fields)
+		}
+		if c, err = p.peek(); err != nil || c != ':' {
+			return p.syntaxErr("invalid character %q after object key", c)
+		}
+		p.pos++
+		if err := p.value(v.Field(i), &keyPath{up: at, key: key}); err != nil {
+			return err
+		}
+		if c, err = p.peek(); err != nil {
+			return err
+		}
+		p.pos++
+		switch c {
+		case '}':
+			return nil
+		case ',':
+		default:
+			return p.syntaxErr("invalid character %q after object key:value pair", c)
+		}
+		if c, err = p.peek(); err != nil {
+			return err
+		}
+	}
+}
+
+// where names the object at in key errors.
+func where(at *keyPath) string {
+	if at == nil {
+		return "the spec"
+	}
+	return at.String()
+}
+
+// line is the line of the byte before offset off (the closing quote of a
+// key that ends there).
+func (p *parser) line(off int) int {
+	line, _ := lineCol(p.data, int64(off))
+	return line
+}
+
+// structFields maps the JSON names of t's fields to their indices.
+func (p *parser) structFields(t reflect.Type) map[string]int {
+	if f, ok := p.fields[t]; ok {
+		return f
+	}
+	f := map[string]int{}
+	for i := 0; i < t.NumField(); i++ {
+		sf := t.Field(i)
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		switch {
+		case !sf.IsExported() || name == "-":
+			continue
+		case name == "":
+			name = sf.Name
+		}
+		f[name] = i
+	}
+	p.fields[t] = f
+	return f
+}
+
+// slice reads a JSON array into the slice v, element by element.
+func (p *parser) slice(v reflect.Value, at *keyPath) error {
+	p.pos++ // [
+	out := reflect.MakeSlice(v.Type(), 0, 0)
+	defer func() { v.Set(out) }()
+	return p.elements(func(i int) error {
+		out = reflect.Append(out, reflect.Zero(v.Type().Elem()))
+		return p.value(out.Index(i), &keyPath{up: at, idx: i})
+	})
+}
+
+// elements reads the elements of an array whose '[' was read, through its
+// ']', each by one call of read.
+func (p *parser) elements(read func(i int) error) error {
+	c, err := p.peek()
+	if err != nil || c == ']' {
+		p.pos++
+		return err
+	}
+	for i := 0; ; i++ {
+		if err := read(i); err != nil {
+			return err
+		}
+		if c, err = p.peek(); err != nil {
+			return err
+		}
+		p.pos++
+		switch c {
+		case ']':
+			return nil
+		case ',':
+		default:
+			return p.syntaxErr("invalid character %q after array element", c)
+		}
+	}
+}
+
+// scalar reads a string, boolean or number (first byte c) into v.
+func (p *parser) scalar(v reflect.Value, c byte) error {
+	switch k := v.Kind(); {
+	case k == reflect.String && c == '"':
+		s, err := p.str()
+		v.SetString(s)
+		return err
+	case k == reflect.Bool && c == 't':
+		v.SetBool(true)
+		return p.literal("true")
+	case k == reflect.Bool && c == 'f':
+		v.SetBool(false)
+		return p.literal("false")
+	case k == reflect.Float64 && isNumberStart(c):
+		f, err := p.float()
+		v.SetFloat(f)
+		return err
+	case k == reflect.Int && isNumberStart(c):
+		n, err := p.int()
+		v.SetInt(int64(n))
+		return err
+	}
+	return p.mismatch(v.Type())
+}
+
+func isNumberStart(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
+
+// str reads the JSON string at p.pos (its opening quote).
+func (p *parser) str() (string, error) {
+	start, plain := p.pos, true
+	for i := start + 1; i < len(p.data); i++ {
+		switch c := p.data[i]; {
+		case c == '"':
+			p.pos = i + 1
+			if plain {
+				return string(p.data[start+1 : i]), nil
+			}
+			// Escapes and non-ASCII bytes (invalid UTF-8 becomes U+FFFD):
+			// encoding/json's own reading, for the same string.
+			var s string
+			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
+				return "", &parseError{off: start, msg: err.Error(), syntax: true}
+			}
+			return s, nil
+		case c == '\\':
+			plain = false
+			if err := p.escape(i + 1); err != nil {
+				return "", err
+			}
+			i++
+			if p.data[i] == 'u' {
+				i += 4
+			}
+		case c < 0x20:
+			p.pos = i
+			return "", p.syntaxErr("invalid character %q in string literal", c)
+		case c >= 0x80:
+			plain = false
+		}
+	}
+	p.pos = len(p.data)
+	return "", p.syntaxErr("unexpected end of JSON input")
+}
+
+// escape checks the escape whose letter is at data[i].
+func (p *parser) escape(i int) error {
+	if i >= len(p.data) {
+		p.pos = i
+		return p.syntaxErr("unexpected end of JSON input")
+	}
+	switch p.data[i] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return nil
+	case 'u':
+		if i+4 < len(p.data) && isHex(p.data[i+1]) && isHex(p.data[i+2]) && isHex(p.data[i+3]) && isHex(p.data[i+4]) {
+			return nil
+		}
+	}
+	p.pos = i
+	return p.syntaxErr("invalid escape in string literal")
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+// numberEnd returns the end of the JSON number at p.pos, or -1 when it is
+// not one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+func (p *parser) numberEnd() int {
+	d, i := p.data, p.pos
+	digits := func() bool {
+		s := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		return i > s
+	}
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case !digits():
+		return -1
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		if !digits() {
+			return -1
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return -1
+		}
+	}
+	return i
+}
+
+// number returns the bytes of the JSON number at p.pos and moves past it.
+func (p *parser) number() ([]byte, error) {
+	end := p.numberEnd()
+	if end < 0 {
+		return nil, p.syntaxErr("invalid number")
+	}
+	b := p.data[p.pos:end]
+	p.pos = end
+	return b, nil
+}
+
+// float reads the JSON number at p.pos as a float64; one out of range is a
+// value of the wrong type, as in encoding/json.
+func (p *parser) float() (float64, error) {
+	start := p.pos
+	b, err := p.number()
+	if err != nil {
+		return 0, err
+	}
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil && p.typeErr == nil {
+		p.typeErr = &parseError{off: start, msg: fmt.Sprintf("number %s: %v", b, err)}
+	}
+	return f, nil
+}
+
+// int reads the JSON number at p.pos as an int: one with a fraction or an
+// exponent, or out of range, is a value of the wrong type.
+func (p *parser) int() (int, error) {
+	start := p.pos
+	b, err := p.number()
+	if err != nil {
+		return 0, err
+	}
+	n, err := strconv.ParseInt(string(b), 10, strconv.IntSize)
+	if err != nil && p.typeErr == nil {
+		p.typeErr = &parseError{off: start, msg: fmt.Sprintf("number %s into an int: %v", b, err)}
+	}
+	return int(n), nil
+}
+
+// floats reads a JSON array of numbers (or null) straight into dst.
+func (p *parser) floats(dst *[]float64) error {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return err
+	case c == 'n':
+		*dst = nil
+		return p.literal("null")
+	case c != '[':
+		return p.mismatch(floatsType)
+	}
+	p.pos++
+	out := make([]float64, 0, p.countHint(false))
+	out, err = p.appendFloats(out)
+	*dst = out
+	return err
+}
+
+// appendFloats reads the numbers of an array whose '[' was read, through
+// its ']', appending them to out; null is 0 (as encoding/json leaves it).
+func (p *parser) appendFloats(out []float64) ([]float64, error) {
+	err := p.elements(func(int) error {
+		v, err := p.floatElem()
+		out = append(out, v)
+		return err
+	})
+	return out, err
+}
+
+// floatElem reads one element of a number array.
+func (p *parser) floatElem() (float64, error) {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return 0, err
+	case isNumberStart(c):
+		return p.float()
+	case c == 'n':
+		return 0, p.literal("null")
+	}
+	return 0, p.mismatch(reflect.TypeFor[float64]())
+}
+
+// ints reads a JSON array of integers (or null) into dst.
+func (p *parser) ints(dst *[]int) error {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return err
+	case c == 'n':
+		*dst = nil
+		return p.literal("null")
+	case c != '[':
+		return p.mismatch(intsType)
+	}
+	p.pos++
+	out := make([]int, 0, p.countHint(false))
+	err = p.elements(func(int) error {
+		c, err := p.peek()
+		n := 0
+		switch {
+		case err != nil:
+		case isNumberStart(c):
+			n, err = p.int()
+		case c == 'n':
+			err = p.literal("null")
+		default:
+			err = p.mismatch(reflect.TypeFor[int]())
+		}
+		out = append(out, n)
+		return err
+	})
+	*dst = out
+	return err
+}
+
+// countHint guesses, for a slice's capacity, how many numbers the array
+// whose '[' was just read holds (nested: an array of rows): its commas,
+// plus one. It looks no further than the array's first closing bracket
+// (nested: the first "]]"), and never guesses more than one number per
+// two bytes, so a malformed document cannot ask for more memory than a
+// valid one of its size.
+func (p *parser) countHint(nested bool) int {
+	rest := p.data[p.pos:]
+	end := bytes.IndexByte(rest, ']')
+	for nested && end >= 0 {
+		next := end + 1
+		for next < len(rest) && strings.IndexByte(" \t\r\n", rest[next]) >= 0 {
+			next++
+		}
+		if next >= len(rest) || rest[next] != ',' {
+			break
+		}
+		i := bytes.IndexByte(rest[next:], ']')
+		if i < 0 {
+			end = -1
+			break
+		}
+		end = next + i
+	}
+	if end < 0 {
+		end = len(rest)
+	}
+	return min(bytes.Count(rest[:end], []byte{','})+1, end/2+1)
+}
+
+// table reads flux_jy or a Stokes table in either form (see Table and its
+// UnmarshalJSON, whose rules these are): rows when the first element that
+// is not null is an array (or all are null), flat when it is a number.
+func (p *parser) table(t *Table) error {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return err
+	case c == 'n':
+		return p.literal("null") // UnmarshalJSON leaves the table as it is
+	case c != '[':
+		return p.mismatch(tableType)
+	}
+	p.pos++
+	b := tableBuilder{t: Table{form: formRows}}
+	b.t.values = make([]float64, 0, p.countHint(firstIsArray(p.data[p.pos-1:])))
+	err = p.elements(func(int) error { return p.tableElem(&b) })
+	*t = b.t
+	return err
+}
+
+// tableBuilder is a table being read.
+type tableBuilder struct {
+	t Table
+	// decided: an element that is not null fixed the form.
+	decided bool
+	// first is the length of the first row.
+	first int
+}
+
+// tableElem reads one element of a table: a row, a number or null.
+func (p *parser) tableElem(b *tableBuilder) error {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return err
+	case c == 'n' && b.t.form == formFlat:
+		b.t.values = append(b.t.values, 0)
+		return p.literal("null")
+	case c == 'n':
+		b.addRow(0)
+		return p.literal("null")
+	case c == '[' && (!b.decided || b.t.form == formRows):
+		b.decided = true
+		p.pos++
+		n := len(b.t.values)
+		b.t.values, err = p.appendFloats(b.t.values)
+		b.addRow(len(b.t.values) - n)
+		return err
+	case isNumberStart(c) && (!b.decided || b.t.form == formFlat):
+		if !b.decided {
+			// The leading nulls were numbers (0), not empty rows.
+			b.decided = true
+			b.t.values = append(b.t.values, make([]float64, b.t.rows)...)
+			b.t = Table{values: b.t.values, form: formFlat}
+		}
+		v, err := p.float()
+		b.t.values = append(b.t.values, v)
+		return err
+	}
+	return p.mismatch(tableType)
+}
+
+// addRow notes a row of n values of the rows form.
+func (b *tableBuilder) addRow(n int) {
+	t := &b.t
+	switch {
+	case t.rows == 0:
+		b.first = n
+	case t.lens == nil && n != b.first:
+		t.lens = make([]int, t.rows, t.rows+1)
+		for i := range t.lens {
+			t.lens[i] = b.first
+		}
+	}
+	if t.lens != nil {
+		t.lens = append(t.lens, n)
+	}
+	t.rows++
+}
+
+// skip reads past one JSON value of any kind, checking its syntax; depth
+// counts the arrays and objects it is in.
+func (p *parser) skip(depth int) error {
+	if depth > maxDepth {
+		return p.syntaxErr("exceeded max depth")
+	}
+	c, err := p.peek()
+	if err != nil {
+		return err
+	}
+	switch {
+	case c == '{':
+		p.pos++
+		return p.skipMembers(depth)
+	case c == '[':
+		p.pos++
+		return p.elements(func(int) error { return p.skip(depth + 1) })
+	case c == '"':
+		_, err := p.str()
+		return err
+	case c == 't':
+		return p.literal("true")
+	case c == 'f':
+		return p.literal("false")
+	case c == 'n':
+		return p.literal("null")
+	case isNumberStart(c):
+		_, err := p.number()
+		return err
+	}
+	return p.syntaxErr("invalid character %q looking for beginning of value", c)
+}
+
+// skipMembers reads past the members of an object whose '{' was read.
+func (p *parser) skipMembers(depth int) error {
+	c, err := p.peek()
+	if err != nil || c == '}' {
+		p.pos++
+		return err
+	}
+	for {
+		if c != '"' {
+			return p.syntaxErr("invalid character %q looking for beginning of object key string", c)
+		}
+		if _, err := p.str(); err != nil {
+			return err
+		}
+		if c, err = p.peek(); err != nil || c != ':' {
+			return p.syntaxErr("invalid character %q after object key", c)
+		}
+		p.pos++
+		if err := p.skip(depth + 1); err != nil {
+			return err
+		}
+		if c, err = p.peek(); err != nil {
+			return err
+		}
+		p.pos++
+		switch c {
+		case '}':
+			return nil
+		case ',':
+		default:
+			return p.syntaxErr("invalid character %q after object key:value pair", c)
+		}
+		if c, err = p.peek(); err != nil {
+			return err
+		}
+	}
+}
