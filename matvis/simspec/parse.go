@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -30,6 +31,9 @@ type parser struct {
 	typeErr *parseError
 	// fields caches each struct type's keys.
 	fields map[reflect.Type]map[string]int
+	// workers is the number of cores a number array of parallelMin bytes
+	// or more is read on.
+	workers, parallelMin int
 }
 
 // parseError is malformed JSON (syntax) or a value of the wrong type at
@@ -53,9 +57,15 @@ var (
 )
 
 // parseSpec reads the document data (one JSON object, no byte-order mark)
-// into s.
+// into s, arrays of 1 MiB or more on all cores.
 func parseSpec(data []byte, s *Spec) error {
-	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}}
+	return parseSpecOn(data, s, runtime.GOMAXPROCS(0), 1<<20)
+}
+
+// parseSpecOn is parseSpec reading number arrays of parallelMin bytes or
+// more on workers cores (tests use small arrays to reach that path).
+func parseSpecOn(data []byte, s *Spec, workers, parallelMin int) error {
+	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin}
 	if err := p.value(reflect.ValueOf(s).Elem(), nil); err != nil {
 		return err
 	}
@@ -392,29 +402,22 @@ func (p *parser) escape(i int) error {
 
 func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
 
-// numberEnd returns the end of the JSON number at p.pos, or -1 when it is
+// numberEnd returns the end of the JSON number at d[i], or -1 when it is
 // not one: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
-func (p *parser) numberEnd() int {
-	d, i := p.data, p.pos
-	digits := func() bool {
-		s := i
-		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-			i++
-		}
-		return i > s
-	}
+func numberEnd(d []byte, i int) int {
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
-	case !digits():
-		return -1
+	default:
+		if i = digits(d, i); i < 0 {
+			return -1
+		}
 	}
 	if i < len(d) && d[i] == '.' {
-		i++
-		if !digits() {
+		if i = digits(d, i+1); i < 0 {
 			return -1
 		}
 	}
@@ -423,16 +426,26 @@ func (p *parser) numberEnd() int {
 		if i < len(d) && (d[i] == '+' || d[i] == '-') {
 			i++
 		}
-		if !digits() {
-			return -1
-		}
+		return digits(d, i)
+	}
+	return i
+}
+
+// digits returns the end of the digits at d[i], or -1 when there is none.
+func digits(d []byte, i int) int {
+	s := i
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	if i == s {
+		return -1
 	}
 	return i
 }
 
 // number returns the bytes of the JSON number at p.pos and moves past it.
 func (p *parser) number() ([]byte, error) {
-	end := p.numberEnd()
+	end := numberEnd(p.data, p.pos)
 	if end < 0 {
 		return nil, p.syntaxErr("invalid number")
 	}
@@ -484,6 +497,10 @@ func (p *parser) floats(dst *[]float64) error {
 		return p.mismatch(floatsType)
 	}
 	p.pos++
+	if values, _, ok := p.parallel(false); ok {
+		*dst = values
+		return nil
+	}
 	out := make([]float64, 0, p.countHint(false))
 	out, err = p.appendFloats(out)
 	*dst = out
@@ -548,34 +565,67 @@ func (p *parser) ints(dst *[]int) error {
 	return err
 }
 
-// countHint guesses, for a slice's capacity, how many numbers the array
-// whose '[' was just read holds (nested: an array of rows): its commas,
-// plus one. It looks no further than the array's first closing bracket
-// (nested: the first "]]"), and never guesses more than one number per
-// two bytes, so a malformed document cannot ask for more memory than a
-// valid one of its size.
-func (p *parser) countHint(nested bool) int {
+// arrayEnd returns where the array whose '[' was just read closes (its
+// ']'), looking no further than its first closing bracket (nested: the
+// first ']' not followed by a comma), or -1. It is exact for arrays of
+// numbers (nested: of rows of numbers); for others it may be wrong, and
+// its users (countHint, parallel) only guess from it or check.
+func (p *parser) arrayEnd(nested bool) int {
 	rest := p.data[p.pos:]
 	end := bytes.IndexByte(rest, ']')
 	for nested && end >= 0 {
 		next := end + 1
-		for next < len(rest) && strings.IndexByte(" \t\r\n", rest[next]) >= 0 {
+		for next < len(rest) && isSpace(rest[next]) {
 			next++
 		}
 		if next >= len(rest) || rest[next] != ',' {
-			break
+			if next >= len(rest) || rest[next] != ']' {
+				return -1
+			}
+			return p.pos + next
 		}
 		i := bytes.IndexByte(rest[next:], ']')
 		if i < 0 {
-			end = -1
-			break
+			return -1
 		}
 		end = next + i
 	}
 	if end < 0 {
-		end = len(rest)
+		return -1
 	}
-	return min(bytes.Count(rest[:end], []byte{','})+1, end/2+1)
+	return p.pos + end
+}
+
+// countHint guesses, for a slice's capacity, how many numbers the array
+// whose '[' was just read holds (nested: an array of rows): the commas up
+// to arrayEnd, plus one, but never more than one number per two bytes, so
+// that a malformed document cannot ask for more memory than a valid one
+// of its size.
+func (p *parser) countHint(nested bool) int {
+	end := p.arrayEnd(nested)
+	if end < 0 {
+		end = len(p.data)
+	}
+	text := p.data[p.pos:end]
+	return min(bytes.Count(text, []byte{','})+1, len(text)/2+1)
+}
+
+// parallel reads the plain array whose '[' was just read on p.workers
+// cores when it is large (see splitArray), moving past its ']'; ok is
+// false, and nothing read, when it is small or not plain.
+func (p *parser) parallel(nested bool) (values []float64, rowLen int, ok bool) {
+	if p.workers < 2 {
+		return nil, 0, false
+	}
+	end := p.arrayEnd(nested)
+	if end < 0 || end-p.pos < p.parallelMin {
+		return nil, 0, false
+	}
+	a := splitArray{text: p.data[p.pos:end], nested: nested}
+	if values, rowLen, ok = a.readParallel(p.workers); ok {
+		p.pos = end + 1
+	}
+	return values, rowLen, ok
 }
 
 // table reads flux_jy or a Stokes table in either form (see Table and its
@@ -592,8 +642,16 @@ func (p *parser) table(t *Table) error {
 		return p.mismatch(tableType)
 	}
 	p.pos++
+	nested := firstIsArray(p.data[p.pos-1:])
+	if values, rowLen, ok := p.parallel(nested); ok {
+		*t = TableFlat(values)
+		if nested {
+			*t = Table{values: values, form: formRows, rows: len(values) / rowLen}
+		}
+		return nil
+	}
 	b := tableBuilder{t: Table{form: formRows}}
-	b.t.values = make([]float64, 0, p.countHint(firstIsArray(p.data[p.pos-1:])))
+	b.t.values = make([]float64, 0, p.countHint(nested))
 	err = p.elements(func(int) error { return p.tableElem(&b) })
 	*t = b.t
 	return err

@@ -215,7 +215,8 @@ func sameSpec(t *testing.T, doc []byte, a, b *Spec) {
 // TestTwin: on fresh random valid specs (numbers spelt every way JSON
 // allows, strings with escapes, both table forms, keys in any order,
 // random white space), parseSpec gives exactly the Spec that
-// encoding/json's plain reading gives, and Decode accepts it.
+// encoding/json's plain reading gives, reading its arrays on one core or
+// on several (cut into random pieces), and Decode accepts it.
 func TestTwin(t *testing.T) {
 	rng := sharedtest.RNG(t, 1)
 	for range 300 {
@@ -228,6 +229,11 @@ func TestTwin(t *testing.T) {
 			t.Fatalf("encoding/json refused\n%s\n: %v", doc, err)
 		}
 		sameSpec(t, doc, &fast, &std)
+		var par Spec
+		if err := parseSpecOn(doc, &par, 2+rng.IntN(6), rng.IntN(64)); err != nil {
+			t.Fatalf("parseSpec on several cores refused\n%s\n: %v", doc, err)
+		}
+		sameSpec(t, doc, &par, &std)
 		if _, err := Decode(bytes.NewReader(doc), "."); err != nil {
 			t.Fatalf("Decode refused the valid\n%s\n: %v", doc, err)
 		}
@@ -246,17 +252,20 @@ func TestTwinTables(t *testing.T) {
 		{`[]`, true}, {`null`, true}, {`[null]`, true}, {`[null, null]`, true},
 		{`[[]]`, true}, {`[[], [1]]`, true}, {`[[1, 2], [3]]`, true}, {`[[1], null, [2, 3, 4]]`, true},
 		{`[null, [1, null]]`, true}, {`[null, 1, null]`, true}, {`[1, null, -0]`, true}, {`[1e3, 2E-3, -0.5]`, true},
+		{`[[1, 2], [3, 4], [5, 6], [7, 8]]`, true}, {`[[1, 2], [3, 4], [5], [7, 8]]`, true}, {`[[1], [2], [], [3]]`, true},
+		{`[1, 2, 3, 4, 5, 6, 7, null, 9]`, true}, {` [ 1 ,2 , 3 ,	4 ] `, true}, {`[[1],[2],[3],[4],[5e999]]`, false},
 		{`[[1], 2]`, false}, {`[1, [2]]`, false}, {`[null, 1, [2]]`, false}, {`["1"]`, false}, {`[["1"]]`, false},
 		{`{}`, false}, {`1`, false}, {`[1e400]`, false}, {`[[true]]`, false}, {`"x"`, false},
 	} {
 		doc := []byte(`{"sources": {"flux_jy": ` + tc.table + `, "stokes_v_jy": ` + tc.table + `}}`)
-		var fast, std Spec
-		errFast, errStd := parseSpec(doc, &fast), decodeStd(doc, &std)
+		var fast, std, par Spec
+		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0)
 		switch {
-		case (errFast == nil) != tc.ok || (errStd == nil) != tc.ok:
-			t.Errorf("%s: parseSpec %v, encoding/json %v; want accepted %v", tc.table, errFast, errStd, tc.ok)
+		case (errFast == nil) != tc.ok || (errStd == nil) != tc.ok || (errPar == nil) != tc.ok:
+			t.Errorf("%s: parseSpec %v, on 3 cores %v, encoding/json %v; want accepted %v", tc.table, errFast, errPar, errStd, tc.ok)
 		case tc.ok:
 			sameSpec(t, doc, &fast, &std)
+			sameSpec(t, doc, &par, &std)
 		}
 	}
 }
@@ -264,7 +273,8 @@ func TestTwinTables(t *testing.T) {
 // FuzzParseTwin: parseSpec agrees with encoding/json's reading on any
 // input, and never panics. It refuses more (keys in the wrong case,
 // repeated keys, trailing data, which encoding/json lets through), never
-// less; where both accept, the Specs are identical.
+// less; where both accept, the Specs are identical. Reading arrays on
+// several cores changes nothing, errors included.
 func FuzzParseTwin(f *testing.F) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for range 5 {
@@ -276,8 +286,14 @@ func FuzzParseTwin(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
-		var fast, std Spec
-		errFast, errStd := parseSpec(doc, &fast), decodeStd(doc, &std)
+		var fast, std, par Spec
+		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0)
+		if fmt.Sprint(errFast) != fmt.Sprint(errPar) {
+			t.Fatalf("on one core %v, on 3 cores %v:\n%q", errFast, errPar, doc)
+		}
+		if errFast == nil {
+			sameSpec(t, doc, &fast, &par)
+		}
 		var ke *keyError
 		switch {
 		case errFast == nil && errStd != nil:
