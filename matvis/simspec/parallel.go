@@ -2,7 +2,6 @@ package simspec
 
 import (
 	"bytes"
-	"strconv"
 	"sync"
 )
 
@@ -21,6 +20,7 @@ import (
 type splitArray struct {
 	text   []byte
 	nested bool
+	pow10  pow10Table
 }
 
 // pieces cuts the array's text into at most n pieces of about equal size,
@@ -84,7 +84,7 @@ func (a splitArray) readParallel(workers int) (values []float64, rowLen int, ok 
 			if k > 0 {
 				piece = piece[1:]
 			}
-			r := plainReader{text: piece, out: values[offs[k]:offs[k+1]], nested: a.nested}
+			r := plainReader{text: piece, out: values[offs[k]:offs[k+1]], nested: a.nested, pow10: a.pow10}
 			good[k] = r.read()
 			lens[k] = r.rowLen
 		})
@@ -108,6 +108,7 @@ type plainReader struct {
 	nested bool
 	// rowLen is the length of the piece's rows, all alike (nested).
 	rowLen int
+	pow10  pow10Table
 }
 
 // read reads the piece and reports whether it was plain and filled out.
@@ -169,12 +170,8 @@ func (r *plainReader) number() bool {
 	for r.pos < len(r.text) && isSpace(r.text[r.pos]) {
 		r.pos++
 	}
-	end := numberEnd(r.text, r.pos)
-	if end < 0 || r.n >= len(r.out) {
-		return false
-	}
-	v, err := strconv.ParseFloat(string(r.text[r.pos:end]), 64)
-	if err != nil {
+	v, end, err := scanFloat(r.text, r.pos, r.pow10)
+	if end < 0 || err != nil || r.n >= len(r.out) {
 		return false
 	}
 	r.out[r.n] = v

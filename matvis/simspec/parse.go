@@ -34,6 +34,7 @@ type parser struct {
 	// workers is the number of cores a number array of parallelMin bytes
 	// or more is read on.
 	workers, parallelMin int
+	pow10                pow10Table
 }
 
 // parseError is malformed JSON (syntax) or a value of the wrong type at
@@ -65,7 +66,7 @@ func parseSpec(data []byte, s *Spec) error {
 // parseSpecOn is parseSpec reading number arrays of parallelMin bytes or
 // more on workers cores (tests use small arrays to reach that path).
 func parseSpecOn(data []byte, s *Spec, workers, parallelMin int) error {
-	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin}
+	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin, pow10: powersOfTen()}
 	if err := p.value(reflect.ValueOf(s).Elem(), nil); err != nil {
 		return err
 	}
@@ -457,15 +458,14 @@ func (p *parser) number() ([]byte, error) {
 // float reads the JSON number at p.pos as a float64; one out of range is a
 // value of the wrong type, as in encoding/json.
 func (p *parser) float() (float64, error) {
-	start := p.pos
-	b, err := p.number()
-	if err != nil {
-		return 0, err
+	f, end, err := scanFloat(p.data, p.pos, p.pow10)
+	if end < 0 {
+		return 0, p.syntaxErr("invalid number")
 	}
-	f, err := strconv.ParseFloat(string(b), 64)
 	if err != nil && p.typeErr == nil {
-		p.typeErr = &parseError{off: start, msg: fmt.Sprintf("number %s: %v", b, err)}
+		p.typeErr = &parseError{off: p.pos, msg: fmt.Sprintf("number %s: %v", p.data[p.pos:end], err)}
 	}
+	p.pos = end
 	return f, nil
 }
 
@@ -621,7 +621,7 @@ func (p *parser) parallel(nested bool) (values []float64, rowLen int, ok bool) {
 	if end < 0 || end-p.pos < p.parallelMin {
 		return nil, 0, false
 	}
-	a := splitArray{text: p.data[p.pos:end], nested: nested}
+	a := splitArray{text: p.data[p.pos:end], nested: nested, pow10: p.pow10}
 	if values, rowLen, ok = a.readParallel(p.workers); ok {
 		p.pos = end + 1
 	}
