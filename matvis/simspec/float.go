@@ -22,78 +22,97 @@ import (
 // for a number out of float64's range. pow is powersOfTen(), which the
 // caller holds (fetching it for each number cost a tenth of the time).
 func scanFloat(d []byte, i int, pow pow10Table) (v float64, end int, err error) {
-	start := i
-	neg := i < len(d) && d[i] == '-'
-	if neg {
-		i++
+	x, end := scanDecimal(d, i)
+	if end < 0 {
+		return 0, -1, nil
 	}
-	var man uint64
-	ndigits, exp10 := 0, 0 // significant digits in man; man·10^exp10
-	exact := true
-	digit := func(c byte, frac bool) {
-		switch {
-		case man == 0 && c == '0': // a leading zero
-		case ndigits < 19:
-			man = man*10 + uint64(c-'0')
-			ndigits++
-		default:
-			exact = false // strconv reads the rest
-			if !frac {
-				exp10++
-			}
-			return
+	if x.exact {
+		if f, ok := eiselLemire64(x.man, x.exp10, x.neg, pow); ok {
+			return f, end, nil
 		}
-		if frac {
-			exp10--
-		}
+	}
+	v, err = strconv.ParseFloat(string(d[i:end]), 64)
+	return v, end, err
+}
+
+// decimal is a JSON number as man·10^exp10, exact when man holds all its
+// significant digits (19 at most).
+type decimal struct {
+	man          uint64
+	exp10, ndigs int
+	neg, exact   bool
+}
+
+// digit adds a digit of the integer part, or of the fraction (frac).
+func (x *decimal) digit(c byte, frac bool) {
+	switch {
+	case x.man == 0 && c == '0': // a leading zero
+	case x.ndigs < 19:
+		x.man = x.man*10 + uint64(c-'0')
+		x.ndigs++
+	default:
+		x.exact = false // strconv reads the rest
+		return
+	}
+	if frac {
+		x.exp10--
+	}
+}
+
+// scanDecimal reads the JSON number at d[i] along its grammar,
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, returning its end, or -1
+// when it is not one.
+func scanDecimal(d []byte, i int) (x decimal, end int) {
+	x.exact = true
+	if x.neg = i < len(d) && d[i] == '-'; x.neg {
+		i++
 	}
 	switch {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
 		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-			digit(d[i], false)
+			x.digit(d[i], false)
 		}
 	default:
-		return 0, -1, nil
+		return x, -1
 	}
 	if i < len(d) && d[i] == '.' {
-		i++
-		s := i
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-			digit(d[i], true)
+		s := i + 1
+		for i = s; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+			x.digit(d[i], true)
 		}
 		if i == s {
-			return 0, -1, nil
+			return x, -1
 		}
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		e, end := scanExponent(d, i+1)
+		x.exp10 += e
+		return x, end
+	}
+	return x, i
+}
+
+// scanExponent reads an exponent's sign and digits at d[i].
+func scanExponent(d []byte, i int) (e, end int) {
+	neg := i < len(d) && d[i] == '-'
+	if i < len(d) && (d[i] == '+' || d[i] == '-') {
 		i++
-		eneg := i < len(d) && d[i] == '-'
-		if i < len(d) && (d[i] == '+' || d[i] == '-') {
-			i++
-		}
-		s, e := i, 0
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-			if e < 1e6 { // beyond, strconv decides (0 or out of range)
-				e = e*10 + int(d[i]-'0')
-			}
-		}
-		if i == s {
-			return 0, -1, nil
-		}
-		if eneg {
-			e = -e
-		}
-		exp10 += e
 	}
-	if exact {
-		if f, ok := eiselLemire64(man, exp10, neg, pow); ok {
-			return f, i, nil
+	s := i
+	for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
+		if e < 1e6 { // beyond, strconv decides (0 or out of range)
+			e = e*10 + int(d[i]-'0')
 		}
 	}
-	v, err = strconv.ParseFloat(string(d[start:i]), 64)
-	return v, i, err
+	if i == s {
+		return 0, -1
+	}
+	if neg {
+		e = -e
+	}
+	return e, i
 }
 
 // eiselLemire64 returns man·10^exp10 (negated when neg) correctly rounded,

@@ -74,3 +74,31 @@ func TestScanFloat(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkScanFloat converts 17-digit numbers (what Python's json writes
+// for random floats) with scanFloat and with strconv.ParseFloat.
+func BenchmarkScanFloat(b *testing.B) {
+	var nums [][]byte
+	for k := range 1000 {
+		nums = append(nums, []byte(strconv.FormatFloat(math.Sqrt(float64(k+2))*1.234567, 'g', -1, 64)))
+	}
+	pow := powersOfTen()
+	b.Run("scanFloat", func(b *testing.B) {
+		for b.Loop() {
+			for _, n := range nums {
+				if _, end, _ := scanFloat(n, 0, pow); end < 0 {
+					b.Fatal(string(n))
+				}
+			}
+		}
+	})
+	b.Run("strconv", func(b *testing.B) {
+		for b.Loop() {
+			for _, n := range nums {
+				if _, err := strconv.ParseFloat(string(n), 64); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}
