@@ -305,3 +305,17 @@ func FuzzParseTwin(f *testing.F) {
 		}
 	})
 }
+
+// TestTrailingData: anything after the spec's object is refused; a closing
+// bracket or brace used to pass (encoding/json's Decoder.More is false
+// before them).
+func TestTrailingData(t *testing.T) {
+	checkRefusals(t, []refusal{
+		{"bracket", valid + "]", []string{"trailing data"}},
+		{"brace", valid + " }", []string{"trailing data"}},
+		{"object", valid + "\n{}", []string{"trailing data"}},
+	})
+	if _, err := Decode(strings.NewReader(valid+" \r\n\t"), "."); err != nil {
+		t.Errorf("white space after the object: %v", err)
+	}
+}

@@ -191,7 +191,8 @@ const MaxSpecBytes int64 = 1 << 31
 // Decode parses a spec from r (unknown fields are errors, so typos are
 // caught) and validates it. dir is the directory beamfits paths are
 // relative to. A UTF-8 byte-order mark is skipped; the document must be one
-// JSON object whose keys are spelled exactly as documented, none repeated.
+// JSON object whose keys are spelled exactly as documented, none repeated,
+// and nothing but white space after it.
 func Decode(r io.Reader, dir string) (*Spec, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
 	if err != nil {
@@ -237,7 +238,7 @@ func explain(data []byte, err error) error {
 		return describeJSONError(data, ref)
 	}
 	// encoding/json accepts what parseSpec refused: a bug of parseSpec
-	// (FuzzDecode looks for these), reported with where it happened.
+	// (FuzzParseTwin looks for these), reported with where it happened.
 	line, col := lineCol(data, int64(pe.off)+1)
 	return fmt.Errorf("malformed JSON at line %d, column %d: %s", line, col, pe.msg)
 }
