@@ -1,0 +1,437 @@
+// Package casatable writes casacore tables (the format of CASA's
+// Measurement Sets) in pure Go: a table is a directory holding table.dat
+// (the AipsIO-encoded description: columns, their types, cell shapes and
+// keywords, and the binding of columns to storage managers), table.info
+// and the storage managers' files.
+//
+// One storage manager is written, casacore's StManAipsIO, for every
+// column: table.f0 holds all columns one after the other, each as an
+// AipsIO object. It stores scalars, strings and fixed-shape arrays with
+// no indexing to get wrong, and every casacore version reads it (it is
+// loaded whole when the table is opened). Its AipsIO lengths are 32-bit,
+// so one table's file is limited to 4 GiB; Create refuses a larger one.
+//
+// Rows are written column by column in row order: each column's values
+// go to a spill file beside the table's files as they arrive (bounded
+// buffers), and Close assembles table.f0 from them.
+package casatable
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// dmName is the storage manager's type and name.
+const dmName = "StManAipsIO"
+
+// Info is the table's table.info: its type ("Measurement Set" for an MS
+// main table, empty for its subtables) and readme.
+type Info struct {
+	Type, SubType, Readme string
+}
+
+// Desc describes a table.
+type Desc struct {
+	Columns  []Column
+	Keywords Record
+	Info     Info
+}
+
+// Writer writes one table of a number of rows fixed at Create.
+type Writer struct {
+	dir    string
+	desc   Desc
+	nrow   int
+	spills []*spill
+}
+
+// spill holds one column's encoded values until Close.
+type spill struct {
+	f     *os.File
+	w     *bufio.Writer
+	n     uint64 // bytes written
+	nelem uint64 // elements written
+	buf   []byte
+	// Bools are packed 8 to a byte, lowest bit first, a scalar column's
+	// over all rows and an array column's cell by cell (AipsIO packs the
+	// values of each write call: TypeIO::write and Conversion::boolToBit).
+	bits, nbits int // the byte being packed and its bits set so far
+	cellBits    int // bits packed of the current cell
+}
+
+// maxFile is the largest StManAipsIO file: its lengths are 32-bit.
+const maxFile = math.MaxUint32
+
+// Create makes the directory dir (which must not exist) and returns a
+// Writer for nrow rows of the table desc.
+func Create(dir string, desc Desc, nrow int) (*Writer, error) {
+	if err := checkColumns(desc.Columns); err != nil {
+		return nil, err
+	}
+	if nrow < 0 || uint64(nrow) > math.MaxInt32 {
+		return nil, fmt.Errorf("casatable: %s: %d rows; must be 0..%d", dir, nrow, math.MaxInt32)
+	}
+	if size := fixedSize(desc.Columns, nrow); size > maxFile {
+		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, over the 4 GiB a StManAipsIO table holds; write fewer rows (times or channels) per table", dir, nrow, size)
+	}
+	if err := os.Mkdir(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("casatable: %w", err)
+	}
+	w := &Writer{dir: dir, desc: desc, nrow: nrow}
+	for i := range desc.Columns {
+		f, err := os.Create(filepath.Join(dir, fmt.Sprintf(".spill%d", i)))
+		if err != nil {
+			w.Abort()
+			return nil, fmt.Errorf("casatable: %w", err)
+		}
+		w.spills = append(w.spills, &spill{f: f, w: bufio.NewWriterSize(f, 64<<10)})
+	}
+	return w, nil
+}
+
+// fixedSize is the size of table.f0 without the strings' bytes.
+func fixedSize(cols []Column, nrow int) uint64 {
+	var n uint64 = 1 << 12 // the header, generously
+	for _, c := range cols {
+		el := uint64(c.Type.size()) * 8
+		if c.Type == String {
+			el = 32
+		} else if c.Type == Bool {
+			el = 1
+		}
+		n += 256 + uint64(nrow)*uint64(c.nelem())*el/8
+	}
+	return n
+}
+
+// Columns is the number of columns.
+func (w *Writer) Columns() int { return len(w.desc.Columns) }
+
+// column checks that col exists, has type t and that n more elements fit.
+func (w *Writer) column(col int, t DataType, n int) (*spill, error) {
+	if w.spills == nil {
+		return nil, fmt.Errorf("casatable: %s: the writer is closed", w.dir)
+	}
+	if col < 0 || col >= len(w.desc.Columns) {
+		return nil, fmt.Errorf("casatable: %s: column %d of %d", w.dir, col, len(w.desc.Columns))
+	}
+	c := w.desc.Columns[col]
+	if c.Type != t {
+		return nil, fmt.Errorf("casatable: %s: column %s holds type %d, not %d", w.dir, c.Name, c.Type, t)
+	}
+	s := w.spills[col]
+	if want := uint64(w.nrow) * uint64(c.nelem()); s.nelem+uint64(n) > want {
+		return nil, fmt.Errorf("casatable: %s: column %s: %d more values after %d exceed its %d rows × %d", w.dir, c.Name, n, s.nelem, w.nrow, c.nelem())
+	}
+	s.nelem += uint64(n)
+	s.buf = s.buf[:0]
+	return s, nil
+}
+
+func (s *spill) flush() error {
+	n, err := s.w.Write(s.buf)
+	s.n += uint64(n)
+	return err
+}
+
+// PutBools appends values (in row order, a cell's elements with the first
+// axis fastest) to column col, as do the other Put methods.
+func (w *Writer) PutBools(col int, v []bool) error {
+	s, err := w.column(col, Bool, len(v))
+	if err != nil {
+		return err
+	}
+	cell := w.desc.Columns[col].nelem()
+	if w.desc.Columns[col].Shape == nil {
+		cell = 0 // one packing over all rows
+	}
+	for _, x := range v {
+		if x {
+			s.bits |= 1 << s.nbits
+		}
+		s.nbits++
+		s.cellBits++
+		endCell := cell > 0 && s.cellBits == cell
+		if s.nbits == 8 || endCell {
+			s.buf = append(s.buf, byte(s.bits))
+			s.bits, s.nbits = 0, 0
+		}
+		if endCell {
+			s.cellBits = 0
+		}
+	}
+	return s.flush()
+}
+
+// PutInts appends Int values.
+func (w *Writer) PutInts(col int, v []int32) error {
+	s, err := w.column(col, Int, len(v))
+	if err != nil {
+		return err
+	}
+	for _, x := range v {
+		s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(x))
+	}
+	return s.flush()
+}
+
+// PutFloats appends float values.
+func (w *Writer) PutFloats(col int, v []float32) error {
+	s, err := w.column(col, Float, len(v))
+	if err != nil {
+		return err
+	}
+	for _, x := range v {
+		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(x))
+	}
+	return s.flush()
+}
+
+// PutDoubles appends double values.
+func (w *Writer) PutDoubles(col int, v []float64) error {
+	s, err := w.column(col, Double, len(v))
+	if err != nil {
+		return err
+	}
+	for _, x := range v {
+		s.buf = binary.BigEndian.AppendUint64(s.buf, math.Float64bits(x))
+	}
+	return s.flush()
+}
+
+// PutComplex appends complex (two float32) values.
+func (w *Writer) PutComplex(col int, v []complex64) error {
+	s, err := w.column(col, Complex, len(v))
+	if err != nil {
+		return err
+	}
+	for _, x := range v {
+		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(real(x)))
+		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(imag(x)))
+	}
+	return s.flush()
+}
+
+// PutStrings appends String values.
+func (w *Writer) PutStrings(col int, v []string) error {
+	s, err := w.column(col, String, len(v))
+	if err != nil {
+		return err
+	}
+	for _, x := range v {
+		s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(len(x)))
+		s.buf = append(s.buf, x...)
+	}
+	return s.flush()
+}
+
+// Abort removes the table's directory.
+func (w *Writer) Abort() {
+	for _, s := range w.spills {
+		s.f.Close()
+	}
+	w.spills = nil
+	os.RemoveAll(w.dir)
+}
+
+// Close checks that every column got all its rows, writes table.f0,
+// table.dat and table.info and removes the spill files. On an error the
+// directory is removed.
+func (w *Writer) Close() error {
+	if w.spills == nil {
+		return fmt.Errorf("casatable: %s: the writer is closed", w.dir)
+	}
+	err := w.finish()
+	if err != nil {
+		w.Abort()
+		return err
+	}
+	return nil
+}
+
+func (w *Writer) finish() error {
+	for i, c := range w.desc.Columns {
+		s := w.spills[i]
+		if want := uint64(w.nrow) * uint64(c.nelem()); s.nelem != want {
+			return fmt.Errorf("casatable: %s: column %s got %d values; %d rows × %d need %d", w.dir, c.Name, s.nelem, w.nrow, c.nelem(), want)
+		}
+		if s.nbits > 0 { // a scalar Bool column's last bits
+			s.buf = append(s.buf[:0], byte(s.bits))
+			s.bits, s.nbits = 0, 0
+			if err := s.flush(); err != nil {
+				return fmt.Errorf("casatable: %s: %w", w.dir, err)
+			}
+		}
+		if err := s.w.Flush(); err != nil {
+			return fmt.Errorf("casatable: %s: %w", w.dir, err)
+		}
+	}
+	if err := w.writeData(); err != nil {
+		return err
+	}
+	for _, s := range w.spills {
+		s.f.Close()
+		os.Remove(s.f.Name())
+	}
+	w.spills = nil
+	dat, err := tableDat(w.desc, w.nrow)
+	if err != nil {
+		return fmt.Errorf("casatable: %s: %w", w.dir, err)
+	}
+	if err := os.WriteFile(filepath.Join(w.dir, "table.dat"), dat, 0o666); err != nil {
+		return fmt.Errorf("casatable: %w", err)
+	}
+	info := fmt.Sprintf("Type = %s\nSubType = %s\n\n%s", w.desc.Info.Type, w.desc.Info.SubType, w.desc.Info.Readme)
+	if err := os.WriteFile(filepath.Join(w.dir, "table.info"), []byte(info), 0o666); err != nil {
+		return fmt.Errorf("casatable: %w", err)
+	}
+	return nil
+}
+
+// columnHeads returns the bytes of column i's object up to its values,
+// which follow (the spill), and the lengths that make its objects whole
+// (StManColumnAipsIO::putFile and StManColumnArrayAipsIO::putFile): the
+// row count, then one chunk of all rows: its row count and its element
+// count.
+func (w *Writer) columnHead(i int) ([]byte, error) {
+	c := w.desc.Columns[i]
+	data := w.spills[i].n
+	inner := uint64(4) // nrval
+	if w.nrow > 0 {
+		inner += 4 + 4 + data
+	}
+	const scalarType, arrayType = "StManColumnAipsIO", "StManColumnArrayAipsIO"
+	innerLen := objectLen(scalarType, inner)
+	var e enc
+	put := func(typ string, length uint64) {
+		e.u32(uint32(length))
+		e.str(typ)
+		e.u32(2)
+	}
+	if c.Shape != nil {
+		put(arrayType, objectLen(arrayType, innerLen))
+	}
+	put(scalarType, innerLen)
+	e.u32(uint32(w.nrow))
+	if w.nrow > 0 {
+		e.u32(uint32(w.nrow))
+		e.u32(uint32(uint64(w.nrow) * uint64(c.nelem())))
+	}
+	return e.b, nil
+}
+
+// writeData writes table.f0 (StManAipsIO::flush): the manager's header
+// and each column's object, its values copied from the spill.
+func (w *Writer) writeData() error {
+	heads := make([][]byte, len(w.desc.Columns))
+	var body uint64
+	for i := range heads {
+		h, err := w.columnHead(i)
+		if err != nil {
+			return err
+		}
+		heads[i] = h
+		body += uint64(len(h)) + w.spills[i].n
+	}
+	var e enc
+	e.u32(magic)
+	e.u32(0) // the length, below
+	e.str(dmName)
+	e.u32(2)
+	e.str(dmName)
+	e.u32(0) // sequence number
+	e.u32(0) // unique number for the column files it never makes
+	e.u32(uint32(w.nrow))
+	e.u32(uint32(len(w.desc.Columns)))
+	for _, c := range w.desc.Columns {
+		e.i32(int32(c.Type))
+	}
+	total := uint64(len(e.b)-4) + body
+	if total > maxFile {
+		return fmt.Errorf("casatable: %s: table.f0 would be %d bytes, over StManAipsIO's 4 GiB; write fewer rows per table", w.dir, total)
+	}
+	binary.BigEndian.PutUint32(e.b[4:], uint32(total))
+	f, err := os.Create(filepath.Join(w.dir, "table.f0"))
+	if err != nil {
+		return fmt.Errorf("casatable: %w", err)
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	werr := func() error {
+		if _, err := bw.Write(e.b); err != nil {
+			return err
+		}
+		for i, h := range heads {
+			if _, err := bw.Write(h); err != nil {
+				return err
+			}
+			s := w.spills[i]
+			if _, err := s.f.Seek(0, io.SeekStart); err != nil {
+				return err
+			}
+			if n, err := io.Copy(bw, s.f); err != nil || uint64(n) != s.n {
+				return errors.Join(err, fmt.Errorf("copied %d of %d bytes of column %s", n, s.n, w.desc.Columns[i].Name))
+			}
+		}
+		return bw.Flush()
+	}()
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		return fmt.Errorf("casatable: %s: table.f0: %w", w.dir, werr)
+	}
+	return nil
+}
+
+// tableDat encodes table.dat (BaseTable::writeStart, PlainTable::putFile,
+// TableDesc::putFile and ColumnSet::putFile).
+func tableDat(d Desc, nrow int) ([]byte, error) {
+	var e enc
+	e.start("Table", 2)
+	e.u32(uint32(nrow))
+	e.u32(0) // 0: big-endian data (StManAipsIO is canonical anyway)
+	e.str("PlainTable")
+	e.start("TableDesc", 2)
+	e.str("") // name
+	e.str("") // version
+	e.str("") // comment
+	if err := e.putRecord(d.Keywords); err != nil {
+		return nil, err
+	}
+	if err := e.putRecord(Record{}); err != nil { // private keywords
+		return nil, err
+	}
+	e.u32(uint32(len(d.Columns)))
+	for _, c := range d.Columns {
+		if err := e.putColumnDesc(c, dmName); err != nil {
+			return nil, err
+		}
+	}
+	e.end()
+	// ColumnSet: version, rows, data managers made, those in use.
+	e.i32(-2)
+	e.u32(uint32(nrow))
+	e.u32(1)
+	e.u32(1)
+	e.str(dmName)
+	e.u32(0)
+	for _, c := range d.Columns { // PlainColumn::putFile and the derived
+		e.u32(2)
+		e.str(c.Name)
+		e.u32(1)
+		e.u32(0) // the data manager's sequence number
+		if c.Shape != nil {
+			e.boolean(true)
+			e.iposition(c.Shape)
+		}
+	}
+	e.u32(0) // StManAipsIO puts nothing in table.dat
+	e.end()
+	return e.b, nil
+}
