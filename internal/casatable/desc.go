@@ -19,6 +19,7 @@ const (
 	String  DataType = 11
 
 	tpTable       DataType = 12
+	tpArrayUInt   DataType = 19
 	tpArrayString DataType = 24
 	tpRecord      DataType = 25
 )
@@ -77,7 +78,7 @@ func (c Column) nelem() int {
 }
 
 // Record is a casacore keyword set: named fields in order. Values are
-// float64, int32, string, []string, Record or SubTable.
+// float64, int32, string, []string, []uint32, Record or SubTable.
 type Record struct {
 	fields []field
 }
@@ -128,6 +129,9 @@ func (e *enc) putRecord(r Record) error {
 		case []string:
 			e.i32(int32(tpArrayString))
 			e.iposition([]int{-1})
+		case []uint32:
+			e.i32(int32(tpArrayUInt))
+			e.iposition([]int{-1})
 		case Record:
 			e.i32(int32(tpRecord))
 			e.start("RecordDesc", 2)
@@ -158,6 +162,15 @@ func (e *enc) putRecord(r Record) error {
 			e.u32(uint32(len(v)))
 			for _, s := range v {
 				e.str(s)
+			}
+			e.end()
+		case []uint32:
+			e.start("Array<uInt>", 3)
+			e.u32(1)
+			e.u32(uint32(len(v)))
+			e.u32(uint32(len(v)))
+			for _, x := range v {
+				e.u32(x)
 			}
 			e.end()
 		case Record:

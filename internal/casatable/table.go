@@ -435,3 +435,6 @@ func tableDat(d Desc, nrow int) ([]byte, error) {
 	e.end()
 	return e.b, nil
 }
+
+// Rows is the table's row count.
+func (w *Writer) Rows() int { return w.nrow }
