@@ -87,7 +87,7 @@ func headerOf(f *uvh5.File) (Header, error) {
 		}
 		if k == 0 || fh.Times[k] != fh.Times[k-1] {
 			if slices.Contains(h.Times, fh.Times[k]) {
-				return h, fmt.Errorf("time_array: JD %v recurs at row %d after other times; rows must be grouped by time", fh.Times[k], k)
+				return h, fmt.Errorf("time_array: JD %s recurs at row %d after other times; rows must be grouped by time", jdStr(fh.Times[k]), k)
 			}
 			h.Times = append(h.Times, fh.Times[k])
 		}
@@ -99,7 +99,7 @@ func headerOf(f *uvh5.File) (Header, error) {
 	for t := range h.Times {
 		for k := t * h.Baselines; k < (t+1)*h.Baselines; k++ {
 			if fh.Times[k] != h.Times[t] {
-				return h, fmt.Errorf("row %d has JD %v where time %d (JD %v) has %d rows", k, fh.Times[k], t, h.Times[t], h.Baselines)
+				return h, fmt.Errorf("row %d has JD %s where time %d (JD %s) has %d rows", k, jdStr(fh.Times[k]), t, jdStr(h.Times[t]), h.Baselines)
 			}
 		}
 	}

@@ -36,6 +36,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"time"
 
 	ct "github.com/gomatvis/gomatvis/internal/casatable"
@@ -140,7 +141,7 @@ func (h *Header) check() error {
 	}
 	for i, t := range h.Times {
 		if i > 0 && !(t > h.Times[i-1]) {
-			return fmt.Errorf("times must increase: JD %v follows %v", t, h.Times[i-1])
+			return fmt.Errorf("times must increase: JD %s follows %s", jdStr(t), jdStr(h.Times[i-1]))
 		}
 	}
 	return nil
@@ -265,7 +266,7 @@ func (w *Writer) checkBlock(rowStart int, b Block) error {
 			return fmt.Errorf("row %d: antennas %d, %d: not among the header's antenna numbers", rowStart+k, b.Ant1[k], b.Ant2[k])
 		}
 		if _, ok := slices.BinarySearch(w.h.Times, b.JD[k]); !ok {
-			return fmt.Errorf("row %d: JD %v is not one of the header's times", rowStart+k, b.JD[k])
+			return fmt.Errorf("row %d: JD %s is not one of the header's times", rowStart+k, jdStr(b.JD[k]))
 		}
 	}
 	return nil
@@ -398,3 +399,6 @@ func (w *Writer) Abort() {
 	}
 	os.RemoveAll(w.tmp)
 }
+
+// jdStr prints a Julian date in full, without an exponent.
+func jdStr(jd float64) string { return strconv.FormatFloat(jd, 'f', -1, 64) }

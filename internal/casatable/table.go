@@ -49,6 +49,8 @@ type Writer struct {
 	desc   Desc
 	nrow   int
 	spills []*spill
+	dat    []byte // table.dat, encoded at Create
+	closed bool
 }
 
 // spill holds one column's encoded values until Close.
@@ -80,10 +82,14 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 	if size := fixedSize(desc.Columns, nrow); size > maxFile {
 		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, over the 4 GiB a StManAipsIO table holds; write fewer rows (times or channels) per table", dir, nrow, size)
 	}
+	dat, err := tableDat(desc, nrow)
+	if err != nil {
+		return nil, fmt.Errorf("casatable: %s: %w", dir, err)
+	}
 	if err := os.Mkdir(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("casatable: %w", err)
 	}
-	w := &Writer{dir: dir, desc: desc, nrow: nrow}
+	w := &Writer{dir: dir, desc: desc, nrow: nrow, dat: dat}
 	for i := range desc.Columns {
 		f, err := os.Create(filepath.Join(dir, fmt.Sprintf(".spill%d", i)))
 		if err != nil {
@@ -115,7 +121,7 @@ func (w *Writer) Columns() int { return len(w.desc.Columns) }
 
 // column checks that col exists, has type t and that n more elements fit.
 func (w *Writer) column(col int, t DataType, n int) (*spill, error) {
-	if w.spills == nil {
+	if w.closed {
 		return nil, fmt.Errorf("casatable: %s: the writer is closed", w.dir)
 	}
 	if col < 0 || col >= len(w.desc.Columns) {
@@ -237,6 +243,7 @@ func (w *Writer) Abort() {
 		s.f.Close()
 	}
 	w.spills = nil
+	w.closed = true
 	os.RemoveAll(w.dir)
 }
 
@@ -244,7 +251,7 @@ func (w *Writer) Abort() {
 // table.dat and table.info and removes the spill files. On an error the
 // directory is removed.
 func (w *Writer) Close() error {
-	if w.spills == nil {
+	if w.closed {
 		return fmt.Errorf("casatable: %s: the writer is closed", w.dir)
 	}
 	err := w.finish()
@@ -252,6 +259,7 @@ func (w *Writer) Close() error {
 		w.Abort()
 		return err
 	}
+	w.closed = true
 	return nil
 }
 
@@ -280,11 +288,7 @@ func (w *Writer) finish() error {
 		os.Remove(s.f.Name())
 	}
 	w.spills = nil
-	dat, err := tableDat(w.desc, w.nrow)
-	if err != nil {
-		return fmt.Errorf("casatable: %s: %w", w.dir, err)
-	}
-	if err := os.WriteFile(filepath.Join(w.dir, "table.dat"), dat, 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(w.dir, "table.dat"), w.dat, 0o666); err != nil {
 		return fmt.Errorf("casatable: %w", err)
 	}
 	info := fmt.Sprintf("Type = %s\nSubType = %s\n\n%s", w.desc.Info.Type, w.desc.Info.SubType, w.desc.Info.Readme)
