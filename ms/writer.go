@@ -87,6 +87,29 @@ type Writer struct {
 	order     []int // data polarization of each CASA correlation
 	main      *ct.Writer
 	next      int // the next row
+	scratch   scratch
+}
+
+// scratch holds one block's encoded columns between blocks, so that a
+// run of equal blocks allocates once.
+type scratch struct {
+	data          []complex64
+	flags, zeros  []bool
+	weight, sigma []float32
+	uvw, tm       []float64
+	flagRow       []bool
+	med           []float32
+	ant1, ant2    []int32
+	izeros, ones  []int32
+	intervals     []float64
+}
+
+// grow returns v resized to n, reallocated only when too small.
+func grow[T any](v []T, n int) []T {
+	if cap(v) < n {
+		return make([]T, n)
+	}
+	return v[:n]
 }
 
 // casaCode maps AIPS polarization codes to casacore's Stokes enum, and
@@ -276,68 +299,71 @@ func (w *Writer) checkBlock(rowStart int, b Block) error {
 // column's values.
 func (w *Writer) putBlock(b Block) error {
 	n, nf, np := len(b.Ant1), len(w.h.Freqs), len(w.h.Pols)
-	data := make([]complex64, 0, len(b.Data))
-	flags := make([]bool, 0, len(b.Data))
-	weight := make([]float32, 0, n*np)
-	sigma := make([]float32, 0, n*np)
-	flagRow := make([]bool, n)
-	med := make([]float32, nf)
+	sc := &w.scratch
+	sc.data, sc.flags = grow(sc.data, len(b.Data)), grow(sc.flags, len(b.Data))
+	sc.zeros = grow(sc.zeros, len(b.Data))
+	sc.weight, sc.sigma = grow(sc.weight, n*np), grow(sc.sigma, n*np)
+	sc.flagRow, sc.med = grow(sc.flagRow, n), grow(sc.med, nf)
+	i := 0
 	for k := range n {
 		all := true
 		for c := range nf {
+			row := (k*nf + c) * np
 			for _, p := range w.order {
-				i := (k*nf+c)*np + p
-				data = append(data, b.Data[i])
-				f := b.Flags != nil && b.Flags[i]
-				flags = append(flags, f)
+				sc.data[i] = b.Data[row+p]
+				f := b.Flags != nil && b.Flags[row+p]
+				sc.flags[i] = f
 				all = all && f
+				i++
 			}
 		}
-		flagRow[k] = all
-		for _, p := range w.order {
+		sc.flagRow[k] = all
+		for j, p := range w.order {
 			wt := float32(1)
 			if b.Nsamples != nil {
 				for c := range nf {
-					med[c] = b.Nsamples[(k*nf+c)*np+p]
+					sc.med[c] = b.Nsamples[(k*nf+c)*np+p]
 				}
-				wt = median(med)
+				wt = median(sc.med)
 			}
-			weight = append(weight, wt)
 			s := float32(0)
 			if wt != 0 {
 				s = float32(math.Pow(float64(wt), -0.5))
 			}
-			sigma = append(sigma, s)
+			sc.weight[k*np+j], sc.sigma[k*np+j] = wt, s
 		}
 	}
-	uvw := make([]float64, 0, 3*n)
-	for _, u := range b.UVW {
-		uvw = append(uvw, u[0], u[1], u[2])
+	sc.uvw, sc.tm = grow(sc.uvw, 3*n), grow(sc.tm, n)
+	sc.ant1, sc.ant2 = grow(sc.ant1, n), grow(sc.ant2, n)
+	for k := range n {
+		copy(sc.uvw[3*k:], b.UVW[k][:])
+		sc.tm[k] = mjdSec(b.JD[k])
+		sc.ant1[k], sc.ant2[k] = int32(b.Ant1[k]), int32(b.Ant2[k])
 	}
-	tm := make([]float64, n)
-	for k, jd := range b.JD {
-		tm[k] = mjdSec(jd)
+	sc.izeros, sc.ones = grow(sc.izeros, n), grow(sc.ones, n)
+	sc.intervals = grow(sc.intervals, n)
+	for k := range n {
+		sc.ones[k], sc.intervals[k] = 1, w.h.IntegrationTime
 	}
 	m := w.main
 	errs := []error{
-		m.PutDoubles(cUVW, uvw),
-		m.PutBools(cFlag, flags),
-		m.PutBools(cFlagCategory, make([]bool, len(flags))),
-		m.PutFloats(cWeight, weight),
-		m.PutFloats(cSigma, sigma),
-		m.PutInts(cAnt1, int32s(b.Ant1)),
-		m.PutInts(cAnt2, int32s(b.Ant2)),
-		m.PutBools(cFlagRow, flagRow),
-		m.PutDoubles(cTime, tm),
-		m.PutDoubles(cTimeCentroid, tm),
-		m.PutComplex(cData, data),
-		m.PutDoubles(cExposure, fill(n, w.h.IntegrationTime)),
-		m.PutDoubles(cInterval, fill(n, w.h.IntegrationTime)),
-		m.PutInts(cScanNumber, fill(n, int32(1))),
+		m.PutDoubles(cUVW, sc.uvw),
+		m.PutBools(cFlag, sc.flags),
+		m.PutBools(cFlagCategory, sc.zeros),
+		m.PutFloats(cWeight, sc.weight),
+		m.PutFloats(cSigma, sc.sigma),
+		m.PutInts(cAnt1, sc.ant1),
+		m.PutInts(cAnt2, sc.ant2),
+		m.PutBools(cFlagRow, sc.flagRow),
+		m.PutDoubles(cTime, sc.tm),
+		m.PutDoubles(cTimeCentroid, sc.tm),
+		m.PutComplex(cData, sc.data),
+		m.PutDoubles(cExposure, sc.intervals),
+		m.PutDoubles(cInterval, sc.intervals),
+		m.PutInts(cScanNumber, sc.ones),
 	}
-	zeros := make([]int32, n)
 	for _, c := range []int{cArrayID, cDataDescID, cFeed1, cFeed2, cFieldID, cObservationID, cProcessorID, cStateID} {
-		errs = append(errs, m.PutInts(c, zeros))
+		errs = append(errs, m.PutInts(c, sc.izeros))
 	}
 	return errors.Join(errs...)
 }
@@ -350,14 +376,6 @@ func median(v []float32) float32 {
 		return v[n/2]
 	}
 	return (v[n/2-1] + v[n/2]) / 2
-}
-
-func int32s(v []int) []int32 {
-	out := make([]int32, len(v))
-	for i, x := range v {
-		out[i] = int32(x)
-	}
-	return out
 }
 
 func fill[T any](n int, v T) []T {

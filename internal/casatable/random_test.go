@@ -36,8 +36,11 @@ print(json.dumps(out))
 
 // randomColumn returns a column of random type and shape and its values
 // for nrow rows.
-func randomColumn(rng *rand.Rand, i, nrow int) (Column, any) {
-	types := []DataType{Bool, Int, Float, Double, Complex, String}
+func randomColumn(rng *rand.Rand, i, nrow int, strings bool) (Column, any) {
+	types := []DataType{Bool, Int, Float, Double, Complex}
+	if strings {
+		types = append(types, String)
+	}
 	c := Column{Name: fmt.Sprintf("C%d", i), Type: types[rng.IntN(len(types))]}
 	if rng.IntN(2) == 1 {
 		for range 1 + rng.IntN(3) {
@@ -142,16 +145,18 @@ func asJSON(v any) []any {
 // TestRandomRoundTrip writes tables of random columns (every type, scalar
 // and array, Bools packed across calls and cells split between calls),
 // in random-sized pieces, and has python-casacore read every value back.
+// Odd trials have no String columns, so their values go straight into
+// table.f0; even ones go through the spill files.
 func TestRandomRoundTrip(t *testing.T) {
 	needCasacore(t)
 	rng := sharedtest.RNG(t, 1)
-	for trial := range 3 {
+	for trial := range 4 {
 		nrow := rng.IntN(40)
 		ncol := 1 + rng.IntN(8)
 		var desc Desc
 		var vals []any
 		for i := range ncol {
-			c, v := randomColumn(rng, i, nrow)
+			c, v := randomColumn(rng, i, nrow, trial%2 == 0)
 			desc.Columns = append(desc.Columns, c)
 			vals = append(vals, v)
 		}

@@ -11,9 +11,11 @@
 // loaded whole when the table is opened). Its AipsIO lengths are 32-bit,
 // so one table's file is limited to 4 GiB; Create refuses a larger one.
 //
-// Rows are written column by column in row order: each column's values
-// go to a spill file beside the table's files as they arrive (bounded
-// buffers), and Close assembles table.f0 from them.
+// Rows are written column by column in row order. In a table without
+// String columns every column's place in table.f0 is known from the row
+// count, so values are written there as they arrive; otherwise each
+// column's values go to a spill file beside the table's files (bounded
+// buffers) and Close assembles table.f0 from them.
 package casatable
 
 import (
@@ -25,6 +27,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // dmName is the storage manager's type and name.
@@ -49,16 +52,19 @@ type Writer struct {
 	desc   Desc
 	nrow   int
 	spills []*spill
-	dat    []byte // table.dat, encoded at Create
+	f0     *os.File // table.f0 when the columns are written in place
+	dat    []byte   // table.dat, encoded at Create
 	closed bool
 }
 
-// spill holds one column's encoded values until Close.
+// spill takes one column's encoded values: into its place in table.f0
+// (direct) or into a spill file until Close.
 type spill struct {
-	f     *os.File
-	w     *bufio.Writer
-	n     uint64 // bytes written
-	nelem uint64 // elements written
+	f     *os.File      // the spill file, or table.f0 when direct
+	w     *bufio.Writer // the spill file's buffer; nil when direct
+	off   int64         // direct: where the next bytes go in table.f0
+	n     uint64        // bytes written
+	nelem uint64        // elements written
 	buf   []byte
 	// Bools are packed 8 to a byte, lowest bit first, a scalar column's
 	// over all rows and an array column's cell by cell (AipsIO packs the
@@ -90,15 +96,57 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 		return nil, fmt.Errorf("casatable: %w", err)
 	}
 	w := &Writer{dir: dir, desc: desc, nrow: nrow, dat: dat}
-	for i := range desc.Columns {
-		f, err := os.Create(filepath.Join(dir, fmt.Sprintf(".spill%d", i)))
+	if err := w.openSinks(); err != nil {
+		w.Abort()
+		return nil, fmt.Errorf("casatable: %w", err)
+	}
+	return w, nil
+}
+
+// openSinks opens table.f0 for direct writes when no column holds
+// strings, else a spill file per column.
+func (w *Writer) openSinks() error {
+	direct := true
+	for _, c := range w.desc.Columns {
+		direct = direct && c.Type != String
+	}
+	if direct {
+		f, err := os.Create(filepath.Join(w.dir, "table.f0"))
 		if err != nil {
-			w.Abort()
-			return nil, fmt.Errorf("casatable: %w", err)
+			return err
+		}
+		w.f0 = f
+		off := int64(len(w.header()))
+		for i := range w.desc.Columns {
+			size := w.dataSize(i)
+			off += int64(len(w.columnHead(i, size)))
+			w.spills = append(w.spills, &spill{f: f, off: off})
+			off += int64(size)
+		}
+		return nil
+	}
+	for i := range w.desc.Columns {
+		f, err := os.Create(filepath.Join(w.dir, fmt.Sprintf(".spill%d", i)))
+		if err != nil {
+			return err
 		}
 		w.spills = append(w.spills, &spill{f: f, w: bufio.NewWriterSize(f, 64<<10)})
 	}
-	return w, nil
+	return nil
+}
+
+// dataSize is the byte size of all values of column i, which has no
+// strings.
+func (w *Writer) dataSize(i int) uint64 {
+	c := w.desc.Columns[i]
+	nrow, nelem := uint64(w.nrow), uint64(c.nelem())
+	switch {
+	case c.Type == Bool && c.Shape == nil:
+		return (nrow + 7) / 8
+	case c.Type == Bool:
+		return nrow * ((nelem + 7) / 8)
+	}
+	return nrow * nelem * uint64(c.Type.size())
 }
 
 // fixedSize is the size of table.f0 without the strings' bytes.
@@ -136,12 +184,23 @@ func (w *Writer) column(col int, t DataType, n int) (*spill, error) {
 		return nil, fmt.Errorf("casatable: %s: column %s: %d more values after %d exceed its %d rows × %d", w.dir, c.Name, n, s.nelem, w.nrow, c.nelem())
 	}
 	s.nelem += uint64(n)
-	s.buf = s.buf[:0]
+	size := c.Type.size()
+	if size == 0 {
+		size = 16
+	}
+	s.buf = slices.Grow(s.buf[:0], n*size+1)
 	return s, nil
 }
 
 func (s *spill) flush() error {
-	n, err := s.w.Write(s.buf)
+	var n int
+	var err error
+	if s.w == nil {
+		n, err = s.f.WriteAt(s.buf, s.off)
+		s.off += int64(n)
+	} else {
+		n, err = s.w.Write(s.buf)
+	}
 	s.n += uint64(n)
 	return err
 }
@@ -242,6 +301,9 @@ func (w *Writer) Abort() {
 	for _, s := range w.spills {
 		s.f.Close()
 	}
+	if w.f0 != nil {
+		w.f0.Close()
+	}
 	w.spills = nil
 	w.closed = true
 	os.RemoveAll(w.dir)
@@ -276,16 +338,27 @@ func (w *Writer) finish() error {
 				return fmt.Errorf("casatable: %s: %w", w.dir, err)
 			}
 		}
+		if s.w == nil {
+			continue
+		}
 		if err := s.w.Flush(); err != nil {
 			return fmt.Errorf("casatable: %s: %w", w.dir, err)
 		}
 	}
-	if err := w.writeData(); err != nil {
+	var err error
+	if w.f0 != nil {
+		err = w.finishDirect()
+	} else {
+		err = w.writeData()
+	}
+	if err != nil {
 		return err
 	}
 	for _, s := range w.spills {
-		s.f.Close()
-		os.Remove(s.f.Name())
+		if s.w != nil {
+			s.f.Close()
+			os.Remove(s.f.Name())
+		}
 	}
 	w.spills = nil
 	if err := os.WriteFile(filepath.Join(w.dir, "table.dat"), w.dat, 0o666); err != nil {
@@ -303,9 +376,8 @@ func (w *Writer) finish() error {
 // (StManColumnAipsIO::putFile and StManColumnArrayAipsIO::putFile): the
 // row count, then one chunk of all rows: its row count and its element
 // count.
-func (w *Writer) columnHead(i int) ([]byte, error) {
+func (w *Writer) columnHead(i int, data uint64) []byte {
 	c := w.desc.Columns[i]
-	data := w.spills[i].n
 	inner := uint64(4) // nrval
 	if w.nrow > 0 {
 		inner += 4 + 4 + data
@@ -327,25 +399,15 @@ func (w *Writer) columnHead(i int) ([]byte, error) {
 		e.u32(uint32(w.nrow))
 		e.u32(uint32(uint64(w.nrow) * uint64(c.nelem())))
 	}
-	return e.b, nil
+	return e.b
 }
 
-// writeData writes table.f0 (StManAipsIO::flush): the manager's header
-// and each column's object, its values copied from the spill.
-func (w *Writer) writeData() error {
-	heads := make([][]byte, len(w.desc.Columns))
-	var body uint64
-	for i := range heads {
-		h, err := w.columnHead(i)
-		if err != nil {
-			return err
-		}
-		heads[i] = h
-		body += uint64(len(h)) + w.spills[i].n
-	}
+// header is table.f0's start (StManAipsIO::flush) up to the columns,
+// with the file's length field zero.
+func (w *Writer) header() []byte {
 	var e enc
 	e.u32(magic)
-	e.u32(0) // the length, below
+	e.u32(0) // the length, filled in when known
 	e.str(dmName)
 	e.u32(2)
 	e.str(dmName)
@@ -356,18 +418,65 @@ func (w *Writer) writeData() error {
 	for _, c := range w.desc.Columns {
 		e.i32(int32(c.Type))
 	}
-	total := uint64(len(e.b)-4) + body
+	return e.b
+}
+
+// finishDirect checks that every column filled its place and writes the
+// header and the columns' heads around the values.
+func (w *Writer) finishDirect() error {
+	hdr := w.header()
+	off := int64(len(hdr))
+	var werr error
+	for i, s := range w.spills {
+		size := w.dataSize(i)
+		if s.n != size {
+			return fmt.Errorf("casatable: %s: column %s has %d bytes of values, want %d", w.dir, w.desc.Columns[i].Name, s.n, size)
+		}
+		h := w.columnHead(i, size)
+		if _, err := w.f0.WriteAt(h, off); err != nil {
+			werr = err
+		}
+		off += int64(len(h)) + int64(size)
+	}
+	if uint64(off-4) > maxFile {
+		return fmt.Errorf("casatable: %s: table.f0 would be %d bytes, over StManAipsIO's 4 GiB; write fewer rows per table", w.dir, off)
+	}
+	binary.BigEndian.PutUint32(hdr[4:], uint32(off-4))
+	if _, err := w.f0.WriteAt(hdr, 0); err != nil {
+		werr = err
+	}
+	if err := w.f0.Close(); werr == nil {
+		werr = err
+	}
+	w.f0 = nil
+	if werr != nil {
+		return fmt.Errorf("casatable: %s: table.f0: %w", w.dir, werr)
+	}
+	return nil
+}
+
+// writeData writes table.f0 (StManAipsIO::flush): the manager's header
+// and each column's object, its values copied from the spill.
+func (w *Writer) writeData() error {
+	heads := make([][]byte, len(w.desc.Columns))
+	var body uint64
+	for i := range heads {
+		heads[i] = w.columnHead(i, w.spills[i].n)
+		body += uint64(len(heads[i])) + w.spills[i].n
+	}
+	hdr := w.header()
+	total := uint64(len(hdr)-4) + body
 	if total > maxFile {
 		return fmt.Errorf("casatable: %s: table.f0 would be %d bytes, over StManAipsIO's 4 GiB; write fewer rows per table", w.dir, total)
 	}
-	binary.BigEndian.PutUint32(e.b[4:], uint32(total))
+	binary.BigEndian.PutUint32(hdr[4:], uint32(total))
 	f, err := os.Create(filepath.Join(w.dir, "table.f0"))
 	if err != nil {
 		return fmt.Errorf("casatable: %w", err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<20)
 	werr := func() error {
-		if _, err := bw.Write(e.b); err != nil {
+		if _, err := bw.Write(hdr); err != nil {
 			return err
 		}
 		for i, h := range heads {
