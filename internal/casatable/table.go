@@ -27,7 +27,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 )
 
 // dmName is the storage manager's type and name.
@@ -184,11 +183,6 @@ func (w *Writer) column(col int, t DataType, n int) (*spill, error) {
 		return nil, fmt.Errorf("casatable: %s: column %s: %d more values after %d exceed its %d rows × %d", w.dir, c.Name, n, s.nelem, w.nrow, c.nelem())
 	}
 	s.nelem += uint64(n)
-	size := c.Type.size()
-	if size == 0 {
-		size = 16
-	}
-	s.buf = slices.Grow(s.buf[:0], n*size+1)
 	return s, nil
 }
 
@@ -205,6 +199,49 @@ func (s *spill) flush() error {
 	return err
 }
 
+// chunk is the most values one write encodes, so that a column's
+// buffer stays near 1 MiB whatever the size of a Put.
+const chunk = 1 << 16
+
+// putValues appends v to column col, encoding chunk values at a time with enc.
+func putValues[T any](w *Writer, col int, t DataType, v []T, enc func(b []byte, x T) []byte) error {
+	s, err := w.column(col, t, len(v))
+	if err != nil {
+		return err
+	}
+	for lo := 0; lo < len(v); lo += chunk {
+		s.buf = s.buf[:0]
+		for _, x := range v[lo:min(len(v), lo+chunk)] {
+			s.buf = enc(s.buf, x)
+		}
+		if err := s.flush(); err != nil {
+			return fmt.Errorf("casatable: %s: column %s: %w", w.dir, w.desc.Columns[col].Name, err)
+		}
+	}
+	return nil
+}
+
+// inChunks appends n values of fixed byte size to column col, chunk
+// values at a time: fill encodes values lo..hi into buf.
+func (w *Writer) inChunks(col int, t DataType, n, size int, fill func(buf []byte, lo, hi int)) error {
+	s, err := w.column(col, t, n)
+	if err != nil {
+		return err
+	}
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(n, lo+chunk)
+		if cap(s.buf) < (hi-lo)*size {
+			s.buf = make([]byte, (hi-lo)*size)
+		}
+		s.buf = s.buf[:(hi-lo)*size]
+		fill(s.buf, lo, hi)
+		if err := s.flush(); err != nil {
+			return fmt.Errorf("casatable: %s: column %s: %w", w.dir, w.desc.Columns[col].Name, err)
+		}
+	}
+	return nil
+}
+
 // PutBools appends values (in row order, a cell's elements with the first
 // axis fastest) to column col, as do the other Put methods.
 func (w *Writer) PutBools(col int, v []bool) error {
@@ -216,84 +253,73 @@ func (w *Writer) PutBools(col int, v []bool) error {
 	if w.desc.Columns[col].Shape == nil {
 		cell = 0 // one packing over all rows
 	}
-	for _, x := range v {
-		if x {
-			s.bits |= 1 << s.nbits
+	for lo := 0; lo < len(v); lo += chunk {
+		s.buf = s.buf[:0]
+		for _, x := range v[lo:min(len(v), lo+chunk)] {
+			if x {
+				s.bits |= 1 << s.nbits
+			}
+			s.nbits++
+			s.cellBits++
+			endCell := s.cellBits == cell
+			if s.nbits == 8 || endCell {
+				s.buf = append(s.buf, byte(s.bits))
+				s.bits, s.nbits = 0, 0
+			}
+			if endCell {
+				s.cellBits = 0
+			}
 		}
-		s.nbits++
-		s.cellBits++
-		endCell := cell > 0 && s.cellBits == cell
-		if s.nbits == 8 || endCell {
-			s.buf = append(s.buf, byte(s.bits))
-			s.bits, s.nbits = 0, 0
-		}
-		if endCell {
-			s.cellBits = 0
+		if err := s.flush(); err != nil {
+			return fmt.Errorf("casatable: %s: column %s: %w", w.dir, w.desc.Columns[col].Name, err)
 		}
 	}
-	return s.flush()
+	return nil
 }
 
 // PutInts appends Int values.
 func (w *Writer) PutInts(col int, v []int32) error {
-	s, err := w.column(col, Int, len(v))
-	if err != nil {
-		return err
-	}
-	for _, x := range v {
-		s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(x))
-	}
-	return s.flush()
+	return w.inChunks(col, Int, len(v), 4, func(b []byte, lo, hi int) {
+		for i, x := range v[lo:hi] {
+			binary.BigEndian.PutUint32(b[4*i:], uint32(x))
+		}
+	})
 }
 
 // PutFloats appends float values.
 func (w *Writer) PutFloats(col int, v []float32) error {
-	s, err := w.column(col, Float, len(v))
-	if err != nil {
-		return err
-	}
-	for _, x := range v {
-		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(x))
-	}
-	return s.flush()
+	return w.inChunks(col, Float, len(v), 4, func(b []byte, lo, hi int) {
+		for i, x := range v[lo:hi] {
+			binary.BigEndian.PutUint32(b[4*i:], math.Float32bits(x))
+		}
+	})
 }
 
 // PutDoubles appends double values.
 func (w *Writer) PutDoubles(col int, v []float64) error {
-	s, err := w.column(col, Double, len(v))
-	if err != nil {
-		return err
-	}
-	for _, x := range v {
-		s.buf = binary.BigEndian.AppendUint64(s.buf, math.Float64bits(x))
-	}
-	return s.flush()
+	return w.inChunks(col, Double, len(v), 8, func(b []byte, lo, hi int) {
+		for i, x := range v[lo:hi] {
+			binary.BigEndian.PutUint64(b[8*i:], math.Float64bits(x))
+		}
+	})
 }
 
 // PutComplex appends complex (two float32) values.
 func (w *Writer) PutComplex(col int, v []complex64) error {
-	s, err := w.column(col, Complex, len(v))
-	if err != nil {
-		return err
-	}
-	for _, x := range v {
-		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(real(x)))
-		s.buf = binary.BigEndian.AppendUint32(s.buf, math.Float32bits(imag(x)))
-	}
-	return s.flush()
+	return w.inChunks(col, Complex, len(v), 8, func(b []byte, lo, hi int) {
+		for i, x := range v[lo:hi] {
+			binary.BigEndian.PutUint32(b[8*i:], math.Float32bits(real(x)))
+			binary.BigEndian.PutUint32(b[8*i+4:], math.Float32bits(imag(x)))
+		}
+	})
 }
 
 // PutStrings appends String values.
 func (w *Writer) PutStrings(col int, v []string) error {
-	s, err := w.column(col, String, len(v))
-	if err != nil {
-		return err
-	}
-	for _, x := range v {
-		s.buf = binary.BigEndian.AppendUint32(s.buf, uint32(len(x)))
-		s.buf = append(s.buf, x...)
-	}
-	return s.flush()
+	return putValues(w, col, String, v, func(b []byte, x string) []byte {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(x)))
+		return append(b, x...)
+	})
 }
 
 // Abort removes the table's directory.
