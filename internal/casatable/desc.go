@@ -2,6 +2,7 @@ package casatable
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -249,9 +250,13 @@ func checkColumns(cols []Column) error {
 		if c.Shape != nil && len(c.Shape) == 0 {
 			return fmt.Errorf("casatable: column %s: an array column needs at least one axis", c.Name)
 		}
+		cell := int64(1)
 		for _, n := range c.Shape {
 			if n <= 0 {
 				return fmt.Errorf("casatable: column %s has cell shape %v; every axis must be >= 1", c.Name, c.Shape)
+			}
+			if cell *= int64(n); cell > math.MaxInt32 {
+				return fmt.Errorf("casatable: column %s has cell shape %v, over 2^31 values a cell", c.Name, c.Shape)
 			}
 		}
 	}
