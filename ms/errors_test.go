@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/uvh5"
 )
 
 // smallHeader is a valid two-antenna, one-time header.
@@ -142,5 +144,39 @@ func TestAtomic(t *testing.T) {
 	}
 	if _, err := Create(path, smallHeader()); err == nil || !strings.Contains(err.Error(), "exists; remove it") {
 		t.Fatalf("Create over an existing MS: %v", err)
+	}
+}
+
+// TestDriftErrors: the drift streamer refuses a missing EOP source, a
+// block out of time order and unknown antennas, by name.
+func TestDriftErrors(t *testing.T) {
+	const name = "stokesI-gaussian"
+	src := filepath.Join(refDir, "pyuvsim-"+name)
+	f, err := uvh5.ReadFile(filepath.Join(src, name+".uvh5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := NewDrift(filepath.Join(dir, "a.ms"), &f.Header, Phasing{}); err == nil || !strings.Contains(err.Error(), "Phasing.EOP") {
+		t.Fatalf("NewDrift without EOP: %v", err)
+	}
+	d, err := NewDrift(filepath.Join(dir, "b.ms"), &f.Header, Phasing{EOP: eopOf(t, src)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Abort()
+	h := &f.Header
+	nb := 28
+	b := DriftBlock{JD: h.Times[nb], LST: h.LSTs[nb], Vis: f.Vis[:nb*12]}
+	for k := range nb {
+		b.Ant1, b.Ant2 = append(b.Ant1, int(h.Ant1[k])), append(b.Ant2, int(h.Ant2[k]))
+	}
+	if err := d.WriteTime(b); err == nil || !strings.Contains(err.Error(), "a block at JD 2459845.0069444445 where the header's time 0 is next") {
+		t.Fatalf("a block out of order: %v", err)
+	}
+	b.JD = h.Times[0]
+	b.Ant1[3] = 99
+	if err := d.WriteTime(b); err == nil || !strings.Contains(err.Error(), "antennas 99, 0: not among the header's antenna numbers") {
+		t.Fatalf("an unknown antenna: %v", err)
 	}
 }

@@ -18,51 +18,156 @@ type Phasing struct {
 	EOP func(jd float64) (astro.EOP, error)
 }
 
-// WriteUVH5 writes the unprojected (drift-scan) rows of a UVH5 file, as
-// gomatvis and pyuvsim write them, to a Measurement Set at path: phased
-// as p says, one time block at a time, with the autos' parallel-hand
-// imaginary parts set to zero as pyuvdata's fix_autos does. Rows must be
-// grouped by time with the same number of rows at every time.
-func WriteUVH5(path string, f *uvh5.File, p Phasing) error {
-	h, err := headerOf(f)
+// Drift streams unprojected (drift-scan) rows, as gomatvis simulates and
+// pyuvsim writes them, into an MS: each time block is phased as the
+// Phasing says and written, with the autos' parallel-hand imaginary parts
+// set to zero as pyuvdata's fix_autos does.
+type Drift struct {
+	w     *Writer
+	ph    *phase.Phaser
+	eop   func(jd float64) (astro.EOP, error)
+	index map[int]int // antenna number → index into the positions
+	next  int         // the next time
+}
+
+// NewDrift creates the MS at path for the rows a UVH5 header describes
+// (HeaderFromUVH5 gives the MS header; its centre is set here) and
+// returns a Drift to stream them into, time block by time block.
+func NewDrift(path string, uh *uvh5.Header, p Phasing) (*Drift, error) {
+	h, err := HeaderFromUVH5(uh)
 	if err != nil {
-		return fmt.Errorf("ms: %s from %s: %w", path, f.Path, err)
+		return nil, fmt.Errorf("ms: %s: %w", path, err)
 	}
-	fh := &f.Header
-	site := astro.Site{LatDeg: fh.Latitude, LonDeg: fh.Longitude, HeightM: fh.Altitude}
+	if p.EOP == nil {
+		return nil, fmt.Errorf("ms: %s: phasing needs Earth-orientation values (Phasing.EOP)", path)
+	}
+	site := astro.Site{LatDeg: uh.Latitude, LonDeg: uh.Longitude, HeightM: uh.Altitude}
 	centre := p.Centre
 	if centre == nil {
 		eop, err := p.EOP(h.Times[0])
 		if err != nil {
-			return fmt.Errorf("ms: %s: %w", path, err)
+			return nil, fmt.Errorf("ms: %s: %w", path, err)
 		}
 		c, err := phase.ZenithCentre(site, h.Times[0], eop)
 		if err != nil {
-			return fmt.Errorf("ms: %s: %w", path, err)
+			return nil, fmt.Errorf("ms: %s: %w", path, err)
 		}
 		centre = &c
 	}
 	h.CentreName, h.CentreRA, h.CentreDec = centre.Name, centre.RA, centre.Dec
-	ph, err := phase.New(site, fh.AntennaPositions, *centre)
+	ph, err := phase.New(site, uh.AntennaPositions, *centre)
 	if err != nil {
-		return fmt.Errorf("ms: %s: %w", path, err)
+		return nil, fmt.Errorf("ms: %s: %w", path, err)
 	}
 	w, err := Create(path, h)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	for t := range h.Times {
-		if err := w.writeTime(f, ph, p, t); err != nil {
-			w.Abort()
-			return fmt.Errorf("ms: %s: %w", path, err)
-		}
+	d := &Drift{w: w, ph: ph, eop: p.EOP, index: map[int]int{}}
+	for i, n := range h.AntennaNumbers {
+		d.index[n] = i
 	}
-	return w.Close()
+	return d, nil
 }
 
-// headerOf takes the MS header from a UVH5 file (all but the centre).
-func headerOf(f *uvh5.File) (Header, error) {
+// DriftBlock is one time's unprojected rows: every baseline of the
+// header at one time, visibilities C-ordered (row, channel,
+// polarization) with the header's polarizations; Flags and Nsamples may
+// be nil.
+type DriftBlock struct {
+	JD, LST    float64 // UTC Julian date; the apparent LST (radians) the data carry
+	Ant1, Ant2 []int   // antenna numbers
+	Vis        []complex128
+	Flags      []bool
+	Nsamples   []float32
+}
+
+// WriteTime phases and writes the next time's rows. b.Vis is not changed.
+func (d *Drift) WriteTime(b DriftBlock) error {
+	w := d.w
+	if d.next >= len(w.h.Times) || b.JD != w.h.Times[d.next] {
+		return fmt.Errorf("ms: %s: a block at JD %s where the header's time %d is next", w.path, jdStr(b.JD), d.next)
+	}
+	nb, np := w.h.Baselines, len(w.h.Pols)
+	if len(b.Ant1) != nb || len(b.Ant2) != nb {
+		return fmt.Errorf("ms: %s: a time block of %d and %d antennas; every time has %d rows", w.path, len(b.Ant1), len(b.Ant2), nb)
+	}
+	eop, err := d.eop(b.JD)
+	if err != nil {
+		return fmt.Errorf("ms: %s: %w", w.path, err)
+	}
+	tm, err := d.ph.At(b.JD, b.LST, eop)
+	if err != nil {
+		return fmt.Errorf("ms: %s: %w", w.path, err)
+	}
+	i1, i2 := make([]int, nb), make([]int, nb)
+	for k := range nb {
+		var ok1, ok2 bool
+		i1[k], ok1 = d.index[b.Ant1[k]]
+		i2[k], ok2 = d.index[b.Ant2[k]]
+		if !ok1 || !ok2 {
+			return fmt.Errorf("ms: %s: row %d: antennas %d, %d: not among the header's antenna numbers", w.path, k, b.Ant1[k], b.Ant2[k])
+		}
+	}
+	vis := slices.Clone(b.Vis)
+	out := Block{Ant1: b.Ant1, Ant2: b.Ant2, JD: fill(nb, b.JD), UVW: make([][3]float64, nb), Flags: b.Flags, Nsamples: b.Nsamples}
+	if err := tm.Apply(i1, i2, w.h.Freqs, np, vis, out.UVW); err != nil {
+		return fmt.Errorf("ms: %s: %w", w.path, err)
+	}
+	out.Data = make([]complex64, len(vis))
+	for i, v := range vis {
+		out.Data[i] = complex64(v)
+	}
+	w.fixAutos(out)
+	if err := w.WriteRows(d.next*nb, out); err != nil {
+		return err
+	}
+	d.next++
+	return nil
+}
+
+// Close completes the MS (every time must have been written).
+func (d *Drift) Close() error { return d.w.Close() }
+
+// Abort removes what was written.
+func (d *Drift) Abort() { d.w.Abort() }
+
+// WriteUVH5 writes the unprojected rows of a UVH5 file to a Measurement
+// Set at path through a Drift, one time block at a time. Rows must be
+// grouped by time with the same number of rows at every time.
+func WriteUVH5(path string, f *uvh5.File, p Phasing) error {
+	d, err := NewDrift(path, &f.Header, p)
+	if err != nil {
+		return fmt.Errorf("%w (from %s)", err, f.Path)
+	}
 	fh := &f.Header
+	nb, nv := d.w.h.Baselines, len(fh.Freqs)*len(fh.Pols)
+	for t, jd := range d.w.h.Times {
+		lo, hi := t*nb, (t+1)*nb
+		b := DriftBlock{JD: jd, LST: fh.LSTs[lo], Vis: f.Vis[lo*nv : hi*nv]}
+		for k := lo; k < hi; k++ {
+			b.Ant1 = append(b.Ant1, int(fh.Ant1[k]))
+			b.Ant2 = append(b.Ant2, int(fh.Ant2[k]))
+		}
+		if f.Flags != nil {
+			b.Flags = f.Flags[lo*nv : hi*nv]
+		}
+		if f.Nsamples != nil {
+			b.Nsamples = f.Nsamples[lo*nv : hi*nv]
+		}
+		if err := d.WriteTime(b); err != nil {
+			d.Abort()
+			return err
+		}
+	}
+	return d.Close()
+}
+
+// HeaderFromUVH5 takes the MS header from a UVH5 header (all but the
+// phase centre): gomatvis's UVH5 writer and pyuvsim fill the same
+// fields. Rows must be grouped by time, each time with the same number
+// of rows, and one integration time throughout.
+func HeaderFromUVH5(fh *uvh5.Header) (Header, error) {
 	h := Header{
 		TelescopeName: fh.TelescopeName,
 		LatDeg:        fh.Latitude, LonDeg: fh.Longitude, AltM: fh.Altitude,
@@ -77,8 +182,8 @@ func headerOf(f *uvh5.File) (Header, error) {
 		h.Pols = append(h.Pols, int(p))
 	}
 	nblt := len(fh.Times)
-	if nblt == 0 {
-		return h, fmt.Errorf("no rows")
+	if nblt == 0 || len(fh.IntegrationTime) != nblt || len(fh.LSTs) != nblt {
+		return h, fmt.Errorf("%d rows with %d integration times and %d LSTs: need at least one row, and one of each per row", nblt, len(fh.IntegrationTime), len(fh.LSTs))
 	}
 	h.IntegrationTime = fh.IntegrationTime[0]
 	for k := range nblt {
@@ -103,54 +208,7 @@ func headerOf(f *uvh5.File) (Header, error) {
 			}
 		}
 	}
-	if !slices.IsSorted(h.Times) {
-		return h, fmt.Errorf("time_array does not increase from one time block to the next")
-	}
 	return h, nil
-}
-
-// writeTime phases and writes the rows of time t.
-func (w *Writer) writeTime(f *uvh5.File, ph *phase.Phaser, p Phasing, t int) error {
-	fh := &f.Header
-	nb, nf, np := w.h.Baselines, len(w.h.Freqs), len(w.h.Pols)
-	lo, hi := t*nb, (t+1)*nb
-	jd := w.h.Times[t]
-	eop, err := p.EOP(jd)
-	if err != nil {
-		return err
-	}
-	tm, err := ph.At(jd, fh.LSTs[lo], eop)
-	if err != nil {
-		return err
-	}
-	index := map[int64]int{}
-	for i, n := range fh.AntennaNumbers {
-		index[n] = i
-	}
-	b := Block{UVW: make([][3]float64, nb), JD: fill(nb, jd)}
-	var i1, i2 []int
-	for k := lo; k < hi; k++ {
-		b.Ant1 = append(b.Ant1, int(fh.Ant1[k]))
-		b.Ant2 = append(b.Ant2, int(fh.Ant2[k]))
-		i1 = append(i1, index[fh.Ant1[k]])
-		i2 = append(i2, index[fh.Ant2[k]])
-	}
-	vis := slices.Clone(f.Vis[lo*nf*np : hi*nf*np])
-	if err := tm.Apply(i1, i2, fh.Freqs, np, vis, b.UVW); err != nil {
-		return err
-	}
-	b.Data = make([]complex64, len(vis))
-	for i, v := range vis {
-		b.Data[i] = complex64(v)
-	}
-	w.fixAutos(b)
-	if f.Flags != nil {
-		b.Flags = f.Flags[lo*nf*np : hi*nf*np]
-	}
-	if f.Nsamples != nil {
-		b.Nsamples = f.Nsamples[lo*nf*np : hi*nf*np]
-	}
-	return w.WriteRows(lo, b)
 }
 
 // fixAutos zeroes the imaginary part of the autos' parallel hands, which

@@ -33,7 +33,7 @@ func pointSourceMS(t *testing.T, path string, a, l, m float64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := headerOf(f)
+	h, err := HeaderFromUVH5(&f.Header)
 	if err != nil {
 		t.Fatal(err)
 	}
