@@ -7,8 +7,9 @@
 // One storage manager is written, casacore's StManAipsIO, for every
 // column: table.f0 holds all columns one after the other, each as an
 // AipsIO object. It stores scalars, strings and fixed-shape arrays with
-// no indexing to get wrong, and every casacore version reads it (it is
-// loaded whole when the table is opened). Its AipsIO lengths are 32-bit,
+// no indexing to get wrong; it is casacore's oldest manager, and
+// casacore 3.5 (python-casacore, casacore-tools, WSClean 3.1) reads it,
+// loading it whole when the table is opened. Its AipsIO lengths are 32-bit,
 // so one table's file is limited to 4 GiB; Create refuses a larger one.
 //
 // Rows are written column by column in row order. In a table without
@@ -16,6 +17,9 @@
 // count, so values are written there as they arrive; otherwise each
 // column's values go to a spill file beside the table's files (bounded
 // buffers) and Close assembles table.f0 from them.
+//
+// Read reads such a table back, bounded against damaged files, for the
+// writers' own round-trip tests.
 package casatable
 
 import (
