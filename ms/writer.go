@@ -319,18 +319,19 @@ func (w *Writer) putBlock(b Block) error {
 		}
 		sc.flagRow[k] = all
 		for j, p := range w.order {
-			wt := float32(1)
+			wt := 1.0
 			if b.Nsamples != nil {
 				for c := range nf {
 					sc.med[c] = b.Nsamples[(k*nf+c)*np+p]
 				}
 				wt = median(sc.med)
 			}
-			s := float32(0)
+			s := 0.0
 			if wt != 0 {
-				s = float32(math.Pow(float64(wt), -0.5))
+				s = math.Pow(wt, -0.5)
 			}
-			sc.weight[k*np+j], sc.sigma[k*np+j] = wt, s
+			// pyuvdata computes both in float64; the columns are float.
+			sc.weight[k*np+j], sc.sigma[k*np+j] = float32(wt), float32(s)
 		}
 	}
 	sc.uvw, sc.tm = grow(sc.uvw, 3*n), grow(sc.tm, n)
@@ -368,14 +369,15 @@ func (w *Writer) putBlock(b Block) error {
 	return errors.Join(errs...)
 }
 
-// median is numpy's median of v (which it reorders).
-func median(v []float32) float32 {
+// median is numpy's median of v (which it reorders), in float64 as
+// numpy takes the mean of the middle two.
+func median(v []float32) float64 {
 	slices.Sort(v)
 	n := len(v)
 	if n%2 == 1 {
-		return v[n/2]
+		return float64(v[n/2])
 	}
-	return (v[n/2-1] + v[n/2]) / 2
+	return (float64(v[n/2-1]) + float64(v[n/2])) / 2
 }
 
 func fill[T any](n int, v T) []T {
