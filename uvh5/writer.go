@@ -31,6 +31,15 @@ type Writer struct {
 	c128    []complex128
 	noFlags []bool
 	ones    []float32
+	// defaults says the flags and nsamples hold their defaults wherever
+	// no explicit ones were written: the flags are zero (false) in the
+	// new file, and nsamples were filled with 1 whole, in large writes,
+	// by the first block. A block without flags and nsamples then writes
+	// its visibilities alone — a channel range of a time is one write per
+	// row, not three (1.5·10⁶ system calls for a 1 GB run of 128-channel
+	// blocks). The first explicit flags or nsamples end it: from then on
+	// every block writes all three, as a row rewritten must.
+	defaults, filled bool
 }
 
 // ErrIncomplete is returned by Close when some rows were never written.
@@ -54,7 +63,7 @@ func Create(path string, hdr *Header) (*Writer, error) {
 		return nil, fmt.Errorf("uvh5: %s: %w", path, err)
 	}
 	w := &Writer{path: path, out: out, nblts: hdr.Nblts(), row: hdr.Nfreqs() * hdr.Npols(), npols: hdr.Npols(),
-		single: hdr.SinglePrecision, written: rowcover.New(hdr.Nblts(), hdr.Nfreqs())}
+		single: hdr.SinglePrecision, written: rowcover.New(hdr.Nblts(), hdr.Nfreqs()), defaults: true}
 	if err := w.start(hdr); err != nil {
 		w.Abort()
 		return nil, withFile(err, path)
@@ -231,6 +240,10 @@ func (w *Writer) finishSpan(err error, off int64, n int, flags []bool, nsamples 
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/visdata", Err: err}
 	}
+	if w.defaults && flags == nil && nsamples == nil {
+		return w.fillOnes()
+	}
+	w.defaults = false
 	if flags != nil {
 		err = w.flags.WriteAt(off, flags)
 	} else {
@@ -243,18 +256,38 @@ func (w *Writer) finishSpan(err error, off int64, n int, flags []bool, nsamples 
 	if nsamples != nil {
 		err = w.nsamples.WriteAt(off, nsamples)
 	} else {
-		if len(w.ones) < min(n, pieceLen) {
-			w.ones = make([]float32, min(n, pieceLen))
-			for k := range w.ones {
-				w.ones[k] = 1
-			}
-		}
+		w.ones = onesOf(w.ones, min(n, pieceLen))
 		err = eachPiece(n, func(i, j int) error { return w.nsamples.WriteAt(off+int64(i), w.ones[:j-i]) })
 	}
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
 	}
 	return nil
+}
+
+// fillOnes writes nsamples 1 over the whole dataset, once.
+func (w *Writer) fillOnes() error {
+	if w.filled {
+		return nil
+	}
+	w.filled = true
+	n := int(w.nsamples.Len())
+	w.ones = onesOf(w.ones, min(n, pieceLen))
+	if err := eachPiece(n, func(i, j int) error { return w.nsamples.WriteAt(int64(i), w.ones[:j-i]) }); err != nil {
+		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
+	}
+	return nil
+}
+
+// onesOf is s with at least n ones.
+func onesOf(s []float32, n int) []float32 {
+	if len(s) < n {
+		s = make([]float32, n)
+		for k := range s {
+			s[k] = 1
+		}
+	}
+	return s
 }
 
 // pieceLen bounds the scratch slices of conversions and defaults.
@@ -307,6 +340,11 @@ func (w *Writer) CloseAs(dest string) error {
 	}
 	return nil
 }
+
+// StartWriteback starts writing the rows written so far to disk without
+// waiting for it (atomicfile.Stream.StartWriteback), so that Close's sync
+// has little left to wait for.
+func (w *Writer) StartWriteback() error { return w.out.StartWriteback() }
 
 // Abort discards the file being written. It is safe to call after Close
 // (then it does nothing) and more than once.

@@ -98,6 +98,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), time.Since(t0), *out, blas, bo.uvh5)
+	// Where the wall went: the writing overlaps the compute but for the
+	// waits and the close.
+	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
+		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
 	return nil
 }
 

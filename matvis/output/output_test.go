@@ -21,10 +21,10 @@ import (
 )
 
 // randomRun draws a small random simulation in pyuvsim's conventions (so
-// that every format can hold it): 2–5 antennas, 1–5 channels, 1–5 times.
+// that every format can hold it): 2–15 antennas (up to 120 baselines, over fillRows' tile of 64), 1–5 channels, 1–5 times.
 func randomRun(t *testing.T, rng *rand.Rand, precision int, polarized bool) (*matvis.Simulation, *matvis.Observation) {
 	t.Helper()
-	sh := backendtest.Shape{NAnt: 2 + rng.IntN(4), NSrc: 40, NFreq: 1 + rng.IntN(5), NTime: 1 + rng.IntN(5)}
+	sh := backendtest.Shape{NAnt: 2 + rng.IntN(14), NSrc: 40, NFreq: 1 + rng.IntN(5), NTime: 1 + rng.IntN(5)}
 	c := backendtest.Random(t, rng, sh, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{Precision: precision, Polarized: polarized})
 	for ti := range sh.NTime {
 		c.Times = append(c.Times, 2459845.25+float64(ti)*0.001)

@@ -217,6 +217,7 @@ type rowWriter interface {
 	Close() error
 	CloseAs(dest string) error
 	Abort() error
+	StartWriteback() error
 }
 
 // pieceValues bounds the rows a Writer lays out at once (4 MB of
@@ -357,7 +358,10 @@ func (w *Writer) pieceOf(n int) []complex128 {
 }
 
 // fillRows lays baselines [k0, k1) × channels [f0, f1) of time ti of
-// res out as UVH5 rows (baseline, freq, pol).
+// res out as UVH5 rows (baseline, freq, pol). The result holds a
+// channel's baselines contiguously, the rows a baseline's channels: the
+// baselines go in tiles, so that each channel's read is a contiguous
+// run of a tile rather than one value per cache line.
 func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols [][2]int) {
 	nt, nbl := res.Shape[1], res.Shape[2]
 	inner, np, nch := 1, len(pols), f1-f0
@@ -370,18 +374,22 @@ func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols
 			idx[pi] = p[0]*2 + p[1]
 		}
 	}
-	for k := k0; k < k1; k++ {
-		row := buf[(k-k0)*nch*np:]
+	const tile = 64
+	for ka := k0; ka < k1; ka += tile {
+		kb := min(k1, ka+tile)
 		for fi := f0; fi < f1; fi++ {
-			base := ((fi*nt+ti)*nbl + k) * inner
-			out := row[(fi-f0)*np:]
-			if res.Precision == 1 {
-				for pi := range np {
-					out[pi] = complex128(res.Vis64[base+idx[pi]])
-				}
-			} else {
-				for pi := range np {
-					out[pi] = res.Vis128[base+idx[pi]]
+			base := ((fi*nt+ti)*nbl + ka) * inner
+			for k := ka; k < kb; k++ {
+				out := buf[((k-k0)*nch+fi-f0)*np:]
+				at := base + (k-ka)*inner
+				if res.Precision == 1 {
+					for pi := range np {
+						out[pi] = complex128(res.Vis64[at+idx[pi]])
+					}
+				} else {
+					for pi := range np {
+						out[pi] = res.Vis128[at+idx[pi]]
+					}
 				}
 			}
 		}
@@ -463,3 +471,7 @@ func (w *Writer) IntegrationsWritten() int {
 
 // Abort discards the file.
 func (w *Writer) Abort() error { return w.w.Abort() }
+
+// StartWriteback starts writing the rows written so far to disk without
+// waiting for it, so that Close's sync has little left to wait for.
+func (w *Writer) StartWriteback() error { return w.w.StartWriteback() }
