@@ -47,39 +47,47 @@ func NewNPY(path string, sim *matvis.Simulation, sidecar string, sidecarFor func
 		precision: sim.Options.Precision, sidecar: sidecar, sidecarFor: sidecarFor}, nil
 }
 
-// WriteBlock writes res's finished integrations: per channel, each run of
-// finished times in one write.
+// WriteBlock writes res's finished integrations: each run of them that
+// is contiguous in the file in one write — a channel's run of times, or,
+// for a block of every time, a run across channels.
 func (w *NPY) WriteBlock(b matvis.Block, res *matvis.Result) error {
 	if err := checkBlock(b, res, w.nf, w.nt, w.precision); err != nil {
 		return err
 	}
-	ntb := b.NTime()
-	for fi := range b.NFreq() {
-		for t0 := 0; t0 < ntb; {
-			if !res.Done[fi*ntb+t0] {
-				t0++
-				continue
-			}
-			t1 := t0 + 1
-			for t1 < ntb && res.Done[fi*ntb+t1] {
-				t1++
-			}
-			lo, hi := (fi*ntb+t0)*w.per, (fi*ntb+t1)*w.per
-			var data any
-			if w.precision == 1 {
-				data = res.Vis64[lo:hi]
-			} else {
-				data = res.Vis128[lo:hi]
-			}
-			off := int64((b.F0+fi)*w.nt+b.T0+t0) * int64(w.per)
-			if err := w.f.WriteAt(off, data); err != nil {
-				return err
-			}
-			for t := t0; t < t1; t++ {
-				w.done[(b.F0+fi)*w.nt+b.T0+t] = true
-			}
-			t0 = t1
+	ntb, n := b.NTime(), b.Size()
+	for i := 0; i < n; {
+		if !res.Done[i] {
+			i++
+			continue
 		}
+		j := i + 1
+		for j < n && res.Done[j] && (ntb == w.nt || j%ntb != 0) {
+			j++
+		}
+		if err := w.writeRun(b, res, i, j); err != nil {
+			return err
+		}
+		i = j
+	}
+	return nil
+}
+
+// writeRun writes the block's integrations [i, j) (block order, f·nt+t),
+// which lie contiguously in the file.
+func (w *NPY) writeRun(b matvis.Block, res *matvis.Result, i, j int) error {
+	var data any
+	if w.precision == 1 {
+		data = res.Vis64[i*w.per : j*w.per]
+	} else {
+		data = res.Vis128[i*w.per : j*w.per]
+	}
+	ntb := b.NTime()
+	first := (b.F0+i/ntb)*w.nt + b.T0 + i%ntb
+	if err := w.f.WriteAt(int64(first)*int64(w.per), data); err != nil {
+		return err
+	}
+	for k := i; k < j; k++ {
+		w.done[(b.F0+k/ntb)*w.nt+b.T0+k%ntb] = true
 	}
 	return nil
 }

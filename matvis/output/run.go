@@ -263,6 +263,9 @@ func (r *runner) stop(parent context.Context, jobs chan job, err error) error {
 		r.w.Abort()
 		return err
 	}
+	// The backend's message counts the block's integrations; the run's
+	// are in Kept.
+	err = fmt.Errorf("run cancelled: %w", parent.Err())
 	t := time.Now()
 	kept, perr := r.w.ClosePartial()
 	r.sum.Close = time.Since(t)
