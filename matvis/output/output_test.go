@@ -453,3 +453,40 @@ func TestKeptString(t *testing.T) {
 		}
 	}
 }
+
+// TestBuffersSizedFirst: a streamed simulation (New counted no output)
+// whose two blocks do not fit its max_memory is refused before anything
+// is allocated or computed, with the memory error's numbers, and its
+// file discarded.
+func TestBuffersSizedFirst(t *testing.T) {
+	rng := backendtest.NewRNG(t, 4)
+	sh := backendtest.Shape{NAnt: 30, NSrc: 20, NFreq: 3, NTime: 2}
+	c := backendtest.Random(t, rng, sh, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{Precision: 2, OutputStreamed: true})
+	probe, err := matvis.New(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Room for the run's other memory and one integration, not two.
+	per := output.IntegrationBytes(probe)
+	c.Options.MaxMemory = int64(float64(matvis.Total(probe.HostBytes())+per+per/2) / 0.9)
+	sim, err := matvis.New(c)
+	if err != nil {
+		t.Fatalf("New of a streamed run under its budget: %v", err)
+	}
+	dir := t.TempDir()
+	w, err := output.NewNPY(filepath.Join(dir, "v.npy"), sim, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := &cancelling{Backend: cpu.New(), cancel: func() {}, after: 1 << 30}
+	_, err = output.Run(context.Background(), be, sim, w, output.Options{BlockBytes: per})
+	if !errors.Is(err, matvis.ErrTooLarge) {
+		t.Fatalf("two blocks over the budget: %v, want ErrTooLarge", err)
+	}
+	if be.n != 0 {
+		t.Errorf("%d integrations computed before the refusal", be.n)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left %v", left)
+	}
+}
