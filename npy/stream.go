@@ -89,10 +89,6 @@ func (w *FileWriter) CloseAs(dest string, companions ...atomicfile.File) error {
 	return nil
 }
 
-// StartWriteback starts writing what was written so far to disk without
-// waiting for it, so that Close's sync has little left to wait for.
-func (w *FileWriter) StartWriteback() error { return w.out.StartWriteback() }
-
 // Abort removes the temporary; safe after Close and more than once.
 func (w *FileWriter) Abort() error {
 	if err := w.out.Abort(); err != nil {

@@ -554,10 +554,6 @@ func (w *Writer) CloseAs(dest string) error {
 	return nil
 }
 
-// StartWriteback starts writing the rows written so far to disk without
-// waiting for it, so that Close's sync has little left to wait for.
-func (w *Writer) StartWriteback() error { return w.out.StartWriteback() }
-
 // Abort discards the file; safe after Close and more than once.
 func (w *Writer) Abort() error {
 	if err := w.out.Abort(); err != nil {

@@ -341,11 +341,6 @@ func (w *Writer) CloseAs(dest string) error {
 	return nil
 }
 
-// StartWriteback starts writing the rows written so far to disk without
-// waiting for it (atomicfile.Stream.StartWriteback), so that Close's sync
-// has little left to wait for.
-func (w *Writer) StartWriteback() error { return w.out.StartWriteback() }
-
 // Abort discards the file being written. It is safe to call after Close
 // (then it does nothing) and more than once.
 func (w *Writer) Abort() error {

@@ -83,14 +83,6 @@ func (l lockedOutput) ClosePartial() (output.Kept, error) {
 	return k, err
 }
 
-// StartWriteback starts the writer's blocks on their way to disk.
-func (l lockedOutput) StartWriteback() error {
-	if w, ok := l.BlockWriter.(output.WritebackStarter); ok {
-		return w.StartWriteback()
-	}
-	return nil
-}
-
 // Summarize hands the run's summary to the writer that records it.
 func (l lockedOutput) Summarize(s output.Summary) {
 	if w, ok := l.BlockWriter.(output.Summarizer); ok {

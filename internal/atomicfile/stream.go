@@ -101,14 +101,3 @@ func (s *Stream) CommitWith(dest string, companions ...File) error {
 	}
 	return install(append([]File{{Path: dest}}, companions...), tmps)
 }
-
-// StartWriteback starts writing what was written so far to disk without
-// waiting (Linux; elsewhere it does nothing), so that a writer that calls
-// it as it goes leaves Commit's sync little to wait for: a streamed
-// gigabyte otherwise waits for the disk at the end, after the compute.
-func (s *Stream) StartWriteback() error {
-	if s.done {
-		return ErrFinished
-	}
-	return startWriteback(s.f.Fd())
-}

@@ -139,9 +139,6 @@ func (w *NPY) ClosePartial() (Kept, error) {
 		Missing: "unfinished ones are NaN"}, nil
 }
 
-// StartWriteback starts the blocks written so far on their way to disk.
-func (w *NPY) StartWriteback() error { return w.f.StartWriteback() }
-
 // Abort removes the temporary.
 func (w *NPY) Abort() error { return w.f.Abort() }
 

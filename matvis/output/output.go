@@ -44,15 +44,6 @@ type Summarizer interface {
 	Summarize(Summary)
 }
 
-// A WritebackStarter is a BlockWriter that can start its file's blocks
-// on their way to disk without waiting: Run calls StartWriteback after
-// each block, on the writer's goroutine, so that the sync at Close, after
-// the compute, finds little left to write (failures there are left to
-// Close's sync to report).
-type WritebackStarter interface {
-	StartWriteback() error
-}
-
 // Kept is what a cancelled run's partial file holds.
 type Kept struct {
 	// Path is the partial file ("" when nothing was kept).

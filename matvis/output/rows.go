@@ -58,9 +58,6 @@ func (w *Rows) ClosePartial() (Kept, error) {
 		ByTime: true, Missing: "the others flagged"}, nil
 }
 
-// StartWriteback starts the rows written so far on their way to disk.
-func (w *Rows) StartWriteback() error { return w.w.StartWriteback() }
-
 // Abort discards the file.
 func (w *Rows) Abort() error { return w.w.Abort() }
 

@@ -163,8 +163,6 @@ func (r *runner) write(jobs <-chan job) {
 				r.werr = err
 				close(r.failed)
 				r.cancel() // the block computing now is not wanted
-			} else if s, ok := r.w.(WritebackStarter); ok {
-				s.StartWriteback() // an error shows again at Close's sync
 			}
 		}
 		r.free <- j.buf

@@ -217,7 +217,6 @@ type rowWriter interface {
 	Close() error
 	CloseAs(dest string) error
 	Abort() error
-	StartWriteback() error
 }
 
 // pieceValues bounds the rows a Writer lays out at once (4 MB of
@@ -471,7 +470,3 @@ func (w *Writer) IntegrationsWritten() int {
 
 // Abort discards the file.
 func (w *Writer) Abort() error { return w.w.Abort() }
-
-// StartWriteback starts writing the rows written so far to disk without
-// waiting for it, so that Close's sync has little left to wait for.
-func (w *Writer) StartWriteback() error { return w.w.StartWriteback() }
