@@ -4,8 +4,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 // Table is a table read back by Read: its description, row count and
@@ -53,15 +54,11 @@ func parse(dat, f0 []byte) (*Table, error) {
 	return t, nil
 }
 
+// readFile reads one of a table's files through inputfile.ReadAll: a
+// FIFO or a directory in a table file's place is refused without
+// blocking, and a file over the 4 GiB a table file holds before it is read.
 func readFile(path string) ([]byte, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("casatable: %w", err)
-	}
-	if st.Size() > maxRead {
-		return nil, fmt.Errorf("casatable: %s is %d bytes, over the 4 GiB a table file holds", path, st.Size())
-	}
-	b, err := os.ReadFile(path)
+	b, err := inputfile.ReadAll(path, maxRead)
 	if err != nil {
 		return nil, fmt.Errorf("casatable: %w", err)
 	}
