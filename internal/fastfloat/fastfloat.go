@@ -30,54 +30,72 @@ func ParseFloat(b []byte) (float64, error) {
 	return strconv.ParseFloat(string(b), 64)
 }
 
-// parseExact is the fast path; ok is false for anything it does not take.
-func parseExact(b []byte) (f float64, ok bool) {
+// ParsePrefix parses the plain decimal at the start of b, up to the
+// first byte that cannot continue it, and returns its value and length
+// when the fast path takes it: then strconv.ParseFloat(string(b[:n]), 64)
+// returns the same f. ok is false otherwise (b[:n] may still be a number,
+// or not: ask strconv). Scanners use it to parse a field in place and
+// check its terminator themselves.
+func ParsePrefix(b []byte) (f float64, n int, ok bool) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
 		neg, i = b[0] == '-', 1
 	}
-	var mant uint64
-	digits, sig, exp := 0, 0, 0 // all digits, significant ones, power of ten
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		mant, sig = accumulate(mant, sig, b[i])
-		digits++
-	}
+	start := i
+	i = skipZeros(b, i) // leading zeros are not significant
+	mant, i, sig := digits(b, i, 0)
+	sawDigits, exp := i > start, 0
 	if i < len(b) && b[i] == '.' {
-		for i++; i < len(b) && isDigit(b[i]); i++ {
-			mant, sig = accumulate(mant, sig, b[i])
-			digits++
-			exp--
+		i++
+		frac := i
+		if sig == 0 {
+			i = skipZeros(b, i)
 		}
+		var more int
+		mant, i, more = digits(b, i, mant)
+		sig += more
+		sawDigits, exp = sawDigits || i > frac, frac-i
 	}
 	// 19 significant digits always fit a uint64; more are strconv's job.
-	if digits == 0 || sig > 19 {
-		return 0, false
+	if !sawDigits || sig > 19 {
+		return 0, 0, false
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
 		e, n, ok := readExp(b[i+1:])
 		if !ok {
-			return 0, false
+			return 0, 0, false
 		}
 		exp += e
 		i += 1 + n
 	}
-	if i != len(b) {
-		return 0, false
-	}
-	return exact(mant, exp, neg)
+	f, ok = exact(mant, exp, neg)
+	return f, i, ok
+}
+
+// parseExact is the fast path for the whole of b.
+func parseExact(b []byte) (float64, bool) {
+	f, n, ok := ParsePrefix(b)
+	return f, ok && n == len(b)
 }
 
 func isDigit(c byte) bool { return c-'0' < 10 }
 
-// accumulate appends digit c to mant; leading zeros are not significant.
-func accumulate(mant uint64, sig int, c byte) (uint64, int) {
-	if mant == 0 && c == '0' {
-		return 0, sig
+// digits reads the run of decimal digits at b[i:] into mant and returns
+// the new mant, the index after the run and its length. mant wraps past
+// 19 significant digits; callers check the count.
+func digits(b []byte, i int, mant uint64) (uint64, int, int) {
+	start := i
+	for ; i < len(b) && isDigit(b[i]); i++ {
+		mant = mant*10 + uint64(b[i]-'0')
 	}
-	if sig >= 19 { // would overflow: the caller gives up at sig > 19
-		return mant, sig + 1
+	return mant, i, i - start
+}
+
+func skipZeros(b []byte, i int) int {
+	for i < len(b) && b[i] == '0' {
+		i++
 	}
-	return mant*10 + uint64(c-'0'), sig + 1
+	return i
 }
 
 // readExp reads an exponent's [+-]digits (at most 4 digits, which bounds

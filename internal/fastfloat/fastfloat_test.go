@@ -59,7 +59,8 @@ func TestClasses(t *testing.T) {
 // TestFastPathTaken: the catalog's usual fields take the fast path (the
 // speed claim; their values are checked by TestClasses).
 func TestFastPathTaken(t *testing.T) {
-	for _, s := range []string{"261.53967200", "-51.24619800", "100000000.00000000", "-0.94940000", "1.5e8", "0", "-0", "123e30"} {
+	for _, s := range []string{"261.53967200", "-51.24619800", "100000000.00000000", "-0.94940000", "1.5e8", "0", "-0", "123e30",
+		"0.0000000000000000012345"} {
 		if _, ok := parseExact([]byte(s)); !ok {
 			t.Errorf("%q fell back to strconv", s)
 		}
@@ -123,6 +124,48 @@ func randomDecimal(rng *rand.Rand) string {
 		b.WriteString(strconv.Itoa(rng.IntN(60)))
 	}
 	return b.String()
+}
+
+// checkPrefix fails unless a prefix ParsePrefix takes is one strconv
+// parses to the same bits.
+func checkPrefix(t *testing.T, b []byte) {
+	t.Helper()
+	f, n, ok := ParsePrefix(b)
+	if !ok {
+		return
+	}
+	if n <= 0 || n > len(b) {
+		t.Fatalf("ParsePrefix(%q) length %d", b, n)
+	}
+	want, err := strconv.ParseFloat(string(b[:n]), 64)
+	if err != nil || math.Float64bits(f) != math.Float64bits(want) {
+		t.Errorf("ParsePrefix(%q) = %v over %d bytes; strconv(%q) = %v, %v", b, f, n, b[:n], want, err)
+	}
+}
+
+// TestPrefix: numbers followed by what a catalog line may hold next.
+func TestPrefix(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
+	tails := []string{"", " ", "\t", "#", "\r", "x", "e", "E+", ".", "5", "_1", "\u00a0", " 1.5"}
+	for range 20_000 {
+		s := randomDecimal(rng)
+		for _, tail := range tails {
+			checkPrefix(t, []byte(s+tail))
+		}
+		if _, err := strconv.ParseFloat(s, 64); err == nil && len(s) < 12 && !strings.ContainsAny(s, "eE") {
+			// short plain decimals are always exact
+			if _, n, ok := ParsePrefix([]byte(s + " 7")); !ok || n != len(s) {
+				t.Errorf("ParsePrefix(%q) = %d, %v", s+" 7", n, ok)
+			}
+		}
+	}
+}
+
+func FuzzParsePrefix(f *testing.F) {
+	for _, s := range []string{"261.53967200\t-51.2", "1e5x", "1.5.5", "-0#", "1e+"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkPrefix(t, b) })
 }
 
 func FuzzParseFloat(f *testing.F) {
