@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,4 +347,15 @@ func TestReadTextUnicodeFields(t *testing.T) {
 	} {
 		checkSameSky(t, []byte("source_id ra_icrs dec_icrs Flux\n"+row+"\n"), 1, 1)
 	}
+}
+
+// FuzzReadTextTwin: on any input the parallel reader, cut finely, and the
+// sequential twin agree (error message or sky, to the bit).
+func FuzzReadTextTwin(f *testing.F) {
+	addFileSeeds(f, filepath.Join(refDir, "pyuvsim-stokesI-gaussian", "sky.txt"))
+	f.Add([]byte("source_id ra_icrs dec_icrs Flux Frequency Spectral_Index\r\nA 1 2 3 1e8 -1\r\n# c\r\n\r\nB\u00a01 2 3 1e8 -1 # n\r\nC 1 95 3 1e8 -1\r\n"))
+	f.Add([]byte("source_id ra_fk5 dec_fk5 Flux_100_MHz Flux_error_100_MHz Flux_150_MHz Flux_error_150_MHz\nA 361 -0 1 0.1 2 0.2\nB +1e2 .5 1. 0 0x1p3 1_0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkSameSky(t, data, 5, 16)
+	})
 }
