@@ -315,24 +315,27 @@ func newTextColumns(slots int, lay textLayout) *textColumns {
 // its own range of the preallocated columns (a slot per line), and the
 // first error by line number wins, as a sequential reader would report.
 func parseTextBody(chunks [][]byte, name string, lay textLayout) (Components, error) {
-	line0 := make([]int, len(chunks)) // each chunk's first line number
-	slot0 := make([]int, len(chunks)) // and first row slot
-	line, slots := 2, 0
+	lines := make([]int, len(chunks)) // each chunk's lines (the last may lack its '\n')
+	var wg sync.WaitGroup
 	for k, ch := range chunks {
-		line0[k], slot0[k] = line, slots
-		nl := bytes.Count(ch, []byte{'\n'})
-		line += nl
-		slots += nl
-		if len(ch) > 0 && ch[len(ch)-1] != '\n' {
-			slots++
-		}
+		wg.Go(func() {
+			lines[k] = bytes.Count(ch, []byte{'\n'})
+			if len(ch) > 0 && ch[len(ch)-1] != '\n' {
+				lines[k]++
+			}
+		})
+	}
+	wg.Wait()
+	slot0 := make([]int, len(chunks)) // each chunk's first row slot: line number - 2
+	slots := 0
+	for k, n := range lines {
+		slot0[k], slots = slots, slots+n
 	}
 	cols := newTextColumns(slots, lay)
 	rows := make([]int, len(chunks))
 	errs := make([]error, len(chunks))
-	var wg sync.WaitGroup
 	for k, ch := range chunks {
-		wg.Go(func() { rows[k], errs[k] = cols.parseChunk(ch, name, line0[k], slot0[k], lay) })
+		wg.Go(func() { rows[k], errs[k] = cols.parseChunk(ch, name, slot0[k], lines[k], lay) })
 	}
 	wg.Wait()
 	for _, err := range errs { // chunks are in line order
@@ -367,12 +370,13 @@ func splitLines(b []byte, n, minChunk int) [][]byte {
 	return out
 }
 
-// parseChunk parses the lines of ch, the first numbered line, into the
-// slots from slot on, and returns how many rows it wrote. The names are
-// gathered in one string per chunk, which they then share.
-func (c *textColumns) parseChunk(ch []byte, name string, line, slot int, lay textLayout) (int, error) {
+// parseChunk parses ch's lines (the first in slot, numbered slot+2) into
+// the slots from slot on, and returns how many rows it wrote. The names
+// are gathered in one string per chunk, which they then share.
+func (c *textColumns) parseChunk(ch []byte, name string, slot, lines int, lay textLayout) (int, error) {
+	line := slot + 2 // the header is line 1
 	var names strings.Builder
-	nameEnd := make([]int, 0, bytes.Count(ch, []byte{'\n'})+1)
+	nameEnd := make([]int, 0, lines)
 	fields := make([][]byte, 0, lay.ncol)
 	vals := make([]float64, lay.ncol)
 	for ; len(ch) > 0; line++ {
