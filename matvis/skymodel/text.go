@@ -281,8 +281,8 @@ func slicesContains(s []string, v string) bool {
 	return false
 }
 
-// textColumns holds the parsed rows, one slot per body line until
-// compact closes the gaps left by comment and blank lines.
+// textColumns holds the parsed rows, a slot for each row a chunk may
+// hold, until compact closes the gaps that comment and blank lines leave.
 type textColumns struct {
 	names      []string
 	lon, lat   []float64
@@ -311,9 +311,9 @@ func newTextColumns(slots int, lay textLayout) *textColumns {
 }
 
 // parseTextBody parses the data rows (from line 2) in parallel: the body,
-// cut at line boundaries into chunks, every chunk writes its rows straight into
-// its own range of the preallocated columns (a slot per line), and the
-// first error by line number wins, as a sequential reader would report.
+// cut at line boundaries into chunks, every chunk writes its rows straight
+// into its own range of the preallocated columns, and the first error by
+// line number wins, as a sequential reader would report.
 func parseTextBody(chunks [][]byte, name string, lay textLayout) (Components, error) {
 	lines := make([]int, len(chunks)) // each chunk's lines (the last may lack its '\n')
 	var wg sync.WaitGroup
@@ -326,16 +326,21 @@ func parseTextBody(chunks [][]byte, name string, lay textLayout) (Components, er
 		})
 	}
 	wg.Wait()
-	slot0 := make([]int, len(chunks)) // each chunk's first row slot: line number - 2
-	slots := 0
+	line0 := make([]int, len(chunks)) // each chunk's first line number
+	slot0 := make([]int, len(chunks)) // and first row slot
+	line, slots := 2, 0
 	for k, n := range lines {
-		slot0[k], slots = slots, slots+n
+		line0[k], slot0[k] = line, slots
+		line += n
+		slots += maxRows(n, len(chunks[k]), lay.ncol)
 	}
 	cols := newTextColumns(slots, lay)
 	rows := make([]int, len(chunks))
 	errs := make([]error, len(chunks))
 	for k, ch := range chunks {
-		wg.Go(func() { rows[k], errs[k] = cols.parseChunk(ch, name, slot0[k], lines[k], lay) })
+		wg.Go(func() {
+			rows[k], errs[k] = cols.parseChunk(ch, name, line0[k], slot0[k], maxRows(lines[k], len(ch), lay.ncol), lay)
+		})
 	}
 	wg.Wait()
 	for _, err := range errs { // chunks are in line order
@@ -370,13 +375,20 @@ func splitLines(b []byte, n, minChunk int) [][]byte {
 	return out
 }
 
-// parseChunk parses ch's lines (the first in slot, numbered slot+2) into
-// the slots from slot on, and returns how many rows it wrote. The names
-// are gathered in one string per chunk, which they then share.
-func (c *textColumns) parseChunk(ch []byte, name string, slot, lines int, lay textLayout) (int, error) {
-	line := slot + 2 // the header is line 1
+// maxRows bounds the data rows in a chunk of n lines and size bytes: a
+// row of ncol fields takes at least 2·ncol bytes with its separators and
+// newline (the chunk's last row may lack the newline), so a file of blank
+// lines does not get a slot, and its memory, per line.
+func maxRows(n, size, ncol int) int {
+	return min(n, (size+1)/(2*ncol))
+}
+
+// parseChunk parses the lines of ch, the first numbered line, into at
+// most rows slots from slot on, and returns how many rows it wrote. The
+// names are gathered in one string per chunk, which they then share.
+func (c *textColumns) parseChunk(ch []byte, name string, line, slot, rows int, lay textLayout) (int, error) {
 	var names strings.Builder
-	nameEnd := make([]int, 0, lines)
+	nameEnd := make([]int, 0, rows)
 	fields := make([][]byte, 0, lay.ncol)
 	vals := make([]float64, lay.ncol)
 	for ; len(ch) > 0; line++ {

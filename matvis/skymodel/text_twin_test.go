@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -358,4 +359,37 @@ func FuzzReadTextTwin(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSameSky(t, data, 5, 16)
 	})
+}
+
+// TestReadTextBlankLinesMemory: a catalog that is mostly blank lines gets
+// no row slot (and memory) per line: what it allocates stays a few times
+// within 8 times its size (short rows of 4 columns may need 6; a slot
+// per line would be ~50 B per 1-byte line).
+func TestReadTextBlankLinesMemory(t *testing.T) {
+	data := []byte("source_id ra_icrs dec_icrs Flux\n" + strings.Repeat("\n", 1<<20) + "A 1 2 3\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	s, err := readTextChunked(data, "blank.txt", 8, 1<<12)
+	runtime.ReadMemStats(&after)
+	if err != nil || s.Len() != 1 {
+		t.Fatalf("%v sources, %v", s, err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*uint64(len(data)) {
+		t.Errorf("allocated %d bytes reading %d", got, len(data))
+	}
+	checkSameSky(t, data, 8, 1<<12)
+}
+
+// TestReadTextShortRowsEveryCut: rows of the fewest bytes (one-byte
+// fields, one-byte separators), with and without the last newline, at
+// every chunking: each chunk's row bound must hold them all.
+func TestReadTextShortRowsEveryCut(t *testing.T) {
+	for _, body := range []string{"A 1 2 3", "A 1 2 3\n", "A 1 2 3\nB 4 5 6", "A 1 2 3\nB 4 5 6\nC 7 8 9\n", "\nA 1 2 3\n\nB\t4\t5\t6"} {
+		data := []byte("source_id ra_icrs dec_icrs Flux\n" + body)
+		for nchunks := 1; nchunks <= 4; nchunks++ {
+			for minChunk := 1; minChunk <= len(body)+1; minChunk++ {
+				checkSameSky(t, data, nchunks, minChunk)
+			}
+		}
+	}
 }
