@@ -31,11 +31,44 @@ type textLayout struct {
 
 // ReadTextFile reads a pyradiosky text catalog (see ReadText).
 func ReadTextFile(path string) (*Sky, error) {
-	data, err := inputfile.ReadAll(path, math.MaxInt64)
+	data, err := readFileParallel(path, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, err
 	}
 	return readTextBytes(data, path)
+}
+
+// readFileParallel reads the regular file at path (its size when opened)
+// in parts read concurrently: the copy out of the page cache and the page
+// faults of a large catalog's buffer are spread over the cores, and the
+// buffer is not zeroed first (inputfile.ReadAll's growing buffer is, and
+// on one core: 0.05 s of 0.3 for 2·10⁶ sources).
+func readFileParallel(path string, parts int) ([]byte, error) {
+	f, size, err := inputfile.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, size)
+	step := max(size/int64(max(parts, 1)), 1<<20)
+	errs := make([]error, (size+step-1)/step)
+	var wg sync.WaitGroup
+	for k := range errs {
+		lo := int64(k) * step
+		hi := min(lo+step, size)
+		wg.Go(func() {
+			if _, err := f.ReadAt(buf[lo:hi], lo); err != nil {
+				errs[k] = fmt.Errorf("%s: reading bytes %d to %d of %d (did the file change?): %w", path, lo, hi, size, err)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return buf, nil
 }
 
 // ReadText reads a pyradiosky text catalog (SkyModel.read_text_catalog /

@@ -1,10 +1,12 @@
 package skymodel
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -389,6 +391,29 @@ func TestReadTextShortRowsEveryCut(t *testing.T) {
 		for nchunks := 1; nchunks <= 4; nchunks++ {
 			for minChunk := 1; minChunk <= len(body)+1; minChunk++ {
 				checkSameSky(t, data, nchunks, minChunk)
+			}
+		}
+	}
+}
+
+// TestReadFileParallel: the parts read concurrently make up the file, for
+// any number of parts, with sizes around the 1 MiB part minimum.
+func TestReadFileParallel(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
+	dir := t.TempDir()
+	for _, size := range []int{0, 1, 1<<20 - 1, 1 << 20, 1<<20 + 1, 3<<20 + 12345} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(rng.Uint32())
+		}
+		path := filepath.Join(dir, fmt.Sprintf("f%d", size))
+		if err := os.WriteFile(path, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for parts := 0; parts <= 5; parts++ {
+			got, err := readFileParallel(path, parts)
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("size %d, %d parts: %d bytes read (equal: %v), %v", size, parts, len(got), bytes.Equal(got, data), err)
 			}
 		}
 	}
