@@ -15,7 +15,8 @@
 #   -H LOOPS  busy loops of the CPU hog (default 4)
 #   -p PKGS   only these packages (space-separated, e.g. "./matvis/nufft")
 #   -r REGEX  only the top-level tests whose name matches REGEX (grep -E)
-#   -s        go test -short (skips the long cases)
+#   -s        go test -short (skips the long cases; runs that skip are
+#             counted as skipped, not passed)
 #   -S        the random tests only; -L the load tests only
 #   -o DIR    keep the binaries and the failing runs' output here
 #             (default: a temporary directory, removed unless a run failed)
@@ -41,7 +42,7 @@ while getopts "n:b:l:H:p:r:sSLo:h" opt; do
 	S) do_load=0 ;;
 	L) do_seeds=0 ;;
 	o) outdir=$OPTARG ;;
-	h) sed -n '2,27p' "$0"; exit 0 ;;
+	h) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
 	*) echo "soak.sh: unknown option (see scripts/soak.sh -h)" >&2; exit 2 ;;
 	esac
 done
@@ -59,7 +60,7 @@ load_tests=(
 	"./matvis/nufft ^TestExecuteContext$"
 	"./matvis/nufftcpu ^TestCancelWithinIntegration$"
 	"./matvis/cpu ^TestCancelInsideChunk$"
-	"./matvis/multi ^TestCancel"
+	"./matvis/multi ^TestMultiErrorCancelsOthers$"
 	"./internal/h5read ^TestVarLenForgedSkyH5$"
 	"./internal/atomicfile ^TestLockSerializes$"
 	"./internal/inputfile ^TestOpenRefusesNonRegular$"
@@ -103,17 +104,21 @@ discover() {
 		END { for (t in rnd) if (!(t in skip)) print t }' | sort
 }
 
-# record TEST RUNS FAILS SEEDS
+# record TEST RUNS FAILS SKIPS SEEDS
 record() {
-	printf '%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "${4:--}" >>"$summary"
+	printf '%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:--}" >>"$summary"
 	[ "$3" = 0 ] || failed=1
 }
 
 # run BIN DIR TEST [GOMATVIS_TEST_SEED]: one run of TEST in DIR (the
 # package's directory, as go test runs it); its output kept on failure.
+# A run that skipped adds to skips: a skip is not a pass.
 run() {
 	local out="$outdir/run.out"
-	if (cd "$2" && env ${4:+GOMATVIS_TEST_SEED=$4} "$1" -test.run "^$3\$" -test.count=1 $short >"$out" 2>&1); then
+	if (cd "$2" && env ${4:+GOMATVIS_TEST_SEED=$4} "$1" -test.v -test.run "^$3\$" -test.count=1 $short >"$out" 2>&1); then
+		if grep -q "^--- SKIP: $3 " "$out"; then
+			skips=$((skips + 1))
+		fi
 		return 0
 	fi
 	cp "$out" "$outdir/fail-$(basename "$1")-$3-${4:-load}-$RANDOM.out"
@@ -129,14 +134,14 @@ if [ "$do_seeds" = 1 ]; then
 		bin=$(binary "$pkg")
 		for test in $(discover "$bin"); do
 			[ -z "$regex" ] || echo "$test" | grep -Eq "$regex" || continue
-			t0=$(date +%s) fails=0 bad=""
+			t0=$(date +%s) fails=0 skips=0 bad=""
 			for ((s = first; s < first + seeds; s++)); do
 				if ! run "$bin" "$pkg" "$test" "$s"; then
 					fails=$((fails + 1)) bad="$bad $s"
 				fi
 			done
-			record "$pkg $test" "$seeds" "$fails" "${bad# }"
-			echo "$pkg $test: $fails of $seeds seeds failed${bad:+ (seeds$bad)}, $(($(date +%s) - t0)) s"
+			record "$pkg $test" "$seeds" "$fails" "$skips" "${bad# }"
+			echo "$pkg $test: $fails of $seeds seeds failed${bad:+ (seeds$bad)}, $skips skipped, $(($(date +%s) - t0)) s"
 		done
 	done
 fi
@@ -150,32 +155,41 @@ stop_hog() {
 trap stop_hog EXIT INT TERM
 
 if [ "$do_load" = 1 ]; then
-	for ((i = 0; i < hogs; i++)); do
-		(while :; do :; done) &
-		hog_pids+=($!)
-	done
+	# The binaries are built and the tests listed first: the hog runs only
+	# beside the tests.
+	load_runs=()
 	for entry in "${load_tests[@]}"; do
 		pkg=${entry%% *} re=${entry#* }
 		wanted "$pkg" || continue
 		bin=$(binary "$pkg")
-		for test in $("$bin" -test.list "$re"); do
+		tests=$("$bin" -test.list "$re")
+		[ -n "$tests" ] || echo "soak.sh: no test of $pkg matches $re (renamed? edit load_tests)" >&2
+		for test in $tests; do
 			[ -z "$regex" ] || echo "$test" | grep -Eq "$regex" || continue
-			t0=$(date +%s) fails=0
-			for ((k = 0; k < loadcount; k++)); do
-				run "$bin" "$pkg" "$test" || fails=$((fails + 1))
-			done
-			record "$pkg $test (load)" "$loadcount" "$fails"
-			echo "$pkg $test under load: $fails of $loadcount failed, $(($(date +%s) - t0)) s; $(uptime)"
+			load_runs+=("$pkg $bin $test")
 		done
+	done
+	for ((i = 0; i < hogs; i++)); do
+		(while :; do :; done) &
+		hog_pids+=($!)
+	done
+	for entry in "${load_runs[@]}"; do
+		read -r pkg bin test <<<"$entry"
+		t0=$(date +%s) fails=0 skips=0
+		for ((k = 0; k < loadcount; k++)); do
+			run "$bin" "$pkg" "$test" || fails=$((fails + 1))
+		done
+		record "$pkg $test (load)" "$loadcount" "$fails" "$skips"
+		echo "$pkg $test under load: $fails of $loadcount failed, $skips skipped, $(($(date +%s) - t0)) s; $(uptime)"
 	done
 	stop_hog
 fi
 
 echo
 echo "== soak summary ($(($(date +%s) - start)) s; $(uptime))"
-printf '%-70s %6s %9s  %s\n' TEST RUNS FAILURES "FAILING SEEDS"
-while IFS=$'\t' read -r name runs fails bad; do
-	printf '%-70s %6s %9s  %s\n' "$name" "$runs" "$fails" "$bad"
+printf '%-70s %6s %9s %8s  %s\n' TEST RUNS FAILURES SKIPPED "FAILING SEEDS"
+while IFS=$'\t' read -r name runs fails skips bad; do
+	printf '%-70s %6s %9s %8s  %s\n' "$name" "$runs" "$fails" "$skips" "$bad"
 done <"$summary"
 if [ "$failed" = 1 ]; then
 	echo "FAILED: the failing runs' output is in $outdir (fail-*.out)"
