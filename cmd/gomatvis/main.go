@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -86,23 +87,74 @@ func exitNow() {
 func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	return watchSignals(ch, cancel, stderr, exit)
+}
+
+// watchSignals acts on the signals from ch (see onSignals) until stop is
+// called. stop returns only once the watching goroutine has ended, so a
+// signal that arrives after stop never cancels: deciding between the two
+// by a select on ch and a closed channel was a race, since a select with
+// both ready picks either, and under load a signal that came after stop
+// could still cancel a run that had finished (TestSignalAfterStopDoesNotKill
+// saw exit 3 at load 12).
+func watchSignals(ch <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
+	w := &signalWatch{cancel: cancel, stderr: stderr, exit: exit}
+	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
-		select {
-		case <-ch:
-		case <-done:
-			return
-		}
-		fmt.Fprintln(stderr, "\ngomatvis: interrupted: stopping at the next check and keeping finished work; interrupt again to exit at once")
-		cancel()
-		select {
-		case <-ch:
-			fmt.Fprintln(stderr, "gomatvis: interrupted again: exiting now")
-			exit()
-		case <-done:
+		defer close(ended)
+		for {
+			select {
+			case <-ch:
+				if !w.handle() {
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
-	return func() { close(done) }
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			w.mu.Lock()
+			w.stopped = true
+			w.mu.Unlock()
+			close(done)
+			<-ended
+		})
+	}
+}
+
+// signalWatch is the state of a watch: the run's cancel, the exit at a
+// second signal, how many signals it has acted on, and whether it was
+// stopped. The lock makes "stopped" and "act on a signal" exclusive, so
+// the goroutine never acts once stop has begun.
+type signalWatch struct {
+	cancel  context.CancelFunc
+	stderr  io.Writer
+	exit    func()
+	mu      sync.Mutex
+	stopped bool
+	seen    int
+}
+
+// handle acts on one signal unless the watch was stopped: the first
+// cancels the run, the second exits. It reports whether to keep watching.
+func (w *signalWatch) handle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return false
+	}
+	w.seen++
+	if w.seen == 1 {
+		fmt.Fprintln(w.stderr, "\ngomatvis: interrupted: stopping at the next check and keeping finished work; interrupt again to exit at once")
+		w.cancel()
+		return true
+	}
+	fmt.Fprintln(w.stderr, "gomatvis: interrupted again: exiting now")
+	w.exit()
+	return false
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
