@@ -78,19 +78,9 @@ func (in *simInput) files() []string {
 // refusal of an output that would replace one.
 func (in *simInput) namedFiles() []namedInput {
 	if in.spec != nil {
-		return namedAs(specInputs(in.path, in.spec), "")
+		return specFiles(in.path, in.spec)
 	}
-	t := in.cfg.Telescope
-	files := []namedInput{
-		{in.cfg.Path, "obsparam"}, {t.ConfigFile, "telescope config (telescope.telescope_config_name)"},
-		{t.LayoutFile, "array layout (telescope.array_layout)"}, {in.cfg.Sources.Catalog, "catalog (sources.catalog)"},
-	}
-	for i, b := range t.Beams {
-		if b.Type == "beamfits" {
-			files = append(files, namedInput{b.Path, fmt.Sprintf("beam file (beam_paths[%d])", t.BeamIDs[i])})
-		}
-	}
-	return files
+	return obsparamFiles(in.cfg)
 }
 
 // times are the simulation's UTC Julian dates.

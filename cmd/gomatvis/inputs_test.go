@@ -1,0 +1,122 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSpecFilesAreNotOutputs checks that no file a command writes or
+// removes is a file a simspec names (its catalog, layout_csv), in every
+// command that reads a spec or parts: the output itself, its metadata
+// and partial companions, the temporaries a run clears, the merge's
+// output of a Slurm job. Each of these used to be written over or
+// deleted: only the spec and its beam files were protected.
+func TestSpecFilesAreNotOutputs(t *testing.T) {
+	// catalogSpec writes a spec whose sky is the text catalog name.
+	catalogSpec := func(t *testing.T, dir, name string) string {
+		t.Helper()
+		writeBigCatalog(t, filepath.Join(dir, name), 3)
+		return writeSpec(t, dir, smallSpec(3, 2, 2, func(m map[string]any) {
+			m["sources"] = map[string]any{"catalog": map[string]any{"path": name, "filetype": "text"}}
+		}), "")
+	}
+	// layoutSpec writes a spec whose antennas are the layout file name.
+	layoutSpec := func(t *testing.T, dir, name string) string {
+		t.Helper()
+		layout := "Name Number BeamID E N U\nA0 0 0 0 0 0\nA1 1 0 14.6 0 0.3\nA2 2 0 7.3 12.6 -0.5\n"
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(layout), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return writeSpec(t, dir, smallSpec(3, 2, 2, func(m map[string]any) {
+			delete(m, "antennas_enu_m")
+			delete(m, "beam_idx")
+			m["layout_csv"] = name
+		}), "")
+	}
+	// A temporary of a writer whose process is gone (no pid this large).
+	const staleTemp = ".v.npy.tmp-2147483000-abc"
+	cases := []struct {
+		name string
+		// setup returns the arguments; want are what the refusal names.
+		setup func(t *testing.T, dir string) []string
+		want  []string
+	}{
+		{"simulate: catalog as -o", func(t *testing.T, dir string) []string {
+			return []string{"simulate", catalogSpec(t, dir, "sky.uvh5"), "-o", filepath.Join(dir, "sky.uvh5")}
+		}, []string{"sky.uvh5 is the input catalog (sources.catalog.path)", "choose another -o"}},
+		{"simulate: catalog as OUT.meta.json", func(t *testing.T, dir string) []string {
+			return []string{"simulate", catalogSpec(t, dir, "o.meta.json"), "-o", filepath.Join(dir, "o.npy")}
+		}, []string{"o.meta.json is the input catalog", "-o " + filepath.Join("DIR", "o.npy"), "its metadata"}},
+		{"simulate: catalog as OUT.partial.uvh5", func(t *testing.T, dir string) []string {
+			return []string{"simulate", catalogSpec(t, dir, "o.partial.uvh5"), "-o", filepath.Join(dir, "o.uvh5")}
+		}, []string{"o.partial.uvh5 is the input catalog", "partial output of a cancelled run"}},
+		{"simulate: catalog named as a stale temporary of -o", func(t *testing.T, dir string) []string {
+			return []string{"simulate", catalogSpec(t, dir, staleTemp), "-o", filepath.Join(dir, "v.npy")}
+		}, []string{staleTemp + " is named as a temporary of", "input catalog", "rename the input"}},
+		{"simulate: -o a hard link to the catalog", func(t *testing.T, dir string) []string {
+			s := catalogSpec(t, dir, "sky.txt")
+			if err := os.Link(filepath.Join(dir, "sky.txt"), filepath.Join(dir, "v.uvh5")); err != nil {
+				t.Skip(err)
+			}
+			return []string{"simulate", s, "-o", filepath.Join(dir, "v.uvh5")}
+		}, []string{"v.uvh5 is the input catalog (sources.catalog.path)", "sky.txt"}},
+		{"simulate: layout_csv as -o", func(t *testing.T, dir string) []string {
+			return []string{"simulate", layoutSpec(t, dir, "ants.npy"), "-o", filepath.Join(dir, "ants.npy")}
+		}, []string{"ants.npy is the input array layout (layout_csv)"}},
+		{"simulate --shard: catalog as the part", func(t *testing.T, dir string) []string {
+			return []string{"simulate", catalogSpec(t, dir, "sky.gmvpart"), "--shard", "1/2", "-o", filepath.Join(dir, "sky.gmvpart")}
+		}, []string{"sky.gmvpart is the input catalog"}},
+		{"topo: catalog as -o", func(t *testing.T, dir string) []string {
+			return []string{"topo", catalogSpec(t, dir, "sky.npy"), "-o", filepath.Join(dir, "sky.npy")}
+		}, []string{"sky.npy is the input catalog (sources.catalog.path)"}},
+		{"topo: layout_csv as -o", func(t *testing.T, dir string) []string {
+			return []string{"topo", layoutSpec(t, dir, "ants.npy"), "-o", filepath.Join(dir, "ants.npy")}
+		}, []string{"ants.npy is the input array layout"}},
+		{"slurm: catalog as the merge's -o", func(t *testing.T, dir string) []string {
+			return []string{"slurm", catalogSpec(t, dir, "sky.npy"), "--tasks", "2", "-o", filepath.Join(dir, "sky.npy"), "--workdir", filepath.Join(dir, "work")}
+		}, []string{"sky.npy is the input catalog (sources.catalog.path)"}},
+		{"slurm: catalog as the merge's metadata", func(t *testing.T, dir string) []string {
+			return []string{"slurm", catalogSpec(t, dir, "o.meta.json"), "--tasks", "2", "-o", filepath.Join(dir, "o.npy"), "--workdir", filepath.Join(dir, "work")}
+		}, []string{"o.meta.json is the input catalog"}},
+		{"merge: a part named as a stale temporary of -o", func(t *testing.T, dir string) []string {
+			parts := shardAll(t, dir, "example", 2)
+			p := filepath.Join(dir, staleTemp)
+			if err := os.Rename(parts[0], p); err != nil {
+				t.Fatal(err)
+			}
+			return []string{"merge", "-o", filepath.Join(dir, "v.npy"), p, parts[1]}
+		}, []string{staleTemp + " is named as a temporary of", "rename the input"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := c.setup(t, dir)
+			before := map[string]string{}
+			ents, _ := os.ReadDir(dir)
+			for _, e := range ents {
+				before[e.Name()] = fileState(t, filepath.Join(dir, e.Name()))
+			}
+			code, _, stderr := runCLI(t, args...)
+			msg := strings.ReplaceAll(stderr, dir, "DIR")
+			if code == 0 {
+				t.Fatalf("exit 0, stderr %q; want a refusal", msg)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(msg, w) {
+					t.Errorf("stderr %q lacks %q", msg, w)
+				}
+			}
+			after, _ := os.ReadDir(dir)
+			if len(after) != len(before) {
+				t.Errorf("%d files before, %d after the refusal", len(before), len(after))
+			}
+			for n, st := range before {
+				if got := fileState(t, filepath.Join(dir, n)); got != st {
+					t.Errorf("%s changed", n)
+				}
+			}
+		})
+	}
+}
