@@ -94,8 +94,10 @@ func (in *simInput) times() []float64 {
 // buildOptions are simulate's flags that shape the Simulation.
 type buildOptions struct {
 	// uvh5 says the output is UVH5 (else .npy, held whole).
-	uvh5        bool
-	topo        matvis.Coordinates
+	uvh5 bool
+	topo matvis.Coordinates
+	// topoPath is the --topo file topo was read from, for messages.
+	topoPath    string
 	coordMethod string
 	eopPath     string
 	// rotation is a polarized sky's coherency rotation (--stokes-rotation).
@@ -131,7 +133,7 @@ func (in *simInput) build(ctx context.Context, o buildOptions) (*matvis.Simulati
 	}
 	b, err := untilCancelled(ctx, "preparing the simulation (its catalog, beams and coordinates)", func() (built, error) {
 		sim, obs, err := in.buildNow(o)
-		return built{sim, obs}, err
+		return built{sim, obs}, topoError(o.topoPath, err)
 	})
 	return b.sim, b.obs, err
 }

@@ -67,6 +67,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
 			return err
 		}
+		bo.topoPath = *topo
 	}
 	sim, obs, err := in.build(ctx, bo)
 	if err != nil {
@@ -196,7 +197,7 @@ func heapLive() int64 {
 func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
 	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
-		return nil, err
+		return nil, gpuOpenError(backend, err)
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, note)

@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/gomatvis/gomatvis/matvis"
+)
+
+// The CLI's own messages: a refused flag says what was wrong and what
+// was meant first (the full usage is one --help away, not 45 lines
+// burying the one that matters), a size takes the units people type, a
+// missing GPU points to the fallback, a --topo of another sky names the
+// file, and an interrupt ends with a line that does not read as a
+// failure.
+
+// parseQuietly parses args into fs without the flag package's printing:
+// an error is returned alone (the caller prints it, with suggestFlag's
+// hint), and --help prints the command's usage as before.
+func parseQuietly(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := fs.Parse(args)
+	fs.SetOutput(out)
+	fs.Usage = usage
+	if errors.Is(err, flag.ErrHelp) {
+		usage()
+	}
+	return err
+}
+
+// flagError is the refusal of a flag the flag package could not parse:
+// its message, a "did you mean" for a mistyped name and where the flags
+// are listed.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if m := invalidValueRe.FindStringSubmatch(msg); m != nil {
+		// The flag package's "invalid value "x" for flag -name: parse
+		// error", in the CLI's spelling of flags and with a cause.
+		why := m[4]
+		switch {
+		case why == "parse error" && m[1] != "":
+			why = "want true or false"
+		case why == "parse error":
+			why = "not a number"
+		}
+		msg = fmt.Sprintf("--%s %s: %s", m[3], m[2], why)
+	}
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		if s := suggestFlag(fs, name); s != "" {
+			msg = fmt.Sprintf("unknown flag -%s; did you mean --%s?", name, s)
+		} else {
+			msg = fmt.Sprintf("unknown flag -%s", name)
+		}
+	}
+	return badFlagError{fmt.Errorf("%s (gomatvis %s --help lists the flags)", msg, fs.Name())}
+}
+
+// invalidValueRe matches the flag package's refusal of a flag's value.
+var invalidValueRe = regexp.MustCompile(`^invalid (boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-(\S+): (.*)$`)
+
+// suggestFlag is the defined flag nearest to name by edit distance ("" when
+// none is near enough to be what was meant: at most a third of its
+// letters, and two, differ).
+func suggestFlag(fs *flag.FlagSet, name string) string {
+	name = strings.TrimPrefix(name, "-") // ---backend
+	if before, _, ok := strings.Cut(name, "="); ok {
+		name = before
+	}
+	best, bestD := "", math.MaxInt
+	fs.VisitAll(func(f *flag.Flag) {
+		if d := editDistance(name, f.Name); d < bestD {
+			best, bestD = f.Name, d
+		}
+	})
+	if bestD > 2 || bestD > max(1, len(best)/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b (by bytes:
+// flag names are ASCII).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			sub := prev[j-1]
+			if a[i-1] != b[j-1] {
+				sub++
+			}
+			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// byteSizeHelp says which spellings a size flag takes.
+const byteSizeHelp = "an integer, 2e9, or with a unit: kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 1GB or 512MiB"
+
+// byteUnits are the units a size may carry, by their lower-case spelling.
+var byteUnits = map[string]float64{
+	"": 1, "b": 1,
+	"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+}
+
+// parseByteSize reads a number of bytes: 2000000000, 2e9, 1GB, 1.5GiB,
+// 512 MiB. A bare K, M, G or T is refused as ambiguous.
+func parseByteSize(s string) (int64, error) {
+	t := strings.TrimSpace(s)
+	i := strings.LastIndexFunc(t, func(r rune) bool { return r >= '0' && r <= '9' || r == '.' }) + 1
+	num, unit := t[:i], strings.ToLower(strings.TrimSpace(t[i:]))
+	mult, ok := byteUnits[unit]
+	if !ok {
+		if len(unit) == 1 && strings.Contains("kmgt", unit) {
+			return 0, fmt.Errorf("the unit %q is ambiguous: write %s%sB (powers of 1000) or %s%siB (powers of 1024)", t[i:], num, strings.ToUpper(unit), num, strings.ToUpper(unit))
+		}
+		return 0, fmt.Errorf("want %s", byteSizeHelp)
+	}
+	v, err := strconv.ParseFloat(num, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		v, err = math.Inf(1), nil // refused below as too large
+	}
+	if err != nil {
+		return 0, fmt.Errorf("want %s", byteSizeHelp)
+	}
+	b := v * mult
+	switch {
+	case b < 0:
+		return 0, errors.New("want a positive number of bytes")
+	case b >= math.MaxInt64:
+		return 0, errors.New("too large: want at most 2⁶³−1 bytes")
+	case b != math.Trunc(b):
+		return 0, fmt.Errorf("%g bytes: want a whole number of bytes", b)
+	}
+	return int64(b), nil
+}
+
+// byteSize is a flag.Value holding a number of bytes (parseByteSize).
+type byteSize struct{ v *int64 }
+
+// byteSizeFlag defines a size flag on fs: usage is followed by the
+// spellings it takes.
+func byteSizeFlag(fs *flag.FlagSet, name string, usage string) *int64 {
+	v := new(int64)
+	fs.Var(byteSize{v}, name, usage+"; "+byteSizeHelp)
+	return v
+}
+
+// String implements flag.Value.
+func (b byteSize) String() string {
+	if b.v == nil || *b.v == 0 {
+		return ""
+	}
+	return strconv.FormatInt(*b.v, 10)
+}
+
+// Set implements flag.Value.
+func (b byteSize) Set(s string) error {
+	n, err := parseByteSize(s)
+	if err != nil {
+		return err
+	}
+	*b.v = n
+	return nil
+}
+
+// gpuOpenError points a --backend gpu that found no usable GPU to the
+// backends that run without one.
+func gpuOpenError(backend string, err error) error {
+	if backend != "gpu" {
+		return err
+	}
+	return fmt.Errorf("%w; --backend auto runs on the GPU when one opens and on the CPU otherwise (--backend cpu: the CPU always)", err)
+}
+
+// topoError names the --topo file when its vectors are not of the run's
+// sky or times (matvis names only the counts).
+func topoError(path string, err error) error {
+	var ce *matvis.CoordsMismatchError
+	if path == "" || !errors.As(err, &ce) {
+		return err
+	}
+	return fmt.Errorf("--topo %s: %w: its ENU vectors are of another sky or times; write this run's with gomatvis topo SPEC.json -o TOPO.npy, or drop --topo", path, err)
+}
+
+// interruptedLine is the last line of a run stopped by an interrupt: what
+// it was doing, without the "context canceled" that reads like a failure
+// (what was kept has been said above, by the command that kept it).
+func interruptedLine(name string, err error) string {
+	msg := err.Error()
+	suffix := ": " + context.Canceled.Error()
+	if !strings.HasSuffix(msg, suffix) {
+		// A failure on the way out (saving the finished work) says so.
+		return fmt.Sprintf("gomatvis %s: interrupted: %s", name, msg)
+	}
+	msg = strings.TrimSuffix(strings.TrimSuffix(msg, suffix), ": stopped")
+	return fmt.Sprintf("gomatvis %s: stopped by the interrupt, as asked (%s)", name, msg)
+}
