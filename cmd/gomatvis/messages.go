@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/gpu"
 )
 
 // The CLI's own messages: a refused flag says what was wrong and what
@@ -180,10 +181,11 @@ func (b byteSize) Set(s string) error {
 	return nil
 }
 
-// gpuOpenError points a --backend gpu that found no usable GPU to the
-// backends that run without one.
-func gpuOpenError(backend string, err error) error {
-	if backend != "gpu" {
+// gpuOpenError points a --backend gpu that found no GPU (gpu.ErrNoDevice)
+// to the backends that run without one; other errors are returned as
+// they are.
+func gpuOpenError(err error) error {
+	if !errors.Is(err, gpu.ErrNoDevice) {
 		return err
 	}
 	return fmt.Errorf("%w; --backend auto runs on the GPU when one opens and on the CPU otherwise (--backend cpu: the CPU always)", err)

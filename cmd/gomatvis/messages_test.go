@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/matvis/gpu"
 )
 
 // TestFlagErrorsComeFirst: a refused flag prints its error, with a "did
@@ -121,21 +123,26 @@ func TestMaxMemoryUnits(t *testing.T) {
 // TestGPUBackendPointsToAuto: --backend gpu without a usable GPU says
 // that --backend auto would run (on the CPU).
 func TestGPUBackendPointsToAuto(t *testing.T) {
-	err := gpuOpenError("gpu", errors.New("backend gpu: no CUDA driver"))
-	if !strings.Contains(err.Error(), "no CUDA driver; --backend auto") {
+	err := gpuOpenError(fmt.Errorf("backend gpu: open CUDA driver: %w", gpu.ErrNoDevice))
+	if !strings.Contains(err.Error(), "no CUDA device/driver found; --backend auto") {
 		t.Errorf("got %q", err)
 	}
-	if e := errors.New("x"); gpuOpenError("auto", e) != e {
-		t.Error("a backend other than gpu got the hint")
+	if e := errors.New("backend gpu: out of memory"); gpuOpenError(e) != e {
+		t.Error("an error other than no device got the hint")
 	}
 	dir := t.TempDir()
 	spec := writeSpec(t, dir, smallSpec(3, 2, 2, nil), "")
-	code, _, stderr := runCLI(t, "simulate", spec, "--backend", "gpu", "-o", filepath.Join(dir, "v.npy"))
-	if code == 0 {
-		t.Skip("a GPU opened here: the message is for machines without one")
-	}
-	if !strings.Contains(stderr, "--backend auto") {
-		t.Errorf("exit %d, stderr %q; want a pointer to --backend auto", code, stderr)
+	for _, args := range [][]string{
+		{"simulate", spec, "--backend", "gpu", "-o", filepath.Join(dir, "v.npy")},
+		{"profile", "--preset", "custom", "--nant", "3", "--nbeam", "1", "--nsrc", "10", "--ntimes", "1", "--nfreq", "1", "--backend", "gpu", "-o", filepath.Join(dir, "p")},
+	} {
+		code, _, stderr := runCLI(t, args...)
+		if code == 0 {
+			t.Skip("a GPU opened here: the message is for machines without one")
+		}
+		if !strings.Contains(stderr, "--backend auto") {
+			t.Errorf("%s: exit %d, stderr %q; want a pointer to --backend auto", args[0], code, stderr)
+		}
 	}
 }
 

@@ -128,7 +128,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Log:     func(s string) { fmt.Fprintln(stderr, s) },
 	})
 	if err != nil {
-		return err
+		return gpuOpenError(err)
 	}
 	if err := profile.WriteDir(rep, *out); err != nil {
 		return err

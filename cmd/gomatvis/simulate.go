@@ -197,7 +197,7 @@ func heapLive() int64 {
 func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
 	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
-		return nil, gpuOpenError(backend, err)
+		return nil, gpuOpenError(err)
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, note)
