@@ -145,7 +145,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "gomatvis: unknown command %q\n", args[0])
+	fmt.Fprintln(stderr, unknownCommand(args[0], cmds))
 	usage()
 	return 2
 }

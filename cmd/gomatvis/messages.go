@@ -88,26 +88,46 @@ func suggestFlag(fs *flag.FlagSet, name string) string {
 	return best
 }
 
-// editDistance is the Levenshtein distance between a and b (by bytes:
-// flag names are ASCII).
+// editDistance is the optimal-string-alignment distance between a and b
+// (by bytes: names are ASCII): insertions, deletions, substitutions and
+// swaps of two neighbours ("mrege" is one from "merge") count one each.
 func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
 	}
 	for i := 1; i <= len(a); i++ {
-		cur[0] = i
 		for j := 1; j <= len(b); j++ {
-			sub := prev[j-1]
-			if a[i-1] != b[j-1] {
-				sub++
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
 			}
-			cur[j] = min(sub, prev[j]+1, cur[j-1]+1)
+			d[i][j] = min(d[i-1][j-1]+cost, d[i-1][j]+1, d[i][j-1]+1)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
 		}
-		prev, cur = cur, prev
 	}
-	return prev[len(b)]
+	return d[len(a)][len(b)]
+}
+
+// unknownCommand is the refusal of a command name, with the nearest
+// command when one is near enough to be what was meant.
+func unknownCommand(name string, cmds []command) string {
+	best, bestD := "", math.MaxInt
+	for _, c := range cmds {
+		if d := editDistance(name, c.name); d < bestD {
+			best, bestD = c.name, d
+		}
+	}
+	if bestD > 2 || bestD > max(1, len(best)/3) {
+		return fmt.Sprintf("gomatvis: unknown command %q", name)
+	}
+	return fmt.Sprintf("gomatvis: unknown command %q; did you mean %s?", name, best)
 }
 
 // byteSizeHelp says which spellings a size flag takes.

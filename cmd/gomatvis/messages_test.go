@@ -22,6 +22,7 @@ func TestFlagErrorsComeFirst(t *testing.T) {
 		not  string
 	}{
 		{[]string{"simulate", "example", "--backnd", "cpu", "-o", "x.npy"}, []string{"unknown flag -backnd; did you mean --backend?", "gomatvis simulate --help lists the flags"}, ""},
+		{[]string{"simulate", "example", "--bakcend", "cpu", "-o", "x.npy"}, []string{"did you mean --backend?"}, ""},
 		{[]string{"simulate", "example", "--max-memroy", "1", "-o", "x.npy"}, []string{"did you mean --max-memory?"}, ""},
 		{[]string{"simulate", "example", "-0", "x.npy"}, []string{"did you mean --o?"}, ""},
 		{[]string{"topo", "example", "--coord-metod=erfa", "-o", "x.npy"}, []string{"did you mean --coord-method?", "gomatvis topo --help"}, ""},
@@ -55,12 +56,28 @@ func TestFlagErrorsComeFirst(t *testing.T) {
 	}
 }
 
-// TestEditDistance checks the Levenshtein distance on hand-counted pairs.
+// TestUnknownCommand: a mistyped command is named with the nearest one.
+func TestUnknownCommand(t *testing.T) {
+	for _, c := range []struct{ name, want string }{
+		{"simulat", `unknown command "simulat"; did you mean simulate?`},
+		{"mrege", `unknown command "mrege"; did you mean merge?`},
+		{"frobnicate", `unknown command "frobnicate"` + "\n"},
+	} {
+		code, _, stderr := runCLI(t, c.name)
+		if code != 2 || !strings.HasPrefix(stderr, "gomatvis: ") || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q first", c.name, code, stderr, c.want)
+		}
+	}
+}
+
+// TestEditDistance checks the optimal-string-alignment distance on
+// hand-counted pairs.
 func TestEditDistance(t *testing.T) {
 	for _, c := range []struct {
 		a, b string
 		d    int
-	}{{"", "", 0}, {"", "abc", 3}, {"backnd", "backend", 1}, {"kitten", "sitting", 3}, {"o", "0", 1}, {"flaw", "lawn", 2}, {"abc", "abc", 0}} {
+	}{{"", "", 0}, {"", "abc", 3}, {"backnd", "backend", 1}, {"kitten", "sitting", 3}, {"o", "0", 1}, {"flaw", "lawn", 2}, {"abc", "abc", 0},
+		{"mrege", "merge", 1}, {"bakcend", "backend", 1}, {"ca", "abc", 3}, {"abcd", "acbd", 1}} {
 		if got := editDistance(c.a, c.b); got != c.d {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", c.a, c.b, got, c.d)
 		}
@@ -158,16 +175,27 @@ func TestTopoOfAnotherSky(t *testing.T) {
 	}
 	spec4 := filepath.Join(dir, "spec4.json")
 	writeSpecAt(t, spec4, smallSpec(4, 2, 2, nil))
-	for _, extra := range [][]string{nil, {"--shard", "0/1"}} {
+	spec3t := filepath.Join(dir, "spec3t.json")
+	writeSpecAt(t, spec3t, smallSpec(3, 2, 3, nil))
+	cases := []struct {
+		spec  string
+		extra []string
+		want  string
+	}{
+		{spec4, nil, "matvis: coords: 3 sources, the sky has 4"},
+		{spec4, []string{"--shard", "0/1"}, "matvis: coords: 3 sources, the sky has 4"},
+		{spec3t, nil, "times: 3 values, coordinates have 2 times"},
+	}
+	for _, c := range cases {
 		out := filepath.Join(dir, "v.npy")
-		if extra != nil {
+		if c.extra != nil {
 			out = filepath.Join(dir, "v.gmvpart")
 		}
-		args := append([]string{"simulate", spec4, "--topo", topo, "--backend", "cpu", "-o", out}, extra...)
+		args := append([]string{"simulate", c.spec, "--topo", topo, "--backend", "cpu", "-o", out}, c.extra...)
 		code, _, stderr := runCLI(t, args...)
-		want := fmt.Sprintf("--topo %s: matvis: coords: 3 sources, the sky has 4", topo)
-		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "gomatvis topo SPEC.json") {
-			t.Errorf("%v: exit %d, stderr %q; want %q and how to write the right file", extra, code, stderr, want)
+		want := fmt.Sprintf("--topo %s: ", topo)
+		if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "gomatvis topo SPEC.json") {
+			t.Errorf("%s %v: exit %d, stderr %q; want %q, %q and how to write the right file", filepath.Base(c.spec), c.extra, code, stderr, want, c.want)
 		}
 	}
 }
