@@ -45,41 +45,41 @@ func TestSpecFilesAreNotOutputs(t *testing.T) {
 	}{
 		{"simulate: catalog as -o", func(t *testing.T, dir string) []string {
 			return []string{"simulate", catalogSpec(t, dir, "sky.uvh5"), "-o", filepath.Join(dir, "sky.uvh5")}
-		}, []string{"sky.uvh5 is the input catalog (sources.catalog.path)", "choose another -o"}},
+		}, []string{"output DIR/sky.uvh5 is the input catalog (sources.catalog.path) DIR/sky.uvh5", "choose another -o"}},
 		{"simulate: catalog as OUT.meta.json", func(t *testing.T, dir string) []string {
 			return []string{"simulate", catalogSpec(t, dir, "o.meta.json"), "-o", filepath.Join(dir, "o.npy")}
-		}, []string{"o.meta.json is the input catalog", "-o " + filepath.Join("DIR", "o.npy"), "its metadata"}},
+		}, []string{"output DIR/o.meta.json is the input catalog (sources.catalog.path) DIR/o.meta.json: -o DIR/o.npy writes it as its metadata"}},
 		{"simulate: catalog as OUT.partial.uvh5", func(t *testing.T, dir string) []string {
 			return []string{"simulate", catalogSpec(t, dir, "o.partial.uvh5"), "-o", filepath.Join(dir, "o.uvh5")}
-		}, []string{"o.partial.uvh5 is the input catalog", "partial output of a cancelled run"}},
+		}, []string{"output DIR/o.partial.uvh5 is the input catalog (sources.catalog.path) DIR/o.partial.uvh5: -o DIR/o.uvh5 writes it as the partial output of a cancelled run"}},
 		{"simulate: catalog named as a stale temporary of -o", func(t *testing.T, dir string) []string {
 			return []string{"simulate", catalogSpec(t, dir, staleTemp), "-o", filepath.Join(dir, "v.npy")}
-		}, []string{staleTemp + " is named as a temporary of", "input catalog", "rename the input"}},
+		}, []string{"output DIR/v.npy: DIR/" + staleTemp + " is named as a temporary of DIR/v.npy", "the input catalog (sources.catalog.path) DIR/" + staleTemp, "rename the input"}},
 		{"simulate: -o a hard link to the catalog", func(t *testing.T, dir string) []string {
 			s := catalogSpec(t, dir, "sky.txt")
 			if err := os.Link(filepath.Join(dir, "sky.txt"), filepath.Join(dir, "v.uvh5")); err != nil {
 				t.Skip(err)
 			}
 			return []string{"simulate", s, "-o", filepath.Join(dir, "v.uvh5")}
-		}, []string{"v.uvh5 is the input catalog (sources.catalog.path)", "sky.txt"}},
+		}, []string{"output DIR/v.uvh5 is the input catalog (sources.catalog.path) DIR/sky.txt"}},
 		{"simulate: layout_csv as -o", func(t *testing.T, dir string) []string {
 			return []string{"simulate", layoutSpec(t, dir, "ants.npy"), "-o", filepath.Join(dir, "ants.npy")}
-		}, []string{"ants.npy is the input array layout (layout_csv)"}},
+		}, []string{"output DIR/ants.npy is the input array layout (layout_csv) DIR/ants.npy"}},
 		{"simulate --shard: catalog as the part", func(t *testing.T, dir string) []string {
 			return []string{"simulate", catalogSpec(t, dir, "sky.gmvpart"), "--shard", "1/2", "-o", filepath.Join(dir, "sky.gmvpart")}
-		}, []string{"sky.gmvpart is the input catalog"}},
+		}, []string{"output DIR/sky.gmvpart is the input catalog (sources.catalog.path) DIR/sky.gmvpart"}},
 		{"topo: catalog as -o", func(t *testing.T, dir string) []string {
 			return []string{"topo", catalogSpec(t, dir, "sky.npy"), "-o", filepath.Join(dir, "sky.npy")}
-		}, []string{"sky.npy is the input catalog (sources.catalog.path)"}},
+		}, []string{"output DIR/sky.npy is the input catalog (sources.catalog.path) DIR/sky.npy"}},
 		{"topo: layout_csv as -o", func(t *testing.T, dir string) []string {
 			return []string{"topo", layoutSpec(t, dir, "ants.npy"), "-o", filepath.Join(dir, "ants.npy")}
-		}, []string{"ants.npy is the input array layout"}},
+		}, []string{"output DIR/ants.npy is the input array layout (layout_csv) DIR/ants.npy"}},
 		{"slurm: catalog as the merge's -o", func(t *testing.T, dir string) []string {
 			return []string{"slurm", catalogSpec(t, dir, "sky.npy"), "--tasks", "2", "-o", filepath.Join(dir, "sky.npy"), "--workdir", filepath.Join(dir, "work")}
-		}, []string{"sky.npy is the input catalog (sources.catalog.path)"}},
+		}, []string{"DIR/sky.npy is the input catalog (sources.catalog.path) DIR/sky.npy", "choose another -o"}},
 		{"slurm: catalog as the merge's metadata", func(t *testing.T, dir string) []string {
 			return []string{"slurm", catalogSpec(t, dir, "o.meta.json"), "--tasks", "2", "-o", filepath.Join(dir, "o.npy"), "--workdir", filepath.Join(dir, "work")}
-		}, []string{"o.meta.json is the input catalog"}},
+		}, []string{"DIR/o.meta.json is the input catalog (sources.catalog.path) DIR/o.meta.json"}},
 		{"merge: a part named as a stale temporary of -o", func(t *testing.T, dir string) []string {
 			parts := shardAll(t, dir, "example", 2)
 			p := filepath.Join(dir, staleTemp)
@@ -87,7 +87,7 @@ func TestSpecFilesAreNotOutputs(t *testing.T) {
 				t.Fatal(err)
 			}
 			return []string{"merge", "-o", filepath.Join(dir, "v.npy"), p, parts[1]}
-		}, []string{staleTemp + " is named as a temporary of", "rename the input"}},
+		}, []string{"DIR/" + staleTemp + " is named as a temporary of DIR/v.npy", "the input DIR/" + staleTemp, "rename the input"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
