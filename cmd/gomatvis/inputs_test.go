@@ -1,6 +1,7 @@
 package main
 
 import (
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -80,6 +81,14 @@ func TestSpecFilesAreNotOutputs(t *testing.T) {
 		{"slurm: catalog as the merge's metadata", func(t *testing.T, dir string) []string {
 			return []string{"slurm", catalogSpec(t, dir, "o.meta.json"), "--tasks", "2", "-o", filepath.Join(dir, "o.npy"), "--workdir", filepath.Join(dir, "work")}
 		}, []string{"DIR/o.meta.json is the input catalog (sources.catalog.path) DIR/o.meta.json"}},
+		{"slurm: catalog as the array script", func(t *testing.T, dir string) []string {
+			os.Mkdir(filepath.Join(dir, "work"), 0o755)
+			return []string{"slurm", catalogSpec(t, dir, "work/array.sbatch"), "--tasks", "2", "-o", filepath.Join(dir, "o.npy"), "--workdir", filepath.Join(dir, "work")}
+		}, []string{"DIR/work/array.sbatch is the input catalog (sources.catalog.path) DIR/work/array.sbatch"}},
+		{"slurm: catalog named as a part in the work directory", func(t *testing.T, dir string) []string {
+			os.Mkdir(filepath.Join(dir, "work"), 0o755)
+			return []string{"slurm", catalogSpec(t, dir, "work/part-0000.gmvpart"), "--tasks", "2", "-o", filepath.Join(dir, "o.npy"), "--workdir", filepath.Join(dir, "work")}
+		}, []string{"DIR/work is where the jobs write their parts and logs, and holds the input catalog (sources.catalog.path) DIR/work/part-0000.gmvpart"}},
 		{"merge: a part named as a stale temporary of -o", func(t *testing.T, dir string) []string {
 			parts := shardAll(t, dir, "example", 2)
 			p := filepath.Join(dir, staleTemp)
@@ -93,11 +102,7 @@ func TestSpecFilesAreNotOutputs(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
 			args := c.setup(t, dir)
-			before := map[string]string{}
-			ents, _ := os.ReadDir(dir)
-			for _, e := range ents {
-				before[e.Name()] = fileState(t, filepath.Join(dir, e.Name()))
-			}
+			before := treeState(t, dir)
 			code, _, stderr := runCLI(t, args...)
 			msg := strings.ReplaceAll(stderr, dir, "DIR")
 			if code == 0 {
@@ -108,15 +113,33 @@ func TestSpecFilesAreNotOutputs(t *testing.T) {
 					t.Errorf("stderr %q lacks %q", msg, w)
 				}
 			}
-			after, _ := os.ReadDir(dir)
+			after := treeState(t, dir)
 			if len(after) != len(before) {
 				t.Errorf("%d files before, %d after the refusal", len(before), len(after))
 			}
 			for n, st := range before {
-				if got := fileState(t, filepath.Join(dir, n)); got != st {
+				if after[n] != st {
 					t.Errorf("%s changed", n)
 				}
 			}
 		})
 	}
+}
+
+// treeState is fileState of every file under dir, by relative path.
+func treeState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	st := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		st[rel] = fileState(t, p)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
 }
