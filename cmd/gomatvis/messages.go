@@ -134,14 +134,15 @@ func unknownCommand(name string, cmds []command) string {
 const byteSizeHelp = "an integer, 2e9, or with a unit: kB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB (powers of 1024), e.g. 1GB or 512MiB"
 
 // byteUnits are the units a size may carry, by their lower-case spelling.
-var byteUnits = map[string]float64{
+var byteUnits = map[string]int64{
 	"": 1, "b": 1,
 	"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
 	"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
 }
 
 // parseByteSize reads a number of bytes: 2000000000, 2e9, 1GB, 1.5GiB,
-// 512 MiB. A bare K, M, G or T is refused as ambiguous.
+// 512 MiB. A bare K, M, G or T is refused as ambiguous. An integer
+// count is exact (no float64 rounding above 2⁵³).
 func parseByteSize(s string) (int64, error) {
 	t := strings.TrimSpace(s)
 	i := strings.LastIndexFunc(t, func(r rune) bool { return r >= '0' && r <= '9' || r == '.' }) + 1
@@ -153,6 +154,17 @@ func parseByteSize(s string) (int64, error) {
 		}
 		return 0, fmt.Errorf("want %s", byteSizeHelp)
 	}
+	errNegative := errors.New("want a positive number of bytes")
+	errLarge := errors.New("too large: want at most 2⁶³−1 bytes")
+	if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+		switch {
+		case n < 0:
+			return 0, errNegative
+		case n > math.MaxInt64/mult:
+			return 0, errLarge
+		}
+		return n * mult, nil
+	}
 	v, err := strconv.ParseFloat(num, 64)
 	if errors.Is(err, strconv.ErrRange) {
 		v, err = math.Inf(1), nil // refused below as too large
@@ -160,12 +172,12 @@ func parseByteSize(s string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("want %s", byteSizeHelp)
 	}
-	b := v * mult
+	b := v * float64(mult)
 	switch {
 	case b < 0:
-		return 0, errors.New("want a positive number of bytes")
+		return 0, errNegative
 	case b >= math.MaxInt64:
-		return 0, errors.New("too large: want at most 2⁶³−1 bytes")
+		return 0, errLarge
 	case b != math.Trunc(b):
 		return 0, fmt.Errorf("%g bytes: want a whole number of bytes", b)
 	}

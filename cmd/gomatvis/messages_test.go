@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -96,7 +98,8 @@ func TestParseByteSize(t *testing.T) {
 	}{
 		{"2000000000", 2000000000}, {"2e9", 2000000000}, {"1GB", 1000000000}, {"1gb", 1000000000},
 		{"512MiB", 512 << 20}, {"512 MiB", 512 << 20}, {"1.5GiB", 3 << 29}, {"64kB", 64000}, {"2TiB", 2 << 40},
-		{"100B", 100}, {"0", 0},
+		{"100B", 100}, {"0", 0}, {"9007199254740993", 9007199254740993}, {"9223372036854775807", math.MaxInt64},
+		{"8388607TiB", 8388607 << 40},
 	}
 	for _, c := range ok {
 		if got, err := parseByteSize(c.in); err != nil || got != c.want {
@@ -106,7 +109,8 @@ func TestParseByteSize(t *testing.T) {
 	bad := []struct{ in, want string }{
 		{"1G", "ambiguous: write 1GB (powers of 1000) or 1GiB"},
 		{"GB", "want an integer"}, {"abc", "want an integer"}, {"1 furlong", "want an integer"},
-		{"-1", "want a positive number"}, {"1e400", "too large"}, {"NaN", "want an integer"}, {"Inf", "want an integer"},
+		{"-1", "want a positive number"}, {"-1.5GB", "want a positive number"}, {"1e400", "too large"},
+		{"9223372036854775808", "too large"}, {"8388608TiB", "too large"}, {"1e19", "too large"}, {"NaN", "want an integer"}, {"Inf", "want an integer"},
 		{"0.5", "whole number of bytes"}, {"", "want an integer"},
 	}
 	for _, c := range bad {
@@ -238,4 +242,24 @@ func TestInterruptedLastLine(t *testing.T) {
 	if l := interruptedLine("simulate", err); !strings.Contains(l, "disk full") || strings.Contains(l, "as asked") {
 		t.Errorf("got %q", l)
 	}
+}
+
+// FuzzParseByteSize: no input panics; an accepted size is not negative;
+// a plain decimal integer is read exactly, as strconv.ParseInt reads it.
+func FuzzParseByteSize(f *testing.F) {
+	for _, s := range []string{"1GB", "512MiB", "2e9", "2000000000", "1G", "-1", "0.5", "1e400", "9223372036854775807", " 3 kib "} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseByteSize(s)
+		if err != nil {
+			return
+		}
+		if n < 0 {
+			t.Fatalf("parseByteSize(%q) = %d", s, n)
+		}
+		if want, perr := strconv.ParseInt(strings.TrimSpace(s), 10, 64); perr == nil && want != n {
+			t.Fatalf("parseByteSize(%q) = %d, want %d", s, n, want)
+		}
+	})
 }
