@@ -190,14 +190,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "gomatvis %s: %v\nusage: gomatvis %s\n", c.name, err, c.usage)
 				return 2
 			case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-				fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
+				fmt.Fprintln(stderr, interruptedLine(c.name, err))
 				return exitInterrupted
 			}
 			fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "gomatvis: unknown command %q\n", args[0])
+	fmt.Fprintln(stderr, unknownCommand(args[0], cmds))
 	usage()
 	return 2
 }
@@ -211,11 +211,11 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	args = normalizeBoolArgs(fs, args)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuietly(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, badFlagError{err}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

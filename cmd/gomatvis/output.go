@@ -115,11 +115,6 @@ func npyFormat() []outputFormat {
 // partialPath is where a cancelled run's finished integrations go.
 func partialPath(out string) string { return output.PartialPath(out) }
 
-// outputFiles are the files a run writing -o out may create or replace.
-func outputFiles(out string) []string {
-	return []string{out, metaPath(out), partialPath(out)}
-}
-
 // checkOutputName refuses, before any work, an output with an extension
 // not in formats, one that names a directory or whose OUT.meta.json
 // would be one (the run would fail only at its end), and one whose
@@ -146,63 +141,6 @@ func checkOutputName(out string, formats []outputFormat) error {
 		}
 	}
 	return checkWritable(out)
-}
-
-// checkNotInput refuses an output any of whose files is one of the inputs
-// (os.SameFile: links and other spellings of a path included).
-func checkNotInput(out string, inputs []string) error {
-	return checkOutputNotInput(out, namedAs(inputs, ""), "choose another -o")
-}
-
-// namedInput is an input file and what it is to the run ("" for nothing
-// to say).
-type namedInput struct {
-	path, role string
-}
-
-// namedAs names every path with one role.
-func namedAs(paths []string, role string) []namedInput {
-	var in []namedInput
-	for _, p := range paths {
-		in = append(in, namedInput{p, role})
-	}
-	return in
-}
-
-// checkOutputNotInput is checkNotInput with the inputs' roles named in
-// the refusal, which ends with hint (how to choose another output).
-func checkOutputNotInput(out string, inputs []namedInput, hint string) error {
-	return checkFilesNotInputs(outputFiles(out), inputs, hint)
-}
-
-// checkFilesNotInputs fails when any of the files a command writes, outs,
-// is one of its inputs (for commands whose -o is a directory).
-func checkFilesNotInputs(outs []string, inputs []namedInput, hint string) error {
-	for _, o := range outs {
-		if err := notAnInput(o, inputs, hint); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// notAnInput fails when the existing file out is one of inputs.
-func notAnInput(out string, inputs []namedInput, hint string) error {
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil // not there: not an input
-	}
-	for _, in := range inputs {
-		ist, err := os.Stat(in.path)
-		if err == nil && os.SameFile(ost, ist) {
-			what := "the input"
-			if in.role != "" {
-				what += " " + in.role
-			}
-			return fmt.Errorf("output %s is %s %s: writing it would destroy the input; %s", out, what, in.path, hint)
-		}
-	}
-	return nil
 }
 
 // specInputs are the files a spec reads: the spec and its beamfits beams.

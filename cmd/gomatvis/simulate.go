@@ -67,6 +67,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
 			return err
 		}
+		bo.topoPath = *topo
 	}
 	sim, obs, err := in.build(ctx, bo)
 	if err != nil {
@@ -196,7 +197,7 @@ func heapLive() int64 {
 func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
 	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
-		return nil, err
+		return nil, gpuOpenError(err)
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, note)
@@ -238,12 +239,7 @@ func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, 
 		return nil, fmt.Errorf("%w: -o %s is required", errUsage, formatNames(formats))
 	}
 	// Before the name's extension: -o OBSPARAM.yaml is refused as the input it is.
-	inputs := in.namedFiles()
-	for _, f := range []namedInput{{*topo, "--topo file"}, {*eop, "--eop file"}} {
-		if f.path != "" {
-			inputs = append(inputs, f)
-		}
-	}
+	inputs := append(in.namedFiles(), flagFiles(namedInput{*topo, "--topo file"}, namedInput{*eop, "--eop file"})...)
 	if err := checkOutputNotInput(*out, inputs, hint); err != nil {
 		return nil, err
 	}
@@ -289,13 +285,11 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 	if err != nil {
 		return nil, err
 	}
-	inputs := specInputs(pos[0], spec)
+	inputs := specFiles(pos[0], spec)
 	for _, f := range inputFlags {
-		if *f != "" {
-			inputs = append(inputs, *f)
-		}
+		inputs = append(inputs, flagFiles(namedInput{*f, ""})...)
 	}
-	if err := checkNotInput(*out, inputs); err != nil {
+	if err := checkOutputNotInput(*out, inputs, "choose another -o"); err != nil {
 		return nil, err
 	}
 	return spec, nil
