@@ -13,6 +13,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
 // outputFormat is one kind of file that -o may name, by extension.
@@ -29,7 +30,7 @@ func simulateFormats() []outputFormat {
 
 // uvfitsFormat is simulate's UVFITS output (not a merge's or slurm's).
 func uvfitsFormat() outputFormat {
-	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)", false}
+	return outputFormat{".uvfits", "UVFITS as pyuvsim writes it (phased to the first time's zenith; --uvfits-drift: unphased)", false}
 }
 
 // msFormat is simulate's Measurement Set output (a directory).
@@ -54,7 +55,7 @@ func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, ph 
 	case isMS(out):
 		w, err = output.NewMS(out, sim, obs, ph.centre)
 	case isUVFITS(out):
-		w, err = output.NewUVFITS(out, sim, obs)
+		w, err = output.NewUVFITSWith(out, sim, obs, uvdata.UVFITSPhasing{Drift: ph.drift, Centre: ph.centre})
 	case isUVH5(out):
 		w, err = output.NewUVH5(out, sim, obs)
 	default:

@@ -158,7 +158,7 @@ func reportSimulate(stdout io.Writer, in *simInput, sim *matvis.Simulation, obs 
 	case isMS(out):
 		fmt.Fprintf(stdout, "Measurement Set as pyuvdata's write_ms(force_phase=True) writes it (docs/ms.md): phased, UVW = ant2 − ant1, correlations in CASA order\n")
 	case isUVFITS(out):
-		fmt.Fprintf(stdout, "UVFITS as pyuvdata writes it, unphased (drift, as the UVH5; docs/uvfits.md): baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −(ENU(ant2) − ENU(ant1))/c\n")
+		fmt.Fprintf(stdout, "UVFITS as pyuvsim writes it (docs/uvfits.md): phased to the first time's zenith or --phase-center (unphased with --uvfits-drift), baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −uvw/c\n")
 	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}

@@ -26,9 +26,15 @@ func NewUVH5(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Row
 	return &Rows{w: w, path: path, nf: sim.NFreq(), nt: sim.NTime()}, nil
 }
 
-// NewUVFITS starts the UVFITS output of sim, made with obs's conventions.
+// NewUVFITS starts the UVFITS output of sim, made with obs's conventions,
+// as pyuvsim writes it: phased to the first time's zenith.
 func NewUVFITS(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Rows, error) {
-	w, err := uvdata.CreateUVFITS(path, sim, obs)
+	return NewUVFITSWith(path, sim, obs, uvdata.UVFITSPhasing{})
+}
+
+// NewUVFITSWith is NewUVFITS phased as p says (uvdata.CreateUVFITSWith).
+func NewUVFITSWith(path string, sim *matvis.Simulation, obs *matvis.Observation, p uvdata.UVFITSPhasing) (*Rows, error) {
+	w, err := uvdata.CreateUVFITSWith(path, sim, obs, p)
 	if err != nil {
 		return nil, err
 	}
