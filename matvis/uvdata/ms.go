@@ -70,6 +70,7 @@ type msRows struct {
 	ant1, ant2  []int
 	next        int             // the next time to hand over
 	pending     map[int]*msTime // times begun, not handed over
+	spare       *msTime         // a written time's buffers, for the next
 	closed      bool
 }
 
@@ -108,7 +109,7 @@ func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 	}
 	tm := m.pending[t]
 	if tm == nil {
-		tm = &msTime{vis: make([]complex128, m.nbl*m.nf*m.np), filled: make([]bool, m.nbl*m.nf), left: m.nbl * m.nf}
+		tm = m.newTime()
 		m.pending[t] = tm
 	}
 	for r := range n {
@@ -126,6 +127,20 @@ func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 		}
 	}
 	return m.flush()
+}
+
+// newTime is an empty time: the spare one cleared, else a new one (a
+// run's times reuse one buffer, not one each for the collector).
+func (m *msRows) newTime() *msTime {
+	tm := m.spare
+	m.spare = nil
+	if tm == nil {
+		return &msTime{vis: make([]complex128, m.nbl*m.nf*m.np), filled: make([]bool, m.nbl*m.nf), left: m.nbl * m.nf}
+	}
+	clear(tm.vis)
+	clear(tm.filled)
+	tm.flags, tm.nsamples, tm.left = nil, nil, m.nbl*m.nf
+	return tm
 }
 
 // mark copies np flags and sample counts from src into the time's at dst,
@@ -161,6 +176,7 @@ func (m *msRows) flush() error {
 			return err
 		}
 		delete(m.pending, m.next)
+		m.spare = tm
 		m.next++
 	}
 }
