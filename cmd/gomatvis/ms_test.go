@@ -168,6 +168,35 @@ func TestMSEqualsWholeResult(t *testing.T) {
 		}
 		sameMS(t, got, want)
 	})
+	t.Run("blocks out of order", func(t *testing.T) {
+		// A writer may be handed later times first (Writer.WriteBlock takes
+		// blocks in any order); the MS is written time after time.
+		d := t.TempDir()
+		want := filepath.Join(d, "whole.ms")
+		wholeMS(t, uv, want, nil, eop)
+		got := filepath.Join(d, "run.ms")
+		w, err := openOutput(got, sim, obs, phasing{}, &strings.Builder{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range []matvis.Block{{F0: 0, F1: sim.NFreq(), T0: 3, T1: sim.NTime()}, {F0: 0, F1: sim.NFreq(), T0: 0, T1: 3}} {
+			sub, err := sim.Subset(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := cpu.New().Run(context.Background(), sub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.WriteBlock(b, res); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		sameMS(t, got, want)
+	})
 }
 
 // TestMSPartialOnCancel: a run cancelled with time 2's first channel
@@ -270,6 +299,7 @@ func TestMSRefusals(t *testing.T) {
 		{"centre for uvh5", []string{"example", "-o", filepath.Join(dir, "a.uvh5"), "--phase-center", "10,20"}, []string{"--phase-center is for -o OUT.ms or OUT.uvfits"}},
 		{"drift for ms", []string{"example", "-o", filepath.Join(dir, "a.ms"), "--uvfits-drift"}, []string{"--uvfits-drift is for -o OUT.uvfits"}},
 		{"drift and centre", []string{"example", "-o", filepath.Join(dir, "a.uvfits"), "--uvfits-drift", "--phase-center", "1,2"}, []string{"give one of the two"}},
+		{"centre for a shard", []string{"example", "--shard", "1/2", "-o", filepath.Join(dir, "a.gmvpart"), "--phase-center", "1,2"}, []string{"--phase-center is for -o OUT.ms or OUT.uvfits"}},
 		{"existing", []string{"example", "-o", existing}, []string{existing, "exists", "remove it or choose another -o"}},
 		{"over 4 GiB", []string{big, "-o", filepath.Join(dir, "big.ms")}, []string{"over the 4 GiB", "260 times × 2080 baselines × 1024 channels × 1 polarizations", "-o OUT.uvh5", "several runs of fewer times"}},
 	} {
