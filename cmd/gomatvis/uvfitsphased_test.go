@@ -174,10 +174,10 @@ func compareUVFITS(t *testing.T, got, want string, dataTol float64) {
 	}
 	const c = 299792458.0
 	// uvw (s) to 1e-9 m (the antennas' ECEF positions differ by ~1e-10
-	// m, above); DATE to 1 ns; LST to 1e-9°; INTTIM to 1e-5 s: an
-	// obsparam's integration_time comes out of matvis/obsparam as the
-	// times' JD spacing (600.0000045 s where pyuvsim has 600.0); the rest
-	// exact.
+	// m, above); DATE to 1 ns; LST to 1e-9°; INTTIM to 1e-5 s:
+	// matvis/obsparam gives the obsparam's integration_time (600.0 s)
+	// where pyuvsim 1.2.6 wrote the times' JD spacing (600.0000044703 s in
+	// CASE.uvh5 and CASE.uvfits); the rest exact.
 	tols := map[string]float64{"UU": 1e-9 / c, "VV": 1e-9 / c, "WW": 1e-9 / c, "DATE": 1e-9 / 86400, "LST": 1e-9, "INTTIM": 1e-5}
 	for name, want := range wg.Params {
 		worst := 0.0
