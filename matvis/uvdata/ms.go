@@ -16,8 +16,9 @@ import (
 // UVH5: the same rows, phased as pyuvdata's write_ms(force_phase=True)
 // phases them — to the zenith of the first time, or to centre when it is
 // not nil — and written a whole time at a time as each is finished. A
-// partial MS (ClosePartial) keeps every time, those never computed
-// flagged (FLAG and FLAG_ROW set, WEIGHT 0), as the UVH5 marks them.
+// partial MS (ClosePartial) keeps every time, the integrations never
+// computed flagged (FLAG set, FLAG_ROW where a whole row is, their
+// samples 0), as the UVH5 marks them.
 func CreateMS(path string, sim *matvis.Simulation, obs *matvis.Observation, centre *phase.Centre) (*Writer, error) {
 	l, err := NewLayout(sim, obs)
 	if err != nil {
