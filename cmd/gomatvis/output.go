@@ -13,6 +13,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
 // outputFormat is one kind of file that -o may name, by extension.
@@ -29,8 +30,16 @@ func simulateFormats() []outputFormat {
 
 // uvfitsFormat is simulate's UVFITS output (not a merge's or slurm's).
 func uvfitsFormat() outputFormat {
-	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)", false}
+	return outputFormat{".uvfits", "UVFITS as pyuvsim writes it (phased to the first time's zenith; --uvfits-drift: unphased)", false}
 }
+
+// msFormat is simulate's Measurement Set output (a directory).
+func msFormat() outputFormat {
+	return outputFormat{".ms", "Measurement Set v2 as pyuvdata writes it (phased), a directory", false}
+}
+
+// isMS says whether an output path asks for a Measurement Set.
+func isMS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".ms") }
 
 // isUVFITS says whether an output path asks for UVFITS.
 func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvfits") }
@@ -39,12 +48,14 @@ func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".u
 // extension: UVFITS, UVH5 or, for anything else, matvis's .npy with its
 // meta.json (sidecar makes it from the run's summary). It finishes its
 // files as one step with respect to other gomatvis runs (writeOutputs).
-func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, stderr io.Writer, sidecar func(output.Summary) ([]byte, error)) (output.BlockWriter, error) {
+func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, ph phasing, stderr io.Writer, sidecar func(output.Summary) ([]byte, error)) (output.BlockWriter, error) {
 	var w output.BlockWriter
 	var err error
 	switch {
+	case isMS(out):
+		w, err = output.NewMS(out, sim, obs, ph.centre)
 	case isUVFITS(out):
-		w, err = output.NewUVFITS(out, sim, obs)
+		w, err = output.NewUVFITSWith(out, sim, obs, uvdata.UVFITSPhasing{Drift: ph.drift, Centre: ph.centre})
 	case isUVH5(out):
 		w, err = output.NewUVH5(out, sim, obs)
 	default:
@@ -132,6 +143,9 @@ func checkOutputName(out string, formats []outputFormat) error {
 	if format == nil {
 		return fmt.Errorf("%w: -o %s: extension %q: want %s", errUsage, out, ext, strings.Join(exts, " or "))
 	}
+	if _, err := os.Lstat(out); err == nil && ext == ".ms" {
+		return fmt.Errorf("output -o %s exists: a Measurement Set is a directory that is not replaced; remove it or choose another -o", out)
+	}
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return fmt.Errorf("output -o %s is a directory; name a file", out)
 	}
@@ -188,13 +202,29 @@ func writeOutputs(out string, complete bool, stderr io.Writer, write func() erro
 	}
 	if complete {
 		p := partialPath(out)
-		if err := os.Remove(p); err == nil {
+		remove := os.Remove
+		if isMS(out) {
+			remove = removeMS
+		}
+		if err := remove(p); err == nil {
 			fmt.Fprintf(stderr, "removed %s of an earlier cancelled run\n", p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s is written, but the stale %s remains: %w", out, p, err)
 		}
 	}
 	return nil
+}
+
+// removeMS removes a stale partial MS directory: only one that holds a
+// table.dat (a casacore table), so that no other directory is lost.
+func removeMS(dir string) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "table.dat")); err != nil {
+		return fmt.Errorf("%s is not a Measurement Set (no table.dat); not removed", dir)
+	}
+	return os.RemoveAll(dir)
 }
 
 // checkOutputDir refuses, before any work, an output directory that is

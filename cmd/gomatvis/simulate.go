@@ -26,7 +26,7 @@ import (
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5) or OUT.uvfits (UVFITS as pyuvdata writes it, unphased: docs/uvfits.md); required for a spec, an obsparam's filing section by default")
+	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5), OUT.uvfits (UVFITS as pyuvsim writes it, phased to the first time's zenith: docs/uvfits.md) or OUT.ms (a Measurement Set as pyuvdata writes it, phased alike: docs/ms.md); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu, nufftcpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := &coordFlag{}
@@ -42,11 +42,16 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
 	rf := addRunFlags(fs)
+	pf := addPhaseFlags(fs)
 	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
 	if err != nil {
 		return err
 	}
 	gpuOpts, err := checkSimulateFlags(fs, rf, *beamInterp, *beamPole, *fused, *nufftMode)
+	if err != nil {
+		return err
+	}
+	ph, err := pf.settle(*out)
 	if err != nil {
 		return err
 	}
@@ -61,7 +66,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	run := rf.overrides()
 	run.StreamOutput = true // output.Run holds two blocks, sized to the budget
-	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out) || isMS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 		precision: precision, run: run, beamInterp: *beamInterp, beamPole: *beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
@@ -82,7 +87,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	defer be.Close()
 	blas := cpuBLAS(strings.SplitN(be.Name(), "×", 2)[0], stderr)
 	t0 := time.Now()
-	w, err := openOutput(*out, sim, obs, stderr, func(s output.Summary) ([]byte, error) {
+	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
 		res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: s.Stats, Plan: s.Plan}
 		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0))
 	})
@@ -151,8 +156,10 @@ func reportSimulate(stdout io.Writer, in *simInput, sim *matvis.Simulation, obs 
 		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(out))
 	case !uvh5:
 		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(out))
+	case isMS(out):
+		fmt.Fprintf(stdout, "Measurement Set as pyuvdata's write_ms(force_phase=True) writes it (docs/ms.md): phased, UVW = ant2 − ant1, correlations in CASA order\n")
 	case isUVFITS(out):
-		fmt.Fprintf(stdout, "UVFITS as pyuvdata writes it, unphased (drift, as the UVH5; docs/uvfits.md): baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −(ENU(ant2) − ENU(ant1))/c\n")
+		fmt.Fprintf(stdout, "UVFITS as pyuvsim writes it (docs/uvfits.md): phased to the first time's zenith or --phase-center (unphased with --uvfits-drift), baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −uvw/c\n")
 	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
@@ -224,7 +231,7 @@ func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, 
 	if err != nil {
 		return nil, err
 	}
-	formats := append(simulateFormats(), uvfitsFormat())
+	formats := append(simulateFormats(), uvfitsFormat(), msFormat())
 	// Where the output comes from, to say how to choose another.
 	hint := "choose another -o"
 	if *shardFlag != "" {
