@@ -36,7 +36,6 @@ func WriteFITS(out io.Writer, im *Image, w WCS, history ...string) error {
 	if w.DateObs != "" {
 		cards = append(cards, str("DATE-OBS", w.DateObs))
 	}
-	cards = append(cards, float("WSCNORMF", im.WeightSum))
 	for _, h := range history {
 		for len(h) > 0 {
 			n := min(len(h), 72)

@@ -87,7 +87,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 	if err != nil {
 		return nil, WCS{}, fmt.Errorf("imaging: %w", err)
 	}
-	var freqs []float64
+	var freqs, widths []float64
 	var corr []int32
 	var dir []float64
 	var uvw []float64
@@ -99,7 +99,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 		name string
 		dst  any
 	}{
-		{spw, "CHAN_FREQ", &freqs}, {polt, "CORR_TYPE", &corr}, {field, "PHASE_DIR", &dir},
+		{spw, "CHAN_FREQ", &freqs}, {spw, "CHAN_WIDTH", &widths}, {polt, "CORR_TYPE", &corr}, {field, "PHASE_DIR", &dir},
 		{main, "UVW", &uvw}, {main, "DATA", &data}, {main, "FLAG", &flags}, {main, "WEIGHT", &weight},
 	}
 	for _, c := range cols {
@@ -119,7 +119,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 		return nil, WCS{}, err
 	}
 	nrow, nf, nc := main.Rows, len(freqs), len(corr)
-	if len(uvw) != 3*nrow || len(data) != nrow*nf*nc || len(flags) != len(data) || len(weight) != nrow*nc || len(dir) < 2 {
+	if len(uvw) != 3*nrow || len(widths) != nf || len(data) != nrow*nf*nc || len(flags) != len(data) || len(weight) != nrow*nc || len(dir) < 2 {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: column sizes disagree (%d rows, %d channels, %d correlations: UVW %d, DATA %d, FLAG %d, WEIGHT %d values)", path, nrow, nf, nc, len(uvw), len(data), len(flags), len(weight))
 	}
 	v := &Vis{Freqs: freqs, UVW: make([][3]float64, nrow), Data: make([]complex128, nrow*nf), Weight: make([]float64, nrow*nf)}
@@ -139,7 +139,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 			}
 		}
 	}
-	return v, bandWCS(dir[0], dir[1], freqs, pp.stokes), nil
+	return v, bandWCS(dir[0], dir[1], freqs, widths, pp.stokes), nil
 }
 
 // column stores table t's column name in dst (a pointer to the slice
@@ -171,11 +171,16 @@ func column(t *casatable.Table, name string, dst any) error {
 }
 
 // bandWCS is the WCS of a band's image: the centre, the band's middle and
-// span (WSClean's FREQ axis).
-func bandWCS(ra, dec float64, freqs []float64, stokes int) WCS {
+// span from the lowest channel's lower edge to the highest's upper edge
+// (WSClean's FREQ axis).
+func bandWCS(ra, dec float64, freqs, widths []float64, stokes int) WCS {
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, f := range freqs {
-		lo, hi = min(lo, f), max(hi, f)
+	for i, f := range freqs {
+		var w float64
+		if i < len(widths) {
+			w = math.Abs(widths[i])
+		}
+		lo, hi = min(lo, f-w/2), max(hi, f+w/2)
 	}
 	return WCS{RA: ra, Dec: dec, Freq: (lo + hi) / 2, Bandwidth: hi - lo, Stokes: stokes}
 }
@@ -222,7 +227,7 @@ func FromUVH5(f *uvh5.File, pol string, p Phasing) (*Vis, WCS, error) {
 	if err != nil {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: %w", f.Path, err)
 	}
-	w := bandWCS(centre.RA, centre.Dec, h.Freqs, pp.stokes)
+	w := bandWCS(centre.RA, centre.Dec, h.Freqs, h.ChannelWidth, pp.stokes)
 	return v, w, nil
 }
 
