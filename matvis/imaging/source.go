@@ -70,6 +70,9 @@ func (pp polPick) combine(data func(i int) complex128, flag func(i int) bool) (c
 // FromMS reads a Measurement Set gomatvis wrote (ms package; read with
 // internal/casatable, so other writers' storage managers are refused):
 // its UVW, DATA, FLAG and WEIGHT, channel frequencies and phase centre.
+// Autocorrelations are left out, as WSClean leaves them out (with them
+// a natural-weighted image of the pyuvsim reference is offset by half
+// its peak from WSClean's).
 func FromMS(path, pol string) (*Vis, WCS, error) {
 	main, err := casatable.Read(path)
 	if err != nil {
@@ -91,6 +94,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 	var corr []int32
 	var dir []float64
 	var uvw []float64
+	var a1, a2 []int32
 	var data []complex64
 	var flags []bool
 	var weight []float32
@@ -100,7 +104,7 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 		dst  any
 	}{
 		{spw, "CHAN_FREQ", &freqs}, {spw, "CHAN_WIDTH", &widths}, {polt, "CORR_TYPE", &corr}, {field, "PHASE_DIR", &dir},
-		{main, "UVW", &uvw}, {main, "DATA", &data}, {main, "FLAG", &flags}, {main, "WEIGHT", &weight},
+		{main, "UVW", &uvw}, {main, "ANTENNA1", &a1}, {main, "ANTENNA2", &a2}, {main, "DATA", &data}, {main, "FLAG", &flags}, {main, "WEIGHT", &weight},
 	}
 	for _, c := range cols {
 		if err := column(c.t, c.name, c.dst); err != nil {
@@ -119,12 +123,15 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 		return nil, WCS{}, err
 	}
 	nrow, nf, nc := main.Rows, len(freqs), len(corr)
-	if len(uvw) != 3*nrow || len(widths) != nf || len(data) != nrow*nf*nc || len(flags) != len(data) || len(weight) != nrow*nc || len(dir) < 2 {
+	if len(uvw) != 3*nrow || len(a1) != nrow || len(a2) != nrow || len(widths) != nf || len(data) != nrow*nf*nc || len(flags) != len(data) || len(weight) != nrow*nc || len(dir) < 2 {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: column sizes disagree (%d rows, %d channels, %d correlations: UVW %d, DATA %d, FLAG %d, WEIGHT %d values)", path, nrow, nf, nc, len(uvw), len(data), len(flags), len(weight))
 	}
-	v := &Vis{Freqs: freqs, UVW: make([][3]float64, nrow), Data: make([]complex128, nrow*nf), Weight: make([]float64, nrow*nf)}
+	v := &Vis{Freqs: freqs}
 	for k := range nrow {
-		v.UVW[k] = [3]float64{uvw[3*k], uvw[3*k+1], uvw[3*k+2]}
+		if a1[k] == a2[k] {
+			continue // autocorrelations are not imaged (nor by WSClean)
+		}
+		v.UVW = append(v.UVW, [3]float64{uvw[3*k], uvw[3*k+1], uvw[3*k+2]})
 		var w float64
 		for _, i := range pp.idx {
 			w += float64(weight[k*nc+i])
@@ -133,10 +140,12 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 		for c := range nf {
 			off := (k*nf + c) * nc
 			val, bad := pp.combine(func(i int) complex128 { return complex128(data[off+i]) }, func(i int) bool { return flags[off+i] })
-			v.Data[k*nf+c] = val
-			if !bad {
-				v.Weight[k*nf+c] = w
+			om := w
+			if bad {
+				om = 0
 			}
+			v.Data = append(v.Data, val)
+			v.Weight = append(v.Weight, om)
 		}
 	}
 	return v, bandWCS(dir[0], dir[1], freqs, widths, pp.stokes), nil
@@ -195,7 +204,8 @@ type Phasing struct {
 }
 
 // FromUVH5 takes polarization pol of an unprojected (drift-scan) UVH5
-// file, gomatvis's or pyuvsim's, phased as p says with matvis/phase.
+// file, gomatvis's or pyuvsim's, phased as p says with matvis/phase;
+// autocorrelations are left out, as in FromMS.
 func FromUVH5(f *uvh5.File, pol string, p Phasing) (*Vis, WCS, error) {
 	h := &f.Header
 	for _, c := range f.Catalog {
@@ -253,20 +263,27 @@ func phaseRows(f *uvh5.File, pp polPick, ph *phase.Phaser, eop func(float64) (as
 	for i, n := range h.AntennaNumbers {
 		index[n] = i
 	}
-	nrow, nf, np := len(h.Ant1), len(h.Freqs), len(h.Pols)
+	// Autocorrelations are not imaged (nor by WSClean).
+	var rows []int
+	for k := range h.Ant1 {
+		if h.Ant1[k] != h.Ant2[k] {
+			rows = append(rows, k)
+		}
+	}
+	nrow, nf, np := len(rows), len(h.Freqs), len(h.Pols)
 	v := &Vis{Freqs: h.Freqs, UVW: make([][3]float64, nrow), Data: make([]complex128, nrow*nf), Weight: make([]float64, nrow*nf)}
-	for k := range nrow {
+	for r, k := range rows {
 		for c := range nf {
 			off := (k*nf + c) * np
 			val, bad := pp.combine(func(i int) complex128 { return f.Vis[off+i] }, func(i int) bool { return f.Flags != nil && f.Flags[off+i] })
-			v.Data[k*nf+c] = val
+			v.Data[r*nf+c] = val
 			if !bad {
-				v.Weight[k*nf+c] = sampleWeight(f, pp, off)
+				v.Weight[r*nf+c] = sampleWeight(f, pp, off)
 			}
 		}
 	}
 	times := map[float64]*phase.Time{}
-	for k := range nrow {
+	for r, k := range rows {
 		jd := h.Times[k]
 		tm := times[jd]
 		if tm == nil {
@@ -284,7 +301,7 @@ func phaseRows(f *uvh5.File, pp polPick, ph *phase.Phaser, eop func(float64) (as
 		if !ok1 || !ok2 {
 			return nil, fmt.Errorf("row %d: antennas %d, %d are not among antenna_numbers", k, h.Ant1[k], h.Ant2[k])
 		}
-		if err := tm.Apply([]int{i1}, []int{i2}, h.Freqs, 1, v.Data[k*nf:(k+1)*nf], v.UVW[k:k+1]); err != nil {
+		if err := tm.Apply([]int{i1}, []int{i2}, h.Freqs, 1, v.Data[r*nf:(r+1)*nf], v.UVW[r:r+1]); err != nil {
 			return nil, err
 		}
 	}
