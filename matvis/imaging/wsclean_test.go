@@ -168,10 +168,10 @@ func wscleanOrSkip(t *testing.T) {
 	}
 }
 
-// runWSClean makes WSClean's dirty image of msPath: its exact w-gridder
+// runWSClean makes WSClean's dirty image (and PSF) of msPath: its exact w-gridder
 // (accuracy 1e-6, its finest, no small inversion, no padding, so that its weight grid
 // is the image's own) at size n and scale deg.
-func runWSClean(t *testing.T, msPath string, n int, deg float64, weight []string, pol string) *fitsFile {
+func runWSClean(t *testing.T, msPath string, n int, deg float64, weight []string, pol string) (dirty, psf *fitsFile) {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"-j", "2", "-name", filepath.Join(dir, "img"), "-size", strconv.Itoa(n), strconv.Itoa(n),
@@ -185,7 +185,7 @@ func runWSClean(t *testing.T, msPath string, n int, deg float64, weight []string
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("wsclean %s: %v\n%s", strings.Join(args, " "), err, out.String())
 	}
-	return readFITS(t, filepath.Join(dir, "img-dirty.fits"))
+	return readFITS(t, filepath.Join(dir, "img-dirty.fits")), readFITS(t, filepath.Join(dir, "img-psf.fits"))
 }
 
 // compare returns max |ours − WSClean's| inside radius r of l, m and
@@ -231,7 +231,7 @@ func TestAgainstWSClean(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.wt.String()+"-"+c.pol, func(t *testing.T) {
-			ws := runWSClean(t, path, n, deg, c.args, c.pol)
+			ws, wsPSF := runWSClean(t, path, n, deg, c.args, c.pol)
 			v, wcs, err := FromMS(path, c.pol)
 			if err != nil {
 				t.Fatal(err)
@@ -245,6 +245,15 @@ func TestAgainstWSClean(t *testing.T) {
 			t.Logf("max|ours − WSClean| = %.3g of the peak %.4g within 30° of the centre, %.3g over the whole image", inside/peak, peak, all/peak)
 			if inside > 1e-3*peak {
 				t.Errorf("max|ours − WSClean| within 30° = %.3g of the peak %.4g, over 1e-3", inside/peak, peak)
+			}
+			psf, err := PSF(v, g, c.wt, Options{Eps: 1e-10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			inside, all, peak = compare(psf, wsPSF, 0.5)
+			t.Logf("PSF: max|ours − WSClean| = %.3g of the peak %.4g within 30°, %.3g over the whole image", inside/peak, peak, all/peak)
+			if inside > 1e-3*peak {
+				t.Errorf("PSF: max|ours − WSClean| within 30° = %.3g of the peak %.4g, over 1e-3", inside/peak, peak)
 			}
 		})
 	}
