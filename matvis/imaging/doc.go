@@ -35,8 +35,9 @@
 //
 // Natural, uniform and Briggs weighting follow WSClean's ImageWeights:
 // the samples' natural weights are summed on an N × N/2 grid of the
-// uv plane (the image's own: cells of 1/(N·Cell) wavelengths; a sample
-// with v < 0 counts at (−u, −v)); uniform weighting divides each sample's
+// uv plane (the image's own, cells of 1/(N·Cell) wavelengths, or with
+// Weighting.Padding WSClean's padded image's, PaddedSize(N) cells a side;
+// a sample with v < 0 counts at (−u, −v)); uniform weighting divides each sample's
 // weight by its cell's sum W; Briggs weighting with robustness R by
 // 1 + W·f², f² = (5·10^−R)² / (Σ W² / Σ W). Samples outside that grid get
 // weight 0 in every mode (WSClean drops them too; they lie beyond the

@@ -75,6 +75,23 @@ const (
 type Weighting struct {
 	Mode   Mode
 	Robust float64
+	// Padding is WSClean's -padding (its default is 1.2): WSClean grids
+	// the weights on its padded image's uv grid, PaddedSize(N) cells a
+	// side, so uniform and Briggs weights depend on it. 0 or 1: the
+	// image's own grid. The image itself does not depend on it (the
+	// transform here is exact, unpadded).
+	Padding float64
+}
+
+// PaddedSize is WSClean 3.1's padded image side for n pixels and padding
+// p: ⌈n·p⌉ rounded up to a multiple of 4 (measured: 128 at 1.2 gives the
+// weights of a 156-cell grid, and 154 or 152 do not).
+func PaddedSize(n int, p float64) int {
+	if p <= 1 {
+		return n
+	}
+	m := int(math.Ceil(float64(n) * p))
+	return (m + 3) / 4 * 4
 }
 
 // String is the scheme as ParseWeighting reads it.

@@ -1,6 +1,9 @@
 package imaging
 
-import "math"
+import (
+	"fmt"
+	"math"
+)
 
 // uvGrid is WSClean's weight grid: N × N/2 cells of the half plane
 // v ≥ 0, cells of 1/(N·Cell) wavelengths, u = 0 at column N/2.
@@ -34,7 +37,11 @@ func Weights(v *Vis, g Geometry, wt Weighting) ([]float64, error) {
 	if err := g.check(); err != nil {
 		return nil, err
 	}
-	grid := &uvGrid{n: g.N, cell: float64(g.N) * g.Cell, sum: make([]float64, g.N*g.N/2)}
+	if !(wt.Padding >= 0 && wt.Padding <= 10) {
+		return nil, fmt.Errorf("imaging: padding %v: must be from 1 to 10 (0: none)", wt.Padding)
+	}
+	pn := PaddedSize(g.N, wt.Padding)
+	grid := &uvGrid{n: pn, cell: float64(pn) * g.Cell, sum: make([]float64, pn*pn/2)}
 	nf := len(v.Freqs)
 	cells := make([]int, v.samples())
 	var total float64

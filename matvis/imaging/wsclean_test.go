@@ -168,16 +168,16 @@ func wscleanOrSkip(t *testing.T) {
 	}
 }
 
-// runWSClean makes WSClean's dirty image (and PSF) of msPath: its exact w-gridder
-// (accuracy 1e-6, its finest, no small inversion, no padding, so that its weight grid
-// is the image's own) at size n and scale deg.
-func runWSClean(t *testing.T, msPath string, n int, deg float64, weight []string, pol string) (dirty, psf *fitsFile) {
+// runWSClean makes WSClean's dirty image (and PSF) of msPath: its exact
+// w-gridder (accuracy 1e-6, its finest, no small inversion) at size n and
+// scale deg, with the extra arguments given.
+func runWSClean(t *testing.T, msPath string, n int, deg float64, weight []string, pol string, extra ...string) (dirty, psf *fitsFile) {
 	t.Helper()
 	dir := t.TempDir()
 	args := []string{"-j", "2", "-name", filepath.Join(dir, "img"), "-size", strconv.Itoa(n), strconv.Itoa(n),
 		"-scale", strconv.FormatFloat(deg, 'g', -1, 64), "-pol", pol, "-niter", "0", "-no-update-model-required",
-		"-use-wgridder", "-wgridder-accuracy", "1e-6", "-no-small-inversion", "-padding", "1", "-make-psf", "-weight"}
-	args = append(append(args, weight...), msPath)
+		"-use-wgridder", "-wgridder-accuracy", "1e-6", "-no-small-inversion", "-make-psf", "-weight"}
+	args = append(append(append(args, weight...), extra...), msPath)
 	cmd := exec.Command("wsclean", args...)
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1")
 	var out bytes.Buffer
@@ -231,7 +231,7 @@ func TestAgainstWSClean(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.wt.String()+"-"+c.pol, func(t *testing.T) {
-			ws, wsPSF := runWSClean(t, path, n, deg, c.args, c.pol)
+			ws, wsPSF := runWSClean(t, path, n, deg, c.args, c.pol, "-padding", "1")
 			v, wcs, err := FromMS(path, c.pol)
 			if err != nil {
 				t.Fatal(err)
@@ -323,4 +323,42 @@ func num(t *testing.T, v any) float64 {
 	}
 	t.Fatalf("card value %v (%T) is not a number", v, v)
 	return 0
+}
+
+// TestWSCleanPadding: with WSClean's default padding (1.2) its uniform
+// and Briggs weights are those of its padded image's uv grid;
+// Weighting.Padding 1.2 gives the same images, at sizes whose padded
+// side is and is not a multiple of 4 before rounding.
+func TestWSCleanPadding(t *testing.T) {
+	wscleanOrSkip(t)
+	path := filepath.Join(t.TempDir(), "hera19.ms")
+	simulateMS(t, path, hexLayout(2), wideField, 3, []float64{120e6, 140e6, 160e6, 180e6})
+	v, _, err := FromMS(path, "I")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		n    int
+		deg  float64
+		wt   Weighting
+		args []string
+	}{
+		{128, 0.5, Weighting{Mode: Uniform, Padding: 1.2}, []string{"uniform"}},
+		{100, 0.6, Weighting{Mode: Uniform, Padding: 1.2}, []string{"uniform"}},
+		{126, 0.5, Weighting{Mode: Briggs, Robust: -0.5, Padding: 1.2}, []string{"briggs", "-0.5"}},
+		{96, 0.7, Weighting{Mode: Uniform, Padding: 1.5}, []string{"uniform", "-padding", "1.5"}},
+	}
+	for _, c := range cases {
+		ws, _ := runWSClean(t, path, c.n, c.deg, c.args, "I")
+		g := Geometry{N: c.n, Cell: c.deg * math.Pi / 180}
+		im, err := Dirty(v, g, c.wt, Options{Eps: 1e-10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		inside, all, peak := compare(im, ws, 0.5)
+		t.Logf("N %d, %v, padding %g (grid %d): max|ours − WSClean| = %.3g of the peak within 30°, %.3g over the image", c.n, c.wt, c.wt.Padding, PaddedSize(c.n, c.wt.Padding), inside/peak, all/peak)
+		if inside > 1e-3*peak {
+			t.Errorf("N %d, %v, padding %g: max|ours − WSClean| within 30° = %.3g of the peak, over 1e-3", c.n, c.wt, c.wt.Padding, inside/peak)
+		}
+	}
 }
