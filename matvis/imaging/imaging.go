@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -163,7 +164,16 @@ type Options struct {
 	Eps float64
 	// Workers is the number of goroutines (0: GOMAXPROCS).
 	Workers int
+	// MaxGrid bounds one transform's padded grid, points (0: 2^26, 1 GiB
+	// of complex128). A larger 3-D grid — a wide field of long
+	// baselines, or w growing over hours of drift — is avoided by
+	// splitting the samples into slabs of w, each transformed on its
+	// own grid; the images add up, so the result is as exact.
+	MaxGrid int
 }
+
+// defaultMaxGrid is Options.MaxGrid's default: 2^26 points.
+const defaultMaxGrid = 1 << 26
 
 // Dirty is the dirty image of v.
 func Dirty(v *Vis, g Geometry, wt Weighting, opt Options) (*Image, error) {
@@ -186,18 +196,96 @@ func image(v *Vis, g Geometry, wt Weighting, opt Options, psf bool) (*Image, err
 	if len(c) == 0 || len(idx) == 0 {
 		return im, nil
 	}
-	eps := opt.Eps
-	if eps == 0 {
-		eps = 1e-8
-	}
-	f, err := nufft.Type3(pts, c, s, nufft.Options{Eps: eps, Sign: -1, Workers: opt.Workers})
+	f, err := transform(pts, c, s, opt)
 	if err != nil {
-		return nil, fmt.Errorf("imaging: %w", err)
+		return nil, err
 	}
 	for k, p := range idx {
 		im.Pix[p] = real(f[k]) / sum
 	}
 	return im, nil
+}
+
+// transform is Σ_j c_j exp(−i s_k·x_j) for every target, in as few
+// slabs of w as keep each transform's grid within opt.MaxGrid.
+func transform(pts [][]float64, c []complex128, s [][]float64, opt Options) ([]complex128, error) {
+	no := nufft.Options{Eps: opt.Eps, Sign: -1, Workers: opt.Workers, MaxGrid: opt.MaxGrid}
+	if no.Eps == 0 {
+		no.Eps = 1e-8
+	}
+	if no.MaxGrid == 0 {
+		no.MaxGrid = defaultMaxGrid
+	}
+	order := make([]int, len(c))
+	for j := range order {
+		order[j] = j
+	}
+	sort.Slice(order, func(a, b int) bool { return pts[2][order[a]] < pts[2][order[b]] })
+	for slabs := 1; slabs <= len(c); slabs *= 2 {
+		parts, err := splitSlabs(pts, c, s, order, slabs, no)
+		if err != nil {
+			return nil, err
+		}
+		if parts == nil {
+			continue // a slab's grid is still too large
+		}
+		f := make([]complex128, len(s[0]))
+		for _, p := range parts {
+			g, err := nufft.Type3(p.pts, p.c, s, no)
+			if err != nil {
+				return nil, fmt.Errorf("imaging: %w", err)
+			}
+			for k := range f {
+				f[k] += g[k]
+			}
+		}
+		return f, nil
+	}
+	return nil, fmt.Errorf("imaging: no split of the samples by w fits a grid of %d points: choose a smaller field (--size, --scale)", no.MaxGrid)
+}
+
+// slab is a subset of the samples.
+type slab struct {
+	pts [][]float64
+	c   []complex128
+}
+
+// splitSlabs cuts the samples, in w order, into n slabs of equal count;
+// nil when one of them would need more than no.MaxGrid points.
+func splitSlabs(pts [][]float64, c []complex128, s [][]float64, order []int, n int, no nufft.Options) ([]slab, error) {
+	var out []slab
+	for i := range n {
+		lo, hi := i*len(order)/n, (i+1)*len(order)/n
+		if lo == hi {
+			continue
+		}
+		p := slab{pts: make([][]float64, 3), c: make([]complex128, 0, hi-lo)}
+		for d := range 3 {
+			p.pts[d] = make([]float64, 0, hi-lo)
+		}
+		for _, j := range order[lo:hi] {
+			for d := range 3 {
+				p.pts[d] = append(p.pts[d], pts[d][j])
+			}
+			p.c = append(p.c, c[j])
+		}
+		// The shape unbounded, compared with the budget here.
+		free := no
+		free.MaxGrid = math.MaxInt
+		grid, _, err := nufft.Shape(p.pts, s, free)
+		if err != nil {
+			return nil, fmt.Errorf("imaging: %w", err)
+		}
+		total := 1
+		for _, a := range grid {
+			total *= a
+		}
+		if total > no.MaxGrid {
+			return nil, nil
+		}
+		out = append(out, p)
+	}
+	return out, nil
 }
 
 // prepare returns the weighted samples with non-zero weight: their
