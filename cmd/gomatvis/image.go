@@ -22,14 +22,14 @@ import (
 )
 
 // imageUsage is the image command's usage line.
-const imageUsage = "image RUN.uvh5|RUN.ms -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image"
+const imageUsage = "image RUN.uvh5|RUN.ms -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--padding P] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image"
 
 // imageFlags are the image command's settings.
 type imageFlags struct {
 	out, weight, pol, centre, eop, sky string
 	psf                                bool
 	size                               int
-	scale, eps                         float64
+	scale, eps, padding                float64
 }
 
 func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -41,6 +41,7 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.size, "size", 0, "image side in pixels, even (0: from the data: the field reaches twice λ/B_min, at most 8192)")
 	fs.Float64Var(&o.scale, "scale", 0, "pixel size in arcminutes (0: a third of the finest fringe, 1/(3·max|uv|))")
 	fs.StringVar(&o.weight, "weight", "natural", "weighting: natural, uniform or briggs:R (WSClean's definitions, on the image's uv grid)")
+	fs.Float64Var(&o.padding, "padding", 1.2, "WSClean's -padding, which sets the uv grid uniform and Briggs weights are counted on (its padded image's); the image itself is exact, unpadded")
 	fs.StringVar(&o.pol, "pol", "I", "polarization: I ((xx+yy)/2), xx, yy, xy or yx")
 	fs.StringVar(&o.centre, "phase-center", "", "ICRS phase centre `RA,DEC` in degrees for a UVH5 (default: the zenith of the first time); an MS is imaged at its own")
 	fs.StringVar(&o.eop, "eop", "", "Earth-orientation `FILE` for phasing a UVH5 (IERS finals2000A, EOP C04 or a per-time eop.json; default: the embedded IERS table)")
@@ -91,6 +92,8 @@ func (o *imageFlags) check(in string) error {
 		return fmt.Errorf("--scale %v: must be a positive number of arcminutes (0: from the data)", o.scale)
 	case !(o.eps >= 1e-14 && o.eps <= 0.1):
 		return fmt.Errorf("--eps %v: must be from 1e-14 to 0.1", o.eps)
+	case !(o.padding >= 1 && o.padding <= 10):
+		return fmt.Errorf("--padding %v: must be from 1 to 10 (WSClean's default 1.2)", o.padding)
 	}
 	if _, err := imaging.ParseWeighting(o.weight); err != nil {
 		return fmt.Errorf("--weight: %w", err)
@@ -181,6 +184,7 @@ func parseCentre(s string) (phase.Centre, error) {
 // image makes the dirty image or PSF.
 func (o *imageFlags) image(ctx context.Context, v *imaging.Vis) (*imaging.Image, error) {
 	wt, _ := imaging.ParseWeighting(o.weight)
+	wt.Padding = o.padding
 	g, err := imaging.DefaultGeometry(v)
 	if err != nil {
 		return nil, err
