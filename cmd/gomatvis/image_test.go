@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"image/png"
 	"math"
 	"os"
 	"os/exec"
@@ -163,5 +164,41 @@ func TestImageBadInput(t *testing.T) {
 		if code == 0 || !strings.Contains(stderr.String(), c.want) {
 			t.Errorf("gomatvis image %s: exit %d, stderr %q; want an error containing %q", strings.Join(c.args, " "), code, stderr.String(), c.want)
 		}
+	}
+}
+
+// TestImagePNG: a PNG of the reference with its sky marked decodes, at the
+// figure's size, and holds the colour map's range of colours (not blank).
+func TestImagePNG(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "ref.png")
+	var stdout, stderr bytes.Buffer
+	args := []string{"image", filepath.Join(imageRef, "stokesI-gaussian.uvh5"), "--eop", filepath.Join(imageRef, "eop.json"),
+		"--size", "64", "--sky", filepath.Join(imageRef, "sky.skyh5"), "-o", out}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	fh, err := os.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	img, err := png.Decode(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", out, err)
+	}
+	// 13 cm + 2.2 cm by 13 cm at 192 dpi.
+	if b := img.Bounds(); b.Dx() != 1149 || b.Dy() != 983 {
+		t.Errorf("PNG is %d × %d pixels, want 1149 × 983", b.Dx(), b.Dy())
+	}
+	colours := map[[3]uint32]bool{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y += 7 {
+		for x := b.Min.X; x < b.Max.X; x += 7 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if len(colours) < 100 {
+		t.Errorf("the PNG has %d distinct colours in a sample: blank?", len(colours))
 	}
 }
