@@ -157,6 +157,7 @@ func TestImageBadInput(t *testing.T) {
 		{[]string{src, "-o", filepath.Join(dir, "a.fits"), "--padding", "0.5"}, "--padding 0.5: must be from 1 to 10"},
 		{[]string{msDir, "-o", filepath.Join(dir, "a.fits"), "--eop", "x"}, "--phase-center and --eop apply to a UVH5 only"},
 		{[]string{msDir, "-o", filepath.Join(dir, "a.fits")}, "only Measurement Sets written by gomatvis"},
+		{[]string{filepath.Join(imageRef, "stokesI-gaussian.phased-zenith.uvh5"), "-o", filepath.Join(dir, "a.fits")}, "only unprojected (drift-scan) files are imaged"},
 	}
 	for _, c := range cases {
 		var stdout, stderr bytes.Buffer
