@@ -89,7 +89,7 @@ func TestSlabsAgainstDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	whole := grid[0] * grid[1] * grid[2]
-	budget := whole / 5 // one grid for all the samples cannot be used
+	budget := whole * 3 / 4 // one grid for all the samples cannot be used
 	got, err := image(v, g, wt, Options{Eps: 1e-12, MaxGrid: budget}, false)
 	if err != nil {
 		t.Fatal(err)
