@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/input"
+	"github.com/gomatvis/gomatvis/matvis/phase"
 	"github.com/gomatvis/gomatvis/ms"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
@@ -54,10 +55,11 @@ func readFITSPlane(t *testing.T, path string) (int, []float32) {
 }
 
 // TestImageAgainstWSClean: gomatvis image of the reference UVH5 (phased
-// here by matvis/phase to the first time's zenith) equals WSClean's
-// dirty image of the MS that ms.WriteUVH5 makes of the same file,
-// natural and uniform weighting, both at their default padding (1.2), to
-// 1e-3 of the peak inside 40° of the centre.
+// here by matvis/phase to the first time's zenith, or to a source by
+// --phase-center) equals WSClean's dirty image of the MS that
+// ms.WriteUVH5 makes of the same file phased to the same centre, natural
+// and uniform weighting, both at their default padding (1.2), to 1e-3 of
+// the peak inside 40° of the centre.
 func TestImageAgainstWSClean(t *testing.T) {
 	if testing.Short() {
 		t.Skip("WSClean runs are not short")
@@ -72,49 +74,70 @@ func TestImageAgainstWSClean(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	msPath := filepath.Join(dir, "ref.ms")
-	if err := ms.WriteUVH5(msPath, f, ms.Phasing{EOP: eopFunc(t, eopPath, f.Header.Times)}); err != nil {
+	// The default centre (the first time's zenith), and src007 of the
+	// sky (RA 218.173197°, Dec −17.145381°) given by --phase-center.
+	centre := phase.Centre{Name: "src007", RA: 218.173197 * math.Pi / 180, Dec: -17.145381 * math.Pi / 180}
+	type setup struct {
+		name, weight string
+		centre       *phase.Centre
+	}
+	for _, c := range []setup{{"zenith", "natural", nil}, {"zenith", "uniform", nil}, {"src007", "natural", &centre}} {
+		t.Run(c.name+"-"+c.weight, func(t *testing.T) {
+			imageVersusWSClean(t, dir, f, eopPath, c.weight, c.centre)
+		})
+	}
+}
+
+// imageVersusWSClean images the reference by gomatvis image and by
+// WSClean on the MS of it that ms.WriteUVH5 phases to centre (nil: the
+// first time's zenith), and compares them.
+func imageVersusWSClean(t *testing.T, dir string, f *uvh5.File, eopPath, weight string, centre *phase.Centre) {
+	name := weight
+	var extra []string
+	if centre != nil {
+		name += "-" + centre.Name
+		extra = []string{"--phase-center", strconv.FormatFloat(centre.RA*180/math.Pi, 'g', -1, 64) + "," + strconv.FormatFloat(centre.Dec*180/math.Pi, 'g', -1, 64)}
+	}
+	msPath := filepath.Join(dir, name+".ms")
+	if err := ms.WriteUVH5(msPath, f, ms.Phasing{Centre: centre, EOP: eopFunc(t, eopPath, f.Header.Times)}); err != nil {
 		t.Fatal(err)
 	}
 	const n, arcmin = 128, 40.0
-	for _, weight := range []string{"natural", "uniform"} {
-		t.Run(weight, func(t *testing.T) {
-			out := filepath.Join(dir, weight+".fits")
-			var stdout, stderr bytes.Buffer
-			args := []string{"image", src, "--eop", eopPath, "--size", strconv.Itoa(n), "--scale", strconv.FormatFloat(arcmin, 'g', -1, 64), "--weight", weight, "-o", out}
-			if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
-				t.Fatalf("gomatvis %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
-			}
-			wsName := filepath.Join(dir, "ws-"+weight)
-			cmd := exec.Command("wsclean", "-j", "2", "-name", wsName, "-size", strconv.Itoa(n), strconv.Itoa(n),
-				"-scale", strconv.FormatFloat(arcmin/60, 'g', -1, 64), "-weight", weight, "-pol", "I", "-niter", "0",
-				"-no-update-model-required", "-use-wgridder", "-wgridder-accuracy", "1e-6", "-no-small-inversion", msPath)
-			cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1")
-			if b, err := cmd.CombinedOutput(); err != nil {
-				t.Fatalf("wsclean: %v\n%s", err, b)
-			}
-			_, ours := readFITSPlane(t, out)
-			_, ws := readFITSPlane(t, wsName+"-dirty.fits")
-			var inside, all, peak float64
-			cell := arcmin / 60 * math.Pi / 180
-			r := math.Sin(40 * math.Pi / 180)
-			for i := range ws {
-				l, m := float64(n/2-i%n)*cell, float64(i/n-n/2)*cell
-				if l*l+m*m >= 1 {
-					continue // beyond the horizon: 0 here, WSClean's extrapolation there
-				}
-				peak = max(peak, math.Abs(float64(ws[i])))
-				d := math.Abs(float64(ours[i] - ws[i]))
-				all = max(all, d)
-				if l*l+m*m <= r*r {
-					inside = max(inside, d)
-				}
-			}
-			t.Logf("%s: max|gomatvis − WSClean| = %.3g of the peak %.4g within 40°, %.3g over the image", weight, inside/peak, peak, all/peak)
-			if inside > 1e-3*peak {
-				t.Errorf("%s: max|gomatvis − WSClean| within 40° = %.3g of the peak, over 1e-3", weight, inside/peak)
-			}
-		})
+	out := filepath.Join(dir, name+".fits")
+	var stdout, stderr bytes.Buffer
+	args := []string{"image", f.Path, "--eop", eopPath, "--size", strconv.Itoa(n), "--scale", strconv.FormatFloat(arcmin, 'g', -1, 64), "--weight", weight, "-o", out}
+	args = append(args, extra...)
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("gomatvis %s: exit %d\n%s", strings.Join(args, " "), code, stderr.String())
+	}
+	wsName := filepath.Join(dir, "ws-"+name)
+	cmd := exec.Command("wsclean", "-j", "2", "-name", wsName, "-size", strconv.Itoa(n), strconv.Itoa(n),
+		"-scale", strconv.FormatFloat(arcmin/60, 'g', -1, 64), "-weight", weight, "-pol", "I", "-niter", "0",
+		"-no-update-model-required", "-use-wgridder", "-wgridder-accuracy", "1e-6", "-no-small-inversion", msPath)
+	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("wsclean: %v\n%s", err, b)
+	}
+	_, ours := readFITSPlane(t, out)
+	_, ws := readFITSPlane(t, wsName+"-dirty.fits")
+	var inside, all, peak float64
+	cell := arcmin / 60 * math.Pi / 180
+	r := math.Sin(40 * math.Pi / 180)
+	for i := range ws {
+		l, m := float64(n/2-i%n)*cell, float64(i/n-n/2)*cell
+		if l*l+m*m >= 1 {
+			continue // beyond the horizon: 0 here, WSClean's extrapolation there
+		}
+		peak = max(peak, math.Abs(float64(ws[i])))
+		d := math.Abs(float64(ours[i] - ws[i]))
+		all = max(all, d)
+		if l*l+m*m <= r*r {
+			inside = max(inside, d)
+		}
+	}
+	t.Logf("%s: max|gomatvis − WSClean| = %.3g of the peak %.4g within 40°, %.3g over the image", name, inside/peak, peak, all/peak)
+	if inside > 1e-3*peak {
+		t.Errorf("%s: max|gomatvis − WSClean| within 40° = %.3g of the peak, over 1e-3", name, inside/peak)
 	}
 }
 
