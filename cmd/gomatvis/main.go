@@ -5,6 +5,7 @@
 //	gomatvis simulate CONFIG --shard I/N -o PART.gmvpart [--format uvh5|npy]
 //	gomatvis merge PART.gmvpart… -o OUT.uvh5|OUT.npy
 //	gomatvis slurm CONFIG --tasks N -o OUT --workdir DIR [--submit]
+//	gomatvis image RUN.uvh5|RUN.ms -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--pol I|xx|yy]
 //	gomatvis topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]
 //	gomatvis example -o SPEC.json
 //	gomatvis version
@@ -35,6 +36,7 @@ func commands() []command {
 		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits|OUT.ms [--phase-center RA_DEG,DEC_DEG] [--uvfits-drift] [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--precision 1|2] [--max-memory BYTES] [--min-chunks N] [--source-buffer F] [--memory-buffer F] [--matprod herk|pairs] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"merge", "merge PART.gmvpart… -o OUT.uvh5|OUT.npy: join the parts of a sharded run (simulate --shard I/N), checking that they come from one configuration and that none is missing or doubled", runMerge},
 		{"slurm", "slurm CONFIG --tasks N -o OUT --workdir DIR [--backend B] [--gpus-per-task G] [--partition P] [--time T] [--mem M] [--submit]: write (and submit) a Slurm array of shards and the merge that waits for it", runSlurm},
+		{"image", imageUsage, runImage},
 		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]: write the ENU vectors of every source and time", runTopo},
 		{"example", "example [-o SPEC.json]: print or write the embedded example spec", runExample},
 		{"profile", "profile --preset prodslice|dev|custom [--nant N --nbeam N --nsrc N --ntimes N --nfreq N --nchunks N --precision 1|2 --polarized --gridded --backend cpu|nufftcpu|gpu|auto --coord-method erfa|precomputed --scaling --roofline] -o DIR: synthetic profiling run; writes DIR/summary.json and figures", runProfile},

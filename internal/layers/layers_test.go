@@ -30,7 +30,7 @@ var layerOf = map[string]int{
 
 	"matvis/cpu": 3, "matvis/gpu": 3, "matvis/nufftcpu": 3, "matvis/nufftgpu": 3, "matvis/multi": 3, "matvis/shard": 3,
 
-	"matvis/input": 4, "matvis/beam/beamfits": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "ms": 4, "matvis/uvdata": 4, "matvis/part": 4, "matvis/output": 4,
+	"matvis/input": 4, "matvis/beam/beamfits": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "ms": 4, "matvis/imaging": 4, "matvis/uvdata": 4, "matvis/part": 4, "matvis/output": 4,
 	"matvis/backends": 4, "matvis/backendtest": 4,
 
 	"matvis/profile": 5,
