@@ -1,6 +1,7 @@
 package nufftcpu
 
 import (
+	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,5 +103,55 @@ func TestChooseMargins(t *testing.T) {
 		if trial != c.wantTrial || (!trial && nufft != c.wantNUFFT) {
 			t.Errorf("%+v: transform %v, trial %v (%s); want transform %v, trial %v", e, nufft, trial, why, c.wantNUFFT, c.wantTrial)
 		}
+	}
+}
+
+// TestLowerBoundPrecisionAndChannel: the plan-free lower bound stays a
+// lower bound of the model's estimate for a precision-1 run (whose
+// transforms run at ε no finer than fp32's), and it is made at the
+// highest channel (lowerBound's doc): two channels give the bound of the
+// higher alone, not of the lower.
+func TestLowerBoundPrecisionAndChannel(t *testing.T) {
+	rng := backendtest.NewRNG(t, 44)
+	b, err := New(0, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := hexConfig(t, rng, 60, 5000)
+	c.Options.Precision = 1
+	sim := backendtest.NewSim(t, c)
+	lb, err := b.lowerBound(sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := newRun(b, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := r.estimates(); lb.nufft > e.nufft*(1+1e-12) {
+		t.Errorf("precision 1: lower bound %+v above the model with plans %+v", lb, e)
+	}
+	bound := func(freqs ...float64) float64 {
+		c := hexConfig(t, rng, 60, 5000)
+		c.Freqs = freqs
+		flux := c.Flux
+		for range freqs[1:] {
+			c.Flux = append(c.Flux, flux...)
+		}
+		lb, err := b.lowerBound(backendtest.NewSim(t, c))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return lb.nufft
+	}
+	lo, hi, both := bound(60e6), bound(240e6), bound(240e6, 60e6)
+	if lo == hi {
+		t.Fatalf("60 and 240 MHz give the same bound %v: the test cannot tell the channels apart", lo)
+	}
+	if both != hi {
+		t.Errorf("channels 240 and 60 MHz: bound %v, want 240 MHz's %v (60 MHz's: %v)", both, hi, lo)
+	}
+	if both2 := bound(60e6, 240e6); both2 != hi {
+		t.Errorf("channels 60 and 240 MHz: bound %v, want 240 MHz's %v", both2, hi)
 	}
 }
