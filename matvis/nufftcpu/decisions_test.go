@@ -2,6 +2,7 @@ package nufftcpu
 
 import (
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
+	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"os"
 	"path/filepath"
 	"strings"
@@ -153,5 +154,35 @@ func TestLowerBoundPrecisionAndChannel(t *testing.T) {
 	}
 	if both2 := bound(60e6, 240e6); both2 != hi {
 		t.Errorf("channels 60 and 240 MHz: bound %v, want 240 MHz's %v", both2, hi)
+	}
+}
+
+// TestFP32PositionsRounded: a precision-1 run takes the sources' ENU
+// positions as float32, as the direct backend does (matvis's fp32
+// contract). On a 500 m array rounding a position moves a fringe's phase
+// by up to 2π·350 λ·6·10⁻⁸ ≈ 10⁻⁴ rad, which shows in the visibilities
+// (about 7·10⁻⁷ of the largest) above the transform's fp32 error (about
+// 2·10⁻⁷): the transform's precision-1 visibilities must lie closer to the
+// direct product's precision-1 ones (rounded positions) than to its
+// precision-2 ones (exact positions), and within the fp32 bar
+// (backendtest.Tolerance(1)) of the former.
+func TestFP32PositionsRounded(t *testing.T) {
+	rng := backendtest.NewRNG(t, 45)
+	c := sharedConfig(t, rng, 12, 1500, 1, 500, 0)
+	c.Options.Precision = 1
+	sim := backendtest.NewSim(t, c)
+	be, err := New(1e-12, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be.Force = true
+	got := backendtest.Vis(backendtest.MustRun(t, be, sim))
+	want := backendtest.Vis(backendtest.MustRun(t, cpu.New(), sim))
+	c.Options.Precision = 2
+	exact := backendtest.Vis(backendtest.MustRun(t, cpu.New(), backendtest.NewSim(t, c)))
+	e32, e64 := backendtest.RelErr(got, want), backendtest.RelErr(got, exact)
+	t.Logf("max|dV|/max|V|: %.3g from the fp32 direct product, %.3g from the fp64 one (bar %g)", e32, e64, backendtest.Tolerance(1))
+	if !(e32 <= backendtest.Tolerance(1)) || !(e32 < e64) {
+		t.Errorf("max|dV|/max|V| = %.3g from the fp32 direct product (bar %g), %.3g from the fp64 one: want closer to the fp32", e32, backendtest.Tolerance(1), e64)
 	}
 }
