@@ -149,3 +149,27 @@ func writeTemp(t *testing.T, name, body string) string {
 	}
 	return p
 }
+
+// TestSpatialInterpReachesWrappedBeams: the spatial interpolation asked
+// for reaches a gridded beam under a DiagonalJones wrapper as it does a
+// bare one, and GriddedInterp names it for both.
+func TestSpatialInterpReachesWrappedBeams(t *testing.T) {
+	g, err := beam.NewGriddedFromAnalytic(beam.Gaussian{DiameterM: 14}, []float64{1e8, 2e8}, 36, 30)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrapped, err := withSpatialInterp(beam.DiagonalJones{Beam: g}, beam.SpatialAzZaSimple)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inner, ok := wrapped.(beam.DiagonalJones).Beam.(*beam.Gridded)
+	if !ok || inner.SpatialInterp() != beam.SpatialAzZaSimple {
+		t.Errorf("under DiagonalJones: %v, want a gridded beam with %s", wrapped, beam.SpatialAzZaSimple)
+	}
+	if g.SpatialInterp() != beam.SpatialMapCoordinates {
+		t.Errorf("the beam given was changed: %s", g.SpatialInterp())
+	}
+	if got := GriddedInterp([]beam.Beam{wrapped}); got != beam.SpatialAzZaSimple {
+		t.Errorf("GriddedInterp under DiagonalJones: %q, want %q", got, beam.SpatialAzZaSimple)
+	}
+}
