@@ -61,3 +61,48 @@ func TestLateResultSubsetHasStorage(t *testing.T) {
 		t.Errorf("the whole result's channel 1: %v, want 7 put through the subset", got)
 	}
 }
+
+// TestLateResultManyHeldAcrossTimes: on a grid of 3 channels × 2 times
+// (so that an integration's place f·ntime + t differs from t·nfreq + f),
+// every integration put before the storage exists — all 6 held — is at
+// its place after Wait, element by element.
+func TestLateResultManyHeldAcrossTimes(t *testing.T) {
+	cfg := validConfig()
+	cfg.Beams = []beam.Beam{beam.ShortDipole{}}
+	crd, err := NewPrecomputed(2, 2, []float64{0, 0.1, 0, 0.2, 1, 0.9, 0.1, 0.1, 0.2, 0.2, 0.9, 0.9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Coords = crd
+	cfg.Freqs = []float64{1e8, 1.1e8, 1.2e8}
+	cfg.Flux = []float64{1, 1, 1, 2, 2, 2}
+	cfg.Options.Precision = 2
+	sim, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sim.NFreq() != 3 || sim.NTime() != 2 {
+		t.Fatalf("grid %d × %d, want 3 × 2", sim.NFreq(), sim.NTime())
+	}
+	l, release := gatedLateResult(sim)
+	want := map[int][]complex128{}
+	for k := range 6 {
+		vals := make([]complex128, l.perIntegration)
+		for j := range vals {
+			vals[j] = complex(float64(k+1), float64(j))
+		}
+		want[k] = vals
+		if err := l.Put128(k/sim.NTime(), k%sim.NTime(), vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if l.Held() != 6 {
+		t.Fatalf("%d held before the storage, want 6", l.Held())
+	}
+	release()
+	res := l.Wait()
+	if l.Held() != 0 {
+		t.Fatalf("%d held after Wait", l.Held())
+	}
+	checkLateValues(t, res, sim, want)
+}
