@@ -117,7 +117,7 @@ new=[
  ('uvfits-su-epoch', 'uvfits/writer.go', '		epoch = 2000\n', '		epoch = 1950\n', './uvfits ./matvis/uvdata'),
  ('uvfits-su-restfreq', 'uvfits/writer.go', '	mean /= float64(len(h.Freqs))\n', '', './uvfits ./matvis/uvdata'),
  ('uvfits-su-raepo', 'uvfits/writer.go', 'one(pc.RADeg)', 'one(pc.AppRADeg)', './uvfits ./matvis/uvdata'),
- ('uvdata-su-appra', 'matvis/uvdata/uvfits.go', 'AppRADeg: lst, AppDecDeg: l.Site.LatDeg}', 'AppRADeg: ra * 180 / math.Pi, AppDecDeg: l.Site.LatDeg}', './matvis/uvdata'),
+ ('uvdata-su-appra', 'matvis/uvdata/uvfits.go', 'AppRADeg: lst, AppDecDeg: l.Site.LatDeg}', 'AppRADeg: ra * 180 / math.Pi + 0*lst, AppDecDeg: l.Site.LatDeg}', './matvis/uvdata'),
  ('uvdata-su-appdec', 'matvis/uvdata/uvfits.go', 'AppRADeg: lst, AppDecDeg: l.Site.LatDeg}', 'AppRADeg: lst, AppDecDeg: dec * 180 / math.Pi}', './matvis/uvdata'),
  ('uvdata-zenith-wrap', 'matvis/uvdata/uvfits.go', 'return math.Mod(ra+2*math.Pi, 2*math.Pi), dec, nil', 'return ra, dec, nil', './matvis/uvdata'),
  ('late-bound', 'matvis/lateresult.go', 'if len(l.held) >= l.maxHeld {', 'if len(l.held) > l.maxHeld {', './matvis'),
