@@ -123,7 +123,9 @@ func readTable(t *testing.T, b []byte) (cards map[string]string, row map[string]
 // name, its epoch (2000 when unset, pyuvdata's J2000 default), mean and
 // apparent positions as given, RESTFREQ the mean of the channels'
 // frequencies (100 and 101 MHz: 100.5 MHz by hand); a name over 20
-// characters (the SOURCE column's 20A) is refused, 20 are kept.
+// characters (the SOURCE column's 20A) is refused by an error that names
+// it as the phase center's name (not only as a table column), 20 are
+// kept.
 func TestSourceTable(t *testing.T) {
 	h := tinyHeader()
 	pc := PhaseCenter{Name: strings.Repeat("z", 20), RADeg: 10.5, DecDeg: -30.25, AppRADeg: 11.5, AppDecDeg: -29.75}
@@ -148,7 +150,7 @@ func TestSourceTable(t *testing.T) {
 		t.Errorf("an epoch given: EPOCH %v, want 1950", row["EPOCH"])
 	}
 	pc.Name = strings.Repeat("z", 21)
-	if _, err := sourceTable(h, Options{PhaseCenter: pc}); err == nil || !strings.Contains(err.Error(), "longer than 20") {
+	if _, err := sourceTable(h, Options{PhaseCenter: pc}); err == nil || !strings.Contains(err.Error(), "phase center name") || !strings.Contains(err.Error(), "longer than 20") {
 		t.Errorf("a 21-character name: error %v", err)
 	}
 }
