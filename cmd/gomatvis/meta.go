@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis/input"
 	"strings"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/runclock"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/input"
 )
 
 // outputMeta describes a visibility .npy file: what each axis means and
@@ -52,6 +53,10 @@ type metaRun struct {
 	// 0: each shard's time is in its own log).
 	Shards  int    `json:"shards,omitempty"`
 	Created string `json:"created_utc"`
+	// Phases are the run's phases from the process's start up to the
+	// metadata's writing (internal/runclock): the write and close that
+	// follow are not in it. Absent for a merged sharded run.
+	Phases *runclock.Phases `json:"phases,omitempty"`
 }
 
 // metaConventions is what the numbers mean: units, the visibility
