@@ -153,17 +153,17 @@ func (p Phases) Seconds(q Phase) float64 {
 	return 0
 }
 
-// String is the summary line's form, the phases reached in order:
-// "wall 1.23 s: start 0.01, input 0.80, set-up 0.05, compute 0.30, write
-// 0.05, close 0.02".
+// String is the summary line's form, the phases reached in order, to the
+// millisecond: "wall 1.230 s: start 0.010, input 0.800, set-up 0.050,
+// compute 0.300, write 0.050, close 0.020".
 func (p Phases) String() string {
 	var parts []string
 	for i, f := range p.fields() {
 		if *f != nil {
-			parts = append(parts, fmt.Sprintf("%s %.3g", Phase(i), **f))
+			parts = append(parts, fmt.Sprintf("%s %.3f", Phase(i), **f))
 		}
 	}
-	return fmt.Sprintf("wall %.3g s: %s", p.WallS, strings.Join(parts, ", "))
+	return fmt.Sprintf("wall %.3f s: %s", p.WallS, strings.Join(parts, ", "))
 }
 
 type ctxKey struct{}

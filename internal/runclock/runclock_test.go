@@ -43,7 +43,7 @@ func TestMarksAttributeTheGapToTheNamedPhase(t *testing.T) {
 	if math.Abs(p.WallS-1.23) > 1e-12 {
 		t.Errorf("wall %v s, want 1.23", p.WallS)
 	}
-	const line = "wall 1.23 s: start 0.01, input 0.8, set-up 0.05, compute 0.3, write 0.05, close 0.02"
+	const line = "wall 1.230 s: start 0.010, input 0.800, set-up 0.050, compute 0.300, write 0.050, close 0.020"
 	if s := p.String(); s != line {
 		t.Errorf("line %q\nwant %q", s, line)
 	}
@@ -63,7 +63,7 @@ func TestUnreachedPhasesAreAbsent(t *testing.T) {
 	if p.WriteS != nil || p.ComputeS != nil || p.StartS == nil || *p.StartS != 0 {
 		t.Errorf("phases %+v: want start 0 and input only", p)
 	}
-	if s := p.String(); s != "wall 1 s: start 0, input 1" {
+	if s := p.String(); s != "wall 1.000 s: start 0.000, input 1.000" {
 		t.Errorf("line %q", s)
 	}
 	b, err := json.Marshal(p)

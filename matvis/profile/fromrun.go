@@ -93,7 +93,7 @@ func PhaseFigure(rep *Report) (*plots.Figure, error) {
 		return nil, fmt.Errorf("profile: phase figure: the report has no phases (a synthetic profile)")
 	}
 	d := plots.StageData{
-		Title:  fmt.Sprintf("a whole run by phase (%s, %s): %.3g s from the process's start", rep.Backend, rep.Config.Name(), p.WallS),
+		Title:  fmt.Sprintf("a whole run by phase: %.3g s from the process's start (%s backend)", p.WallS, rep.Backend),
 		XLabel: "run", Unit: "s",
 	}
 	bar := plots.StageBar{Label: "simulate"}
