@@ -16,6 +16,8 @@
 #   --backend B        gomatvis's --backend (default auto: nufftcpu on a
 #                      CPU, the GPU on the device); e.g. cpu, gpu
 #   --runs N           runs of each case (default 3): medians, [min–max] wall
+#                      (CPU time, less disturbed by a loaded machine than
+#                      the wall, is printed beside it)
 #   --huge             also the inline spec at 2·10⁶ sources × 64 channels
 #                      (a ~2.5 GB JSON file; skipped otherwise)
 #   --tmp DIR          where inputs and outputs go (default bench/tmp/e2e)
@@ -72,6 +74,9 @@ input() {
 	if [[ $form == obsparam ]]; then echo "$dir/obsparam.yaml"; else echo "$dir/spec.json"; fi
 }
 
+# f3 X: X to the millisecond ("—" stays)
+f3() { awk -v x="$1" 'BEGIN {if (x == "—" || x == "") print "—"; else printf "%.3f", x}'; }
+
 # median of the numbers on stdin ("—" for none)
 median() { sort -g | awk '{v[NR]=$1} END {if (!NR) print "—"; else if (NR%2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 
@@ -81,8 +86,8 @@ phase() { sed -n "s/^wall [0-9.e+-]* s: .*\b$1 \([0-9.e+-]*\).*/\1/p" "$2" | hea
 
 echo "gomatvis e2e: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), backend $backend, $runs run(s) each, $(date -u '+%F %H:%M UTC')"
 echo
-echo "| case | output | wall s (median [min–max]) | compute s | input s | write s | peak RSS MB | wall/compute | load |"
-echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"
+echo "| case | output | wall s (median [min–max]) | CPU s | phases s | compute s | input s | write s | peak RSS MB | wall/compute | load |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"
 for nsrc in $sources; do
 	for nfreq in $channels; do
 		for form in $forms; do
@@ -93,18 +98,19 @@ for nsrc in $sources; do
 			in=$(input "$dir" "$form" "$nsrc" "$nfreq")
 			for fmt in $outputs; do
 				load=$(cut -d' ' -f1 /proc/loadavg)
-				walls=() rss=() comp=() inp=() wr=()
+				walls=() cpus=() rss=() tot=() comp=() inp=() wr=()
 				for ((r = 0; r < runs; r++)); do
 					out=$dir/out.$fmt log=$dir/run.log tm=$dir/time.txt
 					rm -f "$out" "${out%.npy}.meta.json"
 					# shellcheck disable=SC2086 # extra is a list of flags
-					if ! /usr/bin/time -f '%e %M' -o "$tm" "$bin" simulate -q --backend "$backend" $extra -o "$out" "$in" >"$log" 2>&1; then
+					if ! /usr/bin/time -f '%e %M %U %S' -o "$tm" "$bin" simulate -q --backend "$backend" $extra -o "$out" "$in" >"$log" 2>&1; then
 						echo "bench/e2e.sh: $form $nsrc × $nfreq → $fmt failed:" >&2
 						tail -5 "$log" >&2
 						exit 1
 					fi
-					read -r w m <"$tm"
-					walls+=("$w") rss+=("$m")
+					read -r w m u s <"$tm"
+					walls+=("$w") rss+=("$m") cpus+=("$(awk -v u="$u" -v s="$s" 'BEGIN {print u + s}')")
+					tot+=("$(sed -n 's/^wall \([0-9.e+-]*\) s: .*/\1/p' "$log" | head -1)")
 					c=$(phase compute "$log")
 					if [[ -z $c ]]; then # before the phase line: the summary's "s in all"
 						c=$(sed -n 's/.*: \([0-9.e+-]*\) s in all → .*/\1/p' "$log" | head -1)
@@ -116,17 +122,19 @@ for nsrc in $sources; do
 				lo=$(printf '%s\n' "${walls[@]}" | sort -g | head -1)
 				hi=$(printf '%s\n' "${walls[@]}" | sort -g | tail -1)
 				mc=$(printf '%s\n' "${comp[@]}" | grep . | median || true)
+				mu=$(printf '%s\n' "${cpus[@]}" | median)
+				mt=$(printf '%s\n' "${tot[@]}" | grep . | median || true)
 				mi=$(printf '%s\n' "${inp[@]}" | grep . | median || true)
 				mo=$(printf '%s\n' "${wr[@]}" | grep . | median || true)
 				mr=$(printf '%s\n' "${rss[@]}" | median)
-				mc=$(awk -v c="$mc" 'BEGIN {printf "%.3f", c}')
+				mc=$(f3 "$mc") mu=$(f3 "$mu") mt=$(f3 "$mt") mi=$(f3 "$mi") mo=$(f3 "$mo")
 				ratio=$(awk -v w="$mw" -v c="$mc" 'BEGIN {if (c > 0) printf "%.2f", w / c; else print "—"}')
-				printf '| %s %s × %s ch | %s | %s [%s–%s] | %s | %s | %s | %.0f | %s | %s |\n' \
-					"$form" "$nsrc" "$nfreq" "$fmt" "$mw" "$lo" "$hi" "$mc" "${mi:-—}" "${mo:-—}" \
+				printf '| %s %s × %s ch | %s | %s [%s–%s] | %s | %s | %s | %s | %s | %.0f | %s | %s |\n' \
+					"$form" "$nsrc" "$nfreq" "$fmt" "$mw" "$lo" "$hi" "$mu" "${mt:-—}" "$mc" "${mi:-—}" "${mo:-—}" \
 					"$(awk -v k="$mr" 'BEGIN {print k / 1024}')" "$ratio" "$load"
 			done
 		done
 	done
 done
 echo
-echo "wall and peak RSS: /usr/bin/time of the whole process; compute: the run's phase line (\"wall W s: start …, compute C, …\") or, from a gomatvis without it, the summary line's \"s in all\" (the backend's set-up, the compute and, for UVH5 and UVFITS, the writing); load: the 1-minute load average before the case's runs."
+echo "wall, CPU (user + system) and peak RSS: /usr/bin/time of the whole process; phases: the wall of the run's phase line (process start to close); compute: the run's phase line (\"wall W s: start …, compute C, …\") or, from a gomatvis without it, the summary line's \"s in all\" (the backend's set-up, the compute and, for UVH5 and UVFITS, the writing); load: the 1-minute load average before the case's runs."
