@@ -62,6 +62,10 @@ func FromRun(sim *matvis.Simulation, res *matvis.Result, info RunInfo) *Report {
 	rep.Machine = DescribeMachine(cblas.Choose(), be)
 	phases := info.Phases
 	rep.Phases = &phases
+	if len(res.Done) != sim.NFreq()*sim.NTime() {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("a run in blocks of times (an output larger than memory): integrations and per_integration are the last block's %d integrations of %d; the stages hold every block's chunks",
+			len(res.Done), sim.NFreq()*sim.NTime()))
+	}
 	rep.Notes = append(rep.Notes,
 		"a gomatvis simulate run, profiled as it ran: no warm-up (the first integration holds the first-time costs), no roofline or scaling sweep",
 		"timing.build_s is the input phase (reading and validating the input, building the simulation); phases holds the whole run from the process's start",

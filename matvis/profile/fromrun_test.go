@@ -6,10 +6,13 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/runclock"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 )
@@ -76,6 +79,24 @@ func TestFromRun(t *testing.T) {
 	}
 	if p := m["phases"].(map[string]any); p["compute_s"] != 0.4 || p["start_from"] != "process" {
 		t.Errorf("phases in JSON: %v", p)
+	}
+	for _, n := range rep.Notes {
+		if strings.Contains(n, "blocks of times") {
+			t.Errorf("a whole run noted as blocks: %q", n)
+		}
+	}
+	// A UVH5 run in blocks hands over its last block's result: said so.
+	sub, err := sim.Subset(matvis.Block{F0: 0, F1: 1, T0: 1, T1: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	last, err := be.Run(context.Background(), sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocked := FromRun(sim, last, RunInfo{Backend: be, Phases: ph})
+	if !slices.ContainsFunc(blocked.Notes, func(n string) bool { return strings.Contains(n, "last block's 1 integrations of 2") }) {
+		t.Errorf("notes %q: the blocks not said", blocked.Notes)
 	}
 }
 
