@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The end-to-end benchmark: gomatvis simulate run as a user runs it, on
-# generated inputs (bench/e2e/gen), timed as a whole process (wall and peak
-# RSS from /usr/bin/time) beside the engine's own share (the compute phase of
+# generated inputs (bench/e2e/gen), timed as a whole process (wall, CPU time
+# and peak RSS from /usr/bin/time) beside the engine's own share (the compute phase of
 # the run's phase line; before that line existed, the summary line's "s in
 # all", which for UVH5 and UVFITS includes the writing). Prints a markdown
 # table, one row per case and output, with the load average at the start of
@@ -50,6 +50,15 @@ while (($#)); do
 done
 [[ -x /usr/bin/time ]] || { echo "bench/e2e.sh: needs GNU time at /usr/bin/time (apt-get install time)" >&2; exit 2; }
 [[ $runs =~ ^[1-9][0-9]*$ ]] || { echo "bench/e2e.sh: --runs $runs: want a positive integer" >&2; exit 2; }
+for n in $sources $channels; do
+	[[ $n =~ ^[1-9][0-9]*$ ]] || { echo "bench/e2e.sh: --sources/--channels $n: want positive integers" >&2; exit 2; }
+done
+for f in $forms; do
+	[[ $f =~ ^(inline|text|skyh5|obsparam)$ ]] || { echo "bench/e2e.sh: --forms $f: want inline, text, skyh5 or obsparam" >&2; exit 2; }
+done
+for f in $outputs; do
+	[[ $f =~ ^(npy|uvh5|uvfits)$ ]] || { echo "bench/e2e.sh: --outputs $f: want npy, uvh5 or uvfits" >&2; exit 2; }
+done
 
 mkdir -p "$tmp"
 gen=$tmp/gen
