@@ -81,8 +81,10 @@ func add(xs ...int64) int64 {
 // hostShape is what the host-memory check needs to know of a run.
 type hostShape struct {
 	nant, nsrc, nfreq, ntime, nfeed, precision int
-	// outTimes is how many times of the output are held at once.
+	// outTimes is how many times of the output are held at once;
+	// streamed says none is (Options.OutputStreamed).
 	outTimes             int
+	streamed             bool
 	npairs               int64
 	nbeamUsed, minChunks int
 	pairsAcc             bool
@@ -108,9 +110,13 @@ func (h hostShape) terms() []MemoryTerm {
 		ntopo = 1
 	}
 	nch := max(h.minChunks, min(h.nsrc, maxAutoChunks))
+	output := mul(int64(h.nfreq), int64(h.outputTimes()), h.npairs, nf, nf, csize)
+	if h.streamed {
+		output = 0
+	}
 	k := int64((h.nsrc + nch - 1) / nch)
 	terms := []MemoryTerm{
-		{"output", mul(int64(h.nfreq), int64(h.outputTimes()), h.npairs, nf, nf, csize), false},
+		{"output", output, false},
 		{"pair_list", mul(h.npairs, 16), false},
 		{"accumulator", acc, false},
 		{"enu_cache", mul(ntopo, 3, int64(h.nsrc), 8), false},
@@ -245,6 +251,7 @@ func (s *Simulation) hostShape() hostShape {
 	return hostShape{
 		nant: s.NAnt(), nsrc: s.NSrc(), nfreq: s.NFreq(), ntime: s.NTime(), nfeed: s.NFeed(),
 		precision: s.Options.Precision, npairs: int64(len(s.Pairs)), nbeamUsed: len(used), outTimes: s.Options.OutputTimes,
+		streamed:  s.Options.OutputStreamed,
 		minChunks: s.Options.MinChunks, pairsAcc: s.Options.MatProd == MatProdPairs,
 		stokes: s.SkyPolarized(),
 	}

@@ -58,6 +58,11 @@ type Options struct {
 	// output is written. New then sizes the output for one such block;
 	// TimesPerBlock says how many times fit. 0: the whole output at once.
 	OutputTimes int
+	// OutputStreamed says the caller never holds the output whole: it
+	// runs the simulation in blocks it sizes itself against the budget
+	// (matvis/output.Run) and hands each to a writer. New then counts no
+	// output (each block's Subset counts its own); OutputTimes is ignored.
+	OutputStreamed bool
 	// SourceBuffer is the fraction of a chunk's sources that the per-chunk
 	// buffers hold (matvis's source_buffer, default 1: the horizon cut is
 	// not assumed to remove any).

@@ -62,7 +62,34 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 	}
 	c.Options.AntPairs = s.Pairs
 	c.Options.OutputTimes = 0 // a block's result is held whole
+	c.Options.OutputStreamed = false
 	return New(c)
+}
+
+// SubsetReusing is Subset whose NewResult puts the block's visibilities
+// into the front of buf's storage (a result of an earlier block of s, of
+// the same precision and at least as large), cleared first: a caller that
+// streams blocks to a writer (matvis/output) reuses two buffers instead
+// of allocating every block. Without room in buf it is Subset.
+func (s *Simulation) SubsetReusing(b Block, buf *Result) (*Simulation, error) {
+	sub, err := s.Subset(b)
+	if err != nil || buf == nil || buf.Precision != sub.Options.Precision {
+		return sub, err
+	}
+	n := b.Size() * integrationSize(sub.OutputShape())
+	v := &resultView{}
+	switch {
+	case buf.Precision == 1 && cap(buf.Vis64) >= n:
+		v.vis64 = buf.Vis64[:n:n]
+		clear(v.vis64)
+	case buf.Precision != 1 && cap(buf.Vis128) >= n:
+		v.vis128 = buf.Vis128[:n:n]
+		clear(v.vis128)
+	default:
+		return sub, nil
+	}
+	sub.out = v
+	return sub, nil
 }
 
 // resultView is the visibilities of a block inside a larger result.

@@ -345,21 +345,9 @@ func clip(s string) string {
 // Write encodes data (one of []float32, []float64, []complex64,
 // []complex128, []int64) with the given shape as a version-1 .npy stream.
 func Write(w io.Writer, shape []int, data any) error {
-	var dt DType
-	var n int
-	switch d := data.(type) {
-	case []float32:
-		dt, n = Float32, len(d)
-	case []float64:
-		dt, n = Float64, len(d)
-	case []complex64:
-		dt, n = Complex64, len(d)
-	case []complex128:
-		dt, n = Complex128, len(d)
-	case []int64:
-		dt, n = Int64, len(d)
-	default:
-		return fmt.Errorf("npy: unsupported data type %T", data)
+	dt, n, err := dtypeOf(data)
+	if err != nil {
+		return fmt.Errorf("npy: %w", err)
 	}
 	want := 1
 	for _, s := range shape {

@@ -19,6 +19,10 @@ targets=(
   "./matvis/skymodel/ FuzzReadText" "./matvis/skymodel/ FuzzReadVOTable"
   "./matvis/skymodel/ FuzzReadStokesTSV" "./matvis/skymodel/ FuzzReadSkyH5"
   "./uvh5/ FuzzReadUVH5" "./matvis/part/ FuzzReadPart"
+  "./matvis/simspec/ FuzzParseTwin" "./matvis/skymodel/ FuzzReadTextTwin"
+  "./internal/fastfloat/ FuzzParseFloat" "./internal/fastfloat/ FuzzParsePrefix"
+  "./internal/casatable/ FuzzRead" "./matvis/astro/ FuzzC04"
+  "./internal/h5read/ FuzzAttributes" "./internal/h5read/ FuzzGlobalHeap"
 )
 failed=0
 echo "| target | executions | seconds | result |"

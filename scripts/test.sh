@@ -15,6 +15,12 @@ command -v h5dump >/dev/null || need_apt+=(hdf5-tools)
 # The race detector needs cgo.
 command -v gcc >/dev/null || need_apt+=(gcc)
 /usr/bin/python3 -c 'import healpy' 2>/dev/null || need_apt+=(python3-healpy)
+# casacore judges every Measurement Set we write: python-casacore reads each
+# table and column, showtableinfo, msselect and taql open it (package ms).
+/usr/bin/python3 -c 'import casacore.tables' 2>/dev/null || need_apt+=(python3-casacore)
+command -v msselect >/dev/null || need_apt+=(casacore-tools)
+# WSClean images an MS we write: a point source's dirty peak, place and flux.
+command -v wsclean >/dev/null || need_apt+=(wsclean)
 if [ ${#need_apt[@]} -gt 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "== installing ${need_apt[*]}"
   apt-get -o DPkg::Lock::Timeout=600 update -qq && DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${need_apt[@]}" >/dev/null

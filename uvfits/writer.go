@@ -24,6 +24,7 @@ import (
 	"sort"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/rowcover"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
@@ -72,7 +73,8 @@ type Writer struct {
 	params   []param
 	dataOff  int64
 	groupLen int // bytes per group
-	written  []bool
+	nblts    int
+	written  *rowcover.Rows
 	buf      []byte
 	jdMid    float64
 }
@@ -118,7 +120,7 @@ func Create(path string, h *uvh5.Header, opt Options) (*Writer, error) {
 	w.dataOff = int64(len(primary))
 	w.groupLen = (w.pcount + 3*w.npol*w.nf) * w.elem()
 	tables := w.dataOff + padded(int64(nblts)*int64(w.groupLen))
-	w.written = make([]bool, nblts)
+	w.nblts, w.written = nblts, rowcover.New(nblts, w.nf)
 	for _, p := range []struct {
 		b   []byte
 		off int64
@@ -408,55 +410,121 @@ func sourceTable(h *uvh5.Header, opt Options) ([]byte, error) {
 // values in UVH5's (blt, freq, pol) order, the header's pols); flags and
 // nsamples may be nil (none flagged, nsamples 1).
 func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error {
-	if w.out.Finished() {
-		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
-	}
 	row := w.nf * w.npol
 	if len(vis)%row != 0 {
 		return fmt.Errorf("uvfits: %s: %d values is not a whole number of rows of %d", w.path, len(vis), row)
 	}
-	n := len(vis) / row
-	if bltStart < 0 || bltStart+n > len(w.written) {
-		return fmt.Errorf("uvfits: %s: rows [%d, %d) outside [0, %d)", w.path, bltStart, bltStart+n, len(w.written))
+	return w.WriteChannels(bltStart, len(vis)/row, 0, w.nf, vis, flags, nsamples)
+}
+
+// WriteChannels writes channels [f0, f1) of rows [bltStart, bltStart +
+// n) from vis (n·(f1−f0)·Npols values, (blt, freq, pol) order), with
+// flags and nsamples as in WriteBlock: a time too large for memory is
+// written by ranges of channels. The rows count as written once every
+// channel of them has been.
+func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error {
+	if w.out.Finished() {
+		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
+	}
+	if f0 < 0 || f1 > w.nf || f0 >= f1 {
+		return fmt.Errorf("uvfits: %s: channels [%d, %d) outside [0, %d)", w.path, f0, f1, w.nf)
+	}
+	row := (f1 - f0) * w.npol
+	if len(vis) != n*row {
+		return fmt.Errorf("uvfits: %s: %d values is not %d rows of %d", w.path, len(vis), n, row)
+	}
+	if bltStart < 0 || n < 0 || bltStart+n > w.nblts {
+		return fmt.Errorf("uvfits: %s: rows [%d, %d) outside [0, %d)", w.path, bltStart, bltStart+n, w.nblts)
 	}
 	if (flags != nil && len(flags) != len(vis)) || (nsamples != nil && len(nsamples) != len(vis)) {
 		return fmt.Errorf("uvfits: %s: flags or nsamples do not match the %d visibilities", w.path, len(vis))
 	}
-	const maxBuf = 8 << 20
+	var err error
+	if f0 == 0 && f1 == w.nf {
+		err = w.wholeRows(bltStart, n, vis, flags, nsamples)
+	} else {
+		err = w.channelRows(bltStart, n, f0, f1, vis, flags, nsamples)
+	}
+	if err != nil {
+		return fmt.Errorf("uvfits: %s: %w", w.path, err)
+	}
+	w.written.Mark(bltStart, bltStart+n, f0, f1)
+	return nil
+}
+
+// maxBuf bounds the encoding buffer of one write.
+const maxBuf = 8 << 20
+
+// wholeRows writes whole groups, as many at a time as maxBuf holds.
+func (w *Writer) wholeRows(bltStart, n int, vis []complex128, flags []bool, nsamples []float32) error {
+	row := w.nf * w.npol
 	per := max(1, maxBuf/w.groupLen)
 	for r0 := 0; r0 < n; r0 += per {
 		r1 := min(n, r0+per)
 		w.buf = w.buf[:0]
 		for r := r0; r < r1; r++ {
-			blt := bltStart + r
-			for _, p := range w.params {
-				w.put(p.value(blt))
-			}
-			for fi := range w.nf {
-				for _, pi := range w.polIdx {
-					i := r*row + fi*w.npol + pi
-					v := vis[i]
-					wt := 1.0
-					if nsamples != nil {
-						wt = float64(nsamples[i])
-					}
-					if flags != nil && flags[i] {
-						wt = -wt
-					}
-					w.put(real(v))
-					w.put(-imag(v)) // conjugated: FITS's baseline is ant2 → ant1
-					w.put(wt)
-				}
-			}
+			w.putParams(bltStart + r)
+			w.putData(vis, flags, nsamples, r*row, w.nf)
 		}
 		if _, err := w.out.File().WriteAt(w.buf, w.dataOff+int64(bltStart+r0)*int64(w.groupLen)); err != nil {
-			return fmt.Errorf("uvfits: %s: %w", w.path, err)
-		}
-		for r := r0; r < r1; r++ {
-			w.written[bltStart+r] = true
+			return err
 		}
 	}
 	return nil
+}
+
+// channelRows writes each row's parameters and its channels [f0, f1).
+func (w *Writer) channelRows(bltStart, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error {
+	row := (f1 - f0) * w.npol
+	f := w.out.File()
+	for r := range n {
+		at := w.dataOff + int64(bltStart+r)*int64(w.groupLen)
+		w.buf = w.buf[:0]
+		w.putParams(bltStart + r)
+		if _, err := f.WriteAt(w.buf, at); err != nil {
+			return err
+		}
+		// Values of a channel run in pieces of at most maxBuf.
+		perPiece := max(1, maxBuf/(3*w.npol*w.elem()))
+		for c0 := 0; c0 < f1-f0; c0 += perPiece {
+			c1 := min(f1-f0, c0+perPiece)
+			w.buf = w.buf[:0]
+			w.putData(vis, flags, nsamples, r*row+c0*w.npol, c1-c0)
+			pos := at + int64(w.pcount+(f0+c0)*3*w.npol)*int64(w.elem())
+			if _, err := f.WriteAt(w.buf, pos); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// putParams appends row blt's random-group parameters.
+func (w *Writer) putParams(blt int) {
+	for _, p := range w.params {
+		w.put(p.value(blt))
+	}
+}
+
+// putData appends nch channels of values from vis[i:] (freq, pol order)
+// as FITS's (real, −imag, weight) triples in the file's pol order.
+func (w *Writer) putData(vis []complex128, flags []bool, nsamples []float32, i0, nch int) {
+	for fi := range nch {
+		for _, pi := range w.polIdx {
+			i := i0 + fi*w.npol + pi
+			v := vis[i]
+			wt := 1.0
+			if nsamples != nil {
+				wt = float64(nsamples[i])
+			}
+			if flags != nil && flags[i] {
+				wt = -wt
+			}
+			w.put(real(v))
+			w.put(-imag(v)) // conjugated: FITS's baseline is ant2 → ant1
+			w.put(wt)
+		}
+	}
 }
 
 func (w *Writer) put(x float64) {
@@ -476,11 +544,9 @@ func (w *Writer) CloseAs(dest string) error {
 	if w.out.Finished() {
 		return fmt.Errorf("uvfits: %s: writer already closed or aborted", w.path)
 	}
-	for r, ok := range w.written {
-		if !ok {
-			w.Abort()
-			return fmt.Errorf("%w: %s: row %d (of %d)", ErrIncomplete, w.path, r, len(w.written))
-		}
+	if m := w.written.Missing(); m != "" {
+		w.Abort()
+		return fmt.Errorf("%w: %s: rows %s (of %d)", ErrIncomplete, w.path, m, w.nblts)
 	}
 	if err := w.out.Commit(dest); err != nil {
 		return fmt.Errorf("uvfits: %s: finishing: %w", dest, err)

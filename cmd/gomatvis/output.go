@@ -11,8 +11,8 @@ import (
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
-	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
 // outputFormat is one kind of file that -o may name, by extension.
@@ -35,13 +35,59 @@ func uvfitsFormat() outputFormat {
 // isUVFITS says whether an output path asks for UVFITS.
 func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvfits") }
 
-// createRows opens the file that a run streams its baseline-time rows
-// into: UVFITS for OUT.uvfits, else UVH5.
-func createRows(out string, sim *matvis.Simulation, obs *matvis.Observation) (*uvdata.Writer, error) {
-	if isUVFITS(out) {
-		return uvdata.CreateUVFITS(out, sim, obs)
+// openOutput opens the writer of a run's output, chosen by out's
+// extension: UVFITS, UVH5 or, for anything else, matvis's .npy with its
+// meta.json (sidecar makes it from the run's summary). It finishes its
+// files as one step with respect to other gomatvis runs (writeOutputs).
+func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, stderr io.Writer, sidecar func(output.Summary) ([]byte, error)) (output.BlockWriter, error) {
+	var w output.BlockWriter
+	var err error
+	switch {
+	case isUVFITS(out):
+		w, err = output.NewUVFITS(out, sim, obs)
+	case isUVH5(out):
+		w, err = output.NewUVH5(out, sim, obs)
+	default:
+		w, err = output.NewNPY(out, sim, metaPath(out), sidecar)
 	}
-	return uvdata.Create(out, sim, obs)
+	if err != nil {
+		return nil, err
+	}
+	return lockedOutput{w, out, stderr}, nil
+}
+
+// lockedOutput finishes its writer's files under writeOutputs: under a
+// lock of their directory, after clearing temporaries of killed runs; a
+// complete run removes a stale partial output.
+type lockedOutput struct {
+	output.BlockWriter
+	out    string
+	stderr io.Writer
+}
+
+// Close finishes the output at its path.
+func (l lockedOutput) Close() error {
+	if err := writeOutputs(l.out, true, l.stderr, l.BlockWriter.Close); err != nil {
+		return fmt.Errorf("writing %s: %w", l.out, err)
+	}
+	return nil
+}
+
+// ClosePartial finishes a cancelled run's partial output.
+func (l lockedOutput) ClosePartial() (output.Kept, error) {
+	var k output.Kept
+	err := writeOutputs(l.out, false, l.stderr, func() (err error) {
+		k, err = l.BlockWriter.ClosePartial()
+		return err
+	})
+	return k, err
+}
+
+// Summarize hands the run's summary to the writer that records it.
+func (l lockedOutput) Summarize(s output.Summary) {
+	if w, ok := l.BlockWriter.(output.Summarizer); ok {
+		w.Summarize(s)
+	}
 }
 
 // partExt is the extension of a shard's part file.
@@ -67,10 +113,7 @@ func npyFormat() []outputFormat {
 }
 
 // partialPath is where a cancelled run's finished integrations go.
-func partialPath(out string) string {
-	ext := filepath.Ext(out)
-	return strings.TrimSuffix(out, ext) + ".partial" + ext
-}
+func partialPath(out string) string { return output.PartialPath(out) }
 
 // outputFiles are the files a run writing -o out may create or replace.
 func outputFiles(out string) []string {

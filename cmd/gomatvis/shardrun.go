@@ -182,7 +182,7 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec, stdout, stderr io.Writer) error {
 	sim, sub, obs, bo, block, meta := pr.sim, pr.sub, pr.obs, pr.bo, pr.block, pr.meta
 	var err error
-	defer setMemoryLimit(sim)()
+	defer setMemoryLimit(sub, 0)()
 	be, err := openBackend(j.backend, j.devices, j.gpu, stderr)
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"math/cmplx"
 	"os"
 	"os/exec"
@@ -16,6 +16,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
+	"github.com/gomatvis/gomatvis/npy"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
@@ -135,117 +136,133 @@ func tail(b []byte) string {
 	return string(b)
 }
 
-// TestUVH5StreamsTimeBlocks: an output that does not fit in
-// max_memory_bytes is refused as npy but written as UVH5 block by block
-// of times, equal to the same run with room for everything.
-func TestUVH5StreamsTimeBlocks(t *testing.T) {
+// TestOutputsStreamBlocks: an output that does not fit in
+// max_memory_bytes is written block by block, as npy and as UVH5, equal
+// to the same run with room for everything (npy used to be refused).
+func TestOutputsStreamBlocks(t *testing.T) {
 	dir := t.TempDir()
-	whole := filepath.Join(dir, "whole.uvh5")
-	if code, _, stderr := runCLI(t, "simulate", writeSpec(t, dir, nil, ""), "-o", whole, "-q", "--backend", "cpu"); code != 0 {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	// The example's other host terms take 68 kB and its UVH5 output 27 kB
-	// per time (6 times): 0.9 × 130 kB holds one time at once.
-	tight := writeSpec(t, filepath.Join(dir), func(m map[string]any) {
+	roomy := writeSpec(t, t.TempDir(), nil, "")
+	// The example's other host terms take 68 kB and its output 27 kB per
+	// time (6 times): 0.9 × 130 kB holds two blocks of a few channels.
+	tight := writeSpec(t, dir, func(m map[string]any) {
 		m["options"] = map[string]any{"max_memory_bytes": 1.3e5}
 	}, "")
-	code, _, stderr := runCLI(t, "simulate", tight, "-o", filepath.Join(dir, "tight.npy"), "-q", "--backend", "cpu")
-	if code == 0 || !strings.Contains(stderr, "does not fit in memory") {
-		t.Fatalf("npy output over the budget: exit %d, %s", code, stderr)
-	}
-	blocks := filepath.Join(dir, "blocks.uvh5")
-	code, _, stderr = runCLI(t, "simulate", tight, "-o", blocks, "-q", "--backend", "cpu")
-	if code != 0 || !strings.Contains(stderr, "blocks of up to") {
-		t.Fatalf("uvh5 output over the budget: exit %d, %s", code, stderr)
-	}
-	a, err := uvh5.ReadFile(whole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := uvh5.ReadFile(blocks)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(a.Vis) != len(b.Vis) || len(a.Vis) == 0 {
-		t.Fatalf("%d and %d visibilities", len(a.Vis), len(b.Vis))
-	}
-	var peak, worst float64
-	for i, v := range a.Vis {
-		peak = max(peak, cmplx.Abs(v))
-		worst = max(worst, cmplx.Abs(b.Vis[i]-v))
-	}
-	// More source chunks under the tight budget sum in another order.
-	if worst > 1e-12*peak {
-		t.Errorf("blocks vs whole: max|ΔV| = %.3g of peak %.3g", worst, peak)
+	for _, ext := range []string{".uvh5", ".npy"} {
+		whole := filepath.Join(dir, "whole"+ext)
+		if code, _, stderr := runCLI(t, "simulate", roomy, "-o", whole, "-q", "--backend", "cpu"); code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		blocks := filepath.Join(dir, "blocks"+ext)
+		code, _, stderr := runCLI(t, "simulate", tight, "-o", blocks, "-q", "--backend", "cpu")
+		if code != 0 || !strings.Contains(stderr, "blocks of up to") {
+			t.Fatalf("%s output over the budget: exit %d, %s", ext, code, stderr)
+		}
+		a, b := readVis(t, whole), readVis(t, blocks)
+		if len(a) != len(b) || len(a) == 0 {
+			t.Fatalf("%s: %d and %d visibilities", ext, len(a), len(b))
+		}
+		var peak, worst float64
+		for i, v := range a {
+			peak = max(peak, cmplx.Abs(v))
+			worst = max(worst, cmplx.Abs(b[i]-v))
+		}
+		// More source chunks under the tight budget sum in another order.
+		if worst > 1e-12*peak {
+			t.Errorf("%s: blocks vs whole: max|ΔV| = %.3g of peak %.3g", ext, worst, peak)
+		}
 	}
 }
 
-// TestUVH5PartialOnCancel: a UVH5 run cancelled after its first block
-// leaves OUT.partial.uvh5 with the finished times and the rest flagged,
-// and no OUT.uvh5.
+// readVis reads the visibilities of a UVH5 or .npy output.
+func readVis(t *testing.T, path string) []complex128 {
+	t.Helper()
+	if strings.HasSuffix(path, ".npy") {
+		a, err := npy.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.AsComplex128()
+	}
+	f, err := uvh5.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.Vis
+}
+
+// TestUVH5PartialOnCancel: a UVH5 run cancelled in its second block
+// leaves OUT.partial.uvh5 with the finished integrations and the rest
+// flagged, and no OUT.uvh5.
 func TestUVH5PartialOnCancel(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "x.uvh5")
-	sim, obs, stderr := cancelAfterFirstBlock(t, out)
+	sim, obs, kept := cancelAfterFirstBlock(t, out)
 	f, err := uvh5.ReadFile(partialPath(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nbl, per := len(obs.Baselines), sim.NFreq()*len(obs.Pols)
+	nbl, np := len(obs.Baselines), len(obs.Pols)
+	per := sim.NFreq() * np
 	for row := range f.Counts.Nblts {
 		ti := row / nbl
-		wantFlag := ti == 2 // times 0, 1 from the first block; 3.. finished in the second
 		for k := row * per; k < (row+1)*per; k++ {
+			// Times 0, 1 from the first block; of the second, all but
+			// time 2's first channel.
+			wantFlag := ti == 2 && (k-row*per)/np == 0
 			if f.Flags[k] != wantFlag || (f.Nsamples[k] == 0) != wantFlag {
-				t.Fatalf("row %d (time %d): flag %v nsamples %v, want flagged=%v", row, ti, f.Flags[k], f.Nsamples[k], wantFlag)
+				t.Fatalf("row %d (time %d) value %d: flag %v nsamples %v, want flagged=%v", row, ti, k-row*per, f.Flags[k], f.Nsamples[k], wantFlag)
 			}
 		}
 	}
-	if !strings.Contains(stderr, "5 of 6 times finished") {
-		t.Errorf("message: %q", stderr)
+	want := fmt.Sprintf("5 of 6 times finished (%d of %d integrations), saved to %s (the others flagged)", 6*sim.NFreq()-1, 6*sim.NFreq(), partialPath(out))
+	if kept != want {
+		t.Errorf("kept: %q, want %q", kept, want)
 	}
 }
 
-// cancelAfterFirstBlock streams the example spec's run into out's row
-// writer (UVH5 or UVFITS, by out's extension) as a run cancelled in its
-// second block does: times 0 and 1 written whole from the first block,
-// the second block's result with time 2's first channel unfinished given
-// to savePartialUVH5, which must return the cancellation and leave nothing
-// at out. It returns the run and what savePartialUVH5 said on stderr.
+// cancelAfterFirstBlock streams the example spec's run into out's writer
+// (UVH5 or UVFITS, by out's extension) as a run cancelled in its second
+// block does: times 0 and 1 written whole from the first block, then the
+// second block's result with time 2's first channel unfinished, and
+// ClosePartial, which must leave nothing at out. It returns the run and
+// what ClosePartial said it kept.
 func cancelAfterFirstBlock(t *testing.T, out string) (*matvis.Simulation, *matvis.Observation, string) {
 	t.Helper()
 	sim, obs, err := (&simInput{path: "example", spec: mustSpec(t)}).build(context.Background(), buildOptions{uvh5: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := createRows(out, sim, obs)
-	if err != nil {
-		t.Fatal(err)
+	if sim.NTime() != 6 {
+		t.Fatalf("the example has %d times; the test expects 6", sim.NTime())
 	}
-	first, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 0, T1: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := cpu.New().Run(context.Background(), first)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := w.WriteTimes(0, res); err != nil {
-		t.Fatal(err)
-	}
-	second, err := sim.Subset(matvis.Block{F0: 0, F1: sim.NFreq(), T0: 2, T1: sim.NTime()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	cancelled, _ := cpu.New().Run(context.Background(), second)
-	cancelled.Done[0] = false // time 2 lost one channel: not written
 	var stderr strings.Builder
-	if err := savePartialUVH5(w, out, 2, sim.NTime(), cancelled, context.Canceled, &stderr); !errors.Is(err, context.Canceled) {
-		t.Fatalf("savePartialUVH5: %v", err)
+	w, err := openOutput(out, sim, obs, &stderr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []matvis.Block{{F0: 0, F1: sim.NFreq(), T0: 0, T1: 2}, {F0: 0, F1: sim.NFreq(), T0: 2, T1: sim.NTime()}} {
+		sub, err := sim.Subset(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cpu.New().Run(context.Background(), sub)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.T0 == 2 {
+			res.Done[0] = false // time 2 lost one channel: flagged
+		}
+		if err := w.WriteBlock(b, res); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := w.ClosePartial()
+	if err != nil {
+		t.Fatalf("ClosePartial: %v", err)
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Fatalf("a cancelled run wrote %s", out)
 	}
-	return sim, obs, stderr.String()
+	return sim, obs, kept.String()
 }
 
 func mustSpec(t *testing.T) *simspec.Spec {

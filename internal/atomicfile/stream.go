@@ -69,3 +69,35 @@ func (s *Stream) Abort() error {
 	}
 	return nil
 }
+
+// CommitWith is Commit with companions written as WriteGroup writes
+// them (an array streamed in place and its metadata, known only at the
+// end): every file complete and synced before any is renamed, the
+// stream's to dest first, so that they appear together or not at all.
+func (s *Stream) CommitWith(dest string, companions ...File) error {
+	if s.done {
+		return ErrFinished
+	}
+	s.done = true
+	tmps := []string{s.f.Name()}
+	defer func() {
+		for _, t := range tmps {
+			removeTemp(t) // renamed ones are gone already
+		}
+	}()
+	err := s.f.Sync()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("syncing %s: %w", dest, err)
+	}
+	for _, f := range companions {
+		tmp, err := prepare(f)
+		if err != nil {
+			return err
+		}
+		tmps = append(tmps, tmp)
+	}
+	return install(append([]File{{Path: dest}}, companions...), tmps)
+}

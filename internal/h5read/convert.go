@@ -1,9 +1,9 @@
 package h5read
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
-	"strings"
 )
 
 // Int64s reads an integer dataset (any fixed-point size) as int64.
@@ -11,18 +11,26 @@ func (d *Dataset) Int64s() ([]int64, error) {
 	if d.Type.Class != ClassFixed {
 		return nil, pathErr(d.Path, "%s is not an integer type", d.Type)
 	}
-	b, err := d.Raw()
+	var out []int64
+	bad := int64(-1) // an unsigned 64-bit element past int64
+	err := d.eachBlock(func(b []byte, first int64) {
+		if out == nil {
+			out = make([]int64, d.n)
+		}
+		size := int64(d.Type.Size)
+		for i := range int64(len(b)) / size {
+			v := decodeInt(b[i*size:(i+1)*size], d.Type)
+			if !d.Type.Signed && d.Type.Size == 8 && v < 0 && bad < 0 {
+				bad = first + i
+			}
+			out[first+i] = v
+		}
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]int64, d.n)
-	for i := range out {
-		p := b[i*d.Type.Size : (i+1)*d.Type.Size]
-		v := decodeInt(p, d.Type)
-		if !d.Type.Signed && d.Type.Size == 8 && v < 0 {
-			return nil, pathErr(d.Path, "element %d overflows int64", i)
-		}
-		out[i] = v
+	if bad >= 0 {
+		return nil, pathErr(d.Path, "element %d overflows int64", bad)
 	}
 	return out, nil
 }
@@ -32,15 +40,32 @@ func (d *Dataset) Float64s() ([]float64, error) {
 	if d.Type.Class != ClassFloat || (d.Type.Size != 4 && d.Type.Size != 8) {
 		return nil, pathErr(d.Path, "%s is not float32 or float64", d.Type)
 	}
-	b, err := d.Raw()
+	var out []float64
+	err := d.eachBlock(func(b []byte, first int64) {
+		if out == nil {
+			out = make([]float64, d.n)
+		}
+		decodeFloats(out[first:], b, d.Type)
+	})
 	if err != nil {
 		return nil, err
 	}
-	out := make([]float64, d.n)
-	for i := range out {
-		out[i] = decodeFloat(b[i*d.Type.Size:], d.Type)
-	}
 	return out, nil
+}
+
+// decodeFloats decodes the elements in b into dst; little-endian float64,
+// the common case, without a per-element switch.
+func decodeFloats(dst []float64, b []byte, t Datatype) {
+	n := len(b) / t.Size
+	if t.Size == 8 && !t.BigEndian {
+		for i := range dst[:n] {
+			dst[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+		}
+		return
+	}
+	for i := range dst[:n] {
+		dst[i] = decodeFloat(b[i*t.Size:], t)
+	}
 }
 
 func decodeFloat(p []byte, t Datatype) float64 {
@@ -131,26 +156,56 @@ func (d *Dataset) Strings() ([]string, error) {
 	if d.Type.Class != ClassString && !vlen {
 		return nil, pathErr(d.Path, "%s is not a string type", d.Type)
 	}
-	b, err := d.Raw()
-	if err != nil {
-		return nil, err
-	}
 	if vlen {
+		b, err := d.Raw()
+		if err != nil {
+			return nil, err
+		}
 		out, err := d.f.varLenStrings(b, d.n)
 		if err != nil {
 			return nil, pathErr(d.Path, "%w", err)
 		}
 		return out, nil
 	}
-	out := make([]string, d.n)
-	for i := range out {
-		s := string(b[i*d.Type.Size : (i+1)*d.Type.Size])
-		if d.Type.Pad == 2 {
-			s = strings.TrimRight(s, " ")
-		} else if k := strings.IndexByte(s, 0); k >= 0 {
-			s = s[:k]
+	return d.fixedStrings()
+}
+
+// fixedStrings reads fixed-length strings without their padding. The
+// strings of a block share one allocation of exactly their bytes (not
+// one per string, nor the padding).
+func (d *Dataset) fixedStrings() ([]string, error) {
+	var out []string
+	var joined []byte
+	var ends []int
+	size := d.Type.Size
+	err := d.eachBlock(func(b []byte, first int64) {
+		if out == nil {
+			out = make([]string, d.n)
 		}
-		out[i] = s
+		joined, ends = joined[:0], ends[:0]
+		for p := 0; p+size <= len(b); p += size {
+			joined = append(joined, d.Type.unpad(b[p:p+size])...)
+			ends = append(ends, len(joined))
+		}
+		s, start := string(joined), 0
+		for k, e := range ends {
+			out[first+int64(k)], start = s[start:e], e
+		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// unpad removes a fixed-length string's padding: trailing spaces for
+// space padding (Pad 2), else everything from the first NUL.
+func (t Datatype) unpad(b []byte) []byte {
+	if t.Pad == 2 {
+		return bytes.TrimRight(b, " ")
+	}
+	if k := bytes.IndexByte(b, 0); k >= 0 {
+		return b[:k]
+	}
+	return b
 }

@@ -171,6 +171,55 @@ func (d *Dataset) Raw() ([]byte, error) {
 	return b, nil
 }
 
+// blockBytes bounds the buffer that contiguous data are read through, so
+// that decoding a dataset never holds a second, raw copy of it.
+const blockBytes = 1 << 20
+
+// eachBlock calls fn with the dataset's raw elements in order, in blocks
+// of whole elements (first: the index of the block's first element):
+// contiguous data through one reused buffer of at most blockBytes, after
+// checking the whole extent against the file; other layouts in one block.
+// fn is called at least once (with no bytes for an empty dataset), and
+// only after the storage has been checked, so that it may allocate.
+func (d *Dataset) eachBlock(fn func(b []byte, first int64)) error {
+	nbytes := d.n * int64(d.Type.Size)
+	if d.class != layoutContiguous || nbytes == 0 {
+		b, err := d.Raw()
+		if err != nil {
+			return err
+		}
+		fn(b, 0)
+		return nil
+	}
+	if err := d.contiguousExtent(nbytes); err != nil {
+		return pathErr(d.Path, "%w", err)
+	}
+	size := int64(d.Type.Size)
+	per := max(blockBytes/size, 1)
+	var buf []byte
+	for first := int64(0); first < d.n; first += per {
+		b, err := d.f.readInto(buf, d.addr+uint64(first*size), min(per, d.n-first)*size)
+		if err != nil {
+			return pathErr(d.Path, "%w", err)
+		}
+		fn(b, first)
+		buf = b
+	}
+	return nil
+}
+
+// contiguousExtent checks contiguous storage of nbytes: allocated, large
+// enough and inside the file.
+func (d *Dataset) contiguousExtent(nbytes int64) error {
+	if d.addr == undef {
+		return fmt.Errorf("data never written (no storage allocated)")
+	}
+	if d.size < uint64(nbytes) {
+		return fmt.Errorf("storage of %d bytes for %d", d.size, nbytes)
+	}
+	return d.f.inFile(d.addr, nbytes)
+}
+
 func (d *Dataset) raw() ([]byte, error) {
 	nbytes := d.n * int64(d.Type.Size)
 	if nbytes == 0 {
@@ -183,11 +232,8 @@ func (d *Dataset) raw() ([]byte, error) {
 		}
 		return append([]byte(nil), d.compact[:nbytes]...), nil
 	case layoutContiguous:
-		if d.addr == undef {
-			return nil, fmt.Errorf("data never written (no storage allocated)")
-		}
-		if d.size < uint64(nbytes) {
-			return nil, fmt.Errorf("storage of %d bytes for %d", d.size, nbytes)
+		if err := d.contiguousExtent(nbytes); err != nil {
+			return nil, err
 		}
 		return d.f.read(d.addr, nbytes)
 	}

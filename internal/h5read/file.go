@@ -113,15 +113,31 @@ func parseSuperblock(b []byte) (uint64, error) {
 
 // read returns n bytes at addr, checking them against the file size first.
 func (f *File) read(addr uint64, n int64) ([]byte, error) {
-	if n < 0 || addr > uint64(f.size) || uint64(n) > uint64(f.size)-addr {
-		return nil, fmt.Errorf("%d bytes at %d beyond the end of the %d-byte file", n, addr, f.size)
+	return f.readInto(nil, addr, n)
+}
+
+// readInto is read into buf's storage when it is large enough.
+func (f *File) readInto(buf []byte, addr uint64, n int64) ([]byte, error) {
+	if err := f.inFile(addr, n); err != nil {
+		return nil, err
 	}
 	f.nread += n
-	b := make([]byte, n)
+	if int64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	b := buf[:n]
 	if _, err := f.r.ReadAt(b, int64(addr)); err != nil && !(err == io.EOF && n == 0) {
 		return nil, fmt.Errorf("reading %d bytes at %d: %w", n, addr, err)
 	}
 	return b, nil
+}
+
+// inFile checks that n bytes at addr lie inside the file.
+func (f *File) inFile(addr uint64, n int64) error {
+	if n < 0 || addr > uint64(f.size) || uint64(n) > uint64(f.size)-addr {
+		return fmt.Errorf("%d bytes at %d beyond the end of the %d-byte file", n, addr, f.size)
+	}
+	return nil
 }
 
 // PathError is an error about the object at Path in the file.

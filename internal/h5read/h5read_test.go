@@ -15,7 +15,7 @@ import (
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
-func open(t *testing.T, path string) *File {
+func open(t testing.TB, path string) *File {
 	t.Helper()
 	fh, err := os.Open(path)
 	if err != nil {

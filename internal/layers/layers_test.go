@@ -18,18 +18,19 @@ const module = "github.com/gomatvis/gomatvis/"
 // profiler, 6 programs, notebooks, docs and test tools. A package added
 // to the module must be given a layer here.
 var layerOf = map[string]int{
-	"internal/atomicfile": 0, "internal/blocks": 0, "internal/h5read": 0, "internal/h5write": 0, "internal/inputfile": 0,
+	"internal/atomicfile": 0, "internal/casatable": 0, "internal/blocks": 0, "internal/h5read": 0, "internal/h5write": 0, "internal/inputfile": 0,
 	"internal/inputfile/inputtest": 0, "internal/interleave": 0, "internal/matrix3": 0, "internal/memwatch": 0,
-	"internal/sharedtest": 0, "internal/cudaemu": 0, "internal/choicecache": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
+	"internal/sharedtest": 0, "internal/cudaemu": 0, "internal/choicecache": 0, "internal/rowcover": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
 	"npy": 0, "plots": 0, "notebooks/gonbshim": 0, "matvis/astro/internal/gentables": 0, "internal/layers": 0,
+	"internal/fastfloat": 0,
 
-	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/beam": 1, "uvh5": 1,
+	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/phase": 1, "matvis/beam": 1, "uvh5": 1,
 
 	"matvis": 2, "cuda/gram": 2, "internal/gputest": 2,
 
 	"matvis/cpu": 3, "matvis/gpu": 3, "matvis/nufftcpu": 3, "matvis/nufftgpu": 3, "matvis/multi": 3, "matvis/shard": 3,
 
-	"matvis/input": 4, "matvis/beam/beamfits": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "matvis/uvdata": 4, "matvis/part": 4,
+	"matvis/input": 4, "matvis/beam/beamfits": 4, "matvis/simspec": 4, "matvis/obsparam": 4, "matvis/skymodel": 4, "uvfits": 4, "ms": 4, "matvis/uvdata": 4, "matvis/part": 4, "matvis/output": 4,
 	"matvis/backends": 4, "matvis/backendtest": 4,
 
 	"matvis/profile": 5,

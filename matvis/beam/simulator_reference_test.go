@@ -149,10 +149,11 @@ func TestSimulatorBeamfitsBadInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			tc.edit(s)
-			if len(s.Sources.FluxJy) > 0 && len(s.Sources.FluxJy[0]) != len(s.FreqsHz) {
-				for i := range s.Sources.FluxJy {
-					s.Sources.FluxJy[i] = s.Sources.FluxJy[i][:len(s.FreqsHz)]
+			if rows := s.Sources.FluxJy.Rows(0); len(rows) > 0 && len(rows[0]) != len(s.FreqsHz) {
+				for i := range rows {
+					rows[i] = rows[i][:len(s.FreqsHz)]
 				}
+				s.Sources.FluxJy = simspec.TableRows(rows)
 			}
 			_, err = runSpec(t, s, ref.Dir)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -232,7 +233,7 @@ func TestSimulatorBeamfitsUnpolarized(t *testing.T) {
 					if enu(2, si) > 0 {
 						a, z := matvis.AzZa(enu(0, si), enu(1, si))
 						az, za = append(az, a), append(za, z)
-						w = append(w, 0.5*s.Sources.FluxJy[si][fi])
+						w = append(w, 0.5*s.Sources.FluxJy.Values()[si*len(s.FreqsHz)+fi])
 						up = append(up, si)
 					}
 				}

@@ -13,6 +13,9 @@ type RunOverrides struct {
 	SourceBuffer float64
 	MemoryBuffer float64
 	MatProd      matvis.MatProd
+	// StreamOutput says the caller streams the output by blocks
+	// (matvis.Options.OutputStreamed): New counts none of it.
+	StreamOutput bool
 }
 
 // apply sets o's options that r gives.
@@ -31,5 +34,8 @@ func (r RunOverrides) apply(o *matvis.Options) {
 	}
 	if r.MatProd != "" {
 		o.MatProd = r.MatProd
+	}
+	if r.StreamOutput {
+		o.OutputStreamed = true
 	}
 }

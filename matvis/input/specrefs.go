@@ -32,10 +32,9 @@ func specSources(s *simspec.Spec, c *matvis.Config) error {
 			c.Sky = t
 			return nil
 		}
-		c.Flux = make([]float64, 0, s.NSrc()*len(s.FreqsHz))
-		for _, row := range src.FluxJy {
-			c.Flux = append(c.Flux, row...)
-		}
+		// Validate checked the shape: nsrc·nfreq values, row-major, which
+		// is Config.Flux's layout; the run reads them in place.
+		c.Flux = src.FluxJy.Values()
 		return nil
 	}
 	sky, err := specCatalog(s)
@@ -46,24 +45,24 @@ func specSources(s *simspec.Spec, c *matvis.Config) error {
 	return nil
 }
 
-// stokesTable is a spec's inline full-Stokes sky: rows[k][source][channel]
-// for I, Q, U, V at the spec's frequencies.
+// stokesTable is a spec's inline full-Stokes sky: values[k] holds Stokes
+// k (I, Q, U, V) row-major, [source*nfreq+channel], at the spec's
+// frequencies; nil for an absent Q, U or V.
 type stokesTable struct {
-	freqs []float64
-	rows  [4][][]float64
-	pol   bool
+	freqs  []float64
+	values [4][]float64
+	pol    bool
 }
 
 // newStokesTable returns the spec's inline sky as a Stokes table when it
 // gives any non-zero Q, U or V, else nil (a Stokes-I table, today's path).
 func newStokesTable(freqs []float64, src simspec.Sources) *stokesTable {
-	t := &stokesTable{freqs: freqs, rows: [4][][]float64{src.FluxJy, src.StokesQJy, src.StokesUJy, src.StokesVJy}}
-	for _, rows := range t.rows[1:] {
-		for _, row := range rows {
-			for _, v := range row {
-				t.pol = t.pol || v != 0
-			}
-		}
+	t := &stokesTable{freqs: freqs}
+	for k, tab := range []simspec.Table{src.FluxJy, src.StokesQJy, src.StokesUJy, src.StokesVJy} {
+		t.values[k] = tab.Values()
+	}
+	for _, vals := range t.values[1:] {
+		t.pol = t.pol || slices.ContainsFunc(vals, func(v float64) bool { return v != 0 })
 	}
 	if !t.pol {
 		return nil
@@ -78,11 +77,11 @@ func (t *stokesTable) StokesAt(freqHz float64, k int, dst []float64) error {
 	if fi < 0 {
 		return fmt.Errorf("matvis: the inline Stokes table has no channel at %g Hz", freqHz)
 	}
-	rows := t.rows[k]
+	vals, nfreq := t.values[k], len(t.freqs)
 	for s := range dst {
 		dst[s] = 0
-		if rows != nil { // an absent Q, U or V is zero
-			dst[s] = rows[s][fi]
+		if vals != nil { // an absent Q, U or V is zero
+			dst[s] = vals[s*nfreq+fi]
 		}
 	}
 	return nil

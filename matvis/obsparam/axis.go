@@ -312,9 +312,16 @@ func linspace(start, stop float64, n int, d float64) (vals, widths []float64) {
 		vals[0] = start
 		return vals, []float64{d}
 	}
-	step := (stop - start) / float64(n-1)
+	delta := stop - start
+	step := delta / float64(n-1)
 	for i := range vals {
-		vals[i] = float64(i)*step + start
+		// As numpy: i*step + start, or i/(n-1)*delta + start when the step
+		// underflows; the conversions keep the multiply and add unfused.
+		if step == 0 {
+			vals[i] = float64(float64(i)/float64(n-1)*delta) + start
+		} else {
+			vals[i] = float64(float64(i)*step) + start
+		}
 	}
 	vals[n-1] = stop
 	return vals, fill(n, step)

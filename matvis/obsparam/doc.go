@@ -53,8 +53,13 @@
 // start_time, end_time (JD), Ntimes and duration_hours or duration_days
 // (duration_days wins when both are given, with a warning); time_offset is
 // added to start_time, end_time and time_array unless they already exceed
-// it. start_time is the centre of the first integration. Extra keys must
-// agree to 1 ms. Absolute times outside JD 2.4e6..2.6e6 are refused with
+// it. start_time is the centre of the first integration. The centres are
+// those pyuvsim 1.2.6 (which made the reference files) computes, bit for
+// bit: numpy.linspace(start, end + integration_time, Ntimes,
+// endpoint=False), with the missing keys filled in its order; only start,
+// end and Ntimes alone, which pyuvsim 1.2.6 refuses, are sampled as pyuvsim
+// 1.4 does, linspace(start, end, Ntimes). A time_array is used as given.
+// Extra keys must agree to 1 ms. Absolute times outside JD 2.4e6..2.6e6 are refused with
 // the likely unit named (MJD, year, Unix seconds).
 //
 // # Keys

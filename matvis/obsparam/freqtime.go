@@ -117,6 +117,7 @@ func (r *reader) parseTime(sec *yaml.Node) error {
 	if err := r.checkJDs(sec, in); err != nil {
 		return err
 	}
+	grid126, is126 := pyuvsim126Times(tk)
 	for i := range in.delta {
 		in.delta[i] *= daysPerSec
 	}
@@ -124,6 +125,12 @@ func (r *reader) parseTime(sec *yaml.Node) error {
 	res, err := buildAxis(*in, timeNames, timeTolDay)
 	if err != nil {
 		return r.obs.errf(sec, "time", "%v", err)
+	}
+	if is126 && len(grid126) == len(res.values) {
+		// The keys agree with pyuvsim 1.4's derivation (buildAxis checked
+		// them); the centres are the ones pyuvsim 1.2.6, which made the
+		// reference files, computes.
+		res.values = grid126
 	}
 	for i, t := range res.values {
 		if msg := implausibleJD(t); msg != "" {

@@ -93,7 +93,7 @@ func TestValidateNonFinite(t *testing.T) {
 	}{
 		{"antenna NaN", func(s *Spec) { s.AntennasENU[0][1] = math.NaN() }, "antennas_enu_m[0][1] = NaN: must be finite"},
 		{"freq +Inf", func(s *Spec) { s.FreqsHz[0] = math.Inf(1) }, "freqs_hz[0] = +Inf: must be finite"},
-		{"flux -Inf", func(s *Spec) { s.Sources.FluxJy[1][0] = math.Inf(-1) }, "sources.flux_jy[1][0] = -Inf: must be finite"},
+		{"flux -Inf", func(s *Spec) { s.Sources.FluxJy.Values()[1*len(s.FreqsHz)+0] = math.Inf(-1) }, "sources.flux_jy[1][0] = -Inf: must be finite"},
 		{"sigma NaN", func(s *Spec) { s.Beams[0].SigmaRad = math.NaN() }, "beams[0].sigma_rad = NaN: must be finite"},
 		{"sigma Inf", func(s *Spec) { s.Beams[0].SigmaRad = math.Inf(1) }, "beams[0].sigma_rad = +Inf: must be finite"},
 		{"airy diameter Inf", func(s *Spec) { s.Beams[0] = Beam{Type: "airy", DiameterM: math.Inf(1)} }, "beams[0].diameter_m = +Inf: must be finite"},

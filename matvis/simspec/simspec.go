@@ -68,15 +68,17 @@ type EOP struct {
 // Sources is the point-source sky: ICRS positions and Stokes-I flux per
 // source (rows) and frequency (columns).
 type Sources struct {
-	RARad  []float64   `json:"ra_rad"`
-	DecRad []float64   `json:"dec_rad"`
-	FluxJy [][]float64 `json:"flux_jy"`
+	RARad  []float64 `json:"ra_rad"`
+	DecRad []float64 `json:"dec_rad"`
+	// FluxJy is Stokes I, one row per source of one value per frequency:
+	// written as rows or as one flat row-major array (see Table).
+	FluxJy Table `json:"flux_jy"`
 	// StokesQJy, StokesUJy and StokesVJy, when given, are Stokes Q, U and
 	// V laid out as FluxJy (a full-Stokes sky, docs/stokes.md; a
 	// polarized run is then needed).
-	StokesQJy [][]float64 `json:"stokes_q_jy,omitempty"`
-	StokesUJy [][]float64 `json:"stokes_u_jy,omitempty"`
-	StokesVJy [][]float64 `json:"stokes_v_jy,omitempty"`
+	StokesQJy Table `json:"stokes_q_jy,omitzero"`
+	StokesUJy Table `json:"stokes_u_jy,omitzero"`
+	StokesVJy Table `json:"stokes_v_jy,omitzero"`
 	// Catalog, instead of the three arrays, names a sky catalog whose
 	// spectral model is evaluated per channel.
 	Catalog *Catalog `json:"catalog,omitempty"`
@@ -189,7 +191,8 @@ const MaxSpecBytes int64 = 1 << 31
 // Decode parses a spec from r (unknown fields are errors, so typos are
 // caught) and validates it. dir is the directory beamfits paths are
 // relative to. A UTF-8 byte-order mark is skipped; the document must be one
-// JSON object whose keys are spelled exactly as documented, none repeated.
+// JSON object whose keys are spelled exactly as documented, none repeated,
+// and nothing but white space after it.
 func Decode(r io.Reader, dir string) (*Spec, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxSpecBytes+1))
 	if err != nil {
@@ -201,26 +204,53 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 	return decode(data, dir)
 }
 
-// decode parses and validates the bytes of a spec.
+// decode parses and validates the bytes of a spec, in one pass over them
+// (parseSpec).
 func decode(data []byte, dir string) (*Spec, error) {
-	data, err := checkDocument(data)
-	if err != nil {
+	data = bytes.TrimPrefix(data, utf8BOM)
+	if err := checkIsObject(data); err != nil {
 		return nil, fmt.Errorf("simspec: %w", err)
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var s Spec
-	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("simspec: %w", describeJSONError(data, err))
-	}
-	if dec.More() {
-		return nil, errors.New("simspec: trailing data after the JSON object")
+	if err := parseSpec(data, &s); err != nil {
+		return nil, fmt.Errorf("simspec: %w", explain(data, err))
 	}
 	s.Dir = dir
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
 	return &s, nil
+}
+
+// explain describes an error of parseSpec. Key errors say all themselves.
+// Malformed JSON and values of the wrong type are described as
+// encoding/json's reading of the same document describes them (the
+// messages users and tests know: what was found, what the field wants,
+// line and column); that second reading costs time on this error path
+// only.
+func explain(data []byte, err error) error {
+	var pe *parseError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	var s Spec
+	if ref := decodeStd(data, &s); ref != nil {
+		return describeJSONError(data, ref)
+	}
+	// encoding/json accepts what parseSpec refused: a bug of parseSpec
+	// (FuzzParseTwin looks for these), reported with where it happened.
+	line, col := lineCol(data, int64(pe.off)+1)
+	return fmt.Errorf("malformed JSON at line %d, column %d: %s", line, col, pe.msg)
+}
+
+// decodeStd reads a spec document with encoding/json alone: the plain
+// reading that parseSpec must agree with, used for its error messages and
+// as the twin in tests. It neither checks keys' case nor refuses repeated
+// keys or trailing data.
+func decodeStd(data []byte, s *Spec) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	return dec.Decode(s)
 }
 
 // ReadFile reads and validates the spec at path. Anything but a regular
@@ -360,6 +390,14 @@ func (c *checker) finite(field string, v float64) bool {
 	return true
 }
 
+// isFinite reports whether v is neither NaN nor infinite.
+func isFinite(v float64) bool { return v-v == 0 }
+
+// elem names element i of field: "freqs_hz[3]". Validate formats a name
+// only for an element it refuses (formatting each one cost as much as
+// reading the spec).
+func elem(field string, i int) string { return field + "[" + strconv.Itoa(i) + "]" }
+
 // positive records a v that is not finite and positive.
 func (c *checker) positive(field string, v float64) {
 	if c.finite(field, v) && v <= 0 {
@@ -392,14 +430,16 @@ func (c *checker) antennas(s *Spec) {
 		bad("antennas_enu_m", s.AntennasENU, "need at least one antenna")
 	}
 	for i, a := range s.AntennasENU {
-		f := fmt.Sprintf("antennas_enu_m[%d]", i)
 		if len(a) != 3 {
-			bad(f, a, "want [e, n, u], got %d numbers", len(a))
+			bad(elem("antennas_enu_m", i), a, "want [e, n, u], got %d numbers", len(a))
 			continue
 		}
 		for k, v := range a {
-			fk := fmt.Sprintf("%s[%d]", f, k)
-			if finite(fk, v) && math.Abs(v) >= MaxAntennaOffsetM {
+			if math.Abs(v) < MaxAntennaOffsetM {
+				continue
+			}
+			fk := elem(elem("antennas_enu_m", i), k)
+			if finite(fk, v) {
 				bad(fk, v, "antenna positions are metres east, north and up of the array centre; each must be within ±%g m", MaxAntennaOffsetM)
 			}
 		}
@@ -414,14 +454,14 @@ func (c *checker) freqs(s *Spec) {
 	}
 	allLow := len(s.FreqsHz) > 0
 	for i, v := range s.FreqsHz {
-		f := fmt.Sprintf("freqs_hz[%d]", i)
 		switch {
-		case !finite(f, v):
+		case v > 0 && v < MaxFreqHz:
+		case !finite(elem("freqs_hz", i), v):
 			allLow = false
 		case v <= 0:
-			bad(f, v, "frequency must be positive")
-		case v >= MaxFreqHz:
-			bad(f, v, "frequency must be below %g Hz", MaxFreqHz)
+			bad(elem("freqs_hz", i), v, "frequency must be positive")
+		default:
+			bad(elem("freqs_hz", i), v, "frequency must be below %g Hz", MaxFreqHz)
 		}
 		allLow = allLow && v < mhzSuspectHz
 	}
@@ -437,8 +477,10 @@ func (c *checker) times(s *Spec) {
 		bad("times_jd", s.TimesJD, "need at least one time")
 	}
 	for i, v := range s.TimesJD {
-		f := fmt.Sprintf("times_jd[%d]", i)
-		if finite(f, v) && (v < MinTimeJD || v > MaxTimeJD) {
+		if v >= MinTimeJD && v <= MaxTimeJD {
+			continue
+		}
+		if f := elem("times_jd", i); finite(f, v) {
 			bad(f, v, "%s", timeHint(v))
 		}
 	}
@@ -446,7 +488,7 @@ func (c *checker) times(s *Spec) {
 		bad("eop", fmt.Sprintf("%d entries", len(s.EOP)), "want one entry per time (%d)", len(s.TimesJD))
 	}
 	for i, e := range s.EOP {
-		f := fmt.Sprintf("eop[%d]", i)
+		f := elem("eop", i)
 		if finite(f+".ut1_utc_s", e.UT1MinusUTCSec) && math.Abs(e.UT1MinusUTCSec) > 1 {
 			bad(f+".ut1_utc_s", e.UT1MinusUTCSec, "|UT1-UTC| must be below 1 s")
 		}
@@ -466,7 +508,7 @@ func (c *checker) sourcePositions(s *Spec) {
 	src := s.Sources
 	nsrc := len(src.RARad)
 	switch c := src.Catalog; {
-	case c != nil && (nsrc > 0 || len(src.DecRad) > 0 || len(src.FluxJy) > 0 || src.StokesQJy != nil || src.StokesUJy != nil || src.StokesVJy != nil):
+	case c != nil && (nsrc > 0 || len(src.DecRad) > 0 || !src.FluxJy.empty() || src.StokesQJy.Given() || src.StokesUJy.Given() || src.StokesVJy.Given()):
 		bad("sources.catalog", c.Path, "give either a catalog or ra_rad, dec_rad and flux_jy, not both")
 	case c != nil:
 		validateCatalog(c, bad, finite)
@@ -476,19 +518,21 @@ func (c *checker) sourcePositions(s *Spec) {
 	if len(src.DecRad) != nsrc {
 		bad("sources.dec_rad", fmt.Sprintf("%d values", len(src.DecRad)), "want one per source (%d, the length of ra_rad)", nsrc)
 	}
-	if len(src.FluxJy) != nsrc {
-		bad("sources.flux_jy", fmt.Sprintf("%d rows", len(src.FluxJy)), "want one row per source (%d)", nsrc)
-	}
+	c.tableSize("sources.flux_jy", src.FluxJy, nsrc, len(s.FreqsHz), "")
 	for i, v := range src.RARad {
-		f := fmt.Sprintf("sources.ra_rad[%d]", i)
-		if finite(f, v) && math.Abs(v) > 2*math.Pi {
+		if math.Abs(v) <= 2*math.Pi {
+			continue
+		}
+		if f := elem("sources.ra_rad", i); finite(f, v) {
 			bad(f, v, "|ra| is above 2π: looks like degrees; simspec wants radians")
 		}
 	}
 	for i, v := range src.DecRad {
-		f := fmt.Sprintf("sources.dec_rad[%d]", i)
-		switch {
-		case !finite(f, v) || math.Abs(v) <= math.Pi/2:
+		if math.Abs(v) <= math.Pi/2 {
+			continue
+		}
+		switch f := elem("sources.dec_rad", i); {
+		case !finite(f, v):
 		case math.Abs(v) <= 90:
 			bad(f, v, "|dec| is above π/2: looks like degrees; simspec wants radians")
 		default:
@@ -497,31 +541,89 @@ func (c *checker) sourcePositions(s *Spec) {
 	}
 }
 
-// fluxes checks the inline sources' Stokes-I rows and the optional Q, U, V
-// rows.
+// fluxes checks the inline sources' Stokes-I table and the optional Q, U,
+// V tables.
 func (c *checker) fluxes(s *Spec) {
-	bad, finite := c.bad, c.finite
 	src := s.Sources
-	nsrc := len(src.RARad)
-	nfreq := len(s.FreqsHz)
-	for i, row := range src.FluxJy {
-		f := fmt.Sprintf("sources.flux_jy[%d]", i)
-		if len(row) != nfreq {
-			bad(f, fmt.Sprintf("%d values", len(row)), "want one flux per frequency (%d)", nfreq)
+	nsrc, nfreq := len(src.RARad), len(s.FreqsHz)
+	c.tableRows("sources.flux_jy", src.FluxJy, nfreq, "want one flux per frequency (%d)")
+	c.tableValues("sources.flux_jy", src.FluxJy, nfreq, func(v float64) string {
+		switch {
+		case v >= 0 && v <= math.MaxFloat64:
+			return ""
+		case !isFinite(v):
+			return "must be finite"
+		}
+		return "Stokes-I flux must not be negative (matvis would produce NaN)"
+	})
+	for k, t := range []Table{src.StokesQJy, src.StokesUJy, src.StokesVJy} {
+		field := "sources.stokes_" + "quv"[k:k+1] + "_jy"
+		if !t.Given() || !c.tableSize(field, t, nsrc, nfreq, ", like flux_jy") {
 			continue
 		}
-		for k, v := range row {
-			if v >= 0 && v <= math.MaxFloat64 {
-				continue // the common case, without formatting a field name
+		c.tableRows(field, t, nfreq, "want one value per frequency (%d)")
+		c.tableValues(field, t, nfreq, func(v float64) string {
+			if isFinite(v) {
+				return ""
 			}
-			fk := fmt.Sprintf("%s[%d]", f, k)
-			if finite(fk, v) {
-				bad(fk, v, "Stokes-I flux must not be negative (matvis would produce NaN)")
-			}
+			return "must be finite"
+		})
+	}
+}
+
+// tableSize checks that a table has one row per source (nsrc) or, flat,
+// nsrc·nfreq values, and says whether it has. like ends the rows form's
+// message.
+func (c *checker) tableSize(field string, t Table, nsrc, nfreq int, like string) bool {
+	switch {
+	case t.Flat() && len(t.values) != nsrc*nfreq:
+		c.bad(field, fmt.Sprintf("%d values", len(t.values)),
+			"a flat table wants one value per source and frequency, row-major: %d sources × %d frequencies = %d values", nsrc, nfreq, nsrc*nfreq)
+		return false
+	case !t.Flat() && t.rows != nsrc:
+		c.bad(field, fmt.Sprintf("%d rows", t.rows), "want one row per source (%d)%s", nsrc, like)
+		return false
+	}
+	return true
+}
+
+// tableRows checks that each row of a table in the rows form has nfreq
+// values; msg says what a row wants.
+func (c *checker) tableRows(field string, t Table, nfreq int, msg string) {
+	if t.Flat() || t.rows == 0 || (t.lens == nil && t.rowLen(0) == nfreq) {
+		return // the common case, row by row only when a row is wrong
+	}
+	for i := range t.rows {
+		if n := t.rowLen(i); n != nfreq {
+			c.bad(elem(field, i), fmt.Sprintf("%d values", n), msg, nfreq)
 		}
 	}
-	for k, rows := range [][][]float64{src.StokesQJy, src.StokesUJy, src.StokesVJy} {
-		validateStokesRows("sources.stokes_"+"quv"[k:k+1]+"_jy", rows, nsrc, nfreq, bad, finite)
+}
+
+// tableValues reports each value of t that why refuses (why returns the
+// reason, "" for a good value), named as the spec writes it: field[i][k]
+// in the rows form, field[j] in the flat form. Rows of the wrong length
+// (tableRows reports them) are not looked into.
+func (c *checker) tableValues(field string, t Table, nfreq int, why func(float64) string) {
+	if t.Flat() {
+		for j, v := range t.values {
+			if msg := why(v); msg != "" {
+				c.bad(elem(field, j), v, "%s", msg)
+			}
+		}
+		return
+	}
+	off := 0
+	for i := range t.rows {
+		n := t.rowLen(i)
+		if n == nfreq {
+			for k, v := range t.values[off : off+n] {
+				if msg := why(v); msg != "" {
+					c.bad(elem(elem(field, i), k), v, "%s", msg)
+				}
+			}
+		}
+		off += n
 	}
 }
 
@@ -532,7 +634,7 @@ func (c *checker) beams(s *Spec) {
 		bad("beams", s.Beams, "need at least one beam")
 	}
 	for i, b := range s.Beams {
-		f := fmt.Sprintf("beams[%d]", i)
+		f := elem("beams", i)
 		t, analytic := beam.LookupAnalytic(b.Type)
 		switch {
 		case analytic:
@@ -624,7 +726,7 @@ func (c *checker) beamIndex(s *Spec, nant int) {
 		}
 		for i, b := range s.BeamIdx {
 			if b < 0 || b >= nbeam {
-				bad(fmt.Sprintf("beam_idx[%d]", i), b, "beam index out of range [0, %d)", nbeam)
+				bad(elem("beam_idx", i), b, "beam index out of range [0, %d)", nbeam)
 			}
 		}
 	}
@@ -637,14 +739,13 @@ func (c *checker) antPairs(s *Spec, nant int) {
 		bad("antpairs", s.AntPairs, "an empty list selects no baseline; use null for all pairs")
 	}
 	for i, p := range s.AntPairs {
-		f := fmt.Sprintf("antpairs[%d]", i)
 		if len(p) != 2 {
-			bad(f, p, "want [i, j]")
+			bad(elem("antpairs", i), p, "want [i, j]")
 			continue
 		}
 		for _, a := range p {
 			if a < 0 || a >= nant {
-				bad(f, p, "antenna %d out of range [0, %d)", a, nant)
+				bad(elem("antpairs", i), p, "antenna %d out of range [0, %d)", a, nant)
 				break
 			}
 		}
@@ -691,28 +792,6 @@ func (c *checker) options(s *Spec) {
 		}
 		if o.UpdateBCRSEveryS < 0 || math.IsNaN(o.UpdateBCRSEveryS) {
 			bad("options.update_bcrs_every_s", o.UpdateBCRSEveryS, "must not be negative")
-		}
-	}
-}
-
-// validateStokesRows checks optional Stokes Q, U or V rows: none, or one
-// finite value per source and frequency.
-func validateStokesRows(field string, rows [][]float64, nsrc, nfreq int, bad func(string, any, string, ...any), finite func(string, float64) bool) {
-	if rows == nil {
-		return
-	}
-	if len(rows) != nsrc {
-		bad(field, fmt.Sprintf("%d rows", len(rows)), "want one row per source (%d), like flux_jy", nsrc)
-		return
-	}
-	for i, row := range rows {
-		f := fmt.Sprintf("%s[%d]", field, i)
-		if len(row) != nfreq {
-			bad(f, fmt.Sprintf("%d values", len(row)), "want one value per frequency (%d)", nfreq)
-			continue
-		}
-		for k, v := range row {
-			finite(fmt.Sprintf("%s[%d]", f, k), v)
 		}
 	}
 }

@@ -121,7 +121,7 @@ func FuzzDecode(f *testing.F) {
 		spec, err := Decode(strings.NewReader(s), ".")
 		if err == nil {
 			// Whatever validated must be internally consistent.
-			if spec.NAnt() == 0 || spec.NSrc() == 0 || len(spec.Sources.FluxJy) != spec.NSrc() {
+			if spec.NAnt() == 0 || spec.NSrc() == 0 || len(spec.Sources.FluxJy.Values()) != spec.NSrc()*len(spec.FreqsHz) {
 				t.Fatalf("invalid spec accepted: %+v", spec)
 			}
 		}

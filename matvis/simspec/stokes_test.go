@@ -11,7 +11,7 @@ import (
 // catalog. Valid rows pass.
 func TestStokesRows(t *testing.T) {
 	rows := func(s *Spec) [][]float64 {
-		out := make([][]float64, len(s.Sources.FluxJy))
+		out := make([][]float64, s.NSrc())
 		for i := range out {
 			out[i] = make([]float64, len(s.FreqsHz))
 		}
@@ -22,12 +22,12 @@ func TestStokesRows(t *testing.T) {
 		edit func(s *Spec)
 		want string // "" for valid
 	}{
-		{"valid Q and V", func(s *Spec) { s.Sources.StokesQJy, s.Sources.StokesVJy = rows(s), rows(s) }, ""},
-		{"U rows short", func(s *Spec) { s.Sources.StokesUJy = rows(s)[1:] }, "sources.stokes_u_jy"},
-		{"V values short", func(s *Spec) { s.Sources.StokesVJy = rows(s); s.Sources.StokesVJy[0] = nil }, "sources.stokes_v_jy[0]"},
-		{"Q NaN", func(s *Spec) { s.Sources.StokesQJy = rows(s); s.Sources.StokesQJy[1][0] = math.NaN() }, "sources.stokes_q_jy[1][0] = NaN: must be finite"},
+		{"valid Q and V", func(s *Spec) { s.Sources.StokesQJy, s.Sources.StokesVJy = TableRows(rows(s)), TableRows(rows(s)) }, ""},
+		{"U rows short", func(s *Spec) { s.Sources.StokesUJy = TableRows(rows(s)[1:]) }, "sources.stokes_u_jy"},
+		{"V values short", func(s *Spec) { r := rows(s); r[0] = nil; s.Sources.StokesVJy = TableRows(r) }, "sources.stokes_v_jy[0]"},
+		{"Q NaN", func(s *Spec) { r := rows(s); r[1][0] = math.NaN(); s.Sources.StokesQJy = TableRows(r) }, "sources.stokes_q_jy[1][0] = NaN: must be finite"},
 		{"with a catalog", func(s *Spec) {
-			s.Sources = Sources{Catalog: &Catalog{Path: "sky.txt"}, StokesQJy: [][]float64{{1}}}
+			s.Sources = Sources{Catalog: &Catalog{Path: "sky.txt"}, StokesQJy: TableRows([][]float64{{1}})}
 		}, "sources.catalog"},
 	}
 	for _, c := range cases {
@@ -58,7 +58,7 @@ func TestStokesRowsJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := s.Sources.StokesUJy; len(got) != 2 || got[0][1] != 0.4 {
+	if got := s.Sources.StokesUJy.Rows(len(s.FreqsHz)); len(got) != 2 || got[0][1] != 0.4 {
 		t.Errorf("stokes_u_jy decoded as %v", got)
 	}
 }

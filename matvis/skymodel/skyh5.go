@@ -3,6 +3,7 @@ package skymodel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/h5read"
@@ -156,7 +157,29 @@ func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
 			}
 		}
 	}
+	dropZeroStokes(&c.Stokes)
 	return u, nil
+}
+
+// dropZeroStokes sets all-zero Q, U and V to nil (zero, to New) and, when
+// any was dropped, gives the others arrays of their own: they are slices
+// of the one (4, Nfreqs, N) read, which a Stokes-I sky would otherwise
+// hold whole (4× its size) for as long as it lives.
+func dropZeroStokes(st *[4][]float64) {
+	dropped := false
+	for p := 1; p < 4; p++ {
+		if allZero(st[p]) {
+			st[p], dropped = nil, true
+		}
+	}
+	if !dropped {
+		return
+	}
+	for p := range st {
+		if st[p] != nil {
+			st[p] = slices.Clone(st[p])
+		}
+	}
 }
 
 // readSpectrum reads the frequency information the spectral type needs.
@@ -253,9 +276,11 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 		if !finite(c.RA[i]) || !finite(c.Dec[i]) || math.Abs(c.Dec[i]) > math.Pi/2 {
 			return h.errf(g+"/"+latName, fmt.Sprint(c.RA[i], c.Dec[i]), "component %d: bad position", i)
 		}
-		c.RA[i] = math.Mod(c.RA[i], 2*math.Pi)
-		if c.RA[i] < 0 {
-			c.RA[i] += 2 * math.Pi
+		if ra := c.RA[i]; !(ra >= 0 && ra < 2*math.Pi) { // math.Mod (slow) returns ra itself there
+			c.RA[i] = math.Mod(ra, 2*math.Pi)
+			if c.RA[i] < 0 {
+				c.RA[i] += 2 * math.Pi
+			}
 		}
 	}
 	ToICRS(fr, c.RA, c.Dec)

@@ -169,3 +169,36 @@ func TestSkyH5HeapGuardFuzzFinds(t *testing.T) {
 		}
 	}
 }
+
+// TestDropZeroStokes: all-zero Q, U, V become nil and the Stokes kept no
+// longer share the (4, Nfreqs, N) read, so it can be freed.
+func TestDropZeroStokes(t *testing.T) {
+	cases := []struct {
+		name     string
+		v        []float64 // I, Q, U, V of 2 values each
+		wantNil  [4]bool
+		wantCopy bool
+	}{
+		{"Stokes I only", []float64{1, 2, 0, 0, 0, -0, 0, 0}, [4]bool{false, true, true, true}, true},
+		{"V non-zero", []float64{1, 2, 0, 0, 0, 0, 0, 3}, [4]bool{false, true, true, false}, true},
+		{"all non-zero", []float64{1, 2, 1, 0, 0, 1, math.NaN(), 0}, [4]bool{}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var st [4][]float64
+			for p := range st {
+				st[p] = c.v[2*p : 2*p+2 : 2*p+2]
+			}
+			dropZeroStokes(&st)
+			for p := range st {
+				if (st[p] == nil) != c.wantNil[p] {
+					t.Errorf("Stokes %c nil: %v, want %v", "IQUV"[p], st[p] == nil, c.wantNil[p])
+				}
+			}
+			c.v[0] = 42 // the read buffer changes: a copy does not see it
+			if copied := st[0][0] != 42; copied != c.wantCopy || st[0][1] != 2 {
+				t.Errorf("Stokes I %v: copied %v, want %v", st[0], copied, c.wantCopy)
+			}
+		})
+	}
+}

@@ -162,7 +162,8 @@ func TestFullStokesSpec(t *testing.T) {
 			}
 		}
 	}
-	inline.Sources.FluxJy, inline.Sources.StokesQJy, inline.Sources.StokesUJy, inline.Sources.StokesVJy = rows[0], rows[1], rows[2], rows[3]
+	inline.Sources.FluxJy, inline.Sources.StokesQJy = simspec.TableRows(rows[0]), simspec.TableRows(rows[1])
+	inline.Sources.StokesUJy, inline.Sources.StokesVJy = simspec.TableRows(rows[2]), simspec.TableRows(rows[3])
 	if err := inline.Validate(); err != nil {
 		t.Fatal(err)
 	}

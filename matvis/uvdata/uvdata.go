@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
@@ -178,8 +179,8 @@ func spacing(x []float64, scale float64) []float64 {
 	return w
 }
 
-// Write writes sim's result res to path as UVH5, one time at a time from
-// res (the visibilities are never copied whole). It refuses an
+// Write writes sim's result res to path as UVH5, a bounded piece at a
+// time from res (the visibilities are never copied whole). It refuses an
 // incomplete result.
 func Write(path string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result) error {
 	w, err := Create(path, sim, obs)
@@ -193,28 +194,34 @@ func Write(path string, sim *matvis.Simulation, obs *matvis.Observation, res *ma
 	return w.Close()
 }
 
-// Writer streams a simulation's output into a UVH5 file by blocks of
-// times: each block's result (a Simulation.Subset over those times) is
-// written as it comes and can then be dropped, so an output larger than
-// memory never is held whole.
+// Writer streams a simulation's output into a UVH5 (or UVFITS) file by
+// blocks of its (frequency, time) grid: each block's result (a
+// Simulation.Subset of the block) is written as it comes and can then be
+// dropped or reused, so an output larger than memory never is held
+// whole. It holds only a bounded piece of rows beside the file.
 type Writer struct {
-	w          rowWriter
-	sim        *matvis.Simulation
-	obs        *matvis.Observation
-	nbl, nf    int
-	block      []complex128
-	timesDone  []bool
-	blockFlags []bool
-	blockNsamp []float32
+	w         rowWriter
+	nbl, nf   int
+	pols      [][2]int // each file polarization's feed indices in the result
+	done      []bool   // integrations written, index t·nf + f
+	piece     []complex128
+	flags     []bool
+	nsamples  []float32
+	pieceVals int
 }
 
 // rowWriter is the file a Writer fills: a uvh5.Writer or a uvfits.Writer.
 type rowWriter interface {
 	WriteBlock(bltStart int, vis []complex128, flags []bool, nsamples []float32) error
+	WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error
 	Close() error
 	CloseAs(dest string) error
 	Abort() error
 }
+
+// pieceValues bounds the rows a Writer lays out at once (4 MB of
+// complex128): large enough that a write is a few big system calls.
+const pieceValues = 1 << 18
 
 // Create writes the header of sim's output to a temporary file beside path
 // and allocates its data; nothing appears at path before Close.
@@ -227,9 +234,17 @@ func Create(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Writ
 	if err != nil {
 		return nil, err
 	}
-	nbl, nf := len(obs.Baselines), sim.NFreq()
-	return &Writer{w: w, sim: sim, obs: obs, nbl: nbl, nf: nf,
-		block: make([]complex128, nbl*nf*len(obs.Pols)), timesDone: make([]bool, sim.NTime())}, nil
+	return newWriter(w, sim, obs), nil
+}
+
+func newWriter(rw rowWriter, sim *matvis.Simulation, obs *matvis.Observation) *Writer {
+	w := &Writer{w: rw, nbl: len(obs.Baselines), nf: sim.NFreq(),
+		done: make([]bool, sim.NFreq()*sim.NTime()), pieceVals: pieceValues}
+	for _, p := range obs.Pols {
+		a, b := matvis.PolIndex(p, sim.Options.Polarized)
+		w.pols = append(w.pols, [2]int{a, b})
+	}
+	return w
 }
 
 // WriteTimes writes res, the result of the times [t0, t0 + res's times)
@@ -239,73 +254,213 @@ func (w *Writer) WriteTimes(t0 int, res *matvis.Result) error {
 	if !res.Complete() {
 		return errors.New("uvdata: the result is incomplete; refusing to write UVH5 with missing integrations")
 	}
-	_, err := w.WriteFinishedTimes(t0, res)
+	if len(res.Shape) < 2 {
+		return fmt.Errorf("uvdata: a result of shape %v is not a simulation's", res.Shape)
+	}
+	_, err := w.WriteBlock(matvis.Block{F0: 0, F1: w.nf, T0: t0, T1: t0 + res.Shape[1]}, res)
 	return err
 }
 
-// WriteFinishedTimes writes the times of res (as WriteTimes) whose every
-// channel finished — all of them for a complete result, those before the
-// cancellation for a cancelled one — and returns how many it wrote.
-func (w *Writer) WriteFinishedTimes(t0 int, res *matvis.Result) (int, error) {
-	if len(res.Shape) < 3 || res.Shape[0] != w.nf || res.Shape[2] != w.nbl || t0 < 0 || t0+res.Shape[1] > len(w.timesDone) {
-		return 0, fmt.Errorf("uvdata: a result of shape %v at time %d does not fit the file's %d channels × %d times × %d baselines", res.Shape, t0, w.nf, len(w.timesDone), w.nbl)
+// WriteBlock writes the finished integrations of res, the result of block
+// b of the simulation (Simulation.Subset(b)): all of them for a complete
+// result, those done before the cancellation for a cancelled one. It
+// returns how many it wrote.
+func (w *Writer) WriteBlock(b matvis.Block, res *matvis.Result) (int, error) {
+	nt := len(w.done) / max(w.nf, 1)
+	if len(res.Shape) < 3 || res.Shape[0] != b.NFreq() || res.Shape[1] != b.NTime() || res.Shape[2] != w.nbl ||
+		b.F0 < 0 || b.F0 >= b.F1 || b.F1 > w.nf || b.T0 < 0 || b.T0 >= b.T1 || b.T1 > nt {
+		return 0, fmt.Errorf("uvdata: a result of shape %v for %v does not fit the file's %d channels × %d times × %d baselines", res.Shape, b, w.nf, nt, w.nbl)
 	}
-	nt, n := res.Shape[1], 0
-	for ti := range nt {
-		if !timeFinished(res, ti, nt) {
-			continue
+	if n := len(res.Done); n != b.Size() || visLen(res) != n*res.Shape[2]*innerOf(res) {
+		return 0, fmt.Errorf("uvdata: a result of shape %v holds %d visibilities and %d done flags", res.Shape, visLen(res), n)
+	}
+	n := 0
+	for ti := range b.NTime() {
+		for f0 := 0; f0 < b.NFreq(); {
+			if !res.Done[f0*b.NTime()+ti] {
+				f0++
+				continue
+			}
+			f1 := f0 + 1
+			for f1 < b.NFreq() && res.Done[f1*b.NTime()+ti] {
+				f1++
+			}
+			if err := w.writeRun(b, res, ti, f0, f1); err != nil {
+				return n, err
+			}
+			n += f1 - f0
+			f0 = f1
 		}
-		fillTime(w.block, w.sim, w.obs, res, ti)
-		if err := w.w.WriteBlock((t0+ti)*w.nbl, w.block, nil, nil); err != nil {
-			return n, err
-		}
-		w.timesDone[t0+ti] = true
-		n++
 	}
 	return n, nil
 }
 
-// timeFinished says whether every channel of time ti of res finished.
-func timeFinished(res *matvis.Result, ti, nt int) bool {
-	for fi := range res.Shape[0] {
-		if !res.Done[fi*nt+ti] {
-			return false
-		}
+// visLen is the length of res's visibilities of its precision.
+func visLen(res *matvis.Result) int {
+	if res.Precision == 1 {
+		return len(res.Vis64)
 	}
-	return true
+	return len(res.Vis128)
 }
 
-// Close finishes the file at its path; every time must have been written.
+// innerOf is the number of values per baseline: 4 with feed axes, else 1.
+func innerOf(res *matvis.Result) int {
+	if len(res.Shape) == 5 {
+		return 4
+	}
+	return 1
+}
+
+// writeRun writes channels [f0, f1) (of the block) of time ti of res,
+// every baseline, a piece of baselines at a time.
+func (w *Writer) writeRun(b matvis.Block, res *matvis.Result, ti, f0, f1 int) error {
+	np, nch := len(w.pols), f1-f0
+	per := w.baselinesPerPiece()
+	t := b.T0 + ti
+	for k0 := 0; k0 < w.nbl; k0 += per {
+		k1 := min(w.nbl, k0+per)
+		buf := w.pieceOf((k1 - k0) * nch * np)
+		fillRows(buf, res, ti, k0, k1, f0, f1, w.pols)
+		if err := w.rows(t*w.nbl+k0, k1-k0, b.F0+f0, b.F0+f1, buf, nil, nil); err != nil {
+			return err
+		}
+	}
+	for f := b.F0 + f0; f < b.F0+f1; f++ {
+		w.done[t*w.nf+f] = true
+	}
+	return nil
+}
+
+// baselinesPerPiece is how many baselines' rows are laid out at once:
+// as many as pieceVals holds with every channel, whatever range of
+// channels a block has, so that every channel range of a time is written
+// over the same groups of rows (the file's cover joins the channels of
+// one group).
+func (w *Writer) baselinesPerPiece() int {
+	return max(1, w.pieceVals/(w.nf*len(w.pols)))
+}
+
+// rows writes channels [f0, f1) of rows [blt, blt+n).
+func (w *Writer) rows(blt, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error {
+	if f0 == 0 && f1 == w.nf {
+		return w.w.WriteBlock(blt, vis, flags, nsamples)
+	}
+	return w.w.WriteChannels(blt, n, f0, f1, vis, flags, nsamples)
+}
+
+// pieceOf is the reused piece buffer at length n.
+func (w *Writer) pieceOf(n int) []complex128 {
+	if cap(w.piece) < n {
+		w.piece = make([]complex128, n)
+	}
+	return w.piece[:n]
+}
+
+// fillRows lays baselines [k0, k1) × channels [f0, f1) of time ti of
+// res out as UVH5 rows (baseline, freq, pol). The result holds a
+// channel's baselines contiguously, the rows a baseline's channels: the
+// baselines go in tiles, so that each channel's read is a contiguous
+// run of a tile rather than one value per cache line.
+func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols [][2]int) {
+	nt, nbl := res.Shape[1], res.Shape[2]
+	inner, np, nch := 1, len(pols), f1-f0
+	if len(res.Shape) == 5 {
+		inner = 4
+	}
+	idx := make([]int, np)
+	for pi, p := range pols {
+		if inner == 4 {
+			idx[pi] = p[0]*2 + p[1]
+		}
+	}
+	const tile = 64
+	for ka := k0; ka < k1; ka += tile {
+		kb := min(k1, ka+tile)
+		for fi := f0; fi < f1; fi++ {
+			base := ((fi*nt+ti)*nbl + ka) * inner
+			for k := ka; k < kb; k++ {
+				out := buf[((k-k0)*nch+fi-f0)*np:]
+				at := base + (k-ka)*inner
+				if res.Precision == 1 {
+					for pi := range np {
+						out[pi] = complex128(res.Vis64[at+idx[pi]])
+					}
+				} else {
+					for pi := range np {
+						out[pi] = res.Vis128[at+idx[pi]]
+					}
+				}
+			}
+		}
+	}
+}
+
+// Close finishes the file at its path; every integration must have been
+// written.
 func (w *Writer) Close() error { return w.w.Close() }
 
-// ClosePartial finishes the file at dest with the times never written
-// flagged (visibilities 0, flags set, nsamples 0), as pyuvdata marks
-// missing data: a cancelled run keeps what it finished, readable.
+// ClosePartial finishes the file at dest with the integrations never
+// written flagged (visibilities 0, flags set, nsamples 0), as pyuvdata
+// marks missing data: a cancelled run keeps what it finished, readable.
 func (w *Writer) ClosePartial(dest string) error {
-	if w.blockFlags == nil {
-		w.blockFlags = make([]bool, len(w.block))
-		for i := range w.blockFlags {
-			w.blockFlags[i] = true
-		}
-		w.blockNsamp = make([]float32, len(w.block))
-	}
-	clear(w.block)
-	for ti, done := range w.timesDone {
-		if done {
-			continue
-		}
-		if err := w.w.WriteBlock(ti*w.nbl, w.block, w.blockFlags, w.blockNsamp); err != nil {
-			w.w.Abort()
-			return err
+	np := len(w.pols)
+	for t := range len(w.done) / max(w.nf, 1) {
+		for f0 := 0; f0 < w.nf; {
+			if w.done[t*w.nf+f0] {
+				f0++
+				continue
+			}
+			f1 := f0 + 1
+			for f1 < w.nf && !w.done[t*w.nf+f1] {
+				f1++
+			}
+			if err := w.flagRun(t, f0, f1, np); err != nil {
+				w.w.Abort()
+				return err
+			}
+			f0 = f1
 		}
 	}
 	return w.w.CloseAs(dest)
 }
 
-// TimesWritten is how many times have been written.
+// flagRun writes channels [f0, f1) of time t flagged, every baseline.
+func (w *Writer) flagRun(t, f0, f1, np int) error {
+	per := w.baselinesPerPiece()
+	for k0 := 0; k0 < w.nbl; k0 += per {
+		k1 := min(w.nbl, k0+per)
+		n := (k1 - k0) * (f1 - f0) * np
+		vis := w.pieceOf(n)
+		clear(vis)
+		if len(w.flags) < n {
+			w.flags, w.nsamples = make([]bool, n), make([]float32, n)
+			for i := range w.flags {
+				w.flags[i] = true
+			}
+		}
+		if err := w.rows(t*w.nbl+k0, k1-k0, f0, f1, vis, w.flags[:n], w.nsamples[:n]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// TimesWritten is how many times have been written whole.
 func (w *Writer) TimesWritten() int {
 	n := 0
-	for _, d := range w.timesDone {
+	for t := range len(w.done) / max(w.nf, 1) {
+		if !slices.Contains(w.done[t*w.nf:(t+1)*w.nf], false) {
+			n++
+		}
+	}
+	return n
+}
+
+// IntegrationsWritten is how many (frequency, time) integrations have
+// been written.
+func (w *Writer) IntegrationsWritten() int {
+	n := 0
+	for _, d := range w.done {
 		if d {
 			n++
 		}
@@ -315,17 +470,3 @@ func (w *Writer) TimesWritten() int {
 
 // Abort discards the file.
 func (w *Writer) Abort() error { return w.w.Abort() }
-
-// fillTime lays time ti of res out as UVH5 rows (baseline, freq, pol).
-func fillTime(block []complex128, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, ti int) {
-	nf, np := sim.NFreq(), len(obs.Pols)
-	pol := sim.Options.Polarized
-	for k := range obs.Baselines {
-		for fi := range nf {
-			for pi, p := range obs.Pols {
-				a, b := matvis.PolIndex(p, pol)
-				block[(k*nf+fi)*np+pi] = res.At(fi, ti, k, a, b)
-			}
-		}
-	}
-}

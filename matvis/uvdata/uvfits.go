@@ -47,9 +47,7 @@ func CreateUVFITS(path string, sim *matvis.Simulation, obs *matvis.Observation) 
 	if err != nil {
 		return nil, err
 	}
-	nbl, nf := len(obs.Baselines), sim.NFreq()
-	return &Writer{w: w, sim: sim, obs: obs, nbl: nbl, nf: nf,
-		block: make([]complex128, nbl*nf*len(obs.Pols)), timesDone: make([]bool, sim.NTime())}, nil
+	return newWriter(w, sim, obs), nil
 }
 
 // zenithICRS is the ICRS right ascension and declination (radians) of the

@@ -1,0 +1,275 @@
+package output
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gomatvis/gomatvis/matvis"
+)
+
+// Options adjust Run.
+type Options struct {
+	// BlockBytes bounds a block's visibilities (0: BlockBudget).
+	BlockBytes int64
+	// Progress, when set, is called after each finished integration with
+	// the run's progress over all its blocks.
+	Progress func(matvis.Progress)
+	// Notice, when set, is told the block plan of a run of several blocks.
+	Notice func(string)
+}
+
+// Summary is how a streamed run went.
+type Summary struct {
+	// Blocks is the number of blocks run; Largest the largest of them.
+	Blocks  int
+	Largest matvis.Block
+	// Stats are the first block's, with every block's Integrations and
+	// Chunks and the sums of their Setup, Prepare and Total; Plan is the
+	// first block's chunk plan.
+	Stats matvis.Stats
+	Plan  matvis.MemoryPlan
+	// Compute is the time spent in the backend's runs; WriteWait the time
+	// the compute waited for the writer (a buffer to compute into, or the
+	// writer to take a finished block); Close the time closing the file
+	// took (for a complete run, or a cancelled one's partial file).
+	Compute, WriteWait, Close time.Duration
+	// Kept, for a cancelled run, is what its partial file holds.
+	Kept *Kept
+}
+
+// Run computes sim on be block by block (Plan, time-major, of at most
+// opt.BlockBytes) and streams each finished block into w on a goroutine
+// of its own, holding at most two blocks: one computing, one being
+// written. It finishes w: Close after the last block; on cancellation
+// ClosePartial, the finished blocks and the integrations the cancelled
+// block finished kept (Summary.Kept says what), returning ctx's error;
+// on any other error Abort. The block buffers are reused from block to
+// block (Simulation.SubsetReusing) and sized before they are allocated:
+// for a simulation built with Options.OutputStreamed, two blocks beside
+// the run's other host memory must fit its budget.
+func Run(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, w BlockWriter, opt Options) (Summary, error) {
+	per := IntegrationBytes(sim)
+	blockBytes := opt.BlockBytes
+	if blockBytes <= 0 {
+		blockBytes = BlockBudget(sim)
+	}
+	blocks := Plan(sim.NFreq(), sim.NTime(), per, blockBytes)
+	sum := Summary{Blocks: len(blocks)}
+	for _, b := range blocks {
+		if b.Size() > sum.Largest.Size() {
+			sum.Largest = b
+		}
+	}
+	if err := checkBuffers(sim, int64(sum.Largest.Size())*per); err != nil {
+		w.Abort()
+		return sum, err
+	}
+	if opt.Notice != nil && len(blocks) > 1 {
+		opt.Notice(fmt.Sprintf("the output (%.3g GB) is computed and written in %d blocks of up to %d times × %d channels (%.3g MB), each written as the next computes",
+			float64(per)*float64(sim.NFreq()*sim.NTime())/1e9, len(blocks), sum.Largest.NTime(), sum.Largest.NFreq(), float64(per)*float64(sum.Largest.Size())/1e6))
+	}
+	r := &runner{be: be, sim: sim, w: w, opt: opt, sum: &sum, values: sum.Largest.Size() * int(per/int64(8*sim.Options.Precision))}
+	return sum, r.run(ctx, blocks)
+}
+
+// checkBuffers checks that two blocks of blockBytes fit beside the run's
+// other host memory, for a simulation whose New counted no output.
+func checkBuffers(sim *matvis.Simulation, blockBytes int64) error {
+	if !sim.Options.OutputStreamed {
+		return nil // New counted the whole output, more than two blocks
+	}
+	terms := append(sim.HostBytes(), matvis.MemoryTerm{Name: "output_blocks", Bytes: 2 * blockBytes})
+	if err := matvis.CheckHostBudget(terms, sim.Options.MaxMemory, sim.Options.MemoryBuffer); err != nil {
+		return fmt.Errorf("output: two blocks of %d bytes: %w", blockBytes, err)
+	}
+	return nil
+}
+
+// runner is the state of one Run.
+type runner struct {
+	be     matvis.Backend
+	sim    *matvis.Simulation
+	w      BlockWriter
+	opt    Options
+	sum    *Summary
+	values int // complex values of the largest block
+	// free holds the buffers the writer is done with; made counts them.
+	free chan *matvis.Result
+	made int
+	// The writer's goroutine closes failed after setting werr (then
+	// cancels the compute through cancel), and wdone when it returns.
+	failed, wdone chan struct{}
+	werr          error
+	cancel        context.CancelFunc
+}
+
+// job is a finished block on its way to the writer.
+type job struct {
+	b   matvis.Block
+	res *matvis.Result
+	// buf is the buffer res's storage lies in, returned to free after.
+	buf *matvis.Result
+}
+
+func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	r.cancel = cancel
+	r.free = make(chan *matvis.Result, 2)
+	r.failed, r.wdone = make(chan struct{}), make(chan struct{})
+	jobs := make(chan job)
+	go r.write(jobs)
+	done, total := 0, r.sim.NFreq()*r.sim.NTime()
+	for i, b := range blocks {
+		buf, err := r.buffer(ctx)
+		if err != nil {
+			return r.stop(parent, jobs, err)
+		}
+		res, err := r.compute(ctx, b, buf, done, total, i == 0)
+		if res != nil && (err == nil || errors.Is(err, context.Canceled)) {
+			if serr := r.send(jobs, job{b, res, buf}); serr != nil {
+				return r.stop(parent, jobs, serr)
+			}
+		}
+		if err != nil {
+			return r.stop(parent, jobs, err)
+		}
+		done += b.Size()
+	}
+	close(jobs)
+	<-r.wdone
+	if r.werr != nil {
+		r.w.Abort()
+		return r.werr
+	}
+	if s, ok := r.w.(Summarizer); ok {
+		s.Summarize(*r.sum)
+	}
+	t := time.Now()
+	err := r.w.Close()
+	r.sum.Close = time.Since(t)
+	return err
+}
+
+// write is the writer's goroutine: it writes each job's block, then
+// frees its buffer; after an error it only frees them.
+func (r *runner) write(jobs <-chan job) {
+	defer close(r.wdone)
+	for j := range jobs {
+		if r.werr == nil {
+			if err := r.w.WriteBlock(j.b, j.res); err != nil {
+				r.werr = err
+				close(r.failed)
+				r.cancel() // the block computing now is not wanted
+			}
+		}
+		r.free <- j.buf
+	}
+}
+
+// buffer is a buffer to compute the next block into: a new one while
+// fewer than two exist, else the next the writer frees.
+func (r *runner) buffer(ctx context.Context) (*matvis.Result, error) {
+	select {
+	case b := <-r.free:
+		return b, nil
+	default:
+	}
+	if r.made < 2 {
+		r.made++
+		buf := &matvis.Result{Precision: r.sim.Options.Precision}
+		if buf.Precision == 1 {
+			buf.Vis64 = make([]complex64, r.values)
+		} else {
+			buf.Vis128 = make([]complex128, r.values)
+		}
+		return buf, nil
+	}
+	t := time.Now()
+	defer func() { r.sum.WriteWait += time.Since(t) }()
+	select {
+	case b := <-r.free:
+		return b, nil
+	case <-r.failed:
+		return nil, r.werr
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// send hands a finished block to the writer, returning the writer's
+// error if it failed meanwhile.
+func (r *runner) send(jobs chan<- job, j job) error {
+	t := time.Now()
+	defer func() { r.sum.WriteWait += time.Since(t) }()
+	select {
+	case jobs <- j:
+		return nil
+	case <-r.failed:
+		return r.werr
+	}
+}
+
+// compute runs block b into buf, reporting progress from done of total.
+func (r *runner) compute(ctx context.Context, b matvis.Block, buf *matvis.Result, done, total int, first bool) (*matvis.Result, error) {
+	sub, err := r.sim.SubsetReusing(b, buf)
+	if err != nil {
+		return nil, err
+	}
+	if p := r.opt.Progress; p != nil {
+		sub.Options.Progress = func(q matvis.Progress) { p(matvis.Progress{Done: done + q.Done, Total: total}) }
+	}
+	t := time.Now()
+	res, err := r.be.Run(ctx, sub)
+	r.sum.Compute += time.Since(t)
+	if res != nil {
+		r.addStats(res, first)
+	}
+	return res, err
+}
+
+// addStats folds a block's statistics into the summary's.
+func (r *runner) addStats(res *matvis.Result, first bool) {
+	s := &r.sum.Stats
+	if first {
+		*s = res.Stats
+		s.Integrations = append([]time.Duration(nil), res.Stats.Integrations...)
+		s.Chunks = append([]matvis.ChunkSample(nil), res.Stats.Chunks...)
+		r.sum.Plan = res.Plan
+		return
+	}
+	s.Integrations = append(s.Integrations, res.Stats.Integrations...)
+	s.Chunks = append(s.Chunks, res.Stats.Chunks...)
+	s.Setup += res.Stats.Setup
+	s.Prepare += res.Stats.Prepare
+	s.Total += res.Stats.Total
+}
+
+// stop ends a run that failed or was cancelled with err: it lets the
+// writer finish the blocks it was given, then, when the caller's context
+// was cancelled, keeps them as a partial file, else discards the file.
+func (r *runner) stop(parent context.Context, jobs chan job, err error) error {
+	close(jobs)
+	<-r.wdone
+	if r.werr != nil {
+		r.w.Abort()
+		return r.werr
+	}
+	if parent.Err() == nil || !errors.Is(err, context.Canceled) {
+		r.w.Abort()
+		return err
+	}
+	// The backend's message counts the block's integrations; the run's
+	// are in Kept.
+	err = fmt.Errorf("run cancelled: %w", parent.Err())
+	t := time.Now()
+	kept, perr := r.w.ClosePartial()
+	r.sum.Close = time.Since(t)
+	if perr != nil {
+		return fmt.Errorf("%w (and saving the finished integrations failed: %w)", err, perr)
+	}
+	r.sum.Kept = &kept
+	return err
+}
