@@ -103,6 +103,41 @@ func (c *Clock) Mark(p Phase) {
 	}
 }
 
+// Part is a known share of an interval: d of it was phase p.
+type Part struct {
+	Phase    Phase
+	Duration time.Duration
+}
+
+// MarkSplit attributes the time since the previous mark among phases
+// whose shares were measured apart (a writer overlapping the compute
+// reports the compute, the waits for the writer and the close): each
+// part gets its duration, in order and never more than is left of the
+// interval, and rest gets what remains, so the phases still add up to
+// the wall.
+func (c *Clock) MarkSplit(rest Phase, parts ...Part) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.now()
+	left := t.Sub(c.last)
+	for _, pt := range parts {
+		if pt.Phase < 0 || pt.Phase >= numPhases || pt.Duration <= 0 || left <= 0 {
+			continue
+		}
+		d := min(pt.Duration, left)
+		c.d[pt.Phase] += d
+		c.seen[pt.Phase] = true
+		left -= d
+	}
+	if rest >= 0 && rest < numPhases {
+		c.d[rest] += max(left, 0)
+		c.seen[rest] = true
+	}
+	if t.After(c.last) {
+		c.last = t
+	}
+}
+
 // Phases returns the phases recorded so far.
 func (c *Clock) Phases() Phases {
 	c.mu.Lock()

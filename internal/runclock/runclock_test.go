@@ -201,3 +201,28 @@ func TestPeakRSSFrom(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkSplit: an interval split among measured parts gives each its
+// share, the rest to the named phase, never more than the interval (a
+// part longer than what is left is cut), and the phases still add up to
+// the wall.
+func TestMarkSplit(t *testing.T) {
+	origin := time.Unix(0, 0)
+	ft := &fakeTime{origin}
+	c := newAt(origin, "process", ft.now)
+	ft.advance(time.Second)
+	c.Mark(Setup)
+	ft.advance(10 * time.Second)
+	c.MarkSplit(Compute, Part{Compute, 7 * time.Second}, Part{Write, 2 * time.Second}, Part{Close, 500 * time.Millisecond})
+	ft.advance(time.Second)
+	c.MarkSplit(Compute, Part{Write, 3 * time.Second}, Part{Close, time.Second}, Part{Phase(42), time.Second})
+	p := c.Phases()
+	for q, w := range map[Phase]float64{Setup: 1, Compute: 7.5, Write: 3, Close: 0.5} {
+		if got := p.Seconds(q); math.Abs(got-w) > 1e-12 {
+			t.Errorf("%s: %v s, want %v", q, got, w)
+		}
+	}
+	if p.WallS != 12 || p.InputS != nil {
+		t.Errorf("phases %v", p)
+	}
+}

@@ -26,6 +26,9 @@ type RunInfo struct {
 	// Phases are the run's phases from the process's start; the report's
 	// phases and its phases figure.
 	Phases runclock.Phases
+	// Blocks is the number of blocks the run's output was streamed in
+	// (matvis/output.Summary.Blocks; 0 or 1: one).
+	Blocks int
 }
 
 // FromRun is the profile of a real run: the summary.json a synthetic
@@ -33,17 +36,26 @@ type RunInfo struct {
 // figures), made from a simulation that was read from the user's input and
 // run once, plus the run's phases — process start, input, set-up,
 // compute, write and close — so that the figures show where a whole run's
-// time went and not only the engine's. There is no warm-up, roofline or
-// scaling sweep; the Go heap was not watched (phases.peak_rss_bytes is the
-// process's peak instead).
-func FromRun(sim *matvis.Simulation, res *matvis.Result, info RunInfo) *Report {
+// time went and not only the engine's. stats and plan are the run's (a
+// streamed run's Summary: every block's integrations and chunks, the first
+// block's plan); its visibilities are not held, so there are no visibility
+// figures. There is no warm-up, roofline or scaling sweep; the Go heap was
+// not watched (phases.peak_rss_bytes is the process's peak instead).
+func FromRun(sim *matvis.Simulation, stats *matvis.Stats, plan matvis.MemoryPlan, info RunInfo) *Report {
+	// The summaries index integrations through a Result's shape and
+	// completion; a finished run completed every one.
+	done := make([]bool, sim.NFreq()*sim.NTime())
+	for i := range done {
+		done[i] = true
+	}
+	res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: *stats, Plan: plan, Done: done}
 	be := primary(info.Backend)
 	rep := &Report{
 		Schema: SchemaVersion, Created: time.Now().UTC(), Command: info.Command,
 		Config:  runConfig(sim, res, be.Name(), info.Coords),
 		Backend: be.Name(), Notes: []string{},
 		Timing: Timing{Build: info.Phases.Seconds(runclock.Input), Setup: res.Stats.Setup.Seconds(), Run: info.Wall.Seconds()},
-		Result: res, Sim: sim,
+		Sim:    sim,
 	}
 	rep.MatProd = res.Stats.MatProdImpl.String()
 	rep.BeamInTauZ = res.Stats.BeamInTauZ
@@ -62,9 +74,9 @@ func FromRun(sim *matvis.Simulation, res *matvis.Result, info RunInfo) *Report {
 	rep.Machine = DescribeMachine(cblas.Choose(), be)
 	phases := info.Phases
 	rep.Phases = &phases
-	if len(res.Done) != sim.NFreq()*sim.NTime() {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("a run in blocks of times (an output larger than memory): integrations and per_integration are the last block's %d integrations of %d; the stages hold every block's chunks",
-			len(res.Done), sim.NFreq()*sim.NTime()))
+	if info.Blocks > 1 {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("an output streamed in %d blocks: per_integration's frequency and time labels assume one block (the integrations are in block order); the stages and their sums hold every block's chunks",
+			info.Blocks))
 	}
 	rep.Notes = append(rep.Notes,
 		"a gomatvis simulate run, profiled as it ran: no warm-up (the first integration holds the first-time costs), no roofline or scaling sweep",

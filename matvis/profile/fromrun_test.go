@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/runclock"
-	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 )
@@ -39,7 +38,7 @@ func TestFromRun(t *testing.T) {
 	f := func(x float64) *float64 { return &x }
 	ph := runclock.Phases{WallS: 1.5, StartFrom: "process", StartS: f(0.01), InputS: f(0.8), SetupS: f(0.05),
 		ComputeS: f(0.4), WriteS: f(0.2), CloseS: f(0.04), PeakRSSBytes: 123 << 20}
-	rep := FromRun(sim, res, RunInfo{Command: "gomatvis simulate spec.json", Backend: be, Coords: "erfa", Wall: 400 * time.Millisecond, Phases: ph})
+	rep := FromRun(sim, &res.Stats, res.Plan, RunInfo{Command: "gomatvis simulate spec.json", Backend: be, Coords: "erfa", Wall: 400 * time.Millisecond, Phases: ph})
 	dir, doc := writtenSummary(t, rep)
 	if err := ValidateSummary(doc); err != nil {
 		t.Fatalf("summary.json does not match the schema: %v", err)
@@ -73,6 +72,10 @@ func TestFromRun(t *testing.T) {
 			t.Errorf("figure %s: %v", name, err)
 		}
 	}
+	// The visibilities are not held: no visibility figures.
+	if _, err := os.Stat(filepath.Join(dir, "waterfall.svg")); err == nil {
+		t.Error("a waterfall without the visibilities")
+	}
 	var m map[string]any
 	if err := json.Unmarshal(doc, &m); err != nil {
 		t.Fatal(err)
@@ -81,21 +84,13 @@ func TestFromRun(t *testing.T) {
 		t.Errorf("phases in JSON: %v", p)
 	}
 	for _, n := range rep.Notes {
-		if strings.Contains(n, "blocks of times") {
-			t.Errorf("a whole run noted as blocks: %q", n)
+		if strings.Contains(n, "blocks") {
+			t.Errorf("a one-block run noted as blocks: %q", n)
 		}
 	}
-	// A UVH5 run in blocks hands over its last block's result: said so.
-	sub, err := sim.Subset(matvis.Block{F0: 0, F1: 1, T0: 1, T1: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	last, err := be.Run(context.Background(), sub)
-	if err != nil {
-		t.Fatal(err)
-	}
-	blocked := FromRun(sim, last, RunInfo{Backend: be, Phases: ph})
-	if !slices.ContainsFunc(blocked.Notes, func(n string) bool { return strings.Contains(n, "last block's 1 integrations of 2") }) {
+	// A run streamed in blocks: said so.
+	blocked := FromRun(sim, &res.Stats, res.Plan, RunInfo{Backend: be, Phases: ph, Blocks: 2})
+	if !slices.ContainsFunc(blocked.Notes, func(n string) bool { return strings.Contains(n, "streamed in 2 blocks") }) {
 		t.Errorf("notes %q: the blocks not said", blocked.Notes)
 	}
 }
