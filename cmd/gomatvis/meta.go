@@ -53,9 +53,10 @@ type metaRun struct {
 	// 0: each shard's time is in its own log).
 	Shards  int    `json:"shards,omitempty"`
 	Created string `json:"created_utc"`
-	// Phases are the run's phases from the process's start up to the
-	// metadata's writing (internal/runclock): the write and close that
-	// follow are not in it. Absent for a merged sharded run.
+	// Phases are the run's phases from the process's start to the
+	// run's (internal/runclock): start, input and set-up; the compute,
+	// write and close are the summary line's. Absent for a merged sharded
+	// run.
 	Phases *runclock.Phases `json:"phases,omitempty"`
 }
 
@@ -109,7 +110,7 @@ func metaPath(out string) string {
 // metaJSON is the sidecar of a finished run, to be written with its array.
 // obs, for an obsparam, lays the run out in pyuvsim's conventions (nil:
 // matvis's).
-func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
+func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration, phases *runclock.Phases) ([]byte, error) {
 	m := outputMeta{
 		Gomatvis: versionString(),
 		Spec:     name,
@@ -131,6 +132,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 			Chunks:      res.Plan.NChunks,
 			WallS:       wall.Seconds(),
 			Created:     time.Now().UTC().Format(time.RFC3339),
+			Phases:      phases,
 		},
 		metaConventions: metaConventions{
 			Units:       "Jy",
@@ -172,4 +174,10 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 		return nil, fmt.Errorf("encoding %s: %w", metaPath(out), err)
 	}
 	return append(b, '\n'), nil
+}
+
+// phasesHistory is the phases before a run as a UVH5's or UVFITS's
+// history sentence (simulate --profile), the file being created then.
+func phasesHistory(p runclock.Phases) string {
+	return "gomatvis run phases before this file was opened (s): " + p.String() + "."
 }
