@@ -3,7 +3,8 @@
 # generated inputs (bench/e2e/gen), timed as a whole process (wall, CPU time
 # and peak RSS from /usr/bin/time) beside the engine's own share (the compute phase of
 # the run's phase line; before that line existed, the summary line's "s in
-# all", which for UVH5 and UVFITS includes the writing). Prints a markdown
+# all", which includes the writing for UVH5 and UVFITS, and for every
+# output since the streamed writer). Prints a markdown
 # table, one row per case and output, with the load average at the start of
 # each case's runs.
 #
@@ -146,4 +147,4 @@ for nsrc in $sources; do
 	done
 done
 echo
-echo "wall, CPU (user + system) and peak RSS: /usr/bin/time of the whole process; phases: the wall of the run's phase line (process start to close); compute: the run's phase line (\"wall W s: start …, compute C, …\") or, from a gomatvis without it, the summary line's \"s in all\" (the backend's set-up, the compute and, for UVH5 and UVFITS, the writing); load: the 1-minute load average before the case's runs."
+echo "wall, CPU (user + system) and peak RSS: /usr/bin/time of the whole process; phases: the wall of the run's phase line (process start to close); compute: the run's phase line (\"wall W s: start …, compute C, …\") or, from a gomatvis without it, the summary line's \"s in all\" (the backend's set-up, the compute and, for UVH5 and UVFITS, or any output since the streamed writer, the writing); load: the 1-minute load average before the case's runs."
