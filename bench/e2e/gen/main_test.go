@@ -67,14 +67,18 @@ func checkSpec(t *testing.T, s *simspec.Spec, ants [][3]float64, f []float64) {
 
 func checkInline(t *testing.T, src simspec.Sources, want *sky, f []float64) {
 	t.Helper()
+	flux := src.FluxJy.Values() // row-major: source × channel
+	if len(flux) != len(want.raDeg)*len(f) {
+		t.Fatalf("%d fluxes, want %d", len(flux), len(want.raDeg)*len(f))
+	}
 	for i := range want.raDeg {
 		if src.RARad[i] != want.raDeg[i]*math.Pi/180 || src.DecRad[i] != want.decDeg[i]*math.Pi/180 {
 			t.Fatalf("source %d at (%v, %v) rad, want (%v, %v) deg", i, src.RARad[i], src.DecRad[i], want.raDeg[i], want.decDeg[i])
 		}
 		for k, fk := range f {
 			w := want.fluxJy[i] * math.Pow(fk/refFreqHz, want.index[i])
-			if src.FluxJy[i][k] != w {
-				t.Fatalf("source %d channel %d: %v Jy, want %v", i, k, src.FluxJy[i][k], w)
+			if got := flux[i*len(f)+k]; got != w {
+				t.Fatalf("source %d channel %d: %v Jy, want %v", i, k, got, w)
 			}
 		}
 	}
