@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io/fs"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/kernels"
 )
 
@@ -41,6 +41,7 @@ func TestOpenErrorIsNoDeviceOrNil(t *testing.T) {
 }
 
 func TestMemcpyRoundTrip(t *testing.T) {
+	rng := sharedtest.RNG(t, 1)
 	c := gputest.Open(t)
 	s, err := c.NewStream()
 	if err != nil {
@@ -50,7 +51,7 @@ func TestMemcpyRoundTrip(t *testing.T) {
 	const n = 1<<20 + 3
 	src := make([]float64, n)
 	for i := range src {
-		src[i] = rand.NormFloat64()
+		src[i] = rng.NormFloat64()
 	}
 	d, err := cuda.AllocFor[float64](c, n)
 	if err != nil {
@@ -127,6 +128,7 @@ func compileProgram(t testing.TB, c *cuda.Context, name string) *cuda.Module {
 }
 
 func TestNVRTCKernel(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
 	c := gputest.Open(t)
 	c.SetKernelCacheDir(t.TempDir())
 	ma, mi, err := c.NVRTCVersion()
@@ -149,9 +151,9 @@ func TestNVRTCKernel(t *testing.T) {
 		x := make([]float64, n)
 		y := make([]float64, n)
 		for i := range x {
-			x[i], y[i] = rand.NormFloat64(), rand.NormFloat64()
+			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
 		}
-		a := rand.NormFloat64()
+		a := rng.NormFloat64()
 		var got []float64
 		var tol float64
 		if prec == "f32" {
@@ -246,6 +248,7 @@ func toF32(x []float64) []float32 {
 }
 
 func TestBlasAgainstGoLoop(t *testing.T) {
+	rng := sharedtest.RNG(t, 6)
 	c := gputest.Open(t)
 	s, err := c.NewStream()
 	gputest.Must(t, err)
@@ -259,7 +262,7 @@ func TestBlasAgainstGoLoop(t *testing.T) {
 	gputest.Must(t, b.SetMathMode(cuda.DefaultMath))
 
 	const m, k = 37, 1031
-	a := gputest.RandC(m * k)
+	a := gputest.RandC(rng, m*k)
 	ref := gputest.GramRef(a, m, k)
 	a64 := make([]complex64, len(a))
 	for i, v := range a {
@@ -312,6 +315,7 @@ func TestBlasAgainstGoLoop(t *testing.T) {
 // many doubles between ordinary arguments, and stays readable through a
 // pointer (__grid_constant__).
 func TestLaunchByValueBlock(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
 	c := gputest.Open(t)
 	src := cuda.Source{Name: "byvalue.cu", Code: `
 struct Blk { double v[27]; };
@@ -330,7 +334,7 @@ extern "C" __global__ void weigh(int n, const __grid_constant__ Blk b, double sc
 	defer c.DestroyStream(s)
 	blk := make([]float64, 27)
 	for i := range blk {
-		blk[i] = rand.NormFloat64()
+		blk[i] = rng.NormFloat64()
 	}
 	const n = 64
 	d, err := cuda.AllocFor[float64](c, n)

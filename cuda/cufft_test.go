@@ -7,6 +7,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestFFTAgainstDFT: cuFFT's 1-, 2- and 3-D complex transforms, both
@@ -14,6 +15,7 @@ import (
 // out_k = Σ_j in_j exp(sign·2πi j·k/n) (row-major, the last axis fastest)
 // to rounding.
 func TestFFTAgainstDFT(t *testing.T) {
+	rng := sharedtest.RNG(t, 8)
 	c := gputest.Open(t)
 	s, err := c.NewStream()
 	gputest.Must(t, err)
@@ -23,7 +25,7 @@ func TestFFTAgainstDFT(t *testing.T) {
 		for _, d := range dims {
 			n *= d
 		}
-		in := gputest.RandC(n)
+		in := gputest.RandC(rng, n)
 		for _, double := range []bool{true, false} {
 			for _, sign := range []int{1, -1} {
 				want := dft(in, dims, sign)

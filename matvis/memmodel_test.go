@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/memwatch"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/cblas"
@@ -208,8 +209,7 @@ func wantMemoryTerms(c matvis.MemoryConfig, ch int) map[string]int64 {
 // on fresh random configurations against the formulas of §8, and that no
 // term is missing or extra.
 func TestMemoryTermsByFormula(t *testing.T) {
-	seed := rand.Uint64()
-	t.Logf("random seed %d", seed)
+	seed := sharedtest.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 17))
 	cases := []matvis.MemoryConfig{prodslice}
 	for range 20 {

@@ -3,10 +3,10 @@ package matvis
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
@@ -214,7 +214,7 @@ func TestOverPairAntennasResult(t *testing.T) {
 // accumulator alone is (nfeed·150 000)² complex values (360 GB in fp64).
 func TestHugeArrayFewPairs(t *testing.T) {
 	const nant, nsrc = 150_000, 1000
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 28))
+	rng := sharedtest.RNG(t, 28)
 	for _, c := range []struct {
 		pol      bool
 		pair     [2]int

@@ -226,13 +226,13 @@ func checkConfig(c *Config) error {
 		return fmt.Errorf("coords: no coordinate provider")
 	}
 	if c.Coords.NSources() != nsrc {
-		return fmt.Errorf("coords: %d sources, the sky has %d", c.Coords.NSources(), nsrc)
+		return &CoordsMismatchError{fmt.Sprintf("coords: %d sources, the sky has %d", c.Coords.NSources(), nsrc)}
 	}
 	if c.Coords.NTimes() <= 0 {
 		return fmt.Errorf("coords: no times")
 	}
 	if len(c.Times) != 0 && len(c.Times) != c.Coords.NTimes() {
-		return fmt.Errorf("times: %d values, coordinates have %d times", len(c.Times), c.Coords.NTimes())
+		return &CoordsMismatchError{fmt.Sprintf("times: %d values, coordinates have %d times", len(c.Times), c.Coords.NTimes())}
 	}
 	nbeam := len(c.Beams)
 	if nbeam == 0 {
@@ -397,3 +397,10 @@ type Backend interface {
 	// the CPU, so every caller closes whatever backend it opened.
 	Close() error
 }
+
+// CoordsMismatchError is a coordinate provider whose sources or times are
+// not the run's: a caller that took the coordinates from a file (a
+// precomputed --topo) can name the file in its message.
+type CoordsMismatchError struct{ msg string }
+
+func (e *CoordsMismatchError) Error() string { return e.msg }

@@ -217,19 +217,20 @@ func (w *Writer) fillPointing(t *ct.Writer) error {
 	h := &w.h
 	nant := t.Rows() / len(h.Times)
 	n := t.Rows()
-	var dir, tm []float64
+	var dir, tm, dt []float64
 	var ant []int32
 	for _, jd := range h.Times {
 		for a := range nant {
 			dir = append(dir, 0, math.Pi/2)
 			tm = append(tm, mjdSec(jd))
+			dt = append(dt, h.interval(jd))
 			ant = append(ant, int32(a))
 		}
 	}
 	return errors.Join(
 		t.PutDoubles(0, dir),
 		t.PutInts(1, ant),
-		t.PutDoubles(2, fill(n, h.IntegrationTime)),
+		t.PutDoubles(2, dt),
 		t.PutStrings(3, fill(n, "ZENITH")),
 		t.PutInts(4, make([]int32, n)),
 		t.PutDoubles(5, dir),

@@ -129,6 +129,9 @@ func (d *Drift) WriteTime(b DriftBlock) error {
 // Close completes the MS (every time must have been written).
 func (d *Drift) Close() error { return d.w.Close() }
 
+// CloseAs is Close renaming the MS to dest (Writer.CloseAs).
+func (d *Drift) CloseAs(dest string) error { return d.w.CloseAs(dest) }
+
 // Abort removes what was written.
 func (d *Drift) Abort() { d.w.Abort() }
 
@@ -166,7 +169,7 @@ func WriteUVH5(path string, f *uvh5.File, p Phasing) error {
 // HeaderFromUVH5 takes the MS header from a UVH5 header (all but the
 // phase centre): gomatvis's UVH5 writer and pyuvsim fill the same
 // fields. Rows must be grouped by time, each time with the same number
-// of rows, and one integration time throughout.
+// of rows and one integration time.
 func HeaderFromUVH5(fh *uvh5.Header) (Header, error) {
 	h := Header{
 		TelescopeName: fh.TelescopeName,
@@ -186,16 +189,21 @@ func HeaderFromUVH5(fh *uvh5.Header) (Header, error) {
 		return h, fmt.Errorf("%d rows with %d integration times and %d LSTs: need at least one row, and one of each per row", nblt, len(fh.IntegrationTime), len(fh.LSTs))
 	}
 	h.IntegrationTime = fh.IntegrationTime[0]
+	varies := false
 	for k := range nblt {
-		if fh.IntegrationTime[k] != h.IntegrationTime {
-			return h, fmt.Errorf("integration_time varies (%v s at row 0, %v s at row %d); the MS writer takes one", h.IntegrationTime, fh.IntegrationTime[k], k)
-		}
 		if k == 0 || fh.Times[k] != fh.Times[k-1] {
 			if slices.Contains(h.Times, fh.Times[k]) {
 				return h, fmt.Errorf("time_array: JD %s recurs at row %d after other times; rows must be grouped by time", jdStr(fh.Times[k]), k)
 			}
 			h.Times = append(h.Times, fh.Times[k])
+			h.IntegrationTimes = append(h.IntegrationTimes, fh.IntegrationTime[k])
+			varies = varies || fh.IntegrationTime[k] != h.IntegrationTime
+		} else if fh.IntegrationTime[k] != fh.IntegrationTime[k-1] {
+			return h, fmt.Errorf("integration_time varies within the time at JD %s (%v s, then %v s at row %d); the MS writer takes one per time", jdStr(fh.Times[k]), fh.IntegrationTime[k-1], fh.IntegrationTime[k], k)
 		}
+	}
+	if !varies {
+		h.IntegrationTimes = nil
 	}
 	if nblt%len(h.Times) != 0 {
 		return h, fmt.Errorf("%d rows over %d times: every time needs the same number of rows", nblt, len(h.Times))

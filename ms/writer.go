@@ -70,11 +70,27 @@ type Header struct {
 	Times           []float64
 	Baselines       int
 	IntegrationTime float64 // seconds
+	// IntegrationTimes, when set, are each time's integration time (s),
+	// for EXPOSURE, INTERVAL and POINTING's INTERVAL: pyuvdata writes each
+	// row's own, and times spaced in Julian dates differ by rounding
+	// (600.0000045 s, 599.9999642 s).
+	IntegrationTimes []float64
 
 	VisUnits string // "Jy" when empty
 	History  string
 	// HistoryTime stamps the HISTORY row (now when zero).
 	HistoryTime time.Time
+}
+
+// interval is the integration time at the time jd (one of Times).
+func (h *Header) interval(jd float64) float64 {
+	if h.IntegrationTimes == nil {
+		return h.IntegrationTime
+	}
+	if t := sort.SearchFloat64s(h.Times, jd); t < len(h.Times) {
+		return h.IntegrationTimes[t]
+	}
+	return h.IntegrationTime
 }
 
 // Rows is the main table's row count.
@@ -133,6 +149,8 @@ func (h *Header) check() error {
 		return fmt.Errorf("%d times of %d baselines: need at least one row", len(h.Times), h.Baselines)
 	case !(h.IntegrationTime > 0):
 		return fmt.Errorf("integration time %v s: must be > 0", h.IntegrationTime)
+	case h.IntegrationTimes != nil && len(h.IntegrationTimes) != len(h.Times):
+		return fmt.Errorf("%d integration times for %d times", len(h.IntegrationTimes), len(h.Times))
 	case math.IsNaN(h.CentreRA) || math.IsNaN(h.CentreDec) || math.Abs(h.CentreDec) > math.Pi/2:
 		return fmt.Errorf("phase centre RA %v, Dec %v rad: must be finite with |Dec| <= π/2", h.CentreRA, h.CentreDec)
 	}
@@ -344,7 +362,7 @@ func (w *Writer) putBlock(b Block) error {
 	sc.izeros, sc.ones = grow(sc.izeros, n), grow(sc.ones, n)
 	sc.intervals = grow(sc.intervals, n)
 	for k := range n {
-		sc.ones[k], sc.intervals[k] = 1, w.h.IntegrationTime
+		sc.ones[k], sc.intervals[k] = 1, w.h.interval(b.JD[k])
 	}
 	m := w.main
 	errs := []error{
@@ -390,7 +408,12 @@ func fill[T any](n int, v T) []T {
 
 // Close completes the main table and renames the directory into place;
 // every row must have been written.
-func (w *Writer) Close() error {
+func (w *Writer) Close() error { return w.CloseAs(w.path) }
+
+// CloseAs is Close renaming the directory to dest (in path's directory)
+// instead: a cancelled run's partial MS. An existing dest (an earlier
+// partial) is replaced: moved aside, the new one renamed in, then removed.
+func (w *Writer) CloseAs(dest string) error {
 	if w.main == nil {
 		return fmt.Errorf("ms: %s: the writer is closed", w.path)
 	}
@@ -401,12 +424,25 @@ func (w *Writer) Close() error {
 	}
 	err := w.main.Close()
 	w.main = nil
+	old := ""
+	if _, serr := os.Lstat(dest); err == nil && serr == nil && dest != w.path {
+		old = w.tmp + ".old"
+		err = os.Rename(dest, old)
+	}
 	if err == nil {
-		err = os.Rename(w.tmp, w.path)
+		err = os.Rename(w.tmp, dest)
 	}
 	if err != nil {
+		if old != "" {
+			os.Rename(old, dest)
+		}
 		os.RemoveAll(w.tmp)
-		return fmt.Errorf("ms: %s: %w", w.path, err)
+		return fmt.Errorf("ms: %s: %w", dest, err)
+	}
+	if old != "" {
+		if err := os.RemoveAll(old); err != nil {
+			return fmt.Errorf("ms: %s is written, but the replaced copy %s remains: %w", dest, old, err)
+		}
 	}
 	return nil
 }

@@ -15,6 +15,8 @@ command -v h5dump >/dev/null || need_apt+=(hdf5-tools)
 # The race detector needs cgo.
 command -v gcc >/dev/null || need_apt+=(gcc)
 /usr/bin/python3 -c 'import healpy' 2>/dev/null || need_apt+=(python3-healpy)
+# astropy judges our UVFITS (phased as pyuvsim writes it) and our apparent coordinates.
+/usr/bin/python3 -c 'import astropy' 2>/dev/null || need_apt+=(python3-astropy)
 # casacore judges every Measurement Set we write: python-casacore reads each
 # table and column, showtableinfo, msselect and taql open it (package ms).
 /usr/bin/python3 -c 'import casacore.tables' 2>/dev/null || need_apt+=(python3-casacore)

@@ -35,7 +35,7 @@ const speedOfLight = 299792458.0
 // PhaseCenter is what the file says its data are phased to: OBJECT, the
 // RA and DEC axes' CRVAL, EPOCH and RADESYS, and the AIPS SU table's row.
 type PhaseCenter struct {
-	Name          string  // OBJECT, SU SOURCE
+	Name          string  // OBJECT; SU SOURCE, cut to 20 characters
 	RADeg, DecDeg float64 // CRVAL6, CRVAL7; SU RAEPO, DECEPO
 	Frame         string  // RADESYS, e.g. "icrs"
 	Epoch         float64 // EPOCH, years (2000.0)
@@ -283,7 +283,7 @@ func (w *Writer) primaryHeader(opt Options) ([]byte, error) {
 	if pc.Epoch == 0 {
 		pc.Epoch = 2000
 	}
-	c = append(c, kv("DATE-OBS", isoDate(h.Times[0])),
+	c = append(c, kv("DATE-OBS", isoTime(h.Times[0])),
 		kv("CTYPE2", "COMPLEX"), kv("CRVAL2", 1.0), kv("CRPIX2", 1.0), kv("CDELT2", 1.0),
 		kv("CTYPE3", "STOKES"), kv("CRVAL3", float64(h.Pols[idx[0]])), kv("CRPIX3", 1.0), kv("CDELT3", dpol),
 		kv("CTYPE4", "FREQ"), kv("CRVAL4", f0), kv("CRPIX4", 1.0), kv("CDELT4", df),
@@ -311,6 +311,20 @@ func (w *Writer) primaryHeader(opt Options) ([]byte, error) {
 func isoDate(jd float64) string {
 	y, m, d := calendar(jd)
 	return fmt.Sprintf("%04d-%02d-%02d", y, m, d)
+}
+
+// isoTime is a Julian date as astropy's Time(jd, format="jd").isot,
+// which pyuvdata 2.4 writes as DATE-OBS: YYYY-MM-DDThh:mm:ss.sss (UTC,
+// to the millisecond).
+func isoTime(jd float64) string {
+	day := math.Floor(jd - 0.5) // the JD of the day's 0h is day + 0.5
+	ms := int64(math.Round((jd - 0.5 - day) * 86400e3))
+	if ms >= 86400e3 {
+		day, ms = day+1, ms-86400e3
+	}
+	y, m, d := calendar(day + 0.5)
+	s, msec := ms/1000, ms%1000
+	return fmt.Sprintf("%04d-%02d-%02dT%02d:%02d:%02d.%03d", y, m, d, s/3600, s/60%60, s%60, msec)
 }
 
 // calendar is the Gregorian date of a Julian date (Meeus, chapter 7).
@@ -348,39 +362,69 @@ func antennaTable(h *uvh5.Header, opt Options) ([]byte, error) {
 	xyz := make([][]float64, n)
 	nosta := make([]float64, n)
 	zeros := make([]float64, n)
-	blank := make([]string, n)
 	width := 8
 	for i, p := range h.AntennaPositions {
 		xyz[i] = []float64{co*p[0] + so*p[1], -so*p[0] + co*p[1], p[2]}
 		nosta[i] = float64(h.AntennaNumbers[i])
 		width = max(width, len(h.AntennaNames[i]))
 	}
+	tya, aa, tyb, ab := feeds(h)
 	cols := []column{strCol("ANNAME", width, h.AntennaNames), numCol("STABXYZ", "", 'D', 3, xyz),
 		numCol("NOSTA", "", 'J', 1, scalars(nosta)), numCol("MNTSTA", "", 'J', 1, scalars(zeros)),
-		numCol("STAXOF", "", 'E', 1, scalars(zeros)), strCol("POLTYA", 1, blank), numCol("POLAA", "", 'E', 1, scalars(zeros)),
-		strCol("POLTYB", 1, blank), numCol("POLAB", "", 'E', 1, scalars(zeros))}
+		numCol("STAXOF", "", 'E', 1, scalars(zeros)), strCol("POLTYA", 1, fill(n, tya)), numCol("POLAA", "", 'E', 1, scalars(fill(n, aa))),
+		strCol("POLTYB", 1, fill(n, tyb)), numCol("POLAB", "", 'E', 1, scalars(fill(n, ab)))}
 	site := astro.Site{LatDeg: h.Latitude, LonDeg: h.Longitude, HeightM: h.Altitude}
 	arr := site.ECEF()
-	jd0 := math.Floor(h.Times[0]-0.5) + 0.5
+	// pyuvdata 2.4 takes RDATE, and GSTIA0 (the apparent sidereal time
+	// at Greenwich), at floor(JD) of the first time: the noon UTC on or
+	// before it, not 0h.
+	jd0 := math.Floor(h.Times[0])
 	gst, err := astro.ApparentLST(jd0, 0, opt.EOP)
 	if err != nil {
 		return nil, fmt.Errorf("GSTIA0: %w", err)
 	}
-	rdate := isoDate(h.Times[0])
+	rdate := isoDate(jd0)
+	// POLARX and POLARY are 0 as pyuvdata writes them: a UVData holds no
+	// polar motion.
 	extra := []card{kv("EXTNAME", "AIPS AN"), kv("EXTVER", 1), kv("ARRAYX", arr[0]), kv("ARRAYY", arr[1]), kv("ARRAYZ", arr[2]),
 		kv("FRAME", "ITRF"), kv("FREQ", h.Freqs[0]), kv("RDATE", rdate), kv("GSTIA0", gst*180/math.Pi),
 		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), kv("ARRNAM", h.TelescopeName), kv("NO_IF", 1),
 		kv("DEGPDY", 360.9856438593), kv("IATUTC", 37.0), kv("NUMORB", 0), kv("NOPCAL", 0), kv("POLTYPE", "X-Y LIN"),
-		kv("HASMNT", false), kv("HASFEED", false), kv("FREQID", 1), kv("POLARX", opt.EOP.XpArcsec), kv("POLARY", opt.EOP.YpArcsec),
+		kv("HASMNT", false), kv("HASFEED", tya != ""), kv("FREQID", 1), kv("POLARX", 0.0), kv("POLARY", 0.0),
 		kv("DATUTC", 0), kv("XYZHAND", "RIGHT")}
 	return binTable(n, cols, extra)
+}
+
+// feeds are the AN table's feed columns as pyuvdata 2.4 writes them:
+// linear feeds X and Y at position angles 90° and 0° when x points east
+// (0° and 90° north), circular R and L at 0°; blank and 0 without an
+// x_orientation.
+func feeds(h *uvh5.Header) (tya string, aa float64, tyb string, ab float64) {
+	circular := len(h.Pols) > 0 && h.Pols[0] >= -4 && h.Pols[0] <= -1
+	switch {
+	case circular:
+		return "R", 0, "L", 0
+	case h.XOrientation == "east":
+		return "X", 90, "Y", 0
+	case h.XOrientation == "north":
+		return "X", 0, "Y", 90
+	}
+	return "", 0, "", 0
+}
+
+func fill[T any](n int, v T) []T {
+	out := make([]T, n)
+	for i := range out {
+		out[i] = v
+	}
+	return out
 }
 
 // sourceTable is the AIPS SU table of the one phase center (ID 1).
 func sourceTable(h *uvh5.Header, opt Options) ([]byte, error) {
 	pc := opt.PhaseCenter
 	if len(pc.Name) > 20 {
-		return nil, fmt.Errorf("phase center name %q is longer than 20 characters", pc.Name)
+		pc.Name = pc.Name[:20] // as pyuvdata cuts it; OBJECT keeps it whole
 	}
 	epoch := pc.Epoch
 	if epoch == 0 {

@@ -130,6 +130,25 @@ func TestCalendar(t *testing.T) {
 	}
 }
 
+// TestISOTime: DATE-OBS as astropy's isot of the first time (pyuvdata
+// 2.4): JD n.0 is noon, n.5 midnight; a time within half a millisecond of
+// midnight rounds into the next day.
+func TestISOTime(t *testing.T) {
+	for jd, want := range map[float64]string{
+		2459845.0:           "2022-09-22T12:00:00.000",
+		2459844.5:           "2022-09-22T00:00:00.000",
+		2451545.0:           "2000-01-01T12:00:00.000",
+		2459845.0 + 0.25:    "2022-09-22T18:00:00.000",
+		2459845.0 + 1.5e-8:  "2022-09-22T12:00:00.001", // 1.296 ms
+		2459845.5 - 1e-9:    "2022-09-23T00:00:00.000", // 86 μs before midnight
+		2459845.5 - 1.16e-8: "2022-09-22T23:59:59.999", // 1.0 ms before
+	} {
+		if got := isoTime(jd); got != want {
+			t.Errorf("isoTime(%v) = %s, want %s", jd, got, want)
+		}
+	}
+}
+
 // TestNoBaselineAbove255: with an antenna number ≥ 255 pyuvdata writes no
 // BASELINE parameter, only ANTENNA1 and ANTENNA2; so does the writer.
 func TestNoBaselineAbove255(t *testing.T) {

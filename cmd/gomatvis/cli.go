@@ -95,8 +95,9 @@ func (o *optionalFloat) Set(s string) error {
 	return nil
 }
 
-// badFlagError is a flag the flag package refused (it has printed the
-// command's help already): the exit status is 2, as for errUsage.
+// badFlagError is a flag the flag package refused (flagError: one line,
+// with a suggestion and a pointer to --help rather than the whole usage):
+// the exit status is 2, as for errUsage.
 type badFlagError struct{ error }
 
 // isBoolFlag reports whether fs defines name as a boolean flag.

@@ -78,19 +78,9 @@ func (in *simInput) files() []string {
 // refusal of an output that would replace one.
 func (in *simInput) namedFiles() []namedInput {
 	if in.spec != nil {
-		return namedAs(specInputs(in.path, in.spec), "")
+		return specFiles(in.path, in.spec)
 	}
-	t := in.cfg.Telescope
-	files := []namedInput{
-		{in.cfg.Path, "obsparam"}, {t.ConfigFile, "telescope config (telescope.telescope_config_name)"},
-		{t.LayoutFile, "array layout (telescope.array_layout)"}, {in.cfg.Sources.Catalog, "catalog (sources.catalog)"},
-	}
-	for i, b := range t.Beams {
-		if b.Type == "beamfits" {
-			files = append(files, namedInput{b.Path, fmt.Sprintf("beam file (beam_paths[%d])", t.BeamIDs[i])})
-		}
-	}
-	return files
+	return obsparamFiles(in.cfg)
 }
 
 // times are the simulation's UTC Julian dates.
@@ -104,8 +94,10 @@ func (in *simInput) times() []float64 {
 // buildOptions are simulate's flags that shape the Simulation.
 type buildOptions struct {
 	// uvh5 says the output is UVH5 (else .npy, held whole).
-	uvh5        bool
-	topo        matvis.Coordinates
+	uvh5 bool
+	topo matvis.Coordinates
+	// topoPath is the --topo file topo was read from, for messages.
+	topoPath    string
 	coordMethod string
 	eopPath     string
 	// rotation is a polarized sky's coherency rotation (--stokes-rotation).
@@ -141,7 +133,7 @@ func (in *simInput) build(ctx context.Context, o buildOptions) (*matvis.Simulati
 	}
 	b, err := untilCancelled(ctx, "preparing the simulation (its catalog, beams and coordinates)", func() (built, error) {
 		sim, obs, err := in.buildNow(o)
-		return built{sim, obs}, err
+		return built{sim, obs}, topoError(o.topoPath, err)
 	})
 	return b.sim, b.obs, err
 }

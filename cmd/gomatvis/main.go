@@ -1,7 +1,7 @@
 // Command gomatvis simulates radio-interferometer visibilities as HERA's
 // matvis does, on the CPU or a CUDA GPU.
 //
-//	gomatvis simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--precision 1|2] [--matprod herk|pairs] [--min-chunks N] …
+//	gomatvis simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits|OUT.ms [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--precision 1|2] [--matprod herk|pairs] [--min-chunks N] …
 //	gomatvis simulate CONFIG --shard I/N -o PART.gmvpart [--format uvh5|npy]
 //	gomatvis merge PART.gmvpart… -o OUT.uvh5|OUT.npy
 //	gomatvis slurm CONFIG --tasks N -o OUT --workdir DIR [--submit]
@@ -18,6 +18,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -31,7 +32,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--precision 1|2] [--max-memory BYTES] [--min-chunks N] [--source-buffer F] [--memory-buffer F] [--matprod herk|pairs] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits|OUT.ms [--phase-center RA_DEG,DEC_DEG] [--uvfits-drift] [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--precision 1|2] [--max-memory BYTES] [--min-chunks N] [--source-buffer F] [--memory-buffer F] [--matprod herk|pairs] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"merge", "merge PART.gmvpart… -o OUT.uvh5|OUT.npy: join the parts of a sharded run (simulate --shard I/N), checking that they come from one configuration and that none is missing or doubled", runMerge},
 		{"slurm", "slurm CONFIG --tasks N -o OUT --workdir DIR [--backend B] [--gpus-per-task G] [--partition P] [--time T] [--mem M] [--submit]: write (and submit) a Slurm array of shards and the merge that waits for it", runSlurm},
 		{"topo", "topo SPEC.json -o TOPO.npy [--coord-method erfa|astropy]: write the ENU vectors of every source and time", runTopo},
@@ -86,23 +87,74 @@ func exitNow() {
 func onSignals(cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
+	return watchSignals(ch, cancel, stderr, exit)
+}
+
+// watchSignals acts on the signals from ch (see onSignals) until stop is
+// called. stop returns only once the watching goroutine has ended, so a
+// signal that arrives after stop never cancels: deciding between the two
+// by a select on ch and a closed channel was a race, since a select with
+// both ready picks either, and under load a signal that came after stop
+// could still cancel a run that had finished (TestSignalAfterStopDoesNotKill
+// saw exit 3 at load 12).
+func watchSignals(ch <-chan os.Signal, cancel context.CancelFunc, stderr io.Writer, exit func()) (stop func()) {
+	w := &signalWatch{cancel: cancel, stderr: stderr, exit: exit}
+	done, ended := make(chan struct{}), make(chan struct{})
 	go func() {
-		select {
-		case <-ch:
-		case <-done:
-			return
-		}
-		fmt.Fprintln(stderr, "\ngomatvis: interrupted: stopping at the next check and keeping finished work; interrupt again to exit at once")
-		cancel()
-		select {
-		case <-ch:
-			fmt.Fprintln(stderr, "gomatvis: interrupted again: exiting now")
-			exit()
-		case <-done:
+		defer close(ended)
+		for {
+			select {
+			case <-ch:
+				if !w.handle() {
+					return
+				}
+			case <-done:
+				return
+			}
 		}
 	}()
-	return func() { close(done) }
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			w.mu.Lock()
+			w.stopped = true
+			w.mu.Unlock()
+			close(done)
+			<-ended
+		})
+	}
+}
+
+// signalWatch is the state of a watch: the run's cancel, the exit at a
+// second signal, how many signals it has acted on, and whether it was
+// stopped. The lock makes "stopped" and "act on a signal" exclusive, so
+// the goroutine never acts once stop has begun.
+type signalWatch struct {
+	cancel  context.CancelFunc
+	stderr  io.Writer
+	exit    func()
+	mu      sync.Mutex
+	stopped bool
+	seen    int
+}
+
+// handle acts on one signal unless the watch was stopped: the first
+// cancels the run, the second exits. It reports whether to keep watching.
+func (w *signalWatch) handle() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.stopped {
+		return false
+	}
+	w.seen++
+	if w.seen == 1 {
+		fmt.Fprintln(w.stderr, "\ngomatvis: interrupted: stopping at the next check and keeping finished work; interrupt again to exit at once")
+		w.cancel()
+		return true
+	}
+	fmt.Fprintln(w.stderr, "gomatvis: interrupted again: exiting now")
+	w.exit()
+	return false
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -138,14 +190,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				fmt.Fprintf(stderr, "gomatvis %s: %v\nusage: gomatvis %s\n", c.name, err, c.usage)
 				return 2
 			case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-				fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
+				fmt.Fprintln(stderr, interruptedLine(c.name, err))
 				return exitInterrupted
 			}
 			fmt.Fprintf(stderr, "gomatvis %s: %v\n", c.name, err)
 			return 1
 		}
 	}
-	fmt.Fprintf(stderr, "gomatvis: unknown command %q\n", args[0])
+	fmt.Fprintln(stderr, unknownCommand(args[0], cmds))
 	usage()
 	return 2
 }
@@ -159,11 +211,11 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	args = normalizeBoolArgs(fs, args)
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := parseQuietly(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, badFlagError{err}
+			return nil, flagError(fs, err)
 		}
 		args = fs.Args()
 		if len(args) == 0 {

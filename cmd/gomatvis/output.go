@@ -13,6 +13,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
+	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
 // outputFormat is one kind of file that -o may name, by extension.
@@ -29,8 +30,16 @@ func simulateFormats() []outputFormat {
 
 // uvfitsFormat is simulate's UVFITS output (not a merge's or slurm's).
 func uvfitsFormat() outputFormat {
-	return outputFormat{".uvfits", "UVFITS, as pyuvdata writes and reads it (unphased)", false}
+	return outputFormat{".uvfits", "UVFITS as pyuvsim writes it (phased to the first time's zenith; --uvfits-drift: unphased)", false}
 }
+
+// msFormat is simulate's Measurement Set output (a directory).
+func msFormat() outputFormat {
+	return outputFormat{".ms", "Measurement Set v2 as pyuvdata writes it (phased), a directory", false}
+}
+
+// isMS says whether an output path asks for a Measurement Set.
+func isMS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".ms") }
 
 // isUVFITS says whether an output path asks for UVFITS.
 func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".uvfits") }
@@ -39,12 +48,14 @@ func isUVFITS(out string) bool { return strings.EqualFold(filepath.Ext(out), ".u
 // extension: UVFITS, UVH5 or, for anything else, matvis's .npy with its
 // meta.json (sidecar makes it from the run's summary). It finishes its
 // files as one step with respect to other gomatvis runs (writeOutputs).
-func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, stderr io.Writer, sidecar func(output.Summary) ([]byte, error)) (output.BlockWriter, error) {
+func openOutput(out string, sim *matvis.Simulation, obs *matvis.Observation, ph phasing, stderr io.Writer, sidecar func(output.Summary) ([]byte, error)) (output.BlockWriter, error) {
 	var w output.BlockWriter
 	var err error
 	switch {
+	case isMS(out):
+		w, err = output.NewMS(out, sim, obs, ph.centre)
 	case isUVFITS(out):
-		w, err = output.NewUVFITS(out, sim, obs)
+		w, err = output.NewUVFITSWith(out, sim, obs, uvdata.UVFITSPhasing{Drift: ph.drift, Centre: ph.centre})
 	case isUVH5(out):
 		w, err = output.NewUVH5(out, sim, obs)
 	default:
@@ -115,11 +126,6 @@ func npyFormat() []outputFormat {
 // partialPath is where a cancelled run's finished integrations go.
 func partialPath(out string) string { return output.PartialPath(out) }
 
-// outputFiles are the files a run writing -o out may create or replace.
-func outputFiles(out string) []string {
-	return []string{out, metaPath(out), partialPath(out)}
-}
-
 // checkOutputName refuses, before any work, an output with an extension
 // not in formats, one that names a directory or whose OUT.meta.json
 // would be one (the run would fail only at its end), and one whose
@@ -137,6 +143,9 @@ func checkOutputName(out string, formats []outputFormat) error {
 	if format == nil {
 		return fmt.Errorf("%w: -o %s: extension %q: want %s", errUsage, out, ext, strings.Join(exts, " or "))
 	}
+	if _, err := os.Lstat(out); err == nil && ext == ".ms" {
+		return fmt.Errorf("output -o %s exists: a Measurement Set is a directory that is not replaced; remove it or choose another -o", out)
+	}
 	if st, err := os.Stat(out); err == nil && st.IsDir() {
 		return fmt.Errorf("output -o %s is a directory; name a file", out)
 	}
@@ -146,63 +155,6 @@ func checkOutputName(out string, formats []outputFormat) error {
 		}
 	}
 	return checkWritable(out)
-}
-
-// checkNotInput refuses an output any of whose files is one of the inputs
-// (os.SameFile: links and other spellings of a path included).
-func checkNotInput(out string, inputs []string) error {
-	return checkOutputNotInput(out, namedAs(inputs, ""), "choose another -o")
-}
-
-// namedInput is an input file and what it is to the run ("" for nothing
-// to say).
-type namedInput struct {
-	path, role string
-}
-
-// namedAs names every path with one role.
-func namedAs(paths []string, role string) []namedInput {
-	var in []namedInput
-	for _, p := range paths {
-		in = append(in, namedInput{p, role})
-	}
-	return in
-}
-
-// checkOutputNotInput is checkNotInput with the inputs' roles named in
-// the refusal, which ends with hint (how to choose another output).
-func checkOutputNotInput(out string, inputs []namedInput, hint string) error {
-	return checkFilesNotInputs(outputFiles(out), inputs, hint)
-}
-
-// checkFilesNotInputs fails when any of the files a command writes, outs,
-// is one of its inputs (for commands whose -o is a directory).
-func checkFilesNotInputs(outs []string, inputs []namedInput, hint string) error {
-	for _, o := range outs {
-		if err := notAnInput(o, inputs, hint); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// notAnInput fails when the existing file out is one of inputs.
-func notAnInput(out string, inputs []namedInput, hint string) error {
-	ost, err := os.Stat(out)
-	if err != nil {
-		return nil // not there: not an input
-	}
-	for _, in := range inputs {
-		ist, err := os.Stat(in.path)
-		if err == nil && os.SameFile(ost, ist) {
-			what := "the input"
-			if in.role != "" {
-				what += " " + in.role
-			}
-			return fmt.Errorf("output %s is %s %s: writing it would destroy the input; %s", out, what, in.path, hint)
-		}
-	}
-	return nil
 }
 
 // specInputs are the files a spec reads: the spec and its beamfits beams.
@@ -250,13 +202,29 @@ func writeOutputs(out string, complete bool, stderr io.Writer, write func() erro
 	}
 	if complete {
 		p := partialPath(out)
-		if err := os.Remove(p); err == nil {
+		remove := os.Remove
+		if isMS(out) {
+			remove = removeMS
+		}
+		if err := remove(p); err == nil {
 			fmt.Fprintf(stderr, "removed %s of an earlier cancelled run\n", p)
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("%s is written, but the stale %s remains: %w", out, p, err)
 		}
 	}
 	return nil
+}
+
+// removeMS removes a stale partial MS directory: only one that holds a
+// table.dat (a casacore table), so that no other directory is lost.
+func removeMS(dir string) error {
+	if _, err := os.Lstat(dir); err != nil {
+		return err
+	}
+	if _, err := os.Stat(filepath.Join(dir, "table.dat")); err != nil {
+		return fmt.Errorf("%s is not a Measurement Set (no table.dat); not removed", dir)
+	}
+	return os.RemoveAll(dir)
 }
 
 // checkOutputDir refuses, before any work, an output directory that is

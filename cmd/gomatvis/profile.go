@@ -38,7 +38,7 @@ func profileFlags(fs *flag.FlagSet) func() (profile.Config, error) {
 	fs.Var(coords, "coord-method", "coordinate `method`: erfa (matvis's ERFA, as its profiler) or precomputed (random ENU vectors: no astrometry cost); CoordinateRotationERFA also accepted")
 	fs.Var(coords, "coords", "the same as --coord-method (its older `name`)")
 	seed := fs.Uint64("seed", 42, "random seed")
-	maxMem := fs.Int64("max-memory", 0, "memory budget in bytes (0: the backend's default)")
+	maxMem := byteSizeFlag(fs, "max-memory", "memory budget in `bytes` (0: the backend's default)")
 	return func() (profile.Config, error) {
 		c, err := profile.Preset(*preset)
 		if err != nil {
@@ -132,7 +132,7 @@ func runProfile(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		Log:     func(s string) { fmt.Fprintln(stderr, s) },
 	})
 	if err != nil {
-		return err
+		return gpuOpenError(err)
 	}
 	if err := profile.WriteDir(rep, *out); err != nil {
 		return err

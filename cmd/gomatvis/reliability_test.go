@@ -320,7 +320,7 @@ func TestCancelledRunExitCode(t *testing.T) {
 	cancel()
 	var o, e strings.Builder
 	code := run(ctx, []string{"simulate", spec, "-o", filepath.Join(dir, "v.npy"), "--backend", "cpu"}, &o, &e)
-	if code != exitInterrupted || !strings.Contains(e.String(), "canceled") {
+	if code != exitInterrupted || !strings.Contains(e.String(), "stopped by the interrupt") {
 		t.Fatalf("exit %d, stderr %q; want %d", code, e.String(), exitInterrupted)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "v.npy")); err == nil {

@@ -46,6 +46,7 @@ func runRoofline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			Roofline: true, Command: "gomatvis roofline " + strings.Join(args, " "),
 			Log: func(s string) { fmt.Fprintln(stderr, s) },
 		})
+		err = gpuOpenError(err)
 	}
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ type runFlags struct {
 func addRunFlags(fs *flag.FlagSet) *runFlags {
 	return &runFlags{
 		precision:    fs.Int("precision", 0, "1 (float32/complex64) or 2 (float64/complex128); overrides the spec's precision (default: the spec's; 2 for an obsparam, as pyuvsim)"),
-		maxMemory:    fs.Int64("max-memory", 0, "memory budget in `bytes` (default: the spec's options.max_memory_bytes, else the backend's available memory)"),
+		maxMemory:    byteSizeFlag(fs, "max-memory", "memory budget in `bytes` (default: the spec's options.max_memory_bytes, else the backend's available memory)"),
 		minChunks:    fs.Int("min-chunks", 0, "least number of source chunks, as matvis's min_chunks (default: the spec's options.min_chunks, else 1)"),
 		sourceBuffer: fs.Float64("source-buffer", 0, "fraction of a chunk's sources the per-chunk buffers hold, in (0, 1], as matvis's source_buffer (default: the spec's, else 1)"),
 		memoryBuffer: fs.Float64("memory-buffer", 0, "fraction of the memory budget that may be used, in (0, 1] (default: the spec's options.memory_buffer, else 0.9)"),

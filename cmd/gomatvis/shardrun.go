@@ -125,6 +125,7 @@ func prepareShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 		precision: j.precision, run: j.run, beamInterp: j.beamInterp, beamPole: j.beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	var err error
 	if j.topo != "" {
+		bo.topoPath = j.topo
 		if bo.topo, err = readTopoUntil(ctx, j.topo); err != nil {
 			return nil, err
 		}

@@ -29,7 +29,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	clock := runclock.New()
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5) or OUT.uvfits (UVFITS as pyuvdata writes it, unphased: docs/uvfits.md); required for a spec, an obsparam's filing section by default")
+	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5), OUT.uvfits (UVFITS as pyuvsim writes it, phased to the first time's zenith: docs/uvfits.md) or OUT.ms (a Measurement Set as pyuvdata writes it, phased alike: docs/ms.md); required for a spec, an obsparam's filing section by default")
 	backend := fs.String("backend", "auto", "cpu, gpu, nufftcpu or auto")
 	topo := fs.String("topo", "", "precomputed ENU vectors, float64 (ntimes, 3, nsrc) .npy (replaces the spec's coord_method)")
 	coord := &coordFlag{}
@@ -46,11 +46,16 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
 	profileDir := fs.String("profile", "", "write DIR/summary.json (the profile's schema, with the run's phases: docs/performance.md) and its figures for this run; also puts the phases before the run in a UVH5's or UVFITS's history")
 	rf := addRunFlags(fs)
+	pf := addPhaseFlags(fs)
 	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
 	if err != nil {
 		return err
 	}
 	gpuOpts, err := checkSimulateFlags(fs, rf, *beamInterp, *beamPole, *fused, *nufftMode)
+	if err != nil {
+		return err
+	}
+	ph, err := pf.settle(*out)
 	if err != nil {
 		return err
 	}
@@ -73,12 +78,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	run := rf.overrides()
 	run.StreamOutput = true // output.Run holds two blocks, sized to the budget
-	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
+	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out) || isMS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 		precision: precision, run: run, beamInterp: *beamInterp, beamPole: *beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
 			return err
 		}
+		bo.topoPath = *topo
 	}
 	sim, obs, err := in.build(ctx, bo)
 	if err != nil {
@@ -100,7 +106,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		obs.History += " " + phasesHistory(before)
 	}
 	t0 := time.Now()
-	w, err := openOutput(*out, sim, obs, stderr, func(s output.Summary) ([]byte, error) {
+	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
 		res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: s.Stats, Plan: s.Plan}
 		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0), &before)
 	})
@@ -129,10 +135,10 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
 		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
 	// The whole run from the process's start (docs/performance.md, "A whole run").
-	ph := clock.Phases()
-	fmt.Fprintln(stdout, ph)
+	phases := clock.Phases()
+	fmt.Fprintln(stdout, phases)
 	if *profileDir != "" {
-		if err := writeRunProfile(*profileDir, args, sim, &sum, be, coordsName(in, coord.method, *topo), ph, stdout); err != nil {
+		if err := writeRunProfile(*profileDir, args, sim, &sum, be, coordsName(in, coord.method, *topo), phases, stdout); err != nil {
 			return err
 		}
 	}
@@ -184,8 +190,10 @@ func reportSimulate(stdout io.Writer, in *simInput, sim *matvis.Simulation, obs 
 		fmt.Fprintf(stdout, "npy in pyuvsim's conventions, the numbers of its UVH5 (baselines ant1 ≥ ant2 by default, [..., p, q]: ant1's feed p, ant2's q); axes, polarizations, antennas and run details: %s\n", metaPath(out))
 	case !uvh5:
 		fmt.Fprintf(stdout, "axes, frequencies, times, antpairs and run details: %s\n", metaPath(out))
+	case isMS(out):
+		fmt.Fprintf(stdout, "Measurement Set as pyuvdata's write_ms(force_phase=True) writes it (docs/ms.md): phased, UVW = ant2 − ant1, correlations in CASA order\n")
 	case isUVFITS(out):
-		fmt.Fprintf(stdout, "UVFITS as pyuvdata writes it, unphased (drift, as the UVH5; docs/uvfits.md): baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −(ENU(ant2) − ENU(ant1))/c\n")
+		fmt.Fprintf(stdout, "UVFITS as pyuvsim writes it (docs/uvfits.md): phased to the first time's zenith or --phase-center (unphased with --uvfits-drift), baselines ant1 ≥ ant2 by default, pols sorted by |code|, data conj(V) and uvw = −uvw/c\n")
 	default:
 		fmt.Fprintf(stdout, "UVH5 as pyuvsim writes it: baselines ant1 ≥ ant2 by default, pols %v, uvw = ENU(ant2) − ENU(ant1)\n", obs.Pols)
 	}
@@ -230,7 +238,7 @@ func heapLive() int64 {
 func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer) (matvis.Backend, error) {
 	be, note, err := backends.OpenDevices(backend, devices, gpuOpts)
 	if err != nil {
-		return nil, err
+		return nil, gpuOpenError(err)
 	}
 	if note != "" {
 		fmt.Fprintln(stderr, note)
@@ -257,7 +265,7 @@ func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, 
 	if err != nil {
 		return nil, err
 	}
-	formats := append(simulateFormats(), uvfitsFormat())
+	formats := append(simulateFormats(), uvfitsFormat(), msFormat())
 	// Where the output comes from, to say how to choose another.
 	hint := "choose another -o"
 	if *shardFlag != "" {
@@ -272,12 +280,7 @@ func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, 
 		return nil, fmt.Errorf("%w: -o %s is required", errUsage, formatNames(formats))
 	}
 	// Before the name's extension: -o OBSPARAM.yaml is refused as the input it is.
-	inputs := in.namedFiles()
-	for _, f := range []namedInput{{*topo, "--topo file"}, {*eop, "--eop file"}} {
-		if f.path != "" {
-			inputs = append(inputs, f)
-		}
-	}
+	inputs := append(in.namedFiles(), flagFiles(namedInput{*topo, "--topo file"}, namedInput{*eop, "--eop file"})...)
 	if err := checkOutputNotInput(*out, inputs, hint); err != nil {
 		return nil, err
 	}
@@ -323,13 +326,11 @@ func parseSpecCommand(fs *flag.FlagSet, args []string, out *string, outName stri
 	if err != nil {
 		return nil, err
 	}
-	inputs := specInputs(pos[0], spec)
+	inputs := specFiles(pos[0], spec)
 	for _, f := range inputFlags {
-		if *f != "" {
-			inputs = append(inputs, *f)
-		}
+		inputs = append(inputs, flagFiles(namedInput{*f, ""})...)
 	}
-	if err := checkNotInput(*out, inputs); err != nil {
+	if err := checkOutputNotInput(*out, inputs, "choose another -o"); err != nil {
 		return nil, err
 	}
 	return spec, nil

@@ -213,7 +213,7 @@ func (j *slurmJob) checkNotInputs(inputs []namedInput) error {
 			what = "the input " + in.role + " " + in.path
 		}
 		for _, o := range outs {
-			if samePath(o.path, in.path) {
+			if clobbers(o.path, in) != "" {
 				return fmt.Errorf("%w: %s is %s: the job would overwrite it; choose another -o or --workdir", errUsage, o.path, what)
 			}
 		}

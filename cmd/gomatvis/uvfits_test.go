@@ -83,7 +83,7 @@ func num(t *testing.T, h map[string]any, key string) float64 {
 }
 
 // TestUVFITSMatchesUVH5: one obsparam run written as UVH5 and as UVFITS
-// (double and single precision): astropy reads the UVFITS as random
+// (double and single precision, unphased by --uvfits-drift): astropy reads the UVFITS as random
 // groups with the header keywords, group parameters and AIPS AN and SU
 // tables pyuvdata's read_uvfits requires, and its visibilities are the
 // UVH5's sample for sample in pyuvdata's UVFITS conventions (conjugated,
@@ -97,14 +97,18 @@ func TestUVFITSMatchesUVH5(t *testing.T) {
 			outs := map[string]string{}
 			for _, ext := range []string{".uvh5", ".uvfits"} {
 				out := filepath.Join(dir, "run"+ext)
-				code, stdout, stderr := runCLI(t, "simulate", filepath.Join(ref, "obsparam.yaml"), "--eop", filepath.Join(ref, "eop.json"),
-					"--precision", prec, "-o", out, "-q", "--backend", "cpu")
+				args := []string{"simulate", filepath.Join(ref, "obsparam.yaml"), "--eop", filepath.Join(ref, "eop.json"),
+					"--precision", prec, "-o", out, "-q", "--backend", "cpu"}
+				if ext == ".uvfits" {
+					args = append(args, "--uvfits-drift") // the UVH5's numbers, unphased
+				}
+				code, stdout, stderr := runCLI(t, args...)
 				if code != 0 {
 					t.Fatalf("%s: exit %d: %s", ext, code, stderr)
 				}
 				outs[ext] = stdout
 			}
-			if !strings.Contains(outs[".uvfits"], "UVFITS as pyuvdata writes it") {
+			if !strings.Contains(outs[".uvfits"], "UVFITS as pyuvsim writes it") {
 				t.Errorf("simulate -o .uvfits says:\n%s", outs[".uvfits"])
 			}
 			u, err := uvh5.ReadFile(filepath.Join(dir, "run.uvh5"))
@@ -312,8 +316,9 @@ func TestUVFITSPartialOnCancel(t *testing.T) {
 }
 
 // TestFilingUVFITS: an obsparam whose filing section asks for uvfits
-// (pyuvsim's output_format: uvfits), run without -o, writes
-// OUTDIR/NAME.uvfits, which astropy reads as the same run's UVH5.
+// (pyuvsim's output_format: uvfits), run without -o (and with
+// --uvfits-drift), writes OUTDIR/NAME.uvfits, which astropy reads as the
+// same run's UVH5.
 func TestFilingUVFITS(t *testing.T) {
 	py := needAstropy(t)
 	ref := filepath.Join(sharedtest.Dir(t), "reference", "pyuvsim-stokesI-gaussian")
@@ -341,7 +346,7 @@ func TestFilingUVFITS(t *testing.T) {
 	}
 	eop := filepath.Join(ref, "eop.json")
 	cfg := filepath.Join(dir, "obsparam.yaml")
-	if code, _, stderr := runCLI(t, "simulate", cfg, "--eop", eop, "-q", "--backend", "cpu"); code != 0 {
+	if code, _, stderr := runCLI(t, "simulate", cfg, "--eop", eop, "-q", "--backend", "cpu", "--uvfits-drift"); code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "simulate", cfg, "--eop", eop, "-o", filepath.Join(dir, "run-o.uvh5"), "-q", "--backend", "cpu"); code != 0 {

@@ -235,7 +235,7 @@ func cancelAfterFirstBlock(t *testing.T, out string) (*matvis.Simulation, *matvi
 		t.Fatalf("the example has %d times; the test expects 6", sim.NTime())
 	}
 	var stderr strings.Builder
-	w, err := openOutput(out, sim, obs, &stderr, nil)
+	w, err := openOutput(out, sim, obs, phasing{}, &stderr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 var (
@@ -64,9 +64,10 @@ func download(t testing.TB, e *env, c cuda.DevicePtr, m int, double bool) []comp
 // Every strategy, accumulated over two chunks (beta 0 then 1) with the
 // mirror at the end, gives the full Hermitian product.
 func TestStrategiesMatchGoLoop(t *testing.T) {
+	rng := sharedtest.RNG(t, 7)
 	e := setup(t)
 	const m, k1, k2 = 70, 301, 257
-	a1, a2 := gputest.RandC(m*k1), gputest.RandC(m*k2)
+	a1, a2 := gputest.RandC(rng, m*k1), gputest.RandC(rng, m*k2)
 	ref := gputest.GramRef(a1, m, k1)
 	for i, v := range gputest.GramRef(a2, m, k2) {
 		ref[i] += v
@@ -175,6 +176,7 @@ func benchErrBar(st gram.Strategy) float64 {
 // shape, and each strategy's error against complex128 (zgemm on the same
 // data), on fresh random data, output poisoned before the checked run.
 func TestGemmStrategies(t *testing.T) {
+	rng := sharedtest.RNG(t, 4)
 	if !*benchFlag {
 		t.Skip("GEMM benchmark: run with -gemm-bench")
 	}
@@ -195,7 +197,7 @@ func TestGemmStrategies(t *testing.T) {
 		n := m * k
 		a := make([]complex64, n)
 		for i := range a {
-			a[i] = complex(float32(rand.NormFloat64()), float32(rand.NormFloat64()))
+			a[i] = complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
 		}
 		d32, err := cuda.AllocFor[complex64](e.c, n)
 		gputest.Must(t, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // uploadSplit copies z (m rows of k, leading dimension ld ≥ k, the
@@ -95,7 +96,7 @@ func tensorCoreMatchesGoLoop(t *testing.T, e *env, st gram.Strategy) {
 		{130, 1001, 1004}, {200, 257, 260}, {700, 300, 304}, {1400, 70, 72},
 	}
 	for _, tc := range cases {
-		seed := rand.Uint64()
+		seed := sharedtest.Seed(t)
 		rng := rand.New(rand.NewPCG(seed, 1))
 		mag := math.Ldexp(1, rng.IntN(40)-20) // any overall magnitude: the scale follows the bound
 		zs := make([][]complex128, 3)
@@ -171,7 +172,7 @@ func TestTensorCoreDynamicRange(t *testing.T) {
 
 func tensorCoreDynamicRange(t *testing.T, e *env, st gram.Strategy) {
 	const m, k = 130, 6000
-	seed := rand.Uint64()
+	seed := sharedtest.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 2))
 	flux := func(lo, hi float64) float64 { return math.Exp(math.Log(lo) + rng.Float64()*math.Log(hi/lo)) }
 	beam := make([]float64, m)
@@ -221,7 +222,7 @@ func TestTensorCoreRestrict(t *testing.T) {
 
 func tensorCoreRestrict(t *testing.T, e *env, st gram.Strategy) {
 	const m, k = 300, 500
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 3))
+	rng := sharedtest.RNG(t, 3)
 	z := make([]complex128, m*k)
 	for i := range z {
 		z[i] = complex(rng.NormFloat64(), rng.NormFloat64())
@@ -277,6 +278,7 @@ func tensorCoreRestrict(t *testing.T, e *env, st gram.Strategy) {
 // |a1 − a2| ≤ 17 (short baselines of a layout numbered row by row), and
 // 10 % drawn at random.
 func TestTensorCoreSubsets(t *testing.T) {
+	rng := sharedtest.RNG(t, 5)
 	if !*benchFlag {
 		t.Skip("GEMM benchmark: run with -gemm-bench")
 	}
@@ -284,7 +286,7 @@ func TestTensorCoreSubsets(t *testing.T) {
 	const nant, m, k = 350, 700, 33334
 	a := make([]complex64, m*k)
 	for i := range a {
-		a[i] = complex(float32(rand.NormFloat64()), float32(rand.NormFloat64()))
+		a[i] = complex(float32(rng.NormFloat64()), float32(rng.NormFloat64()))
 	}
 	d, err := cuda.AllocFor[complex64](e.c, len(a))
 	gputest.Must(t, err)
@@ -319,7 +321,7 @@ func TestTensorCoreSubsets(t *testing.T) {
 			if j-i <= 17 {
 				short = append(short, [2]int{i, j})
 			}
-			if rand.Float64() < 0.1 {
+			if rng.Float64() < 0.1 {
 				random = append(random, [2]int{i, j})
 			}
 		}

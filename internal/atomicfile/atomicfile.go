@@ -29,6 +29,13 @@ func tmpPrefix(path string) string {
 	return "." + filepath.Base(path) + ".tmp-"
 }
 
+// IsTempOf says whether name (a base name) has the pattern of path's
+// temporaries, which RemoveStale may delete when it sits beside path:
+// callers keep their inputs out of that pattern.
+func IsTempOf(path, name string) bool {
+	return strings.HasPrefix(name, tmpPrefix(path))
+}
+
 // Write creates path with the bytes fill writes. The file keeps the
 // permission bits of the file it replaces; a new file gets 0666 less the
 // umask, as files created by os.Create do.

@@ -254,3 +254,28 @@ func TestWriteGroupFailedRename(t *testing.T) {
 		})
 	}
 }
+
+// TestIsTempOf: the names CreateTemp gives a path's temporaries are its
+// temporaries, and those of another path, or the path itself, are not.
+func TestIsTempOf(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "v.npy")
+	f, err := CreateTemp(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Base(f.Name())
+	f.Close()
+	os.Remove(f.Name())
+	if !IsTempOf(out, name) {
+		t.Errorf("IsTempOf(%s, %s) = false for the temporary CreateTemp made", out, name)
+	}
+	for _, other := range []string{"v.npy", ".v.npy", "v.npy.tmp-1-a", ".v.npyx.tmp-1-a", ".w.npy.tmp-1-a"} {
+		if IsTempOf(out, other) {
+			t.Errorf("IsTempOf(%s, %s) = true", out, other)
+		}
+	}
+	if !IsTempOf(filepath.Join(dir, "w.npy"), ".w.npy.tmp-1-a") {
+		t.Error("IsTempOf misses .w.npy.tmp-1-a of w.npy")
+	}
+}

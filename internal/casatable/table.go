@@ -79,6 +79,10 @@ type spill struct {
 // maxFile is the largest StManAipsIO file: its lengths are 32-bit.
 const maxFile = math.MaxUint32
 
+// ErrTooLarge is wrapped by Create's refusal of a table over maxFile, so
+// that callers can say how to split their data.
+var ErrTooLarge = errors.New("over the 4 GiB a StManAipsIO table holds")
+
 // Create makes the directory dir (which must not exist) and returns a
 // Writer for nrow rows of the table desc.
 func Create(dir string, desc Desc, nrow int) (*Writer, error) {
@@ -89,7 +93,7 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 		return nil, fmt.Errorf("casatable: %s: %d rows; must be 0..%d", dir, nrow, math.MaxInt32)
 	}
 	if size := fixedSize(desc.Columns, nrow); size > maxFile {
-		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, over the 4 GiB a StManAipsIO table holds; write fewer rows (times or channels) per table", dir, nrow, size)
+		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, %w; write fewer rows (times or channels) per table", dir, nrow, size, ErrTooLarge)
 	}
 	dat, err := tableDat(desc, nrow)
 	if err != nil {

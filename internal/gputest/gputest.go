@@ -50,11 +50,12 @@ func Must(t testing.TB, err error) {
 	}
 }
 
-// RandC returns n complex values with normal real and imaginary parts.
-func RandC(n int) []complex128 {
+// RandC returns n complex values with normal real and imaginary parts
+// drawn from rng (sharedtest.RNG: its seed is logged).
+func RandC(rng *rand.Rand, n int) []complex128 {
 	z := make([]complex128, n)
 	for i := range z {
-		z[i] = complex(rand.NormFloat64(), rand.NormFloat64())
+		z[i] = complex(rng.NormFloat64(), rng.NormFloat64())
 	}
 	return z
 }

@@ -102,20 +102,41 @@ func ReadNpy(t testing.TB, path string) *npy.Array {
 	return a
 }
 
-// RNG returns a fresh random stream and logs its seed, so that a failure
-// on random inputs can be replayed: GOMATVIS_TEST_SEED=SEED go test …
-// draws from the logged seed again.
+// SeedEnv is the environment variable that replays a logged seed:
+// GOMATVIS_TEST_SEED=SEED go test … draws from it again.
+const SeedEnv = "GOMATVIS_TEST_SEED"
+
+// Seed returns a fresh random seed, or the one SeedEnv gives, and logs it
+// (go test prints the log of a failed test), so that a failure on random
+// inputs can be replayed.
+func Seed(t testing.TB) uint64 {
+	t.Helper()
+	s := seed(t)
+	t.Logf("random seed %d", s)
+	return s
+}
+
+// seed is Seed without the log. A SeedEnv that is not an unsigned integer
+// fails the test: ignoring it would run other inputs than those asked for.
+func seed(t testing.TB) uint64 {
+	t.Helper()
+	v := os.Getenv(SeedEnv)
+	if v == "" {
+		return rand.Uint64()
+	}
+	s, err := strconv.ParseUint(v, 10, 64)
+	if err != nil {
+		t.Fatalf("%s=%q: want the unsigned integer a failed test logged (%v)", SeedEnv, v, err)
+	}
+	return s
+}
+
+// RNG returns a fresh random stream and logs its seed (Seed).
 func RNG(t testing.TB, stream uint64) *rand.Rand {
 	t.Helper()
-	seed := rand.Uint64()
-	if v := os.Getenv("GOMATVIS_TEST_SEED"); v != "" {
-		// A logged seed again, to reproduce a failure.
-		if s, err := strconv.ParseUint(v, 10, 64); err == nil {
-			seed = s
-		}
-	}
-	t.Logf("random seed %d (stream %d)", seed, stream)
-	return rand.New(rand.NewPCG(seed, stream))
+	s := seed(t)
+	t.Logf("random seed %d (stream %d)", s, stream)
+	return rand.New(rand.NewPCG(s, stream))
 }
 
 // CheckSHA256 fails the test unless the file at path has the SHA-256 hash

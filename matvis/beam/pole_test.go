@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // This file tests the pole continuation (WithPole) from first principles:
@@ -528,8 +529,7 @@ func twinPeriodicSpline(y []complex128) func(x float64) complex128 {
 // components, a power's mean — to 1e-12 at random azimuths, across the
 // wrap too.
 func TestPoleWrapTwin(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	seed := sharedtest.Seed(t)
 	rng := rand.New(rand.NewPCG(seed, 27))
 	az, za := testGrid(36, 12, true)
 	naz, nza := len(az), len(za)

@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
 )
@@ -26,7 +26,7 @@ func TestParityFused(t *testing.T) {
 	g := openGPU(t)
 	defer func(o Options) { g.opts = o }(g.opts)
 	defer func(tu tuning) { g.tune = tu }(g.tune)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	rng := sharedtest.RNG(t, 13)
 	for _, c := range []caseSpec{
 		{pol: true, p1: true, gridded: true, chunks: 1, nant: 64, nsrc: 3000 + rng.IntN(1000), order: 3, rot: true},
 		{pol: true, p1: true, gridded: false, chunks: 3, nant: 37, nsrc: 2500 + rng.IntN(1000)},
@@ -68,7 +68,7 @@ func TestParityFused(t *testing.T) {
 // on its first chunk and says so; the result matches the twin either way.
 func TestFusedAuto(t *testing.T) {
 	g := openGPU(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 17))
+	rng := sharedtest.RNG(t, 17)
 	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, chunks: 2, nant: 30, nsrc: 4000, order: 3, rot: true})
 	checkParity(t, g, sim, "fused=auto", func(r *matvis.Result) string {
 		g := r.Stats.MatProdImpl
@@ -89,7 +89,7 @@ func TestFusedDoesNotFit(t *testing.T) {
 	defer func(o Options) { g.opts = o }(g.opts)
 	defer func(tu tuning) { g.tune = tu }(g.tune)
 	g.tune.fusedStackedSlice = 128
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 19))
+	rng := sharedtest.RNG(t, 19)
 	sim := buildSim(t, rng, caseSpec{pol: true, p1: true, gridded: true, gridOnly: true, chunks: 1, nant: 20, nsrc: 2000, order: 3})
 	g.opts.Fused = FusedAuto
 	checkParity(t, g, sim, "fused kernel too large, auto", func(r *matvis.Result) string {

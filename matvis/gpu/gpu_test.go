@@ -15,6 +15,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/cuda/gram"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -168,7 +169,7 @@ func checkParityWith(t *testing.T, g *Backend, sim *matvis.Simulation, want []co
 // chunked and not, output NaN-poisoned by each run.
 func TestParityRandom(t *testing.T) {
 	g := openGPU(t)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 11))
+	rng := sharedtest.RNG(t, 11)
 	for _, c := range []caseSpec{
 		{pol: true, p1: true, gridded: true, chunks: 1, nant: 7, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},
 		{pol: true, p1: false, gridded: true, chunks: 3, nant: 6, nsrc: 2000 + rng.IntN(2000), order: 3, rot: true},

@@ -7,9 +7,9 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gomatvis/gomatvis/cuda/gram"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -106,7 +106,7 @@ func usedNUFFT(res *matvis.Result) bool {
 func TestNUFFTParity(t *testing.T) {
 	on := nufftGPU(t, NUFFTOn, 0)
 	off := nufftGPU(t, NUFFTOff, 0)
-	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 29))
+	rng := sharedtest.RNG(t, 29)
 	cases := []nufftCase{
 		{pol: true, p1: false, gridded: true, coplanar: true, nant: 9},
 		{pol: true, p1: true, gridded: true, coplanar: true, nant: 12},

@@ -2,11 +2,11 @@ package gpu
 
 import (
 	"math"
-	"math/rand/v2"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/gputest"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/kernels"
 )
 
@@ -44,7 +44,7 @@ func TestScanMatchesGoLoop(t *testing.T) {
 	k, s, lb := compactionKernels(t, g, 64)
 	t.Logf("look-back scan: %d blocks resident", k.scanResident)
 	for _, n := range []int{1, 100, scanTile - 1, scanTile, scanTile + 1, 196 * 360, 977 * 360} {
-		rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(n)))
+		rng := sharedtest.RNG(t, uint64(n))
 		in := make([]int32, n)
 		for i := range in {
 			in[i] = int32(rng.IntN(1025))
@@ -96,7 +96,7 @@ func TestCompactMatchesThreeLaunches(t *testing.T) {
 	for _, nsrc := range []int{1, 255, 256, 257, 5000, 200000, 1000000} {
 		blocks := (nsrc + threadsCoords - 1) / threadsCoords
 		k, s, lb := compactionKernels(t, g, blocks)
-		rng := rand.New(rand.NewPCG(rand.Uint64(), uint64(nsrc)))
+		rng := sharedtest.RNG(t, uint64(nsrc))
 		var enu [3][]float64
 		flux := make([]float64, nsrc)
 		for i := range nsrc {

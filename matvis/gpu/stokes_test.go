@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
 )
 
@@ -30,7 +31,7 @@ func kernelJW(j [4]complex128, w []float64, f, k int) complex128 {
 // Stokes (over-polarized and negative-I included) through random complex
 // Jones matrices; the negative flag is set exactly when a factor is.
 func TestFactorSkyLayout(t *testing.T) {
-	rng := rand.New(rand.NewPCG(rand.Uint64(), 5))
+	rng := sharedtest.RNG(t, 5)
 	const n = 5000
 	var st [4][]float64
 	for k := range st {

@@ -245,8 +245,13 @@ func TestDegenerate(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			if e := nufftest.RelErr(got, want); e > errFactor*1e-10 {
-				t.Errorf("%s sign=%d: rel l2 err %.3g", tc.name, sign, e)
+			// The bar is errFactor·ε on a well-conditioned output and
+			// grows with the cancellation in it (nufftest.Condition):
+			// all equal points or targets make every f_k the same sum
+			// of random phasors, which can nearly cancel.
+			kappa := nufftest.Condition(tc.c, want)
+			if e := nufftest.RelErr(got, want); e > errFactor*1e-10*max(1, kappa) {
+				t.Errorf("%s sign=%d: rel l2 err %.3g > %d eps × condition %.3g", tc.name, sign, e, errFactor, kappa)
 			}
 		}
 	}

@@ -64,17 +64,19 @@ func (r *run) jaCoefficients(omega float64) [][]complex128 {
 		ja[n] = make([]complex128, len(r.targets))
 	}
 	parallel(r.b.workers, len(r.targets), func(lo, hi int) {
+		jn := make([]float64, r.terms)
 		for k := lo; k < hi; k++ {
 			p := r.targets[k]
 			sw := omega * (sim.Antennas[p[1]][2] - sim.Antennas[p[0]][2])
 			e := cmplx.Exp(complex(0, sw/2))
 			in := complex(1, 0)
+			besselJ(sw/2, jn)
 			for n := range r.terms {
 				eps := 2.0
 				if n == 0 {
 					eps = 1
 				}
-				ja[n][k] = complex(eps*math.Jn(n, sw/2), 0) * in * e
+				ja[n][k] = complex(eps*jn[n], 0) * in * e
 				in *= 1i
 			}
 		}

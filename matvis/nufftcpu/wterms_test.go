@@ -22,6 +22,8 @@ func TestJacobiAnger(t *testing.T) {
 			if n > maxTerms {
 				t.Fatalf("rho=%g eps=%g: %d terms", rho, eps, n)
 			}
+			jn := make([]float64, n)
+			besselJ(rho, jn)
 			var sum complex128
 			in := complex(1, 0)
 			t0, t1 := 1.0, tau
@@ -37,7 +39,7 @@ func TestJacobiAnger(t *testing.T) {
 				if k == 0 {
 					e = 1
 				}
-				sum += complex(e*math.Jn(k, rho)*tk, 0) * in
+				sum += complex(e*jn[k]*tk, 0) * in
 				in *= 1i
 			}
 			if d := cmplx.Abs(sum - cmplx.Exp(complex(0, rho*tau))); d > eps {

@@ -78,8 +78,8 @@
 //
 // filing: outdir (default "."), outfile_name, outfile_prefix (default ""),
 // outfile_suffix (default "results"; the name is prefix_suffix when
-// outfile_name is absent or empty), output_format (uvh5, uvfits or npy;
-// miriad and ms refused; when absent the name's extension decides, else
+// outfile_name is absent or empty), output_format (uvh5, uvfits, ms or
+// npy; miriad refused; when absent the name's extension decides, else
 // uvh5 with a warning), clobber (default false). See Config.OutputPath.
 // Unknown filing keys: warning.
 //

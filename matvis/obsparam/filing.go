@@ -27,7 +27,7 @@ type Filing struct {
 }
 
 // outputFormats are what gomatvis writes; pyuvsim's others are refused.
-var outputFormats = map[string]bool{"uvh5": true, "npy": true, "uvfits": true}
+var outputFormats = map[string]bool{"uvh5": true, "npy": true, "uvfits": true, "ms": true}
 
 // parseFiling reads the filing section (sec may be nil: all defaults).
 func (r *reader) parseFiling(sec *yaml.Node) error {
@@ -77,16 +77,16 @@ func (r *reader) parseFiling(sec *yaml.Node) error {
 func (r *reader) settleFormat(f *Filing, fmtN, sec *yaml.Node) error {
 	if fmtN != nil {
 		if !outputFormats[f.Format] {
-			return r.obs.errf(fmtN, "filing.output_format", "not supported by gomatvis: use uvh5 (pyuvsim's default), uvfits or npy; pyuvsim's miriad and ms outputs are not written")
+			return r.obs.errf(fmtN, "filing.output_format", "not supported by gomatvis: use uvh5 (pyuvsim's default), uvfits, ms or npy; pyuvsim's miriad output is not written")
 		}
 		return nil
 	}
 	ext := strings.TrimPrefix(filepath.Ext(f.baseName()), ".")
 	switch ext {
-	case "uvh5", "npy", "uvfits":
+	case "uvh5", "npy", "uvfits", "ms":
 		f.Format = ext
-	case "ms", "miriad":
-		return r.obs.errf(sec, "filing.outfile_name", "the .%s extension asks for %s output, which gomatvis does not write: use .uvh5, .uvfits or .npy", ext, ext)
+	case "miriad":
+		return r.obs.errf(sec, "filing.outfile_name", "the .%s extension asks for %s output, which gomatvis does not write: use .uvh5, .uvfits, .ms or .npy", ext, ext)
 	default:
 		f.Format = "uvh5"
 		r.warn(r.obs.warnf(sec, "filing.output_format", "no output format specified: using uvh5 (as pyuvsim does)"))

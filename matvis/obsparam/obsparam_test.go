@@ -147,6 +147,8 @@ func TestFiling(t *testing.T) {
 		{"filing:\n  outfile_name: name\n  output_format: uvh5\n  clobber: yes\n", "name.uvh5", "uvh5", ""},
 		{"filing:\n  outfile_prefix: sim\n  output_format: uvfits\n", "sim_results.uvfits", "uvfits", ""},
 		{"filing:\n  outfile_name: out.uvfits\n", "out.uvfits", "uvfits", ""},
+		{"filing:\n  outfile_prefix: sim\n  output_format: ms\n", "sim_results.ms", "ms", ""},
+		{"filing:\n  outfile_name: out.ms\n", "out.ms", "ms", ""},
 	}
 	for _, tc := range cases {
 		c := mustRead(t, files{obs: obsWith("", "", tc.filing)})
@@ -256,8 +258,8 @@ func TestObsparamErrors(t *testing.T) {
 		{"pol dup", base + "polarization_array: [xx, -5]\n", []string{"appears twice"}},
 		{"pol scalar", base + "polarization_array: -5\n", []string{"polarization_array", "must be a list"}},
 		{"pol empty", base + "polarization_array: []\n", []string{"must not be empty"}},
-		{"format miriad", base + "filing:\n  output_format: miriad\n", []string{"filing.output_format", `"miriad"`, "uvh5", "uvfits", "npy"}},
-		{"ext ms", base + "filing:\n  outfile_name: a.ms\n", []string{".ms extension"}},
+		{"format miriad", base + "filing:\n  output_format: miriad\n", []string{"filing.output_format", `"miriad"`, "uvh5", "uvfits", "ms", "npy"}},
+		{"ext miriad", base + "filing:\n  outfile_name: a.miriad\n", []string{".miriad extension", ".ms"}},
 		{"clobber", base + "filing:\n  clobber: sometimes\n", []string{"filing.clobber", "true or false"}},
 		{"outdir number", base + "filing:\n  outdir: 7\n", []string{"filing.outdir", "must be a string"}},
 		{"duplicate section", base + "freq:\n  Nfreqs: 1\n", []string{"duplicate key"}},

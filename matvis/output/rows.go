@@ -4,10 +4,11 @@ import (
 	"fmt"
 
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/phase"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
-// Rows writes a run's output as UVH5 or UVFITS baseline-time rows
+// Rows writes a run's output as UVH5, UVFITS or MS baseline-time rows
 // (matvis/uvdata, in pyuvsim's layout): a block's finished integrations
 // are laid out a bounded piece of rows at a time.
 type Rows struct {
@@ -25,9 +26,26 @@ func NewUVH5(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Row
 	return &Rows{w: w, path: path, nf: sim.NFreq(), nt: sim.NTime()}, nil
 }
 
-// NewUVFITS starts the UVFITS output of sim, made with obs's conventions.
+// NewUVFITS starts the UVFITS output of sim, made with obs's conventions,
+// as pyuvsim writes it: phased to the first time's zenith.
 func NewUVFITS(path string, sim *matvis.Simulation, obs *matvis.Observation) (*Rows, error) {
-	w, err := uvdata.CreateUVFITS(path, sim, obs)
+	return NewUVFITSWith(path, sim, obs, uvdata.UVFITSPhasing{})
+}
+
+// NewUVFITSWith is NewUVFITS phased as p says (uvdata.CreateUVFITSWith).
+func NewUVFITSWith(path string, sim *matvis.Simulation, obs *matvis.Observation, p uvdata.UVFITSPhasing) (*Rows, error) {
+	w, err := uvdata.CreateUVFITSWith(path, sim, obs, p)
+	if err != nil {
+		return nil, err
+	}
+	return &Rows{w: w, path: path, nf: sim.NFreq(), nt: sim.NTime()}, nil
+}
+
+// NewMS starts the Measurement Set output of sim, made with obs's
+// conventions, phased to the first time's zenith (centre nil) or to
+// centre (uvdata.CreateMS).
+func NewMS(path string, sim *matvis.Simulation, obs *matvis.Observation, centre *phase.Centre) (*Rows, error) {
+	w, err := uvdata.CreateMS(path, sim, obs, centre)
 	if err != nil {
 		return nil, err
 	}

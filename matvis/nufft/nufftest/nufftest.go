@@ -40,3 +40,26 @@ func RelErr(got, want []complex128) float64 {
 	}
 	return math.Sqrt(num / den)
 }
+
+// Condition is κ = √M·‖c‖₂ / ‖want‖₂ for M exact outputs want of the
+// strengths c: the factor by which the transform's relative ℓ2 error
+// exceeds ε when the output cancels. The transform's error at one target
+// is a sum of the points' kernel errors, c_j·δ_jk with |δ_jk| ≲ ε and
+// unrelated phases, so it adds like a random walk to about ε·‖c‖₂ (the
+// worst case, all in phase, is ε·‖c‖₁); over M targets that is
+// ε·√M·‖c‖₂, and the relative error is ε·κ. Targets spread over many
+// periods of the points give ‖want‖₂² ≈ M·‖c‖₂² (κ ≈ 1); targets that all
+// coincide give f_k = F for every k and κ = ‖c‖₂/|F|, large when the
+// terms of F cancel. κ is +Inf when want is all zero.
+func Condition(c, want []complex128) float64 {
+	var cc, ww float64
+	for _, v := range c {
+		a := cmplx.Abs(v)
+		cc += a * a
+	}
+	for _, v := range want {
+		a := cmplx.Abs(v)
+		ww += a * a
+	}
+	return math.Sqrt(float64(len(want)) * cc / ww)
+}

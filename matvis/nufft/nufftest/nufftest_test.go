@@ -37,3 +37,23 @@ func TestProblemAndRelErr(t *testing.T) {
 		t.Errorf("RelErr with a NaN = %g, want NaN", e)
 	}
 }
+
+// TestCondition checks κ = √M·‖c‖₂/‖want‖₂ against values worked by hand.
+func TestCondition(t *testing.T) {
+	cases := []struct {
+		name    string
+		c, want []complex128
+		kappa   float64
+	}{
+		// ‖c‖₂ = 5, M = 2, ‖want‖₂ = √50: κ = √2·5/√50 = 1.
+		{"no cancellation", []complex128{3, 4i}, []complex128{5, 5i}, 1},
+		// ‖c‖₂ = √2, M = 4, ‖want‖₂ = √4·0.1 = 0.2: κ = 2·√2/0.2.
+		{"cancelled", []complex128{1, -1}, []complex128{0.1, 0.1, 0.1i, -0.1}, 10 * math.Sqrt2},
+		{"zero output", []complex128{1}, []complex128{0, 0}, math.Inf(1)},
+	}
+	for _, tc := range cases {
+		if k := Condition(tc.c, tc.want); math.Abs(k-tc.kappa) > 1e-12*tc.kappa && k != tc.kappa {
+			t.Errorf("%s: Condition = %g, want %g", tc.name, k, tc.kappa)
+		}
+	}
+}
