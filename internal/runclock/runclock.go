@@ -12,14 +12,12 @@
 //	close    closing the output and the backend
 //
 // A Clock attributes the time between two marks to the phase the second
-// mark names, so the phases add up to the wall with nothing counted twice.
-// It travels in a context (NewContext, Mark), so that code deep in a run
-// marks phases without a parameter of its own; without a clock in the
-// context Mark does nothing.
+// mark names (or, for an interval whose parts were measured apart, to
+// those parts: MarkSplit), so the phases add up to the wall with nothing
+// counted twice.
 package runclock
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"strconv"
@@ -199,26 +197,6 @@ func (p Phases) String() string {
 		}
 	}
 	return fmt.Sprintf("wall %.3f s: %s", p.WallS, strings.Join(parts, ", "))
-}
-
-type ctxKey struct{}
-
-// NewContext returns ctx carrying c.
-func NewContext(ctx context.Context, c *Clock) context.Context {
-	return context.WithValue(ctx, ctxKey{}, c)
-}
-
-// FromContext returns the clock ctx carries, nil if none.
-func FromContext(ctx context.Context) *Clock {
-	c, _ := ctx.Value(ctxKey{}).(*Clock)
-	return c
-}
-
-// Mark marks p on the clock ctx carries, if any.
-func Mark(ctx context.Context, p Phase) {
-	if c := FromContext(ctx); c != nil {
-		c.Mark(p)
-	}
 }
 
 // userHZ is the unit of /proc/PID/stat's times: USER_HZ, 100 on every
