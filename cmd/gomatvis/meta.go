@@ -3,11 +3,12 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis/input"
 	"strings"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/runclock"
 	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/input"
 )
 
 // outputMeta describes a visibility .npy file: what each axis means and
@@ -52,6 +53,11 @@ type metaRun struct {
 	// 0: each shard's time is in its own log).
 	Shards  int    `json:"shards,omitempty"`
 	Created string `json:"created_utc"`
+	// Phases are the run's phases from the process's start to the
+	// run's (internal/runclock): start, input and set-up; the compute,
+	// write and close are the summary line's. Absent for a merged sharded
+	// run.
+	Phases *runclock.Phases `json:"phases,omitempty"`
 }
 
 // metaConventions is what the numbers mean: units, the visibility
@@ -104,7 +110,7 @@ func metaPath(out string) string {
 // metaJSON is the sidecar of a finished run, to be written with its array.
 // obs, for an obsparam, lays the run out in pyuvsim's conventions (nil:
 // matvis's).
-func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration) ([]byte, error) {
+func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration, phases *runclock.Phases) ([]byte, error) {
 	m := outputMeta{
 		Gomatvis: versionString(),
 		Spec:     name,
@@ -126,6 +132,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 			Chunks:      res.Plan.NChunks,
 			WallS:       wall.Seconds(),
 			Created:     time.Now().UTC().Format(time.RFC3339),
+			Phases:      phases,
 		},
 		metaConventions: metaConventions{
 			Units:       "Jy",
@@ -167,4 +174,10 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 		return nil, fmt.Errorf("encoding %s: %w", metaPath(out), err)
 	}
 	return append(b, '\n'), nil
+}
+
+// phasesHistory is the phases before a run as a UVH5's or UVFITS's
+// history sentence (simulate --profile), the file being created then.
+func phasesHistory(p runclock.Phases) string {
+	return "gomatvis run phases before this file was opened (s): " + p.String() + "."
 }

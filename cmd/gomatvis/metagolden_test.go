@@ -3,13 +3,16 @@ package main
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/runclock"
 )
 
 // TestMetaKeys pins meta.json's keys, their order and their encoding with
 // every field of outputMeta set (set by assignment, so the test does not
 // depend on how outputMeta groups its fields). The expected text is what
-// the flat 31-field struct of commit 3efd4ff wrote; a regrouping must not
-// change a byte of it, and a decode of it must give the same struct back.
+// the flat 31-field struct of commit 3efd4ff wrote, plus the phases
+// object after created_utc; a regrouping must not change a byte of it,
+// and a decode of it must give the same struct back.
 func TestMetaKeys(t *testing.T) {
 	var m outputMeta
 	m.Gomatvis, m.Spec, m.Shape, m.DType = "v1", "spec", []int{2, 3, 1}, "complex64"
@@ -21,10 +24,15 @@ func TestMetaKeys(t *testing.T) {
 	m.AntNums, m.AntNames, m.Pols, m.PolIndex = []int{0, 7}, []string{"a", "b"}, []int{-5}, [][2]int{{0, 0}}
 	m.EarthOrientation, m.StokesRotation = "builtin", "iau"
 	m.BeamInterp, m.BeamFreqInterp, m.BeamPole = "az_za_simple", "linear", "edge"
+	// The phases (added after 3efd4ff) follow created_utc; only the
+	// phases reached are written.
+	input, compute := 0.5, 0.25
+	m.Phases = &runclock.Phases{WallS: 1, StartFrom: "process", InputS: &input, ComputeS: &compute, PeakRSSBytes: 1024}
 	const want = `{"gomatvis_version":"v1","spec_name":"spec","shape":[2,3,1],"dtype":"complex64",` +
 		`"axes":["freq","time","antpair"],"feed_order":"order","feeds":["x","y"],"freqs_hz":[100000000,150000000],` +
 		`"times_jd":[2459845.5],"antpairs":[[0,1]],"polarized":true,"precision":1,"coordinates":"erfa",` +
 		`"backend":"cpu","matprod":"herk","nchunks":4,"wall_s":1.25,"shards":2,"created_utc":"2026-01-01T00:00:00Z",` +
+		`"phases":{"wall_s":1,"start_from":"process","input_s":0.5,"compute_s":0.25,"peak_rss_bytes":1024},` +
 		`"units":"Jy","convention":"V","conventions":"pyuvsim","antenna_numbers":[0,7],"antenna_names":["a","b"],` +
 		`"polarization_array":[-5],"pol_index":[[0,0]],"earth_orientation":"builtin","stokes_rotation":"iau",` +
 		`"beam_interp":"az_za_simple","beam_freq_interp":"linear","beam_pole":"edge"}`

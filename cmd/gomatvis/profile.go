@@ -5,11 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/runclock"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
+	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -195,4 +199,33 @@ func printDevices(w io.Writer, rep *profile.Report) {
 		}
 		fmt.Fprintf(w, "\n  %-32s from %.3f to %.3f s of the run; set-up %.3f s, channel preparation %.3f s\n", "", s.StartSeconds, s.EndSeconds, s.SetupSeconds, s.PrepareSeconds)
 	}
+}
+
+// checkProfileDir fails before any work when simulate --profile DIR
+// cannot be created or written.
+func checkProfileDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("--profile %s: cannot create the directory: %w", dir, err)
+	}
+	f, err := atomicfile.CreateTemp(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return fmt.Errorf("--profile %s: the directory is not writable: %w", dir, err)
+	}
+	return atomicfile.Discard(f)
+}
+
+// writeRunProfile writes simulate --profile's DIR: a real run's
+// summary.json in the profile's schema, its phases included, and its
+// figures (profile.FromRun). It runs after the phases are taken, so its
+// own time is in none of them.
+func writeRunProfile(dir string, args []string, sim *matvis.Simulation, sum *output.Summary, be matvis.Backend, coords string, ph runclock.Phases, stdout io.Writer) error {
+	rep := profile.FromRun(sim, &sum.Stats, sum.Plan, profile.RunInfo{
+		Command: "gomatvis simulate " + strings.Join(args, " "), Backend: be, Coords: coords,
+		Wall: sum.Compute, Phases: ph, Blocks: sum.Blocks,
+	})
+	if err := profile.WriteDir(rep, dir); err != nil {
+		return fmt.Errorf("--profile: %w", err)
+	}
+	fmt.Fprintf(stdout, "profile of this run (stages, memory, phases): %s\n", filepath.Join(dir, "summary.json"))
+	return nil
 }

@@ -66,6 +66,9 @@ func remeasureRoofline(ctx context.Context, from string, stderr io.Writer) (*pro
 	if err != nil {
 		return nil, err
 	}
+	if rep.Roofline == nil && rep.Phases != nil {
+		return nil, fmt.Errorf("%s is a simulate --profile run's, which places no stage on a roofline; gomatvis profile with its shape (--preset custom --nant …) makes one", from)
+	}
 	if rep.Roofline == nil {
 		return nil, fmt.Errorf("%s has no roofline (profiled with --no-roofline); profile again", from)
 	}

@@ -216,7 +216,7 @@ func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec,
 // shardMetaJSON is the OUT.meta.json of the merged run, as a part
 // carries it: the whole run's axes, the shard count, no wall time.
 func shardMetaJSON(j shardJob, sim *matvis.Simulation, obs *matvis.Observation, whole *matvis.Result, backend string, n int) ([]byte, error) {
-	b, err := metaJSON(j.out, j.in.name(), sim, obs, whole, backend, coordsName(j.in, j.coord, j.topo), 0)
+	b, err := metaJSON(j.out, j.in.name(), sim, obs, whole, backend, coordsName(j.in, j.coord, j.topo), 0, nil)
 	if err != nil {
 		return nil, err
 	}

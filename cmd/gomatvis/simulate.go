@@ -11,9 +11,11 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/runclock"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
@@ -24,6 +26,7 @@ import (
 )
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	clock := runclock.New()
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("o", "", "output file: OUT.npy (matvis's array, with OUT.meta.json), OUT.uvh5 (pyuvdata's UVH5), OUT.uvfits (UVFITS as pyuvsim writes it, phased to the first time's zenith: docs/uvfits.md) or OUT.ms (a Measurement Set as pyuvdata writes it, phased alike: docs/ms.md); required for a spec, an obsparam's filing section by default")
@@ -41,6 +44,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
+	profileDir := fs.String("profile", "", "write DIR/summary.json (the profile's schema, with the run's phases: docs/performance.md) and its figures for this run; also puts the phases before the run in a UVH5's or UVFITS's history")
 	rf := addRunFlags(fs)
 	pf := addPhaseFlags(fs)
 	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
@@ -56,6 +60,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	precision := in.precisionOverride(*rf.precision)
+	if *shardFlag != "" && *profileDir != "" {
+		return fmt.Errorf("%w: --profile is for a whole run, not a --shard (profile the unsharded run)", errUsage)
+	}
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
 			gpu: gpuOpts, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
@@ -63,6 +70,11 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
+	}
+	if *profileDir != "" {
+		if err := checkProfileDir(*profileDir); err != nil {
+			return err
+		}
 	}
 	run := rf.overrides()
 	run.StreamOutput = true // output.Run holds two blocks, sized to the budget
@@ -78,22 +90,30 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	clock.Mark(runclock.Input)
 	blockBytes := output.BlockBudget(sim)
 	defer setMemoryLimit(sim, 2*blockBytes)()
 	be, err := openBackend(*backend, *devices, gpuOpts, stderr)
 	if err != nil {
 		return err
 	}
-	defer be.Close()
+	closeBackend := sync.OnceValue(be.Close)
+	defer closeBackend()
 	blas := cpuBLAS(strings.SplitN(be.Name(), "×", 2)[0], stderr)
+	clock.Mark(runclock.Setup)
+	before := clock.Phases() // the phases before the run, for the outputs' metadata
+	if *profileDir != "" && obs != nil {
+		obs.History += " " + phasesHistory(before)
+	}
 	t0 := time.Now()
 	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
 		res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: s.Stats, Plan: s.Plan}
-		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0))
+		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0), &before)
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
 	}
+	clock.Mark(runclock.Write)
 	bar := newProgressBar(stderr, *quiet)
 	sum, err := output.Run(ctx, be, sim, w, output.Options{BlockBytes: blockBytes, Progress: bar.update, Notice: lineTo(stderr)})
 	bar.finish()
@@ -103,12 +123,26 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), time.Since(t0), *out, blas, bo.uvh5)
+	wall := time.Since(t0)
+	// The writer overlaps the compute: the run's interval is shared as
+	// output.Run measured it, its own bookkeeping counted as compute.
+	clock.MarkSplit(runclock.Compute, runclock.Part{Phase: runclock.Write, Duration: sum.WriteWait}, runclock.Part{Phase: runclock.Close, Duration: sum.Close})
+	closeErr := closeBackend()
+	clock.Mark(runclock.Close)
+	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), wall, *out, blas, bo.uvh5)
 	// Where the wall went: the writing overlaps the compute but for the
 	// waits and the close.
 	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
 		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
-	return nil
+	// The whole run from the process's start (docs/performance.md, "A whole run").
+	phases := clock.Phases()
+	fmt.Fprintln(stdout, phases)
+	if *profileDir != "" {
+		if err := writeRunProfile(*profileDir, args, sim, &sum, be, coordsName(in, coord.method, *topo), phases, stdout); err != nil {
+			return err
+		}
+	}
+	return closeErr
 }
 
 // checkSimulateFlags checks the run flags and the beam, fused-kernel and

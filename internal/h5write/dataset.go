@@ -16,6 +16,7 @@ type Dataset struct {
 	n     int64  // number of elements
 	addr  uint64 // raw data address, undef when empty
 	null  bool   // null dataspace
+	attrs []attribute
 }
 
 // Path returns the dataset's absolute path.
@@ -37,6 +38,9 @@ func (d *Dataset) header() []byte {
 		{typ: msgDatatype, body: d.t.encode(), flag: msgFlagConstant},
 		fillValueMsg(),
 		contiguousLayoutMsg(d.addr, d.n*int64(d.t.size)),
+	}
+	for _, a := range d.attrs {
+		msgs = append(msgs, a.message())
 	}
 	return objectHeader(msgs)
 }

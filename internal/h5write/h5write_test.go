@@ -75,6 +75,7 @@ func writeSample(t *testing.T, path string) {
 		nsv[k] = float32(k) / 2
 	}
 	must(t, ns.WriteAt(0, nsv))
+	must(t, ns.StringAttr("unit", "Jy"))
 	must(t, f.Close())
 }
 
@@ -379,7 +380,7 @@ func TestH5dumpParses(t *testing.T) {
 		t.Logf("%s", out)
 	}
 	for _, s := range []string{`"FALSE"            0;`, `H5T_IEEE_F64LE "r";`, `DATASPACE  NULL`, `DATASPACE  SCALAR`,
-		`STRPAD H5T_STR_NULLPAD;`, `(3,2,1): {`, `"unprojected"`} {
+		`STRPAD H5T_STR_NULLPAD;`, `(3,2,1): {`, `"unprojected"`, `ATTRIBUTE "unit" {`, `(0): "Jy"`} {
 		if !strings.Contains(string(out), s) {
 			t.Errorf("h5dump output lacks %q", s)
 		}

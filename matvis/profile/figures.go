@@ -173,6 +173,12 @@ func MemoryFigure(rep *Report) (*plots.Figure, error) {
 			Label: "measured peak Go heap", SourcesPerChunk: float64(m.Plan.SourcesPerChunk), Bytes: float64(m.MeasuredPeakHeapBytes),
 		})
 	}
+	// A real run's whole process: its peak resident memory.
+	if p := rep.Phases; p != nil && p.PeakRSSBytes > 0 && m.Device == nil {
+		d.Measured = append(d.Measured, plots.MeasuredMemory{
+			Label: "measured peak RSS of the whole run", SourcesPerChunk: float64(m.Plan.SourcesPerChunk), Bytes: float64(p.PeakRSSBytes),
+		})
+	}
 	return plots.MemoryVsChunk(d)
 }
 
@@ -379,6 +385,12 @@ func Figures(rep *Report) ([]*plots.Figure, []string, error) {
 	f, err = MemoryFigure(rep)
 	if err := add(f, "memory", err); err != nil {
 		return nil, nil, err
+	}
+	if rep.Phases != nil {
+		f, err = PhaseFigure(rep)
+		if err := add(f, "phases", err); err != nil {
+			return nil, nil, err
+		}
 	}
 	if rep.Roofline != nil {
 		f, err = RooflineFigure(rep)

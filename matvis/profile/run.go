@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/memwatch"
+	"github.com/gomatvis/gomatvis/internal/runclock"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backends"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -72,7 +73,10 @@ type Report struct {
 	ChannelPrep *ChannelPrep `json:"channel_prep,omitempty"`
 	// Devices is each backend's share of a run over several (nil for one).
 	Devices []DeviceShare `json:"devices,omitempty"`
-	Figures []string      `json:"figures"`
+	// Phases are a real run's phases from the process's start (FromRun;
+	// nil for a synthetic profile, which has no input or output).
+	Phases  *runclock.Phases `json:"phases,omitempty"`
+	Figures []string         `json:"figures"`
 
 	// Result is the measured run's output, for the visibility figures.
 	Result *matvis.Result `json:"-"`
