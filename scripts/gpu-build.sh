@@ -18,4 +18,7 @@ for pkg in ./cuda ./cuda/gram ./matvis/gpu ./matvis/nufftgpu; do
 	go test -c -ldflags="-s -w" -o ".devbin/$name.test" "$pkg"
 done
 go build -ldflags="-s -w" -o .devbin/gomatvis ./cmd/gomatvis
+# The end-to-end benchmark's input generator (scripts/gpu-e2e-run.sh).
+go build -ldflags="-s -w" -o .devbin/gen ./bench/e2e/gen
+cp scripts/gpu-suite-run.sh scripts/gpu-e2e-run.sh scripts/resident-run.sh .devbin/
 ls -la .devbin
