@@ -11,9 +11,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"os"
 	"strconv"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
 
 const block = 2880
@@ -35,7 +36,8 @@ type Card struct {
 
 // Read reads every HDU of the file at path.
 func Read(path string) ([]HDU, error) {
-	b, err := os.ReadFile(path)
+	// inputfile refuses a FIFO or directory at path without blocking.
+	b, err := inputfile.ReadAll(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}

@@ -20,6 +20,7 @@ var directOpenAllowed = map[string]string{
 	"matvis/cblas/kernel.go":                  "/proc/cpuinfo",
 	"matvis/profile/machine.go":               "/proc/cpuinfo",
 	"matvis/availmem.go":                      "/proc/meminfo and the cgroup's memory files",
+	"internal/runclock/runclock.go":           "/proc/self/stat, /proc/uptime and /proc/self/status (the process's start and peak RSS)",
 	"matvis/astro/internal/gentables/main.go": "a code generator run by hand on the IERS sources",
 	"notebooks/mknb/main.go":                  "a notebook builder run by hand on the repository's sources",
 	"internal/launchcheck/launchcheck.go":     "the go command's export data, in a test of the module's launch sites",

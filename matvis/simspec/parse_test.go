@@ -138,9 +138,14 @@ func randomSpec(rng *rand.Rand) []byte {
 	for range nant {
 		ants = append(ants, list(3, uni(-1000, 1000)))
 	}
+	// Positions keep 1e-3 rad inside their bounds: the spellings write as
+	// few as 3 significant digits, and a value within half a unit of the
+	// last digit of π/2 or 2π would round past it into an invalid spec
+	// (seed 11598866562080242129 drew dec −1.57079…, spelt -1.5708e+00).
+	const edge = 1e-3
 	sources := []member{
-		{"ra_rad", list(nsrc, uni(0, 2*math.Pi))},
-		{"dec_rad", list(nsrc, uni(-math.Pi/2, math.Pi/2))},
+		{"ra_rad", list(nsrc, uni(0, 2*math.Pi-edge))},
+		{"dec_rad", list(nsrc, uni(-math.Pi/2+edge, math.Pi/2-edge))},
 		{"flux_jy", randomTable(rng, nsrc, nfreq, func() float64 { return float64(rng.IntN(3)) * uni(0, 100)() })},
 	}
 	for _, k := range []string{"stokes_q_jy", "stokes_u_jy", "stokes_v_jy"} {
