@@ -7,8 +7,11 @@ import (
 // DefaultBlockBytes bounds a block's visibilities when the run's budget
 // allows more: Run holds two blocks (one computing, one being written),
 // and a smaller block leaves less unoverlapped writing after the last
-// compute. 128 MB is a time of 128 channels at 350 antennas (fp64).
-const DefaultBlockBytes = 128 << 20
+// compute. 64 MB is a time of 64 channels at 350 antennas (fp64): with
+// it a 1.3 GB UVH5 (350 antennas × 256 channels × 4 times) peaks at
+// 281–302 MB RSS against 416–527 MB with 128 MB blocks, its wall the
+// same (1.03–1.04× the compute; bench/RESULTS.md).
+const DefaultBlockBytes = 64 << 20
 
 // IntegrationBytes is the size of one (frequency, time) integration of
 // sim's output: its pairs × feeds² complex values.
