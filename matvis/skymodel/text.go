@@ -434,6 +434,13 @@ func (c *textColumns) parseChunk(ch []byte, name string, line, slot, rows int, l
 		if id == nil { // a blank or comment line
 			continue
 		}
+		if names.Cap() == 0 {
+			// Size the chunk's names from its first: growing the builder
+			// by doubling copied them ~twice (0.15 of 0.57 s of CPU for
+			// 2·10⁶ sources); a longer name later still grows it, and the
+			// names never outgrow the chunk.
+			names.Grow(min(rows*(len(id)+1), len(ch)))
+		}
 		names.Write(id)
 		nameEnd = append(nameEnd, names.Len())
 		c.setRow(slot+len(nameEnd)-1, vals, lay)
