@@ -29,46 +29,18 @@ type textLayout struct {
 	spectral SpectralType
 }
 
-// ReadTextFile reads a pyradiosky text catalog (see ReadText).
+// ReadTextFile reads a pyradiosky text catalog (see ReadText). The file
+// is mapped, not read: its pages are the page cache's, neither copied nor
+// faulted in as fresh memory (BenchmarkReadText1M: 309–329 → 265–316
+// ms/op, 162 → 83 MB/op allocated, at load 5.3 on 2 cores), and every
+// read of them is guarded against the file shrinking meanwhile.
 func ReadTextFile(path string) (*Sky, error) {
-	data, err := readFileParallel(path, runtime.GOMAXPROCS(0))
+	m, err := inputfile.Map(path, math.MaxInt64)
 	if err != nil {
 		return nil, err
 	}
-	return readTextBytes(data, path)
-}
-
-// readFileParallel reads the regular file at path (its size when opened)
-// in parts read concurrently: the copy out of the page cache and the page
-// faults of a large catalog's buffer are spread over the cores, and the
-// buffer is not zeroed first (inputfile.ReadAll's growing buffer is, and
-// on one core: 0.05 s of 0.3 for 2·10⁶ sources).
-func readFileParallel(path string, parts int) ([]byte, error) {
-	f, size, err := inputfile.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	buf := make([]byte, size)
-	step := max(size/int64(max(parts, 1)), 1<<20)
-	errs := make([]error, (size+step-1)/step)
-	var wg sync.WaitGroup
-	for k := range errs {
-		lo := int64(k) * step
-		hi := min(lo+step, size)
-		wg.Go(func() {
-			if _, err := f.ReadAt(buf[lo:hi], lo); err != nil {
-				errs[k] = fmt.Errorf("%s: reading bytes %d to %d of %d (did the file change?): %w", path, lo, hi, size, err)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	return buf, nil
+	defer m.Close()
+	return parseText(m.Bytes(), path, textChunksPerProc*runtime.GOMAXPROCS(0), textMinChunk, m.Guard)
 }
 
 // ReadText reads a pyradiosky text catalog (SkyModel.read_text_catalog /
@@ -111,17 +83,39 @@ func readTextBytes(data []byte, name string) (*Sky, error) {
 // readTextChunked parses the catalog with its body cut into at most
 // nchunks chunks of at least minChunk bytes (tests cut it finely).
 func readTextChunked(data []byte, name string, nchunks, minChunk int) (*Sky, error) {
+	return parseText(data, name, nchunks, minChunk, unguarded)
+}
+
+// guardFunc runs a function that reads the catalog's bytes, and is run by
+// every goroutine that does (inputfile.Mapping.Guard for a mapped file).
+type guardFunc func(read func() error) error
+
+func unguarded(read func() error) error { return read() }
+
+// parseText is readTextChunked with guard around every read of data.
+func parseText(data []byte, name string, nchunks, minChunk int, guard guardFunc) (*Sky, error) {
 	if len(data) == 0 {
 		return nil, &ParseError{File: name, Line: 1, Err: errors.New("empty file: no header line")}
 	}
-	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a UTF-8 byte-order mark
-	header, body, _ := bytes.Cut(data, []byte{'\n'})
-	hs := strings.TrimRight(string(header), "\r")
-	lay, err := parseTextHeader(hs)
+	var (
+		lay    textLayout
+		chunks [][]byte
+	)
+	err := guard(func() error {
+		data = bytes.TrimPrefix(data, []byte("\ufeff")) // a UTF-8 byte-order mark
+		header, body, _ := bytes.Cut(data, []byte{'\n'})
+		hs := strings.TrimRight(string(header), "\r")
+		var err error
+		if lay, err = parseTextHeader(hs); err != nil {
+			return &ParseError{File: name, Line: 1, Value: hs, Err: err}
+		}
+		chunks = splitLines(body, nchunks, minChunk)
+		return nil
+	})
 	if err != nil {
-		return nil, &ParseError{File: name, Line: 1, Value: hs, Err: err}
+		return nil, err
 	}
-	c, err := parseTextBody(splitLines(body, nchunks, minChunk), name, lay)
+	c, err := parseTextBody(chunks, name, lay, guard)
 	if err != nil {
 		return nil, err
 	}
@@ -347,18 +341,27 @@ func newTextColumns(slots int, lay textLayout) *textColumns {
 // cut at line boundaries into chunks, every chunk writes its rows straight
 // into its own range of the preallocated columns, and the first error by
 // line number wins, as a sequential reader would report.
-func parseTextBody(chunks [][]byte, name string, lay textLayout) (Components, error) {
+func parseTextBody(chunks [][]byte, name string, lay textLayout, guard guardFunc) (Components, error) {
 	lines := make([]int, len(chunks)) // each chunk's lines (the last may lack its '\n')
+	errs := make([]error, len(chunks))
 	var wg sync.WaitGroup
 	for k, ch := range chunks {
 		wg.Go(func() {
-			lines[k] = bytes.Count(ch, []byte{'\n'})
-			if len(ch) > 0 && ch[len(ch)-1] != '\n' {
-				lines[k]++
-			}
+			errs[k] = guard(func() error {
+				lines[k] = bytes.Count(ch, []byte{'\n'})
+				if len(ch) > 0 && ch[len(ch)-1] != '\n' {
+					lines[k]++
+				}
+				return nil
+			})
 		})
 	}
 	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return Components{}, err
+		}
+	}
 	line0 := make([]int, len(chunks)) // each chunk's first line number
 	slot0 := make([]int, len(chunks)) // and first row slot
 	line, slots := 2, 0
@@ -369,10 +372,13 @@ func parseTextBody(chunks [][]byte, name string, lay textLayout) (Components, er
 	}
 	cols := newTextColumns(slots, lay)
 	rows := make([]int, len(chunks))
-	errs := make([]error, len(chunks))
 	for k, ch := range chunks {
 		wg.Go(func() {
-			rows[k], errs[k] = cols.parseChunk(ch, name, line0[k], slot0[k], maxRows(lines[k], len(ch), lay.ncol), lay)
+			errs[k] = guard(func() error {
+				var err error
+				rows[k], err = cols.parseChunk(ch, name, line0[k], slot0[k], maxRows(lines[k], len(ch), lay.ncol), lay)
+				return err
+			})
 		})
 	}
 	wg.Wait()

@@ -1,7 +1,6 @@
 package skymodel
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -116,9 +115,16 @@ func checkSameSky(t *testing.T, data []byte, nchunks, minChunk int) {
 	t.Helper()
 	got, gerr := readTextChunked(data, "cat.txt", nchunks, minChunk)
 	want, werr := readTextReference(data, "cat.txt")
+	compareSky(t, fmt.Sprintf("%d chunks ≥ %d B", nchunks, minChunk), data, got, want, gerr, werr)
+}
+
+// compareSky fails unless got and want (read from data) are the same
+// error message or skies equal to the bit; what names the reading.
+func compareSky(t *testing.T, what string, data []byte, got, want *Sky, gerr, werr error) {
+	t.Helper()
 	if gerr != nil || werr != nil {
 		if gerr == nil || werr == nil || gerr.Error() != werr.Error() {
-			t.Fatalf("%d chunks ≥ %d B: error %v, twin's %v\n%s", nchunks, minChunk, gerr, werr, clip(data))
+			t.Fatalf("%s: error %v, twin's %v\n%s", what, gerr, werr, clip(data))
 		}
 		return
 	}
@@ -130,7 +136,7 @@ func checkSameSky(t *testing.T, data []byte, nchunks, minChunk int) {
 		ok = ok && sameBits(g.Stokes[p], w.Stokes[p])
 	}
 	if !ok {
-		t.Fatalf("%d chunks ≥ %d B: sky differs from the twin's\n got  %+v\n want %+v\n%s", nchunks, minChunk, g, w, clip(data))
+		t.Fatalf("%s: sky differs from the twin's\n got  %+v\n want %+v\n%s", what, g, w, clip(data))
 	}
 }
 
@@ -396,25 +402,24 @@ func TestReadTextShortRowsEveryCut(t *testing.T) {
 	}
 }
 
-// TestReadFileParallel: the parts read concurrently make up the file, for
-// any number of parts, with sizes around the 1 MiB part minimum.
-func TestReadFileParallel(t *testing.T) {
+// TestReadTextFileTwin: ReadTextFile, which maps the file, equals the
+// sequential twin on the file's bytes, for fresh random catalogs good and
+// bad, and one large enough to be cut into many chunks.
+func TestReadTextFileTwin(t *testing.T) {
 	rng := sharedtest.RNG(t, 3)
 	dir := t.TempDir()
-	for _, size := range []int{0, 1, 1<<20 - 1, 1 << 20, 1<<20 + 1, 3<<20 + 12345} {
-		data := make([]byte, size)
-		for i := range data {
-			data[i] = byte(rng.Uint32())
+	for i := range 40 {
+		n := 1 + rng.IntN(60)
+		if i == 0 {
+			n = 20_000
 		}
-		path := filepath.Join(dir, fmt.Sprintf("f%d", size))
+		data := randomCatalog(rng, n, i > 0 && rng.IntN(2) == 0)
+		path := filepath.Join(dir, fmt.Sprintf("cat%d.txt", i))
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for parts := 0; parts <= 5; parts++ {
-			got, err := readFileParallel(path, parts)
-			if err != nil || !bytes.Equal(got, data) {
-				t.Fatalf("size %d, %d parts: %d bytes read (equal: %v), %v", size, parts, len(got), bytes.Equal(got, data), err)
-			}
-		}
+		got, gerr := ReadTextFile(path)
+		want, werr := readTextReference(data, path)
+		compareSky(t, path, data, got, want, gerr, werr)
 	}
 }
