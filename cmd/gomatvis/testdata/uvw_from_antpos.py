@@ -46,6 +46,23 @@ def ecef_from_rotecef(xyz, lon):
     return xyz @ rot.T
 
 
+def expected_uvw(pos, i1, i2, jd, ra, dec):
+    """The uvw (m) of each row from absolute ITRF positions pos (n, 3): the
+    GCRS baseline pos[i2] - pos[i1] at the row's UTC Julian date on the
+    ICRS basis (u east, v north, w toward) of the centre (ra, dec), rad."""
+    eu = np.array([-np.sin(ra), np.cos(ra), 0.0])
+    ev = np.array([-np.sin(dec) * np.cos(ra), -np.sin(dec) * np.sin(ra), np.cos(dec)])
+    ew = np.array([np.cos(dec) * np.cos(ra), np.cos(dec) * np.sin(ra), np.sin(dec)])
+    basis = np.stack([eu, ev, ew])
+    want = np.zeros((len(jd), 3))
+    sites = EarthLocation.from_geocentric(pos[:, 0], pos[:, 1], pos[:, 2], unit=u.m)
+    for t in np.unique(jd):
+        gcrs = sites.get_gcrs_posvel(Time(t, format='jd', scale='utc'))[0].xyz.to_value(u.m).T
+        k = jd == t
+        want[k] = (gcrs[i2[k]] - gcrs[i1[k]]) @ basis.T
+    return want
+
+
 def main(path):
     with fits.open(path) as hdus:
         g = hdus[0].data
@@ -69,16 +86,7 @@ def main(path):
     row = {n: i for i, n in enumerate(nosta)}
     i1 = np.array([row[a] for a in a1])
     i2 = np.array([row[a] for a in a2])
-    eu = np.array([-np.sin(ra), np.cos(ra), 0.0])
-    ev = np.array([-np.sin(dec) * np.cos(ra), -np.sin(dec) * np.sin(ra), np.cos(dec)])
-    ew = np.array([np.cos(dec) * np.cos(ra), np.cos(dec) * np.sin(ra), np.sin(dec)])
-    basis = np.stack([eu, ev, ew])
-    want = np.zeros_like(uvw)
-    sites = EarthLocation.from_geocentric(pos[:, 0], pos[:, 1], pos[:, 2], unit=u.m)
-    for t in np.unique(jd):
-        gcrs = sites.get_gcrs_posvel(Time(t, format='jd', scale='utc'))[0].xyz.to_value(u.m).T
-        k = jd == t
-        want[k] = (gcrs[i2[k]] - gcrs[i1[k]]) @ basis.T
+    want = expected_uvw(pos, i1, i2, jd, ra, dec)
     diff = np.abs(want - uvw)
     print(json.dumps({
         'rows': int(len(uvw)),
