@@ -6,13 +6,38 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
-// wscleanDocsCommand is docs/ms.md's "Imaging it with WSClean" command
-// (its -pol and -name aside): natural weighting, 256 × 256 pixels of 0.5°.
-var wscleanDocsCommand = []string{"-j", "1", "-size", "256", "256", "-scale", "0.5", "-weight", "natural", "-niter", "0"}
+// docsWSClean is the WSClean command of docs/ms.md's "Imaging it with
+// WSClean" (`OPENBLAS_NUM_THREADS=1 wsclean ARGS -name img run.ms`): its
+// arguments but -name and the MS, with -pol's value replaced by pol. The
+// test runs the command the reader is given, not a copy of it.
+func docsWSClean(t *testing.T, pol string) []string {
+	t.Helper()
+	const prefix = "OPENBLAS_NUM_THREADS=1 wsclean "
+	for _, line := range strings.Split(string(mustRead(t, filepath.Join("..", "..", "docs", "ms.md"))), "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		f := strings.Fields(strings.TrimPrefix(line, prefix))
+		if len(f) < 3 || f[len(f)-1] != "run.ms" || f[len(f)-3] != "-name" {
+			t.Fatalf("docs/ms.md: %q does not end in -name NAME run.ms", line)
+		}
+		f = f[:len(f)-3]
+		i := slices.Index(f, "-pol")
+		if i < 0 || i+1 >= len(f) {
+			t.Fatalf("docs/ms.md: %q names no -pol", line)
+		}
+		f[i+1] = pol
+		return f
+	}
+	t.Fatalf("docs/ms.md has no line %q…", prefix)
+	return nil
+}
 
 // oneSourceMS runs `gomatvis simulate` of the example array (19 HERA
 // dishes, 9 channels, 6 times over 50 minutes) on a sky of one
@@ -44,7 +69,7 @@ func oneSourceMS(t *testing.T, dir string, ra, dec, jy float64, centre string, p
 func wscleanDirty(t *testing.T, ms, pol string) (int, []float32) {
 	t.Helper()
 	name := filepath.Join(filepath.Dir(ms), "img")
-	cmd := exec.Command("wsclean", append(append(append([]string{}, wscleanDocsCommand...), "-pol", pol, "-name", name), ms)...)
+	cmd := exec.Command("wsclean", append(docsWSClean(t, pol), "-name", name, ms)...)
 	cmd.Env = append(os.Environ(), "OPENBLAS_NUM_THREADS=1")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("wsclean: %v\n%s", err, b)
