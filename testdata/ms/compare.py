@@ -7,6 +7,12 @@ import numpy as np
 import casacore.tables as pt
 
 ours_path, ref_path = sys.argv[1], sys.argv[2]
+# INTERVAL_TOL (seconds) bounds EXPOSURE and INTERVAL instead of equality,
+# for an MS that `gomatvis simulate obsparam.yaml -o run.ms` wrote: it
+# takes the obsparam's integration_time (600.0 s) where pyuvsim 1.2.6
+# wrote the JD spacing (600.0000044703 s) that pyuvdata's MS carries (the
+# INTTIM gap of docs/uvfits.md).
+interval_tol = float(sys.argv[3]) if len(sys.argv) > 3 else None
 SUBTABLES = ['ANTENNA', 'DATA_DESCRIPTION', 'FEED', 'FIELD', 'FLAG_CMD', 'HISTORY', 'OBSERVATION',
              'POINTING', 'POLARIZATION', 'PROCESSOR', 'SOURCE', 'SPECTRAL_WINDOW', 'STATE']
 # Columns pyuvdata writes that gomatvis leaves out (optional in MS v2).
@@ -32,6 +38,9 @@ CLOSE = {('ANTENNA', 'POSITION'): 1e-7, ('OBSERVATION', 'TELESCOPE_LOCATION'): 1
 for col in ['DELAY_DIR', 'PHASE_DIR', 'REFERENCE_DIR']:
     CLOSE[('FIELD', col)] = 1e-14
 CLOSE[('SOURCE', 'DIRECTION')] = 1e-14
+if interval_tol is not None:
+    for key in [('MAIN', 'EXPOSURE'), ('MAIN', 'INTERVAL'), ('POINTING', 'INTERVAL')]:
+        CLOSE[key] = interval_tol
 
 
 def fail(msg):
