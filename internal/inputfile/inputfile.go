@@ -61,9 +61,22 @@ func ReadAll(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if size > limit {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, size, limit)
+	if err := checkSize(path, size, limit); err != nil {
+		return nil, err
 	}
+	return readOpen(f, path, size, limit)
+}
+
+// checkSize refuses a file of size bytes over limit, before any read.
+func checkSize(path string, size, limit int64) error {
+	if size > limit {
+		return fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, size, limit)
+	}
+	return nil
+}
+
+// readOpen reads f, opened by Open with its size from the Stat, whole.
+func readOpen(f *os.File, path string, size, limit int64) ([]byte, error) {
 	// The file may grow while it is read: read at most one byte past
 	// limit (the limit itself when one more byte would overflow). The
 	// buffer is sized from the Stat, as os.ReadFile's, so that a large

@@ -30,15 +30,16 @@ func Map(path string, limit int64) (*Mapping, error) {
 		return nil, err
 	}
 	defer f.Close()
-	if size > limit {
-		return nil, fmt.Errorf("%s: %w: %d bytes, the limit is %d", path, ErrTooLarge, size, limit)
+	if err := checkSize(path, size, limit); err != nil {
+		return nil, err
 	}
 	if size > 0 && size == int64(int(size)) {
 		if b, err := mmap(f.Fd(), int(size)); err == nil {
 			return &Mapping{path: path, data: b, mapped: true}, nil
 		}
 	}
-	b, err := ReadAll(path, limit)
+	// The file is open already: read it through the same descriptor.
+	b, err := readOpen(f, path, size, limit)
 	if err != nil {
 		return nil, err
 	}
