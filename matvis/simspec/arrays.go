@@ -11,23 +11,17 @@ import (
 
 // floats reads a JSON array of numbers (or null) straight into dst.
 func (p *parser) floats(dst *[]float64) error {
-	c, err := p.peek()
-	switch {
-	case err != nil:
+	if open, err := p.openArray(floatsType); !open {
+		if err == nil {
+			*dst = nil
+		}
 		return err
-	case c == 'n':
-		*dst = nil
-		return p.literal("null")
-	case c != '[':
-		return p.mismatch(floatsType)
 	}
-	p.pos++
 	if values, _, ok := p.parallel(false); ok {
 		*dst = values
 		return nil
 	}
-	out := make([]float64, 0, p.countHint(false))
-	out, err = p.appendFloats(out)
+	out, err := p.appendFloats(make([]float64, 0, p.countHint(false)))
 	*dst = out
 	return err
 }
@@ -41,6 +35,23 @@ func (p *parser) appendFloats(out []float64) ([]float64, error) {
 		return err
 	})
 	return out, err
+}
+
+// openArray reads the '[' that starts an array value and reports true, or
+// reads a null and reports false; any other value is refused as not of
+// type t.
+func (p *parser) openArray(t reflect.Type) (bool, error) {
+	c, err := p.peek()
+	switch {
+	case err != nil:
+		return false, err
+	case c == 'n':
+		return false, p.literal("null")
+	case c != '[':
+		return false, p.mismatch(t)
+	}
+	p.pos++
+	return true, nil
 }
 
 // floatElem reads one element of a number array.
@@ -59,19 +70,14 @@ func (p *parser) floatElem() (float64, error) {
 
 // ints reads a JSON array of integers (or null) into dst.
 func (p *parser) ints(dst *[]int) error {
-	c, err := p.peek()
-	switch {
-	case err != nil:
+	if open, err := p.openArray(intsType); !open {
+		if err == nil {
+			*dst = nil
+		}
 		return err
-	case c == 'n':
-		*dst = nil
-		return p.literal("null")
-	case c != '[':
-		return p.mismatch(intsType)
 	}
-	p.pos++
 	out := make([]int, 0, p.countHint(false))
-	err = p.elements(func(int) error {
+	err := p.elements(func(int) error {
 		c, err := p.peek()
 		n := 0
 		switch {
@@ -157,16 +163,9 @@ func (p *parser) parallel(nested bool) (values []float64, rowLen int, ok bool) {
 // UnmarshalJSON, whose rules these are): rows when the first element that
 // is not null is an array (or all are null), flat when it is a number.
 func (p *parser) table(t *Table) error {
-	c, err := p.peek()
-	switch {
-	case err != nil:
-		return err
-	case c == 'n':
-		return p.literal("null") // UnmarshalJSON leaves the table as it is
-	case c != '[':
-		return p.mismatch(tableType)
+	if open, err := p.openArray(tableType); !open {
+		return err // null: UnmarshalJSON leaves the table as it is
 	}
-	p.pos++
 	nested := firstIsArray(p.data[p.pos-1:])
 	if values, rowLen, ok := p.parallel(nested); ok {
 		*t = TableFlat(values)
@@ -177,7 +176,7 @@ func (p *parser) table(t *Table) error {
 	}
 	b := tableBuilder{t: Table{form: formRows}}
 	b.t.values = make([]float64, 0, p.countHint(nested))
-	err = p.elements(func(int) error { return p.tableElem(&b) })
+	err := p.elements(func(int) error { return p.tableElem(&b) })
 	*t = b.t
 	return err
 }
