@@ -9,14 +9,10 @@ import (
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
-// Phasing says how drift-scan rows are phased for the MS.
-type Phasing struct {
-	// Centre is the ICRS phase centre; nil phases to the zenith of the
-	// first time, as pyuvdata's write_ms(force_phase=True) does.
-	Centre *phase.Centre
-	// EOP gives the Earth-orientation values at a UTC Julian date.
-	EOP func(jd float64) (astro.EOP, error)
-}
+// Phasing says how drift-scan rows are phased for the MS: a nil Centre
+// phases to the zenith of the first time, as pyuvdata's
+// write_ms(force_phase=True) does.
+type Phasing = phase.Target
 
 // Drift streams unprojected (drift-scan) rows, as gomatvis simulates and
 // pyuvsim writes them, into an MS: each time block is phased as the
@@ -42,20 +38,12 @@ func NewDrift(path string, uh *uvh5.Header, p Phasing) (*Drift, error) {
 		return nil, fmt.Errorf("ms: %s: phasing needs Earth-orientation values (Phasing.EOP)", path)
 	}
 	site := astro.Site{LatDeg: uh.Latitude, LonDeg: uh.Longitude, HeightM: uh.Altitude}
-	centre := p.Centre
-	if centre == nil {
-		eop, err := p.EOP(h.Times[0])
-		if err != nil {
-			return nil, fmt.Errorf("ms: %s: %w", path, err)
-		}
-		c, err := phase.ZenithCentre(site, h.Times[0], eop)
-		if err != nil {
-			return nil, fmt.Errorf("ms: %s: %w", path, err)
-		}
-		centre = &c
+	centre, err := p.CentreFor(site, h.Times)
+	if err != nil {
+		return nil, fmt.Errorf("ms: %s: %w", path, err)
 	}
 	h.CentreName, h.CentreRA, h.CentreDec = centre.Name, centre.RA, centre.Dec
-	ph, err := phase.New(site, uh.AntennaPositions, *centre)
+	ph, err := phase.New(site, uh.AntennaPositions, centre)
 	if err != nil {
 		return nil, fmt.Errorf("ms: %s: %w", path, err)
 	}

@@ -194,14 +194,10 @@ func bandWCS(ra, dec float64, freqs, widths []float64, stokes int) WCS {
 	return WCS{RA: ra, Dec: dec, Freq: (lo + hi) / 2, Bandwidth: hi - lo, Stokes: stokes}
 }
 
-// Phasing says where a drift-scan UVH5 is phased to.
-type Phasing struct {
-	// Centre is the ICRS phase centre; nil means the zenith of the first
-	// time (pyuvdata's phase_to_time, what the MS writer does).
-	Centre *phase.Centre
-	// EOP gives the Earth orientation at a UTC Julian date.
-	EOP func(jd float64) (astro.EOP, error)
-}
+// Phasing says where a drift-scan UVH5 is phased to: a nil Centre means
+// the zenith of the first time (pyuvdata's phase_to_time, what the MS
+// writer does).
+type Phasing = phase.Target
 
 // FromUVH5 takes polarization pol of an unprojected (drift-scan) UVH5
 // file, gomatvis's or pyuvsim's, phased as p says with matvis/phase;
@@ -225,7 +221,7 @@ func FromUVH5(f *uvh5.File, pol string, p Phasing) (*Vis, WCS, error) {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: phasing needs Earth-orientation values", f.Path)
 	}
 	site := astro.Site{LatDeg: h.Latitude, LonDeg: h.Longitude, HeightM: h.Altitude}
-	centre, err := uvh5Centre(h, site, p)
+	centre, err := p.CentreFor(site, h.Times)
 	if err != nil {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: %w", f.Path, err)
 	}
@@ -239,21 +235,6 @@ func FromUVH5(f *uvh5.File, pol string, p Phasing) (*Vis, WCS, error) {
 	}
 	w := bandWCS(centre.RA, centre.Dec, h.Freqs, h.ChannelWidth, pp.stokes)
 	return v, w, nil
-}
-
-// uvh5Centre is p's centre, or the first time's zenith.
-func uvh5Centre(h *uvh5.Header, site astro.Site, p Phasing) (phase.Centre, error) {
-	if p.Centre != nil {
-		return *p.Centre, nil
-	}
-	if len(h.Times) == 0 {
-		return phase.Centre{}, fmt.Errorf("no rows")
-	}
-	e, err := p.EOP(h.Times[0])
-	if err != nil {
-		return phase.Centre{}, err
-	}
-	return phase.ZenithCentre(site, h.Times[0], e)
 }
 
 // phaseRows combines each row's polarization and phases it.

@@ -100,6 +100,32 @@ func ECEFFromENU(site astro.Site, enu [][3]float64) [][3]float64 {
 	return out
 }
 
+// Target says where drift-scan data are phased to, and with which Earth
+// orientation: the ICRS Centre, or — Centre nil — the zenith of the first
+// time, as pyuvdata's force_phase (phase_to_time of the first time) does.
+// The MS writer and the imager take one.
+type Target struct {
+	Centre *Centre
+	// EOP gives the Earth-orientation values at a UTC Julian date.
+	EOP func(jd float64) (astro.EOP, error)
+}
+
+// CentreFor is t's centre for data at site whose times are times: Centre,
+// or the zenith of times[0].
+func (t Target) CentreFor(site astro.Site, times []float64) (Centre, error) {
+	if t.Centre != nil {
+		return *t.Centre, nil
+	}
+	if len(times) == 0 {
+		return Centre{}, fmt.Errorf("phase: no times to take the first time's zenith of")
+	}
+	eop, err := t.EOP(times[0])
+	if err != nil {
+		return Centre{}, err
+	}
+	return ZenithCentre(site, times[0], eop)
+}
+
 // ZenithCentre is the centre pyuvdata's phase_to_time(jd) phases to: the
 // ICRS position of the site's zenith at the UTC Julian date jd, named
 // "zenith_at_jd%f".
