@@ -61,16 +61,17 @@ type Scene struct {
 }
 
 // DefaultScene is notebook 04's: up to HERA-37 at 14.6 m, eight channels
-// from 140 to 160 MHz, a two-hour span at most sampled every 10 minutes,
-// and eight sources (one at the centre) within 20° of it.
+// from 120 to 180 MHz, a two-hour span at most sampled every 10 minutes,
+// and eight sources (one at the centre) within 15° of it, most inside a
+// 14 m dish's main lobe (about 8° to half power at 150 MHz).
 func DefaultScene() Scene {
-	s := Scene{MaxAnt: 37, SpacingM: 14.6, MidJD: 2459845.25, MaxSpanMin: 120, StepMin: 10, FieldSin: 0.45}
+	s := Scene{MaxAnt: 37, SpacingM: 14.6, MidJD: 2459845.25, MaxSpanMin: 120, StepMin: 10, FieldSin: 0.35}
 	for i := range 8 {
-		s.Freqs = append(s.Freqs, 140e6+20e6*float64(i)/7)
+		s.Freqs = append(s.Freqs, 120e6+60e6*float64(i)/7)
 	}
 	s.Sky = []Source{
-		{"A", 0, 0, 10}, {"B", 0.12, 0.05, 6}, {"C", -0.08, 0.15, 5}, {"D", -0.2, -0.1, 8},
-		{"E", 0.25, -0.22, 7}, {"F", 0.05, -0.3, 4}, {"G", -0.3, 0.28, 9}, {"H", 0.33, 0.2, 5},
+		{"A", 0, 0, 10}, {"B", 0.06, 0.03, 6}, {"C", -0.05, 0.08, 5}, {"D", -0.1, -0.05, 8},
+		{"E", 0.12, -0.1, 7}, {"F", 0.02, -0.15, 4}, {"G", -0.18, 0.15, 9}, {"H", 0.22, 0.1, 5},
 	}
 	return s
 }
