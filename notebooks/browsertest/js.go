@@ -59,7 +59,9 @@ const jsRunAll = `() => {
 }`
 
 // jsWidgets lists the widgets in cell i's output: each element with
-// data-param that holds a range input, a select or a button.
+// data-param that holds a range input, a select or a button. A select's
+// value and options are the texts it shows (GoNB's option values are
+// indices, which a figure's title would not show).
 const jsWidgets = `(i) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const ws = [];
@@ -69,25 +71,35 @@ const jsWidgets = `(i) => {
 		const tag = el.tagName.toLowerCase();
 		const w = {param: l.dataset.param, kind: tag === 'input' ? 'range' : tag, value: el.value};
 		if (w.kind === 'range') { w.min = Number(el.min); w.max = Number(el.max); }
-		if (w.kind === 'select') { w.options = Array.from(el.options).map((o) => o.value); }
+		if (w.kind === 'select') {
+			w.options = Array.from(el.options).map((o) => o.text);
+			w.value = el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : '';
+		}
 		ws.push(w);
 	});
 	return JSON.stringify(ws);
 }`
 
-// jsMove sets the widget param of cell i to value and fires input and
-// change, as a user's drag does (a button is clicked); it returns the
-// value the widget now shows (the browser clamps to the range).
+// jsMove sets the widget param of cell i to value (a select's: the text
+// of an option) and fires input and change, as a user's drag does (a
+// button is clicked); it returns the value the widget now shows (the
+// browser clamps to the range).
 const jsMove = `(i, param, value) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const l = out.querySelector('[data-param="' + CSS.escape(param) + '"]');
 	const el = l && l.querySelector('input[type=range], select, button');
 	if (!el) return JSON.stringify(null);
 	if (el.tagName === 'BUTTON') { el.click(); return JSON.stringify('clicked'); }
-	el.value = value;
+	if (el.tagName === 'SELECT') {
+		const o = Array.from(el.options).find((o) => o.text === value);
+		if (!o) return JSON.stringify(null);
+		el.value = o.value;
+	} else {
+		el.value = value;
+	}
 	el.dispatchEvent(new Event('input', {bubbles: true}));
 	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return JSON.stringify(el.value);
+	return JSON.stringify(el.tagName === 'SELECT' ? el.options[el.selectedIndex].text : el.value);
 }`
 
 // jsFigure reads the last data-figure element of cell i's output: its

@@ -80,7 +80,7 @@ func exercise(ctx context.Context, page *rod.Page, i int, out string, o options)
 				return step, err
 			}
 			if shown == nil {
-				return step, fmt.Errorf("widget %q disappeared", w.Param)
+				return step, fmt.Errorf("widget %q disappeared, or has no option %q", w.Param, target)
 			}
 			want[w.Param] = *shown
 			t := time.Now()
