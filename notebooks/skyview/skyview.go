@@ -148,6 +148,10 @@ type Explorer struct {
 	// NoCache, when true, simulates every view afresh: the plain path the
 	// cached one is tested against.
 	NoCache bool
+	// Workers is the imaging transform's goroutines (0: GOMAXPROCS); the
+	// docs figures use 1, so that their bytes do not depend on the
+	// machine's cores.
+	Workers int
 }
 
 // New checks the scene and fixes the image's geometry from its largest
@@ -243,10 +247,11 @@ func (e *Explorer) View(ctx context.Context, s Settings) (*View, error) {
 	sub := p.subset(s.NAnt)
 	v.Rows, v.Times = len(sub.UVW), p.times
 	var err error
-	if v.Dirty, err = imaging.Dirty(sub, e.geom, s.Weighting, imaging.Options{Eps: 1e-6}); err != nil {
+	opt := imaging.Options{Eps: 1e-6, Workers: e.Workers}
+	if v.Dirty, err = imaging.Dirty(sub, e.geom, s.Weighting, opt); err != nil {
 		return nil, fmt.Errorf("skyview: %w", err)
 	}
-	if v.PSF, err = imaging.PSF(sub, e.geom, s.Weighting, imaging.Options{Eps: 1e-6}); err != nil {
+	if v.PSF, err = imaging.PSF(sub, e.geom, s.Weighting, opt); err != nil {
 		return nil, fmt.Errorf("skyview: %w", err)
 	}
 	v.Image = time.Since(t1)
