@@ -103,14 +103,25 @@ const jsMove = `(i, param, value) => {
 }`
 
 // jsFigure reads the last data-figure element of cell i's output: its
-// data attributes and its SVG's first text (the title).
+// data attributes, its SVG's first text (the title) and a digest of what
+// its SVGs draw besides text (paths, rasters), to tell a redrawn figure
+// from one whose labels alone changed.
 const jsFigure = `(i) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const figs = out.querySelectorAll('[data-figure]');
 	if (figs.length === 0) return JSON.stringify(null);
 	const f = figs[figs.length - 1];
 	const t = f.querySelector('svg text');
-	return JSON.stringify({data: Object.assign({}, f.dataset), title: t ? t.textContent : ''});
+	let drawn = '';
+	f.querySelectorAll('svg').forEach((svg) => {
+		const c = svg.cloneNode(true);
+		c.querySelectorAll('text').forEach((e) => e.remove());
+		drawn += c.innerHTML;
+	});
+	let h = 0;
+	for (let k = 0; k < drawn.length; k++) { h = (Math.imul(h, 31) + drawn.charCodeAt(k)) | 0; }
+	return JSON.stringify({data: Object.assign({}, f.dataset), title: t ? t.textContent : '',
+		drawing: drawn.length + ':' + (h >>> 0).toString(16)});
 }`
 
 // jsMark tags cell i's output area so that it can be found for a
