@@ -75,6 +75,10 @@ func TestSkyImage(t *testing.T) {
 	if err != nil || strings.Count(svg, "<image") != 2 { // the map and the colour bar, one raster each
 		t.Errorf("SVG: %v, %d <image> elements, want 2 (a raster map and its colour bar)", err, strings.Count(svg, "<image"))
 	}
+	// Each raster fills its box (the colour bar is 1 pixel wide).
+	if n := strings.Count(svg, `<image preserveAspectRatio="none" `); n != 2 {
+		t.Errorf("%d of the SVG's rasters stretch to their box, want 2", n)
+	}
 }
 
 // TestSkyImageErrors: bad data is refused with what is wrong.
