@@ -10,6 +10,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/imaging"
+	"github.com/gomatvis/gomatvis/plots"
 )
 
 // TestHexLayout: the grid's spacing, HERA-7/19/37's rings and the order
@@ -243,7 +244,9 @@ func TestErrors(t *testing.T) {
 
 // BenchmarkRedraw is one redraw of notebook 04 at HERA-19 (a one-hour
 // span, the Airy beam of a 14 m dish): "weighting" is a change that the
-// cache serves (imaging only), "beam" one that simulates again.
+// cache serves (imaging only), "beam" one that simulates again, and
+// "beam+svg" the whole of the notebook's redraw after a beam change: the
+// view and both figures as SVG.
 func BenchmarkRedraw(b *testing.B) {
 	e, err := New(DefaultScene())
 	if err != nil {
@@ -263,6 +266,24 @@ func BenchmarkRedraw(b *testing.B) {
 			s.Beam.DiameterM = float64(4 + i%1000)
 			if _, err := e.View(context.Background(), s); err != nil {
 				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("beam+svg", func(b *testing.B) {
+		for i := range b.N {
+			s.Beam.DiameterM = 4.5 + float64(i%995) // not the sub-benchmark above's, which are cached
+			v, err := e.View(context.Background(), s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			dirty, psf, err := v.Figures()
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, f := range []*plots.Figure{dirty, psf} {
+				if _, err := plots.SVG(f); err != nil {
+					b.Fatal(err)
+				}
 			}
 		}
 	})
