@@ -20,6 +20,9 @@ import (
 // anticlockwise from east, so every prefix is as compact as the grid
 // allows.
 func HexLayout(n int, spacing float64) [][3]float64 {
+	if n <= 0 {
+		return nil
+	}
 	type site struct {
 		p         [3]float64
 		ring, pos int

@@ -44,6 +44,9 @@ func TestHexLayout(t *testing.T) {
 			t.Errorf("antenna %d at %.6f m, want %v", i, r, d)
 		}
 	}
+	if got := HexLayout(-1, d); got != nil {
+		t.Errorf("HexLayout(-1) = %v, want none", got)
+	}
 	if got := HexLayout(19, d); len(got) != 19 || got[18] != ants[18] {
 		t.Errorf("HexLayout(19) is not the first 19 of HexLayout(61)")
 	}
