@@ -48,6 +48,7 @@ func TestAbsurdInput(t *testing.T) {
 		{"negative channel", files{obs: freq("freq_array: [-1.0e+8, 1.0e+8]\n  channel_width: 1.0e+6")}, []string{"must be positive"}},
 		{"repeated time", files{obs: tm("time_array: [2459845.0, 2459845.0]\n  integration_time: 10.0")}, []string{"time_array[1] = 2459845 repeats time_array[0]"}},
 		{"integration_time 0", files{obs: tm("start_time: 2459845.0\n  Ntimes: 2\n  integration_time: 0")}, []string{"integration_time", "must be positive"}},
+		{"antenna 1e30 m east", files{layout: "Name Number BeamID E N U\nA0 0 0 0 0 0\nA1 1 1 1e30 0 0\nA2 2 0 0 14.6 0\n"}, []string{"layout.csv", "1e30", "within ±1e+07 m"}},
 		{"Ntimes 0", files{obs: tm("start_time: 2459845.0\n  Ntimes: 0\n  integration_time: 10.0")}, []string{"Ntimes", "at least 1"}},
 	}
 	for _, tc := range cases {
