@@ -71,7 +71,12 @@ func TestTextHeaderUnits(t *testing.T) {
 		{"unclosed", "source_id ra_icrs [deg] dec_icrs [deg] Flux [Jy", []string{"no closing ']'"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := ReadText(strings.NewReader(c.header+"\n"+row+" 1 1\n"), "sky.txt")
+			// A row of as many numbers as the header has columns: the
+			// header alone is refused.
+			ncol := len(strings.Fields(c.header)) - strings.Count(c.header, "[")
+			fields := []string{"A", "10", "-30", "2.5", "100", "-1"}
+			r := strings.Join(fields[:min(max(ncol, 4), len(fields))], " ")
+			_, err := ReadText(strings.NewReader(c.header+"\n"+r+"\n"), "sky.txt")
 			if err == nil {
 				t.Fatal("read")
 			}
