@@ -13,10 +13,12 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
@@ -414,8 +416,10 @@ func (c *checker) telescope(t Telescope) {
 	if finite("telescope.lon_deg", t.LonDeg) && math.Abs(t.LonDeg) > 360 {
 		bad("telescope.lon_deg", t.LonDeg, "longitude must be within [-360, 360]")
 	}
-	if finite("telescope.height_m", t.HeightM) && math.Abs(t.HeightM) > 1e5 {
-		bad("telescope.height_m", t.HeightM, "height must be within ±100 km of the ellipsoid")
+	if finite("telescope.height_m", t.HeightM) && isFinite(t.LatDeg) && math.Abs(t.LatDeg) <= 90 {
+		if err := astro.CheckSite(astro.Site{LatDeg: t.LatDeg, HeightM: t.HeightM}); err != nil {
+			bad("telescope.height_m", t.HeightM, "%v", err)
+		}
 	}
 }
 
@@ -465,8 +469,35 @@ func (c *checker) freqs(s *Spec) {
 		}
 		allLow = allLow && v < mhzSuspectHz
 	}
+	c.distinct("freqs_hz", s.FreqsHz, "frequencies")
 	if allLow {
 		bad("freqs_hz", s.FreqsHz, "frequencies look like MHz: %g Hz; simspec wants Hz (every frequency is below %g Hz)", s.FreqsHz[0], mhzSuspectHz)
+	}
+}
+
+// distinct records the first value of field that repeats an earlier one
+// (finite values only: others have their own message): a repeated
+// channel or time would be simulated twice, an output with two equal
+// channels or times that no reader can select from unambiguously. The
+// order is free (matvis and the writers keep it).
+func (c *checker) distinct(field string, v []float64, what string) {
+	if len(v) < 2 {
+		return
+	}
+	idx := make([]int, len(v))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return v[idx[a]] < v[idx[b]] })
+	first, dup := -1, -1
+	for k := 1; k < len(idx); k++ {
+		a, b := idx[k-1], idx[k]
+		if v[a] == v[b] && isFinite(v[a]) && (dup < 0 || b < dup) {
+			first, dup = a, b
+		}
+	}
+	if dup >= 0 {
+		c.bad(elem(field, dup), v[dup], "repeats %s: each of the %s must appear once (remove the repeat)", elem(field, first), what)
 	}
 }
 
@@ -484,6 +515,7 @@ func (c *checker) times(s *Spec) {
 			bad(f, v, "%s", timeHint(v))
 		}
 	}
+	c.distinct("times_jd", s.TimesJD, "times")
 	if s.EOP != nil && len(s.EOP) != len(s.TimesJD) {
 		bad("eop", fmt.Sprintf("%d entries", len(s.EOP)), "want one entry per time (%d)", len(s.TimesJD))
 	}
@@ -678,7 +710,13 @@ func (c *checker) shape(f string, b Beam, t beam.AnalyticType) {
 	case len(given) != 1:
 		c.bad(f, b, "a %s beam needs exactly one of %s", t.Name, listAnd(keys))
 	default:
-		c.positive(f+"."+shapeKeys[given[0]], v.Value(given[0]))
+		p, field := given[0], f+"."+shapeKeys[given[0]]
+		c.positive(field, v.Value(p))
+		if x := v.Value(p); x > 0 && isFinite(x) {
+			if err := beam.CheckShape(p, x); err != nil {
+				c.bad(field, x, "%v", err)
+			}
+		}
 	}
 }
 
