@@ -250,7 +250,7 @@ func TestTwin(t *testing.T) {
 		}
 		sameSpec(t, doc, &fast, &std)
 		var par Spec
-		if err := parseSpecOn(doc, &par, 2+rng.IntN(6), rng.IntN(64)); err != nil {
+		if err := parseSpecOn(doc, &par, 2+rng.IntN(6), rng.IntN(64), unguarded); err != nil {
 			t.Fatalf("parseSpec on several cores refused\n%s\n: %v", doc, err)
 		}
 		sameSpec(t, doc, &par, &std)
@@ -279,7 +279,7 @@ func TestTwinTables(t *testing.T) {
 	} {
 		doc := []byte(`{"sources": {"flux_jy": ` + tc.table + `, "stokes_v_jy": ` + tc.table + `}}`)
 		var fast, std, par Spec
-		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0)
+		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0, unguarded), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0, unguarded)
 		switch {
 		case (errFast == nil) != tc.ok || (errStd == nil) != tc.ok || (errPar == nil) != tc.ok:
 			t.Errorf("%s: parseSpec %v, on 3 cores %v, encoding/json %v; want accepted %v", tc.table, errFast, errPar, errStd, tc.ok)
@@ -307,7 +307,7 @@ func FuzzParseTwin(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		var fast, std, par Spec
-		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0)
+		errFast, errStd, errPar := parseSpecOn(doc, &fast, 1, 0, unguarded), decodeStd(doc, &std), parseSpecOn(doc, &par, 3, 0, unguarded)
 		if fmt.Sprint(errFast) != fmt.Sprint(errPar) {
 			t.Fatalf("on one core %v, on 3 cores %v:\n%q", errFast, errPar, doc)
 		}

@@ -209,12 +209,19 @@ func Decode(r io.Reader, dir string) (*Spec, error) {
 // decode parses and validates the bytes of a spec, in one pass over them
 // (parseSpec).
 func decode(data []byte, dir string) (*Spec, error) {
+	return decodeGuarded(data, dir, unguarded)
+}
+
+// decodeGuarded is decode with every read of data by another goroutine
+// (the parallel number arrays) run inside guard (inputfile.Mapping.Guard
+// for a mapped file); the caller guards its own goroutine's reads.
+func decodeGuarded(data []byte, dir string, guard guardFunc) (*Spec, error) {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	if err := checkIsObject(data); err != nil {
 		return nil, fmt.Errorf("simspec: %w", err)
 	}
 	var s Spec
-	if err := parseSpec(data, &s); err != nil {
+	if err := parseSpecGuarded(data, &s, guard); err != nil {
 		return nil, fmt.Errorf("simspec: %w", explain(data, err))
 	}
 	s.Dir = dir
@@ -258,12 +265,25 @@ func decodeStd(data []byte, s *Spec) error {
 // ReadFile reads and validates the spec at path. Anything but a regular
 // file (a directory, a FIFO, /dev/zero) is refused before reading, and so
 // is a file over MaxSpecBytes, by its size.
+//
+// The file is mapped, not read (inputfile.Map): a spec of millions of
+// sources is parsed straight from the page cache, without copying its
+// bytes into a buffer of fresh memory first (108 MB: 0.09–0.10 s of one
+// core and the heap's largest object), every read of them guarded
+// against the file shrinking meanwhile. Nothing of the Spec points into
+// the mapping: its strings are copies and its numbers converted.
 func ReadFile(path string) (*Spec, error) {
-	data, err := inputfile.ReadAll(path, MaxSpecBytes)
+	m, err := inputfile.Map(path, MaxSpecBytes)
 	if err != nil {
 		return nil, fmt.Errorf("simspec: %w", err)
 	}
-	s, err := decode(data, filepath.Dir(path))
+	defer m.Close()
+	var s *Spec
+	err = m.Guard(func() error {
+		var err error
+		s, err = decodeGuarded(m.Bytes(), filepath.Dir(path), m.Guard)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
