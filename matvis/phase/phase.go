@@ -286,6 +286,12 @@ func (t *Time) apply(a1, a2 []int, freqs []float64, npol int, vis []complex128, 
 			}
 			wTerms(ph, b[2], freqs, df)
 			row := vis[k*nf*npol : (k+1)*nf*npol]
+			if npol == 1 {
+				for c, f := range ph {
+					row[c] *= f
+				}
+				continue
+			}
 			for c, f := range ph {
 				for p := range npol {
 					row[c*npol+p] *= f
@@ -313,11 +319,12 @@ func wTerms(ph []complex128, w float64, freqs []float64, df float64) {
 		return
 	}
 	step := WTerm(w, df)
-	for c, f := range freqs {
-		if c%reseed == 0 {
-			ph[c] = WTerm(w, f)
-		} else {
-			ph[c] = ph[c-1] * step
+	for s := 0; s < len(freqs); s += reseed {
+		p := WTerm(w, freqs[s])
+		ph[s] = p
+		for c := s + 1; c < min(len(freqs), s+reseed); c++ {
+			p *= step
+			ph[c] = p
 		}
 	}
 }
