@@ -35,7 +35,6 @@ type Drift struct {
 // driftBuf is one piece's buffers, reused from piece to piece.
 type driftBuf struct {
 	i1, i2 []int
-	vis    []complex128
 	uvw    [][3]float64
 	jd     []float64
 	data   []complex64
@@ -152,17 +151,13 @@ func (d *Drift) WriteRows(k0 int, b DriftBlock) error {
 // writes them; d.buf's i1 and i2 hold b's antenna indices.
 func (d *Drift) writePiece(k0 int, b DriftBlock, lo, hi, nv int) error {
 	w, bf, n := d.w, &d.buf, hi-lo
-	bf.vis = append(bf.vis[:0], b.Vis[lo*nv:hi*nv]...)
 	bf.uvw, bf.jd = grow(bf.uvw, n), grow(bf.jd, n)
 	for k := range bf.jd {
 		bf.jd[k] = b.JD
 	}
-	if err := d.at.Apply(bf.i1[lo:hi], bf.i2[lo:hi], w.h.Freqs, len(w.h.Pols), bf.vis, bf.uvw); err != nil {
+	bf.data = grow(bf.data, n*nv)
+	if err := d.at.ApplyTo(bf.data, bf.i1[lo:hi], bf.i2[lo:hi], w.h.Freqs, len(w.h.Pols), b.Vis[lo*nv:hi*nv], bf.uvw); err != nil {
 		return fmt.Errorf("ms: %s: %w", w.path, err)
-	}
-	bf.data = grow(bf.data, len(bf.vis))
-	for i, v := range bf.vis {
-		bf.data[i] = complex64(v)
 	}
 	out := Block{Ant1: b.Ant1[lo:hi], Ant2: b.Ant2[lo:hi], JD: bf.jd, UVW: bf.uvw, Data: bf.data}
 	if b.Flags != nil {

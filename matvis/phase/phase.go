@@ -248,16 +248,27 @@ func WTerm(w, f float64) complex128 {
 // (wTerms), within a few ulps per channel of WTerm's; applyExact is the
 // per-channel twin it is tested against.
 func (t *Time) Apply(a1, a2 []int, freqs []float64, npol int, vis []complex128, uvw [][3]float64) error {
-	return t.apply(a1, a2, freqs, npol, vis, uvw, spacingOf(freqs))
+	return t.apply(a1, a2, freqs, npol, vis, nil, uvw, spacingOf(freqs))
+}
+
+// ApplyTo is Apply leaving vis as it is and storing the phased values,
+// rounded to complex64, in dst (as long as vis): what Apply and a
+// conversion give, in one pass.
+func (t *Time) ApplyTo(dst []complex64, a1, a2 []int, freqs []float64, npol int, vis []complex128, uvw [][3]float64) error {
+	if len(dst) != len(vis) {
+		return fmt.Errorf("phase: room for %d phased visibilities for %d", len(dst), len(vis))
+	}
+	return t.apply(a1, a2, freqs, npol, vis, dst, uvw, spacingOf(freqs))
 }
 
 // applyExact is Apply with WTerm computed for every row and channel.
 func (t *Time) applyExact(a1, a2 []int, freqs []float64, npol int, vis []complex128, uvw [][3]float64) error {
-	return t.apply(a1, a2, freqs, npol, vis, uvw, 0)
+	return t.apply(a1, a2, freqs, npol, vis, nil, uvw, 0)
 }
 
-// apply is Apply with the channel spacing df (0: not evenly spaced).
-func (t *Time) apply(a1, a2 []int, freqs []float64, npol int, vis []complex128, uvw [][3]float64, df float64) error {
+// apply is Apply (dst nil) or ApplyTo with the channel spacing df (0:
+// not evenly spaced).
+func (t *Time) apply(a1, a2 []int, freqs []float64, npol int, vis []complex128, dst []complex64, uvw [][3]float64, df float64) error {
 	nf, nrow := len(freqs), len(a1)
 	switch {
 	case len(a2) != nrow:
@@ -285,21 +296,45 @@ func (t *Time) apply(a1, a2 []int, freqs []float64, npol int, vis []complex128, 
 				uvw[k] = b
 			}
 			wTerms(ph, b[2], freqs, df)
-			row := vis[k*nf*npol : (k+1)*nf*npol]
-			if npol == 1 {
-				for c, f := range ph {
-					row[c] *= f
-				}
-				continue
-			}
-			for c, f := range ph {
-				for p := range npol {
-					row[c*npol+p] *= f
-				}
+			lo, hi := k*nf*npol, (k+1)*nf*npol
+			if dst == nil {
+				mulRow(vis[lo:hi], ph, npol)
+			} else {
+				mulRowTo(dst[lo:hi], vis[lo:hi], ph, npol)
 			}
 		}
 	})
 	return nil
+}
+
+// mulRow multiplies each channel's npol values of row by its factor.
+func mulRow(row, ph []complex128, npol int) {
+	if npol == 1 {
+		for c, f := range ph {
+			row[c] *= f
+		}
+		return
+	}
+	for c, f := range ph {
+		for p := range npol {
+			row[c*npol+p] *= f
+		}
+	}
+}
+
+// mulRowTo is mulRow storing the products, rounded, in dst.
+func mulRowTo(dst []complex64, row, ph []complex128, npol int) {
+	if npol == 1 {
+		for c, f := range ph {
+			dst[c] = complex64(row[c] * f)
+		}
+		return
+	}
+	for c, f := range ph {
+		for p := range npol {
+			dst[c*npol+p] = complex64(row[c*npol+p] * f)
+		}
+	}
 }
 
 // reseed is how many channels the recurrence runs before it takes WTerm

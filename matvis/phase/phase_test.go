@@ -472,3 +472,67 @@ func TestWTermsUnevenIsExact(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyToEqualsApply: ApplyTo gives, bit for bit, Apply's values
+// rounded to complex64 and the same uvws, and leaves its input as it was,
+// for one and several polarizations, evenly spaced channels or not.
+func TestApplyToEqualsApply(t *testing.T) {
+	rng := sharedtest.RNG(t, 8)
+	s, enu := randomArray(rng, 30, 800)
+	p, err := New(s, ECEFFromENU(s, enu), Centre{RA: 2 * math.Pi * rng.Float64(), Dec: math.Asin(2*rng.Float64() - 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := p.At(2459000+1000*rng.Float64(), 2*math.Pi*rng.Float64(), randomEOP(rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a1, a2 []int
+	for i := range enu {
+		for j := range i + 1 {
+			a1, a2 = append(a1, i), append(a2, j)
+		}
+	}
+	for _, npol := range []int{1, 2, 4} {
+		for _, even := range []bool{true, false} {
+			freqs := make([]float64, 40)
+			for c := range freqs {
+				freqs[c] = 120e6 + 1e5*float64(c)
+				if !even {
+					freqs[c] += 1e3 * rng.Float64()
+				}
+			}
+			vis := make([]complex128, len(a1)*len(freqs)*npol)
+			for i := range vis {
+				vis[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+			}
+			orig := append([]complex128(nil), vis...)
+			dst := make([]complex64, len(vis))
+			uvwTo, uvw := make([][3]float64, len(a1)), make([][3]float64, len(a1))
+			if err := tm.ApplyTo(dst, a1, a2, freqs, npol, vis, uvwTo); err != nil {
+				t.Fatal(err)
+			}
+			for i := range vis {
+				if vis[i] != orig[i] {
+					t.Fatalf("npol %d: ApplyTo changed its input at %d", npol, i)
+				}
+			}
+			if err := tm.Apply(a1, a2, freqs, npol, vis, uvw); err != nil {
+				t.Fatal(err)
+			}
+			for i := range vis {
+				if dst[i] != complex64(vis[i]) {
+					t.Fatalf("npol %d, even %v, value %d: ApplyTo %v, Apply %v", npol, even, i, dst[i], complex64(vis[i]))
+				}
+			}
+			for k := range uvw {
+				if uvw[k] != uvwTo[k] {
+					t.Fatalf("row %d: uvw %v by ApplyTo, %v by Apply", k, uvwTo[k], uvw[k])
+				}
+			}
+		}
+	}
+	if err := tm.ApplyTo(make([]complex64, 3), a1, a2, []float64{1e8}, 1, make([]complex128, len(a1)), nil); err == nil || !strings.Contains(err.Error(), "room for 3 phased visibilities") {
+		t.Errorf("a short dst: %v", err)
+	}
+}
