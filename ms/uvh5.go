@@ -113,6 +113,8 @@ func (d *Drift) WriteRows(k0 int, b DriftBlock) error {
 		return fmt.Errorf("ms: %s: rows [%d, %d) of a time (%d second antennas) where row %d of %d is next", w.path, k0, k0+n, len(b.Ant2), d.row, nb)
 	case len(b.Vis) != n*nv:
 		return fmt.Errorf("ms: %s: %d rows × %d channels × %d polarizations have %d visibilities", w.path, n, len(w.h.Freqs), len(w.h.Pols), len(b.Vis))
+	case b.Flags != nil && len(b.Flags) != n*nv, b.Nsamples != nil && len(b.Nsamples) != n*nv:
+		return fmt.Errorf("ms: %s: %d flags and %d sample counts for %d visibilities", w.path, len(b.Flags), len(b.Nsamples), n*nv)
 	}
 	bf := &d.buf
 	bf.i1, bf.i2 = grow(bf.i1, n), grow(bf.i2, n)
