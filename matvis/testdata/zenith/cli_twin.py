@@ -23,7 +23,8 @@ from astropy import units as u
 from astropy.coordinates import AltAz, SkyCoord
 from astropy.time import Time
 
-import twin
+sys.dont_write_bytecode = True  # no __pycache__ beside the test data
+import twin  # noqa: E402
 
 LAYOUT = [("HH0", 0, (0.0, 0.0, 0.0)), ("HH1", 1, (14.6, 0.0, 0.3)), ("HH2", 2, (7.3, 12.644, -0.5))]
 FREQS = [100e6, 150e6]
