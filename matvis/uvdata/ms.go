@@ -93,9 +93,10 @@ func (m *msRows) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 	return m.WriteChannels(bltStart, len(vis)/row, 0, m.nf, vis, flags, nsamples)
 }
 
-// WriteChannels copies channels [f0, f1) of rows [bltStart, bltStart+n),
-// which lie in one time, into that time's rows, and writes the times
-// that are then whole and next.
+// WriteChannels writes channels [f0, f1) of rows [bltStart, bltStart+n),
+// which lie in one time: straight to the MS when they are whole rows and
+// the next ones, else copied into that time's rows; then it writes the
+// gathered times that are whole and next.
 func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error {
 	t, k0 := bltStart/m.nbl, bltStart%m.nbl
 	nch := f1 - f0
