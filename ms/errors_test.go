@@ -148,7 +148,8 @@ func TestAtomic(t *testing.T) {
 }
 
 // TestDriftErrors: the drift streamer refuses a missing EOP source, a
-// block out of time order and unknown antennas, by name.
+// block out of time order, rows out of order, unknown antennas and too
+// few flags, by name.
 func TestDriftErrors(t *testing.T) {
 	const name = "stokesI-gaussian"
 	src := filepath.Join(refDir, "pyuvsim-"+name)
@@ -178,5 +179,13 @@ func TestDriftErrors(t *testing.T) {
 	b.Ant1[3] = 99
 	if err := d.WriteTime(b); err == nil || !strings.Contains(err.Error(), "antennas 99, 0: not among the header's antenna numbers") {
 		t.Fatalf("an unknown antenna: %v", err)
+	}
+	b.Ant1[3] = int(h.Ant1[3])
+	if err := d.WriteRows(5, b); err == nil || !strings.Contains(err.Error(), "rows [5, 33) of a time (28 second antennas) where row 0 of 28 is next") {
+		t.Fatalf("rows out of order: %v", err)
+	}
+	b.Flags = make([]bool, 5)
+	if err := d.WriteTime(b); err == nil || !strings.Contains(err.Error(), "5 flags and 0 sample counts for 336 visibilities") {
+		t.Fatalf("too few flags: %v", err)
 	}
 }

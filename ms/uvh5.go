@@ -15,16 +15,33 @@ import (
 type Phasing = phase.Target
 
 // Drift streams unprojected (drift-scan) rows, as gomatvis simulates and
-// pyuvsim writes them, into an MS: each time block is phased as the
+// pyuvsim writes them, into an MS: each time's rows are phased as the
 // Phasing says and written, with the autos' parallel-hand imaginary parts
-// set to zero as pyuvdata's fix_autos does.
+// set to zero as pyuvdata's fix_autos does. Rows go through bounded
+// buffers (a piece of about 4 MB of complex128 at a time), so that a
+// time's rows need not be held whole beside the caller's.
 type Drift struct {
 	w     *Writer
 	ph    *phase.Phaser
 	eop   func(jd float64) (astro.EOP, error)
 	index map[int]int // antenna number → index into the positions
 	next  int         // the next time
+	row   int         // the rows of the next time written
+	at    *phase.Time // the next time's phasing, once its first rows came
+	piece int         // the most visibilities phased and written at once
+	buf   driftBuf
 }
+
+// driftBuf is one piece's buffers, reused from piece to piece.
+type driftBuf struct {
+	i1, i2 []int
+	uvw    [][3]float64
+	jd     []float64
+	data   []complex64
+}
+
+// pieceValues bounds the visibilities phased and written at once.
+const pieceValues = 1 << 18
 
 // NewDrift creates the MS at path for the rows a UVH5 header describes
 // (HeaderFromUVH5 gives the MS header; its centre is set here) and
@@ -51,17 +68,17 @@ func NewDrift(path string, uh *uvh5.Header, p Phasing) (*Drift, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := &Drift{w: w, ph: ph, eop: p.EOP, index: map[int]int{}}
+	d := &Drift{w: w, ph: ph, eop: p.EOP, index: map[int]int{}, piece: pieceValues}
 	for i, n := range h.AntennaNumbers {
 		d.index[n] = i
 	}
 	return d, nil
 }
 
-// DriftBlock is one time's unprojected rows: every baseline of the
-// header at one time, visibilities C-ordered (row, channel,
-// polarization) with the header's polarizations; Flags and Nsamples may
-// be nil.
+// DriftBlock is unprojected rows of one time: every baseline of the
+// header (WriteTime) or a run of them (WriteRows), visibilities C-ordered
+// (row, channel, polarization) with the header's polarizations; Flags
+// and Nsamples may be nil.
 type DriftBlock struct {
 	JD, LST    float64 // UTC Julian date; the apparent LST (radians) the data carry
 	Ant1, Ant2 []int   // antenna numbers
@@ -72,46 +89,87 @@ type DriftBlock struct {
 
 // WriteTime phases and writes the next time's rows. b.Vis is not changed.
 func (d *Drift) WriteTime(b DriftBlock) error {
+	if nb := d.w.h.Baselines; len(b.Ant1) != nb || len(b.Ant2) != nb {
+		return fmt.Errorf("ms: %s: a time block of %d and %d antennas; every time has %d rows", d.w.path, len(b.Ant1), len(b.Ant2), nb)
+	}
+	return d.WriteRows(0, b)
+}
+
+// NextRow is the time and the row within it that WriteRows takes next.
+func (d *Drift) NextRow() (t, k int) { return d.next, d.row }
+
+// WriteRows phases and writes rows [k0, k0+n) of the next time's
+// Baselines rows, n being b's: k0 is the number of that time's rows
+// written before (NextRow), and a time is done when all its rows are.
+// b.Vis is not changed.
+func (d *Drift) WriteRows(k0 int, b DriftBlock) error {
 	w := d.w
-	if d.next >= len(w.h.Times) || b.JD != w.h.Times[d.next] {
+	nb, n := w.h.Baselines, len(b.Ant1)
+	nv := len(w.h.Freqs) * len(w.h.Pols)
+	switch {
+	case d.next >= len(w.h.Times) || b.JD != w.h.Times[d.next]:
 		return fmt.Errorf("ms: %s: a block at JD %s where the header's time %d is next", w.path, jdStr(b.JD), d.next)
+	case k0 != d.row || k0+n > nb || len(b.Ant2) != n:
+		return fmt.Errorf("ms: %s: rows [%d, %d) of a time (%d second antennas) where row %d of %d is next", w.path, k0, k0+n, len(b.Ant2), d.row, nb)
+	case len(b.Vis) != n*nv:
+		return fmt.Errorf("ms: %s: %d rows × %d channels × %d polarizations have %d visibilities", w.path, n, len(w.h.Freqs), len(w.h.Pols), len(b.Vis))
+	case b.Flags != nil && len(b.Flags) != n*nv, b.Nsamples != nil && len(b.Nsamples) != n*nv:
+		return fmt.Errorf("ms: %s: %d flags and %d sample counts for %d visibilities", w.path, len(b.Flags), len(b.Nsamples), n*nv)
 	}
-	nb, np := w.h.Baselines, len(w.h.Pols)
-	if len(b.Ant1) != nb || len(b.Ant2) != nb {
-		return fmt.Errorf("ms: %s: a time block of %d and %d antennas; every time has %d rows", w.path, len(b.Ant1), len(b.Ant2), nb)
-	}
-	eop, err := d.eop(b.JD)
-	if err != nil {
-		return fmt.Errorf("ms: %s: %w", w.path, err)
-	}
-	tm, err := d.ph.At(b.JD, b.LST, eop)
-	if err != nil {
-		return fmt.Errorf("ms: %s: %w", w.path, err)
-	}
-	i1, i2 := make([]int, nb), make([]int, nb)
-	for k := range nb {
+	bf := &d.buf
+	bf.i1, bf.i2 = grow(bf.i1, n), grow(bf.i2, n)
+	for k := range n {
 		var ok1, ok2 bool
-		i1[k], ok1 = d.index[b.Ant1[k]]
-		i2[k], ok2 = d.index[b.Ant2[k]]
+		bf.i1[k], ok1 = d.index[b.Ant1[k]]
+		bf.i2[k], ok2 = d.index[b.Ant2[k]]
 		if !ok1 || !ok2 {
-			return fmt.Errorf("ms: %s: row %d: antennas %d, %d: not among the header's antenna numbers", w.path, k, b.Ant1[k], b.Ant2[k])
+			return fmt.Errorf("ms: %s: row %d: antennas %d, %d: not among the header's antenna numbers", w.path, d.next*nb+k0+k, b.Ant1[k], b.Ant2[k])
 		}
 	}
-	vis := slices.Clone(b.Vis)
-	out := Block{Ant1: b.Ant1, Ant2: b.Ant2, JD: fill(nb, b.JD), UVW: make([][3]float64, nb), Flags: b.Flags, Nsamples: b.Nsamples}
-	if err := tm.Apply(i1, i2, w.h.Freqs, np, vis, out.UVW); err != nil {
+	if d.at == nil {
+		eop, err := d.eop(b.JD)
+		if err != nil {
+			return fmt.Errorf("ms: %s: %w", w.path, err)
+		}
+		if d.at, err = d.ph.At(b.JD, b.LST, eop); err != nil {
+			return fmt.Errorf("ms: %s: %w", w.path, err)
+		}
+	}
+	per := max(1, d.piece/nv)
+	for lo := 0; lo < n; lo += per {
+		hi := min(n, lo+per)
+		if err := d.writePiece(k0+lo, b, lo, hi, nv); err != nil {
+			return err
+		}
+	}
+	d.row += n
+	if d.row == nb {
+		d.next, d.row, d.at = d.next+1, 0, nil
+	}
+	return nil
+}
+
+// writePiece phases rows [lo, hi) of b, rows k0… of the next time, and
+// writes them; d.buf's i1 and i2 hold b's antenna indices.
+func (d *Drift) writePiece(k0 int, b DriftBlock, lo, hi, nv int) error {
+	w, bf, n := d.w, &d.buf, hi-lo
+	bf.uvw, bf.jd = grow(bf.uvw, n), grow(bf.jd, n)
+	for k := range bf.jd {
+		bf.jd[k] = b.JD
+	}
+	bf.data = grow(bf.data, n*nv)
+	if err := d.at.ApplyTo(bf.data, bf.i1[lo:hi], bf.i2[lo:hi], w.h.Freqs, len(w.h.Pols), b.Vis[lo*nv:hi*nv], bf.uvw); err != nil {
 		return fmt.Errorf("ms: %s: %w", w.path, err)
 	}
-	out.Data = make([]complex64, len(vis))
-	for i, v := range vis {
-		out.Data[i] = complex64(v)
+	out := Block{Ant1: b.Ant1[lo:hi], Ant2: b.Ant2[lo:hi], JD: bf.jd, UVW: bf.uvw, Data: bf.data}
+	if b.Flags != nil {
+		out.Flags = b.Flags[lo*nv : hi*nv]
+	}
+	if b.Nsamples != nil {
+		out.Nsamples = b.Nsamples[lo*nv : hi*nv]
 	}
 	w.fixAutos(out)
-	if err := w.WriteRows(d.next*nb, out); err != nil {
-		return err
-	}
-	d.next++
-	return nil
+	return w.WriteRows(d.next*w.h.Baselines+k0, out)
 }
 
 // Close completes the MS (every time must have been written).

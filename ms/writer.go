@@ -318,24 +318,12 @@ func (w *Writer) checkBlock(rowStart int, b Block) error {
 func (w *Writer) putBlock(b Block) error {
 	n, nf, np := len(b.Ant1), len(w.h.Freqs), len(w.h.Pols)
 	sc := &w.scratch
-	sc.data, sc.flags = grow(sc.data, len(b.Data)), grow(sc.flags, len(b.Data))
 	sc.zeros = grow(sc.zeros, len(b.Data))
 	sc.weight, sc.sigma = grow(sc.weight, n*np), grow(sc.sigma, n*np)
 	sc.flagRow, sc.med = grow(sc.flagRow, n), grow(sc.med, nf)
-	i := 0
+	data, flags := w.casaData(b)
 	for k := range n {
-		all := true
-		for c := range nf {
-			row := (k*nf + c) * np
-			for _, p := range w.order {
-				sc.data[i] = b.Data[row+p]
-				f := b.Flags != nil && b.Flags[row+p]
-				sc.flags[i] = f
-				all = all && f
-				i++
-			}
-		}
-		sc.flagRow[k] = all
+		sc.flagRow[k] = !slices.Contains(flags[k*nf*np:(k+1)*nf*np], false)
 		for j, p := range w.order {
 			wt := 1.0
 			if b.Nsamples != nil {
@@ -367,7 +355,7 @@ func (w *Writer) putBlock(b Block) error {
 	m := w.main
 	errs := []error{
 		m.PutDoubles(cUVW, sc.uvw),
-		m.PutBools(cFlag, sc.flags),
+		m.PutBools(cFlag, flags),
 		m.PutBools(cFlagCategory, sc.zeros),
 		m.PutFloats(cWeight, sc.weight),
 		m.PutFloats(cSigma, sc.sigma),
@@ -376,7 +364,7 @@ func (w *Writer) putBlock(b Block) error {
 		m.PutBools(cFlagRow, sc.flagRow),
 		m.PutDoubles(cTime, sc.tm),
 		m.PutDoubles(cTimeCentroid, sc.tm),
-		m.PutComplex(cData, sc.data),
+		m.PutComplex(cData, data),
 		m.PutDoubles(cExposure, sc.intervals),
 		m.PutDoubles(cInterval, sc.intervals),
 		m.PutInts(cScanNumber, sc.ones),
@@ -385,6 +373,29 @@ func (w *Writer) putBlock(b Block) error {
 		errs = append(errs, m.PutInts(c, sc.izeros))
 	}
 	return errors.Join(errs...)
+}
+
+// casaData returns the block's visibilities and flags with the
+// correlations in CASA order: b's own when they are in that order
+// already (a block of one polarization), else reordered into the scratch.
+// Nil flags are none flagged.
+func (w *Writer) casaData(b Block) ([]complex64, []bool) {
+	sc := &w.scratch
+	if !slices.IsSorted(w.order) {
+		np := len(w.order)
+		sc.data, sc.flags = grow(sc.data, len(b.Data)), grow(sc.flags, len(b.Data))
+		for i := 0; i < len(b.Data); i += np {
+			for j, p := range w.order {
+				sc.data[i+j] = b.Data[i+p]
+				sc.flags[i+j] = b.Flags != nil && b.Flags[i+p]
+			}
+		}
+		return sc.data, sc.flags
+	}
+	if b.Flags == nil {
+		return b.Data, sc.zeros
+	}
+	return b.Data, b.Flags
 }
 
 // median is numpy's median of v (which it reorders), in float64 as

@@ -262,27 +262,58 @@ func (w *Writer) PutBools(col int, v []bool) error {
 		cell = 0 // one packing over all rows
 	}
 	for lo := 0; lo < len(v); lo += chunk {
-		s.buf = s.buf[:0]
-		for _, x := range v[lo:min(len(v), lo+chunk)] {
-			if x {
-				s.bits |= 1 << s.nbits
-			}
-			s.nbits++
-			s.cellBits++
-			endCell := s.cellBits == cell
-			if s.nbits == 8 || endCell {
-				s.buf = append(s.buf, byte(s.bits))
-				s.bits, s.nbits = 0, 0
-			}
-			if endCell {
-				s.cellBits = 0
-			}
-		}
+		s.buf = s.packBools(s.buf[:0], v[lo:min(len(v), lo+chunk)], cell)
 		if err := s.flush(); err != nil {
 			return fmt.Errorf("casatable: %s: column %s: %w", w.dir, w.desc.Columns[col].Name, err)
 		}
 	}
 	return nil
+}
+
+// packBools appends the bytes that v completes to b, packing bits into
+// cells of cell values (0: one packing of all): eight at a time where a
+// byte begins and its cell has eight more values, else as packBits.
+func (s *spill) packBools(b []byte, v []bool, cell int) []byte {
+	for len(v) > 0 {
+		if s.nbits != 0 || len(v) < 8 || (cell != 0 && cell-s.cellBits < 8) {
+			b = s.packBits(b, v[:1], cell)
+			v = v[1:]
+			continue
+		}
+		var x byte
+		for j, f := range v[:8] {
+			if f {
+				x |= 1 << j
+			}
+		}
+		b = append(b, x)
+		v = v[8:]
+		if s.cellBits += 8; s.cellBits == cell {
+			s.cellBits = 0
+		}
+	}
+	return b
+}
+
+// packBits is packBools one bit at a time: each value goes into the byte
+// being packed, which is appended to b when it has 8 bits or ends a cell.
+func (s *spill) packBits(b []byte, v []bool, cell int) []byte {
+	for _, x := range v {
+		if x {
+			s.bits |= 1 << s.nbits
+		}
+		s.nbits++
+		s.cellBits++
+		endCell := s.cellBits == cell
+		if s.nbits == 8 || endCell {
+			b = append(b, byte(s.bits))
+			s.bits, s.nbits = 0, 0
+		}
+		if endCell {
+			s.cellBits = 0
+		}
+	}
+	return b
 }
 
 // PutInts appends Int values.
@@ -316,8 +347,8 @@ func (w *Writer) PutDoubles(col int, v []float64) error {
 func (w *Writer) PutComplex(col int, v []complex64) error {
 	return w.inChunks(col, Complex, len(v), 8, func(b []byte, lo, hi int) {
 		for i, x := range v[lo:hi] {
-			binary.BigEndian.PutUint32(b[8*i:], math.Float32bits(real(x)))
-			binary.BigEndian.PutUint32(b[8*i+4:], math.Float32bits(imag(x)))
+			re, im := math.Float32bits(real(x)), math.Float32bits(imag(x))
+			binary.BigEndian.PutUint64(b[8*i:], uint64(re)<<32|uint64(im))
 		}
 	})
 }

@@ -372,3 +372,167 @@ func TestApplyBlockEqualsRows(t *testing.T) {
 		}
 	}
 }
+
+// TestApplyRecurrenceEqualsExact: Apply's recurrence over evenly spaced
+// channels gives WTerm's per-channel factors within a few ulps per
+// recurrence step plus WTerm's own rounding of the phase, on random
+// arrays, centres, grids (numpy.linspace-like and f0 + k·df, rising and
+// falling) and visibilities.
+func TestApplyRecurrenceEqualsExact(t *testing.T) {
+	rng := sharedtest.RNG(t, 5)
+	const eps = 0x1p-52
+	worst := 0.0
+	for trial := range 20 {
+		s, enu := randomArray(rng, 12, math.Pow(10, 1+3*rng.Float64()))
+		p, err := New(s, ECEFFromENU(s, enu), Centre{RA: 2 * math.Pi * rng.Float64(), Dec: math.Asin(2*rng.Float64() - 1)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tm, err := p.At(2459000+1000*rng.Float64(), 2*math.Pi*rng.Float64(), randomEOP(rng))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a1, a2 []int
+		for i := range enu {
+			for j := range i + 1 {
+				a1, a2 = append(a1, i), append(a2, j)
+			}
+		}
+		nf := 3 + rng.IntN(200)
+		f0 := 50e6 + 3e9*rng.Float64()
+		df := f0 * 1e-3 * (rng.Float64() - 0.5)
+		freqs := make([]float64, nf)
+		for c := range freqs {
+			if trial%2 == 0 { // numpy.linspace(f0, f1, nf)
+				f1 := f0 + df*float64(nf-1)
+				freqs[c] = f0 + float64(c)*((f1-f0)/float64(nf-1))
+			} else {
+				freqs[c] = f0 + float64(c)*df
+			}
+		}
+		if spacingOf(freqs) == 0 {
+			t.Fatalf("trial %d: %d channels from %v Hz spaced by %v Hz: not taken as evenly spaced", trial, nf, f0, df)
+		}
+		const npol = 2
+		fast := make([]complex128, len(a1)*nf*npol)
+		for i := range fast {
+			fast[i] = cmplx.Rect(1+rng.Float64(), 2*math.Pi*rng.Float64())
+		}
+		exact := append([]complex128(nil), fast...)
+		orig := append([]complex128(nil), fast...)
+		if err := tm.Apply(a1, a2, freqs, npol, fast, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := tm.applyExact(a1, a2, freqs, npol, exact, nil); err != nil {
+			t.Fatal(err)
+		}
+		for k := range a1 {
+			w := tm.UVW(a1[k], a2[k])[2]
+			for c, f := range freqs {
+				// WTerm rounds its phase 2π·w·f/c to a few ulps of
+				// itself, and each recurrence step adds that of the
+				// step's phase and a few ulps of the unit phasor.
+				steps := float64(c % reseed)
+				turns := math.Abs(w * f / SpeedOfLight)
+				bound := 4 * eps * (1 + steps) * (1 + 2*math.Pi*turns)
+				for q := range npol {
+					i := (k*nf+c)*npol + q
+					e := cmplx.Abs(fast[i]-exact[i]) / cmplx.Abs(orig[i])
+					worst = max(worst, e/bound)
+					if e > bound {
+						t.Fatalf("trial %d, row %d, channel %d (%d steps, w = %v m, %v turns): |Δ|/|v| = %.3g, bound %.3g", trial, k, c, int(steps), w, turns, e, bound)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("worst |Δ|/|v|: %.3g of the bound", worst)
+}
+
+// TestWTermsUnevenIsExact: on a grid that is not evenly spaced wTerms is
+// WTerm at every channel, bit for bit.
+func TestWTermsUnevenIsExact(t *testing.T) {
+	rng := sharedtest.RNG(t, 6)
+	for range 50 {
+		nf := 3 + rng.IntN(40)
+		freqs := make([]float64, nf)
+		for c := range freqs {
+			freqs[c] = 1e8 + 1e6*float64(c) + 1e3*rng.Float64()
+		}
+		if spacingOf(freqs) != 0 {
+			t.Fatalf("%v taken as evenly spaced", freqs)
+		}
+		w := 1000 * (2*rng.Float64() - 1)
+		ph := make([]complex128, nf)
+		wTerms(ph, w, freqs, spacingOf(freqs))
+		for c, f := range freqs {
+			if ph[c] != WTerm(w, f) {
+				t.Fatalf("channel %d: %v, WTerm %v", c, ph[c], WTerm(w, f))
+			}
+		}
+	}
+}
+
+// TestApplyToEqualsApply: ApplyTo gives, bit for bit, Apply's values
+// rounded to complex64 and the same uvws, and leaves its input as it was,
+// for one and several polarizations, evenly spaced channels or not.
+func TestApplyToEqualsApply(t *testing.T) {
+	rng := sharedtest.RNG(t, 8)
+	s, enu := randomArray(rng, 30, 800)
+	p, err := New(s, ECEFFromENU(s, enu), Centre{RA: 2 * math.Pi * rng.Float64(), Dec: math.Asin(2*rng.Float64() - 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm, err := p.At(2459000+1000*rng.Float64(), 2*math.Pi*rng.Float64(), randomEOP(rng))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a1, a2 []int
+	for i := range enu {
+		for j := range i + 1 {
+			a1, a2 = append(a1, i), append(a2, j)
+		}
+	}
+	for _, npol := range []int{1, 2, 4} {
+		for _, even := range []bool{true, false} {
+			freqs := make([]float64, 40)
+			for c := range freqs {
+				freqs[c] = 120e6 + 1e5*float64(c)
+				if !even {
+					freqs[c] += 1e3 * rng.Float64()
+				}
+			}
+			vis := make([]complex128, len(a1)*len(freqs)*npol)
+			for i := range vis {
+				vis[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+			}
+			orig := append([]complex128(nil), vis...)
+			dst := make([]complex64, len(vis))
+			uvwTo, uvw := make([][3]float64, len(a1)), make([][3]float64, len(a1))
+			if err := tm.ApplyTo(dst, a1, a2, freqs, npol, vis, uvwTo); err != nil {
+				t.Fatal(err)
+			}
+			for i := range vis {
+				if vis[i] != orig[i] {
+					t.Fatalf("npol %d: ApplyTo changed its input at %d", npol, i)
+				}
+			}
+			if err := tm.Apply(a1, a2, freqs, npol, vis, uvw); err != nil {
+				t.Fatal(err)
+			}
+			for i := range vis {
+				if dst[i] != complex64(vis[i]) {
+					t.Fatalf("npol %d, even %v, value %d: ApplyTo %v, Apply %v", npol, even, i, dst[i], complex64(vis[i]))
+				}
+			}
+			for k := range uvw {
+				if uvw[k] != uvwTo[k] {
+					t.Fatalf("row %d: uvw %v by ApplyTo, %v by Apply", k, uvwTo[k], uvw[k])
+				}
+			}
+		}
+	}
+	if err := tm.ApplyTo(make([]complex64, 3), a1, a2, []float64{1e8}, 1, make([]complex128, len(a1)), nil); err == nil || !strings.Contains(err.Error(), "room for 3 phased visibilities") {
+		t.Errorf("a short dst: %v", err)
+	}
+}

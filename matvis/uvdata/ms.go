@@ -60,10 +60,11 @@ func (l *Layout) eopAt(jd float64) (astro.EOP, error) {
 	return l.EOP[t], nil
 }
 
-// msRows is the rowWriter of an MS: it gathers each time's rows (every
-// baseline and channel, in pieces and channel ranges, in any order) and
-// hands a time to the ms.Drift once it is whole and every earlier time
-// has gone, since an MS is written time after time.
+// msRows is the rowWriter of an MS, which is written row after row:
+// pieces of whole rows that come in that order go straight to the
+// ms.Drift; others (channel ranges, rows out of order) are gathered into
+// their time's rows, which go once the time is whole and every earlier
+// row has gone.
 type msRows struct {
 	d           *ms.Drift
 	nbl, nf, np int
@@ -92,9 +93,10 @@ func (m *msRows) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 	return m.WriteChannels(bltStart, len(vis)/row, 0, m.nf, vis, flags, nsamples)
 }
 
-// WriteChannels copies channels [f0, f1) of rows [bltStart, bltStart+n),
-// which lie in one time, into that time's rows, and writes the times
-// that are then whole and next.
+// WriteChannels writes channels [f0, f1) of rows [bltStart, bltStart+n),
+// which lie in one time: straight to the MS when they are whole rows and
+// the next ones, else copied into that time's rows; then it writes the
+// gathered times that are whole and next.
 func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags []bool, nsamples []float32) error {
 	t, k0 := bltStart/m.nbl, bltStart%m.nbl
 	nch := f1 - f0
@@ -109,9 +111,19 @@ func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 		return fmt.Errorf("ms: rows of time %d, already written", t)
 	}
 	tm := m.pending[t]
+	if nt, nk := m.d.NextRow(); tm == nil && t == nt && k0 == nk && f0 == 0 && f1 == m.nf {
+		if err := m.d.WriteRows(k0, m.driftBlock(t, k0, k0+n, vis, flags, nsamples)); err != nil {
+			return err
+		}
+		m.next, _ = m.d.NextRow()
+		return m.flush()
+	}
 	if tm == nil {
 		tm = m.newTime()
 		m.pending[t] = tm
+		if nt, nk := m.d.NextRow(); t == nt {
+			tm.markWritten(nk, m.nf)
+		}
 	}
 	for r := range n {
 		k := k0 + r
@@ -128,6 +140,21 @@ func (m *msRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 		}
 	}
 	return m.flush()
+}
+
+// driftBlock is rows [k0, k1) of time t for the ms.Drift.
+func (m *msRows) driftBlock(t, k0, k1 int, vis []complex128, flags []bool, nsamples []float32) ms.DriftBlock {
+	return ms.DriftBlock{JD: m.times[t], LST: m.lsts[t], Ant1: m.ant1[k0:k1], Ant2: m.ant2[k0:k1],
+		Vis: vis, Flags: flags, Nsamples: nsamples}
+}
+
+// markWritten marks the time's first k rows (of nf channels) filled:
+// they went to the MS as they came.
+func (tm *msTime) markWritten(k, nf int) {
+	for i := range k * nf {
+		tm.filled[i] = true
+	}
+	tm.left -= k * nf
 }
 
 // newTime is an empty time: the spare one cleared, else a new one (a
@@ -171,9 +198,16 @@ func (m *msRows) flush() error {
 		if tm == nil || tm.left > 0 {
 			return nil
 		}
-		err := m.d.WriteTime(ms.DriftBlock{JD: m.times[m.next], LST: m.lsts[m.next], Ant1: m.ant1, Ant2: m.ant2,
-			Vis: tm.vis, Flags: tm.flags, Nsamples: tm.nsamples})
-		if err != nil {
+		_, k0 := m.d.NextRow()
+		v := m.nf * m.np // the time's rows from k0 on: the rest went as they came
+		b := m.driftBlock(m.next, k0, m.nbl, tm.vis[k0*v:], nil, nil)
+		if tm.flags != nil {
+			b.Flags = tm.flags[k0*v:]
+		}
+		if tm.nsamples != nil {
+			b.Nsamples = tm.nsamples[k0*v:]
+		}
+		if err := m.d.WriteRows(k0, b); err != nil {
 			return err
 		}
 		delete(m.pending, m.next)
