@@ -1,17 +1,16 @@
 package matvis
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/membudget"
 )
 
 // ErrTooLarge is wrapped by the errors of a run whose memory cannot fit
-// in its budget (a *MemoryError carries the numbers).
-var ErrTooLarge = errors.New("does not fit in memory")
+// in its budget (a *MemoryError carries the numbers), and of a reader
+// that sized its input before reading it (membudget.ErrTooLarge).
+var ErrTooLarge = membudget.ErrTooLarge
 
 // MemoryError says that a run needs more host memory than its budget.
 type MemoryError struct {
@@ -67,47 +66,14 @@ func (e *MemoryError) advice() string {
 func (e *MemoryError) Unwrap() error { return ErrTooLarge }
 
 // formatBytes writes n bytes with a decimal unit.
-func formatBytes(n int64) string {
-	switch v := float64(n); {
-	case v >= 1e12:
-		return fmt.Sprintf("%.3g TB", v/1e12)
-	case v >= 1e9:
-		return fmt.Sprintf("%.3g GB", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.3g MB", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.3g kB", v/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func formatBytes(n int64) string { return membudget.FormatBytes(n) }
 
 // mul multiplies non-negative counts, saturating at MaxInt64 so that an
 // absurd size compares as too large instead of wrapping around.
-func mul(xs ...int64) int64 {
-	p := int64(1)
-	for _, x := range xs {
-		if x <= 0 {
-			return 0
-		}
-		if p > math.MaxInt64/x {
-			return math.MaxInt64
-		}
-		p *= x
-	}
-	return p
-}
+func mul(xs ...int64) int64 { return membudget.Mul(xs...) }
 
 // add sums non-negative byte counts, saturating at MaxInt64.
-func add(xs ...int64) int64 {
-	s := int64(0)
-	for _, x := range xs {
-		if s > math.MaxInt64-x {
-			return math.MaxInt64
-		}
-		s += x
-	}
-	return s
-}
+func add(xs ...int64) int64 { return membudget.Add(xs...) }
 
 // hostShape is what the host-memory check needs to know of a run.
 type hostShape struct {

@@ -2,8 +2,9 @@ package input
 
 import (
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis"
 
+	"github.com/gomatvis/gomatvis/internal/membudget"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/obsparam"
@@ -88,7 +89,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	if err != nil {
 		return nil, nil, err
 	}
-	sky, err := readObsSky(cfg)
+	sky, err := readObsSky(cfg, o.Run.MaxMemory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,7 +97,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, err := newObsObservation(cfg, o.EOP)
+	obs, err := newObsObservation(cfg, o.EOP, o.Run.MaxMemory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -200,10 +201,11 @@ func obsOutputConventions(c *matvis.Config, obs *matvis.Observation, o *ObsOptio
 	}
 }
 
-// readObsSky reads the catalog and applies the sources section's cuts.
-func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
+// readObsSky reads the catalog (refused before reading when it cannot
+// fit in maxMemory) and applies the sources section's cuts.
+func readObsSky(cfg *obsparam.Config, maxMemory int64) (*skymodel.Sky, error) {
 	src := cfg.Sources
-	sky, err := skymodel.ReadFileOptions(src.Catalog, skymodel.ReadOptions{Filetype: src.Filetype, GLEAMSpectralType: src.SpectralType})
+	sky, err := skymodel.ReadFileOptions(src.Catalog, skymodel.ReadOptions{Filetype: src.Filetype, GLEAMSpectralType: src.SpectralType, MaxMemory: maxMemory})
 	if err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
 	}
@@ -269,8 +271,12 @@ func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (matvis.Co
 	return r, nil
 }
 
-// newObsObservation describes the configuration's output.
-func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observation, error) {
+// newObsObservation describes the configuration's output, after checking
+// that its baselines fit in maxMemory (checkObsPairs).
+func newObsObservation(cfg *obsparam.Config, eop []astro.EOP, maxMemory int64) (*matvis.Observation, error) {
+	if err := checkObsPairs(cfg, maxMemory); err != nil {
+		return nil, err
+	}
 	t := cfg.Telescope
 	obs := &matvis.Observation{
 		TelescopeName:   t.Name,
@@ -299,4 +305,24 @@ func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observati
 		return nil, fmt.Errorf("matvis: %s: %w", cfg.Path, err)
 	}
 	return obs, nil
+}
+
+// checkObsPairs sizes the configuration's baselines before enumerating
+// them: the candidate pairs, the output's baselines and the run's pair
+// list hold 16 B a pair each (3 × 2·10⁸ × 16 B = 9.6 GB for 20 000
+// antennas with all pairs, which used to die allocating after minutes).
+func checkObsPairs(cfg *obsparam.Config, maxMemory int64) error {
+	n := cfg.NumCandidatePairs()
+	size := fmt.Sprintf("%d pairs × 16 B", n)
+	terms := []membudget.Term{
+		{Name: "candidate pairs", Size: size, Bytes: membudget.Mul(n, 16)},
+		{Name: "output baselines", Size: size, Bytes: membudget.Mul(n, 16)},
+		{Name: "run's pair list", Size: size, Bytes: membudget.Mul(n, 16)},
+	}
+	what := fmt.Sprintf("the baseline list of %d antennas", len(cfg.Telescope.Antennas))
+	advice := "select fewer baselines (select: bls, antenna_nums, ant_str in the obsparam file) or use a smaller layout"
+	if err := membudget.System().Check(maxMemory, what, advice, terms...); err != nil {
+		return fmt.Errorf("matvis: %s: %w", cfg.Path, err)
+	}
+	return nil
 }

@@ -349,6 +349,17 @@ func (c *Config) AntPairs() [][2]int {
 	return out
 }
 
+// NumCandidatePairs is how many pairs AntPairs enumerates before its
+// select criteria: the bls given, else N(N+1)/2 of N layout antennas. A
+// caller sizes the enumeration with it before calling AntPairs.
+func (c *Config) NumCandidatePairs() int64 {
+	if len(c.Select.Bls) > 0 {
+		return int64(len(c.Select.Bls))
+	}
+	n := int64(len(c.Telescope.Antennas))
+	return n * (n + 1) / 2
+}
+
 func (c *Config) candidatePairs() [][2]int {
 	if len(c.Select.Bls) > 0 {
 		return append([][2]int(nil), c.Select.Bls...)
