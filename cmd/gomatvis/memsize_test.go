@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// rlimitASEnv, set to a number of bytes, makes the test binary lower its
+// address-space limit (RLIMIT_AS) to it before anything else runs, so
+// that a child run of main (mainHelperEnv) meets the limit a user's
+// `ulimit -v` sets.
+const rlimitASEnv = "GOMATVIS_TEST_RLIMIT_AS"
+
+func init() {
+	v, ok := os.LookupEnv(rlimitASEnv)
+	if !ok {
+		return
+	}
+	n, err := strconv.ParseUint(v, 10, 64)
+	if err == nil {
+		err = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n})
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "%s=%s: %v\n", rlimitASEnv, v, err)
+		os.Exit(3)
+	}
+}
+
+// runLimited runs gomatvis with args in a child process in dir, under an
+// address-space limit of as bytes (0: none), and returns its exit code,
+// its stderr and its peak RSS in bytes.
+func runLimited(t *testing.T, dir string, as int64, args ...string) (code int, stderr string, peakRSS int64) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0])
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), mainHelperEnv+"="+strings.Join(args, "\x1f"))
+	if as > 0 {
+		cmd.Env = append(cmd.Env, rlimitASEnv+"="+strconv.FormatInt(as, 10))
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatalf("gomatvis %v: %v", args, err)
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		peakRSS = ru.Maxrss * 1024 // kB on Linux
+	}
+	return cmd.ProcessState.ExitCode(), errb.String(), peakRSS
+}
+
+// gridLayout is n antennas 5 m apart on a grid 300 wide.
+func gridLayout(n int) [][3]float64 {
+	enu := make([][3]float64, n)
+	for i := range enu {
+		enu[i] = [3]float64{float64(i%300) * 5, float64(i/300) * 5, 0}
+	}
+	return enu
+}
+
+// smallRun trims the example spec to its first channel, time and
+// sources.
+func smallRun(m map[string]any, nsrc int) {
+	m["freqs_hz"] = m["freqs_hz"].([]any)[:1]
+	m["times_jd"] = m["times_jd"].([]any)[:1]
+	m["eop"] = m["eop"].([]any)[:1]
+	src := m["sources"].(map[string]any)
+	src["ra_rad"] = src["ra_rad"].([]any)[:nsrc]
+	src["dec_rad"] = src["dec_rad"].([]any)[:nsrc]
+	flux := src["flux_jy"].([]any)[:nsrc]
+	for i, row := range flux {
+		flux[i] = row.([]any)[:1]
+	}
+	src["flux_jy"] = flux
+}
+
+// pySkyBomb writes a SkyH5 of argv[2] point sources (flat spectrum, one
+// channel) whose datasets are gzip-compressed constants: a file of about
+// 0.1 B a source declaring 65 B a source of arrays.
+const pySkyBomb = `
+import h5py, numpy as np, sys
+path, n = sys.argv[1], int(sys.argv[2])
+step = 1 << 20
+with h5py.File(path, "w") as f:
+    h = f.create_group("Header")
+    h["Ncomponents"] = np.int64(n)
+    h["Nfreqs"] = np.int64(1)
+    h["component_type"] = np.bytes_("point")
+    h["spectral_type"] = np.bytes_("flat")
+    kw = dict(chunks=(step,), compression="gzip", compression_opts=9)
+    name = h.create_dataset("name", (n,), dtype="S1", **kw)
+    sc = h.create_group("skycoord")
+    ra = sc.create_dataset("ra", (n,), dtype="f8", **kw)
+    dec = sc.create_dataset("dec", (n,), dtype="f8", **kw)
+    ra.attrs["unit"] = dec.attrs["unit"] = np.bytes_("deg")
+    sc["frame"] = np.bytes_("icrs")
+    sc["representation_type"] = np.bytes_("spherical")
+    st = f.create_group("Data").create_dataset("stokes", (4, 1, n), dtype="f8", chunks=(1, 1, step), compression="gzip", compression_opts=9)
+    st.attrs["unit"] = np.bytes_("Jy")
+    one = np.ones(step)
+    for i in range(0, n, step):
+        j = min(n, i + step)
+        name[i:j] = b"a"
+        ra[i:j] = 10 * one[: j - i]
+        dec[i:j] = -30 * one[: j - i]
+        for p in range(4):
+            st[p, 0, i:j] = (p == 0) * one[: j - i]
+`
+
+// skyBomb writes pySkyBomb's file of n sources into dir, or skips the
+// test when h5py (the only writer of gzip HDF5 here) is missing.
+func skyBomb(t *testing.T, dir string, n int) string {
+	t.Helper()
+	py := "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
+		t.Skipf("SKIP: the gzip SkyH5 is written by h5py: %s with h5py is not installed (%v)", py, err)
+	}
+	p := filepath.Join(dir, "bomb.skyh5")
+	if out, err := exec.Command(py, "-c", pySkyBomb, p, strconv.Itoa(n)).CombinedOutput(); err != nil {
+		t.Fatalf("writing the SkyH5: %v\n%s", err, out)
+	}
+	return p
+}
+
+// TestSizesBeforeAllocation: inputs that declare more than the machine's
+// limit — the address-space limit (ulimit -v) or --max-memory — are
+// refused with the numbers before they are allocated, in a process that
+// stays small: never `fatal error: out of memory` after minutes (all
+// pairs of 20 000 antennas; the pyuvsim path enumerated 2·10⁸ pairs
+// before any check), never gigabytes inflated from a small gzip SkyH5.
+func TestSizesBeforeAllocation(t *testing.T) {
+	const as = 3 << 30 // a `ulimit -v` of 3 GiB
+	cases := []struct {
+		name string
+		// setup writes the inputs into dir and returns gomatvis's args.
+		setup   func(t *testing.T, dir string) []string
+		as      int64
+		wants   []string
+		maxPeak int64
+	}{
+		{
+			name: "spec, all pairs of 20 000 antennas, RLIMIT_AS 3 GiB",
+			setup: func(t *testing.T, dir string) []string {
+				spec := writeSpec(t, dir, func(m map[string]any) {
+					smallRun(m, 3)
+					m["antennas_enu_m"] = gridLayout(20000)
+				}, "")
+				return []string{"simulate", spec, "-o", filepath.Join(dir, "o.npy"), "--backend", "cpu"}
+			},
+			as:      as,
+			wants:   []string{"20000 antennas, 400000000 baselines", "pair_list 6.4 GB", "accumulator 6.4 GB", "(RLIMIT_AS", "does not fit in memory", "ulimit -v"},
+			maxPeak: 200e6,
+		},
+		{
+			name: "obsparam, all pairs of 20 000 antennas, RLIMIT_AS 3 GiB",
+			setup: func(t *testing.T, dir string) []string {
+				obs := copyObsparam(t, "pyuvsim-stokesI-gaussian")
+				var b strings.Builder
+				b.WriteString("Name Number BeamID E N U\n")
+				for i, p := range gridLayout(20000) {
+					fmt.Fprintf(&b, "A%d %d 0 %g %g 0\n", i, i, p[0], p[1])
+				}
+				if err := os.WriteFile(filepath.Join(filepath.Dir(obs), "layout.csv"), []byte(b.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return []string{"simulate", obs, "-o", filepath.Join(dir, "o.uvh5"), "--backend", "cpu"}
+			},
+			as:      as,
+			wants:   []string{"the baseline list of 20000 antennas needs 9.6 GB", "candidate pairs 3.2 GB (200010000 pairs × 16 B)", "(RLIMIT_AS)", "select fewer baselines"},
+			maxPeak: 200e6,
+		},
+		{
+			name: "gzip SkyH5 of 4·10⁶ sources, --max-memory 100e6",
+			setup: func(t *testing.T, dir string) []string {
+				bomb := skyBomb(t, dir, 4_000_000)
+				spec := writeSpec(t, dir, func(m map[string]any) {
+					smallRun(m, 3)
+					m["sources"] = map[string]any{"catalog": map[string]any{"path": bomb}}
+				}, "")
+				return []string{"simulate", spec, "-o", filepath.Join(dir, "o.npy"), "--backend", "cpu", "--max-memory", "100e6"}
+			},
+			wants:   []string{"bomb.skyh5: the sky (4000000 components × 1 channels, from /Header) needs 520 MB", "stokes 128 MB (4 × 1 channels × 4000000 components × 8 B)", "the limit is 100 MB (max_memory)"},
+			maxPeak: 100e6,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			args := tc.setup(t, dir)
+			t0 := time.Now()
+			code, stderr, peak := runLimited(t, dir, tc.as, args...)
+			t.Logf("exit %d in %v, peak RSS %.0f MB", code, time.Since(t0).Round(time.Millisecond), float64(peak)/1e6)
+			if code != 1 || strings.Contains(stderr, "fatal error") {
+				t.Fatalf("exit %d, want 1 with a message; stderr:\n%.2000s", code, stderr)
+			}
+			for _, w := range tc.wants {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if peak > tc.maxPeak {
+				t.Errorf("peak RSS %.0f MB, want ≤ %.0f MB: the input was allocated before it was sized", float64(peak)/1e6, float64(tc.maxPeak)/1e6)
+			}
+			if entries, _ := filepath.Glob(filepath.Join(dir, "o.*")); len(entries) > 0 {
+				t.Errorf("a refused run left %v", entries)
+			}
+		})
+	}
+}
