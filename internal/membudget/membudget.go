@@ -92,19 +92,6 @@ func (m Machine) Budget(maxMemory int64) (b Limit, ok bool) {
 	return b, ok
 }
 
-// Available is MemAvailable, or less when the memory cgroup leaves less:
-// what the machine, not the user, lets a run take.
-func (m Machine) Available() (int64, error) {
-	avail, err := m.memAvailable()
-	if err != nil {
-		return 0, err
-	}
-	if c, ok := m.cgroupAvailable(); ok && c < avail {
-		avail = c
-	}
-	return avail, nil
-}
-
 // memAvailable reads MemAvailable from Proc/meminfo.
 func (m Machine) memAvailable() (int64, error) {
 	if m.Proc == "" {

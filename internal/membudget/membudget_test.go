@@ -82,26 +82,6 @@ func TestBudgetSources(t *testing.T) {
 	}
 }
 
-// TestAvailable: MemAvailable capped by the cgroup, never by the user's
-// limit or RLIMIT_AS (the CPU backend's default budget).
-func TestAvailable(t *testing.T) {
-	m := Machine{
-		Proc:         write(t, map[string]string{"meminfo": "MemAvailable: 4000000 kB\n"}),
-		Cgroup:       write(t, map[string]string{"memory.max": "1000000000", "memory.current": "0"}),
-		AddressSpace: rlimit(1e6, nil),
-	}
-	if got, err := m.Available(); err != nil || got != 1e9 {
-		t.Errorf("Available = %d, %v; want 1e9 (the cgroup's)", got, err)
-	}
-	m.Cgroup = ""
-	if got, err := m.Available(); err != nil || got != 4096000000 {
-		t.Errorf("Available without a cgroup = %d, %v; want MemAvailable", got, err)
-	}
-	if _, err := (Machine{}).Available(); err == nil {
-		t.Error("Available with no /proc: no error")
-	}
-}
-
 // TestSystem reads this machine's sources: whatever they are, the budget
 // is at most each of them and at most a given max_memory.
 func TestSystem(t *testing.T) {

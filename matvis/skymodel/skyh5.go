@@ -105,6 +105,11 @@ func (h *h5file) readSky(maxMemory int64) (*Sky, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The shape first: a header contradicting the data is the fault to
+	// name, not the size it declares.
+	if err := h.checkStokesShape(hd); err != nil {
+		return nil, err
+	}
 	if err := h.checkSkySize(hd, maxMemory); err != nil {
 		return nil, err
 	}
@@ -129,15 +134,26 @@ func (h *h5file) readSky(maxMemory int64) (*Sky, error) {
 	return build(h.name, c, unit, omega)
 }
 
-// readStokes reads /Data/stokes after checking its shape against the header.
-func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
-	const path = "/Data/stokes"
-	dims, err := h.shape(path)
+// stokesPath is where a SkyH5 keeps its Stokes parameters.
+const stokesPath = "/Data/stokes"
+
+// checkStokesShape checks /Data/stokes's shape against the header.
+func (h *h5file) checkStokesShape(hd skyh5Header) error {
+	dims, err := h.shape(stokesPath)
 	if err != nil {
-		return fluxUnit{}, err
+		return err
 	}
 	if len(dims) != 3 || dims[0] != 4 || dims[1] != hd.nf || dims[2] != hd.n {
-		return fluxUnit{}, h.errf(path, fmt.Sprint(dims), "shape does not match (4, Nfreqs=%d, Ncomponents=%d)", hd.nf, hd.n)
+		return h.errf(stokesPath, fmt.Sprint(dims), "shape does not match (4, Nfreqs=%d, Ncomponents=%d)", hd.nf, hd.n)
+	}
+	return nil
+}
+
+// readStokes reads /Data/stokes after checking its shape against the header.
+func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
+	const path = stokesPath
+	if err := h.checkStokesShape(hd); err != nil {
+		return fluxUnit{}, err
 	}
 	us, ok, err := h.attrString(path, "unit")
 	if err != nil {
