@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // Names of the sources, as errors print them.
@@ -50,14 +49,6 @@ type Machine struct {
 // System is this machine's Machine.
 func System() Machine {
 	return Machine{Proc: "/proc", Cgroup: "/sys/fs/cgroup", AddressSpace: rlimitAS}
-}
-
-func rlimitAS() (uint64, error) {
-	var r syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_AS, &r); err != nil {
-		return 0, err
-	}
-	return r.Cur, nil
 }
 
 // Limits are the bounds that are known: maxMemory when positive, then
