@@ -17,7 +17,9 @@ import (
 // rlimitASEnv, set to a number of bytes, makes the test binary lower its
 // address-space limit (RLIMIT_AS) to it before anything else runs, so
 // that a child run of main (mainHelperEnv) meets the limit a user's
-// `ulimit -v` sets.
+// `ulimit -v` sets; "+N" sets it N bytes above the address space the
+// process has mapped then (VmSize: about 1 GB a Go program reserves
+// before its first allocation, which varies with the binary).
 const rlimitASEnv = "GOMATVIS_TEST_RLIMIT_AS"
 
 func init() {
@@ -25,7 +27,12 @@ func init() {
 	if !ok {
 		return
 	}
-	n, err := strconv.ParseUint(v, 10, 64)
+	n, err := strconv.ParseUint(strings.TrimPrefix(v, "+"), 10, 64)
+	if err == nil && strings.HasPrefix(v, "+") {
+		var vm uint64
+		vm, err = vmSize()
+		n += vm
+	}
 	if err == nil {
 		err = syscall.Setrlimit(syscall.RLIMIT_AS, &syscall.Rlimit{Cur: n, Max: n})
 	}
@@ -35,21 +42,36 @@ func init() {
 	}
 }
 
+// vmSize is the process's mapped address space, from /proc/self/status.
+func vmSize() (uint64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmSize:" {
+			kb, err := strconv.ParseUint(f[1], 10, 64)
+			return kb * 1024, err
+		}
+	}
+	return 0, errors.New("no VmSize in /proc/self/status")
+}
+
 // runLimited runs gomatvis with args in a child process in dir, under an
-// address-space limit of as bytes (0: none), and returns its exit code,
-// its stderr and its peak RSS in bytes.
-func runLimited(t *testing.T, dir string, as int64, args ...string) (code int, stderr string, peakRSS int64) {
+// address-space limit of as (rlimitASEnv's value; "": none), and returns
+// its exit code, its stdout and stderr together and its peak RSS in bytes.
+func runLimited(t *testing.T, dir string, as string, args ...string) (code int, output string, peakRSS int64) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), mainHelperEnv+"="+strings.Join(args, "\x1f"))
-	if as > 0 {
-		cmd.Env = append(cmd.Env, rlimitASEnv+"="+strconv.FormatInt(as, 10))
+	if as != "" {
+		cmd.Env = append(cmd.Env, rlimitASEnv+"="+as)
 	}
-	var errb strings.Builder
-	cmd.Stderr = &errb
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out // one writer: exec serializes the writes
 	err := cmd.Run()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
@@ -58,7 +80,7 @@ func runLimited(t *testing.T, dir string, as int64, args ...string) (code int, s
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		peakRSS = ru.Maxrss * 1024 // kB on Linux
 	}
-	return cmd.ProcessState.ExitCode(), errb.String(), peakRSS
+	return cmd.ProcessState.ExitCode(), out.String(), peakRSS
 }
 
 // gridLayout is n antennas 5 m apart on a grid 300 wide.
@@ -141,12 +163,12 @@ func skyBomb(t *testing.T, dir string, n int) string {
 // pairs of 20 000 antennas; the pyuvsim path enumerated 2·10⁸ pairs
 // before any check), never gigabytes inflated from a small gzip SkyH5.
 func TestSizesBeforeAllocation(t *testing.T) {
-	const as = 3 << 30 // a `ulimit -v` of 3 GiB
+	const as = "3221225472" // a `ulimit -v` of 3 GiB
 	cases := []struct {
 		name string
 		// setup writes the inputs into dir and returns gomatvis's args.
 		setup   func(t *testing.T, dir string) []string
-		as      int64
+		as      string
 		wants   []string
 		maxPeak int64
 	}{
@@ -200,7 +222,7 @@ func TestSizesBeforeAllocation(t *testing.T) {
 			dir := t.TempDir()
 			args := tc.setup(t, dir)
 			t0 := time.Now()
-			code, stderr, peak := runLimited(t, dir, tc.as, args...)
+			code, stderr, peak := runLimited(t, dir, tc.as, args...) // a refusal prints nothing on stdout
 			t.Logf("exit %d in %v, peak RSS %.0f MB", code, time.Since(t0).Round(time.Millisecond), float64(peak)/1e6)
 			if code != 1 || strings.Contains(stderr, "fatal error") {
 				t.Fatalf("exit %d, want 1 with a message; stderr:\n%.2000s", code, stderr)
@@ -217,5 +239,38 @@ func TestSizesBeforeAllocation(t *testing.T) {
 				t.Errorf("a refused run left %v", entries)
 			}
 		})
+	}
+}
+
+// TestDefaultBudgetUnderRLIMIT_AS: without --max-memory, the CPU plans its
+// chunks against what RLIMIT_AS leaves, not against MemAvailable. A
+// 4·10⁶-source sky with the example's 19 antennas needs a 1.2 GB Z matrix
+// in one chunk; 2.1 GB above the child's first VmSize leaves room for the
+// sky (0.5 GB) and some chunks of it, not for the one chunk MemAvailable
+// allows: on e0a3f9c the run dies (fatal error: out of memory in the
+// CPU's fillZ, at 3.0–3.6 GB of `prlimit --as` for the gomatvis binary),
+// here it completes in several chunks.
+func TestDefaultBudgetUnderRLIMIT_AS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP in -short: a 4·10⁶-source run (~10 s, 0.8 GB)")
+	}
+	dir := t.TempDir()
+	bomb := skyBomb(t, dir, 4_000_000)
+	spec := writeSpec(t, dir, func(m map[string]any) {
+		smallRun(m, 3)
+		m["sources"] = map[string]any{"catalog": map[string]any{"path": bomb}}
+	}, "")
+	code, out, peak := runLimited(t, dir, "+2100000000", "simulate", spec, "-o", filepath.Join(dir, "o.npy"), "--backend", "cpu")
+	t.Logf("exit %d, peak RSS %.0f MB", code, float64(peak)/1e6)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; output:\n%.3000s", code, out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "chunk(s)") {
+			t.Log(line)
+		}
+	}
+	if !strings.Contains(out, "chunk(s)") || strings.Contains(out, " 1 chunk(s)") {
+		t.Errorf("want the sources split into several chunks:\n%s", out)
 	}
 }
