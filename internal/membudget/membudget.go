@@ -15,6 +15,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -141,31 +142,82 @@ func statusKB(path, key string) (int64, error) {
 	return 0, fmt.Errorf("%s: no %s line", path, key)
 }
 
-// cgroupAvailable is the cgroup's memory limit less its usage, counting
+// cgroupAvailable is the least, over the process's memory cgroup and its
+// ancestors (cgroupDirs), of a level's limit less its usage, counting
 // reclaimable page cache (inactive files) as free: cgroup v2 (memory.max)
-// or v1 (memory/memory.limit_in_bytes). ok is false when there is no
-// limit or it cannot be read.
+// or v1 (memory.limit_in_bytes). ok is false when no level has a limit
+// that can be read.
 func (m Machine) cgroupAvailable() (avail int64, ok bool) {
 	if m.Cgroup == "" {
 		return 0, false
 	}
-	files := [][4]string{
-		{"memory.max", "memory.current", "memory.stat", "inactive_file"},
-		{"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes", "memory/memory.stat", "total_inactive_file"},
-	}
-	for _, f := range files {
-		limit, err := readInt(filepath.Join(m.Cgroup, f[0]))
-		if err != nil || limit <= 0 || limit >= 1<<60 {
-			continue
+	v2, v1 := m.cgroupDirs()
+	levels := func(dirs []string, limit, usage, key string) {
+		for _, d := range dirs {
+			a, has := cgroupLevel(d, limit, usage, key)
+			if has && (!ok || a < avail) {
+				avail, ok = a, true
+			}
 		}
-		used, err := readInt(filepath.Join(m.Cgroup, f[1]))
-		if err != nil {
-			continue
-		}
-		used -= statValue(filepath.Join(m.Cgroup, f[2]), f[3])
-		return max(limit-max(used, 0), 0), true
 	}
-	return 0, false
+	levels(v2, "memory.max", "memory.current", "inactive_file")
+	levels(v1, "memory.limit_in_bytes", "memory.usage_in_bytes", "total_inactive_file")
+	return avail, ok
+}
+
+// cgroupLevel is one cgroup directory's limit less its usage; has is
+// false without a limit.
+func cgroupLevel(dir, limitFile, usageFile, inactiveKey string) (avail int64, has bool) {
+	limit, err := readInt(filepath.Join(dir, limitFile))
+	if err != nil || limit <= 0 || limit >= 1<<60 {
+		return 0, false
+	}
+	used, err := readInt(filepath.Join(dir, usageFile))
+	if err != nil {
+		return 0, false
+	}
+	used -= statValue(filepath.Join(dir, "memory.stat"), inactiveKey)
+	return max(limit-max(used, 0), 0), true
+}
+
+// cgroupDirs are the directories of the process's memory cgroup and of
+// each ancestor up to the hierarchy's root, for v2 (Cgroup/PATH of the
+// "0::PATH" line of Proc/self/cgroup) and v1 (Cgroup/memory/PATH of the
+// line naming the memory controller). A process in a nested cgroup
+// (systemd-run -p MemoryMax=…, a job scheduler's) is bounded there, not
+// at the root; in a container the path is "/" and the root is its own.
+// Without Proc/self/cgroup, the roots alone.
+func (m Machine) cgroupDirs() (v2, v1 []string) {
+	p2, p1 := "/", "/"
+	if m.Proc != "" {
+		if b, err := os.ReadFile(filepath.Join(m.Proc, "self", "cgroup")); err == nil {
+			for _, line := range strings.Split(string(b), "\n") {
+				parts := strings.SplitN(line, ":", 3)
+				switch {
+				case len(parts) != 3:
+				case parts[0] == "0" && parts[1] == "":
+					p2 = parts[2]
+				case slices.Contains(strings.Split(parts[1], ","), "memory"):
+					p1 = parts[2]
+				}
+			}
+		}
+	}
+	return ancestors(m.Cgroup, p2), ancestors(filepath.Join(m.Cgroup, "memory"), p1)
+}
+
+// ancestors are root/path and each of its parents up to root, innermost
+// first; a path that climbs out of root ("..") is taken as root.
+func ancestors(root, path string) []string {
+	rel := filepath.Clean("/" + path)
+	var dirs []string
+	for {
+		dirs = append(dirs, filepath.Join(root, rel))
+		if rel == "/" {
+			return dirs
+		}
+		rel = filepath.Dir(rel)
+	}
 }
 
 // readInt reads a file holding one integer ("max" is an error).

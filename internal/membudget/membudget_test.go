@@ -97,3 +97,49 @@ func TestSystem(t *testing.T) {
 		t.Logf("%s: %d bytes", l.From, l.Bytes)
 	}
 }
+
+// TestCgroupNesting: the process's own cgroup (from /proc/self/cgroup)
+// and every ancestor bound it, the least of them wins; a level without a
+// limit bounds nothing.
+func TestCgroupNesting(t *testing.T) {
+	const v2 = "0::/user.slice/run.scope\n"
+	const v1 = "4:memory:/process_api/abc\n3:cpu,cpuacct:/other\n"
+	cases := []struct {
+		name   string
+		self   string // /proc/self/cgroup ("": absent)
+		files  map[string]string
+		want   int64
+		wantOK bool
+	}{
+		{"v2 nested limit", v2, map[string]string{
+			"user.slice/run.scope/memory.max": "2000000000", "user.slice/run.scope/memory.current": "500000000"}, 1.5e9, true},
+		{"v2 parent tighter", v2, map[string]string{
+			"user.slice/run.scope/memory.max": "2000000000", "user.slice/run.scope/memory.current": "500000000",
+			"user.slice/memory.max": "1000000000", "user.slice/memory.current": "700000000", "user.slice/memory.stat": "inactive_file 100000000\n"}, 4e8, true},
+		{"v2 nested unlimited", v2, map[string]string{
+			"user.slice/run.scope/memory.max": "max\n", "user.slice/run.scope/memory.current": "5"}, 0, false},
+		{"v2 nested without /proc/self/cgroup: root only", "", map[string]string{
+			"user.slice/run.scope/memory.max": "2000000000", "user.slice/run.scope/memory.current": "500000000"}, 0, false},
+		{"v1 nested limit", v1, map[string]string{
+			"memory/process_api/abc/memory.limit_in_bytes": "3000000000", "memory/process_api/abc/memory.usage_in_bytes": "1000000000",
+			"memory/process_api/memory.limit_in_bytes": "9223372036854771712", "memory/process_api/memory.usage_in_bytes": "1"}, 2e9, true},
+		{"v1 limit on the root", v1, map[string]string{
+			"memory/memory.limit_in_bytes": "1000000000", "memory/memory.usage_in_bytes": "0"}, 1e9, true},
+		{"v1 and v2 both, the least", v2 + v1, map[string]string{
+			"user.slice/run.scope/memory.max": "2000000000", "user.slice/run.scope/memory.current": "0",
+			"memory/process_api/abc/memory.limit_in_bytes": "3000000000", "memory/process_api/abc/memory.usage_in_bytes": "0"}, 2e9, true},
+		{"a path climbing out of the root", "0::/../../etc\n", map[string]string{"memory.max": "1000", "memory.current": "0"}, 1000, true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m := Machine{Cgroup: write(t, tc.files), Proc: t.TempDir()}
+			if tc.self != "" {
+				m.Proc = write(t, map[string]string{"self/cgroup": tc.self})
+			}
+			got, ok := m.cgroupAvailable()
+			if got != tc.want || ok != tc.wantOK {
+				t.Errorf("cgroupAvailable = %d, %v; want %d, %v", got, ok, tc.want, tc.wantOK)
+			}
+		})
+	}
+}
