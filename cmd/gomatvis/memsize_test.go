@@ -200,7 +200,7 @@ func TestSizesBeforeAllocation(t *testing.T) {
 				return []string{"simulate", obs, "-o", filepath.Join(dir, "o.uvh5"), "--backend", "cpu"}
 			},
 			as:      as,
-			wants:   []string{"the baseline list of 20000 antennas needs 9.6 GB", "candidate pairs 3.2 GB (200010000 pairs × 16 B)", "(RLIMIT_AS)", "select fewer baselines"},
+			wants:   []string{"the baseline list of 20000 antennas needs 9.6 GB", "selected pairs 3.2 GB (200010000 of 200010000 candidate pairs × 16 B)", "(RLIMIT_AS)", "select fewer baselines"},
 			maxPeak: 200e6,
 		},
 		{
@@ -272,5 +272,35 @@ func TestDefaultBudgetUnderRLIMIT_AS(t *testing.T) {
 	}
 	if !strings.Contains(out, "chunk(s)") || strings.Contains(out, " 1 chunk(s)") {
 		t.Errorf("want the sources split into several chunks:\n%s", out)
+	}
+}
+
+// TestObsparamHoldsOnlySelectedPairs (not in -short): three antennas
+// selected of a 20 000-antenna layout run under a 3 GiB RLIMIT_AS, the
+// candidate pairs counted, not held; on e0a3f9c all 2·10⁸ candidates
+// (3.2 GB) were enumerated before the selection: fatal error: out of
+// memory.
+func TestObsparamHoldsOnlySelectedPairs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("SKIP in -short: three passes over 2·10⁸ pairs (~6–20 s)")
+	}
+	dir := t.TempDir()
+	obs := copyObsparam(t, "pyuvsim-stokesI-gaussian")
+	var b strings.Builder
+	b.WriteString("Name Number BeamID E N U\n")
+	for i, p := range gridLayout(20000) {
+		fmt.Fprintf(&b, "A%d %d 0 %g %g 0\n", i, i, p[0], p[1])
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(obs), "layout.csv"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	editFile(t, obs, `(?m)^polarization_array:`, "select:\n  antenna_nums: [0, 1, 2]\npolarization_array:")
+	code, out, peak := runLimited(t, dir, "3221225472", "simulate", obs, "-o", filepath.Join(dir, "o.uvh5"), "--backend", "cpu")
+	t.Logf("exit %d, peak RSS %.0f MB", code, float64(peak)/1e6)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0; output:\n%.3000s", code, out)
+	}
+	if peak > 300e6 {
+		t.Errorf("peak RSS %.0f MB for 6 baselines, want ≤ 300 MB", float64(peak)/1e6)
 	}
 }

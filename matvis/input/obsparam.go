@@ -274,7 +274,8 @@ func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (matvis.Co
 // newObsObservation describes the configuration's output, after checking
 // that its baselines fit in maxMemory (checkObsPairs).
 func newObsObservation(cfg *obsparam.Config, eop []astro.EOP, maxMemory int64) (*matvis.Observation, error) {
-	if err := checkObsPairs(cfg, maxMemory); err != nil {
+	kept, err := checkObsPairs(cfg, maxMemory)
+	if err != nil {
 		return nil, err
 	}
 	t := cfg.Telescope
@@ -293,6 +294,9 @@ func newObsObservation(cfg *obsparam.Config, eop []astro.EOP, maxMemory int64) (
 		obs.AntNums = append(obs.AntNums, a.Number)
 		index[a.Number] = i
 	}
+	if kept > 0 {
+		obs.Baselines = make([][2]int, 0, kept) // as sized, without append's doubling
+	}
 	for _, p := range cfg.AntPairs() {
 		i, ok1 := index[p[0]]
 		j, ok2 := index[p[1]]
@@ -308,21 +312,23 @@ func newObsObservation(cfg *obsparam.Config, eop []astro.EOP, maxMemory int64) (
 }
 
 // checkObsPairs sizes the configuration's baselines before enumerating
-// them: the candidate pairs, the output's baselines and the run's pair
-// list hold 16 B a pair each (3 × 2·10⁸ × 16 B = 9.6 GB for 20 000
-// antennas with all pairs, which used to die allocating after minutes).
-func checkObsPairs(cfg *obsparam.Config, maxMemory int64) error {
-	n := cfg.NumCandidatePairs()
-	size := fmt.Sprintf("%d pairs × 16 B", n)
+// them: the selected pairs (obsparam's AntPairs), the output's baselines
+// and the run's pair list, 16 B a pair each — 3 × 2·10⁸ × 16 B = 9.6 GB
+// for all pairs of 20 000 antennas, which used to die allocating after
+// minutes. Counting them takes one pass over the candidates (N(N+1)/2
+// without bls), none held. It returns the number selected.
+func checkObsPairs(cfg *obsparam.Config, maxMemory int64) (int64, error) {
+	cand, kept := cfg.NumAntPairs()
+	size := fmt.Sprintf("%d of %d candidate pairs × 16 B", kept, cand)
 	terms := []membudget.Term{
-		{Name: "candidate pairs", Size: size, Bytes: membudget.Mul(n, 16)},
-		{Name: "output baselines", Size: size, Bytes: membudget.Mul(n, 16)},
-		{Name: "run's pair list", Size: size, Bytes: membudget.Mul(n, 16)},
+		{Name: "selected pairs", Size: size, Bytes: membudget.Mul(kept, 16)},
+		{Name: "output baselines", Size: size, Bytes: membudget.Mul(kept, 16)},
+		{Name: "run's pair list", Size: size, Bytes: membudget.Mul(kept, 16)},
 	}
 	what := fmt.Sprintf("the baseline list of %d antennas", len(cfg.Telescope.Antennas))
 	advice := "select fewer baselines (select: bls, antenna_nums, ant_str in the obsparam file) or use a smaller layout"
 	if err := membudget.System().Check(maxMemory, what, advice, terms...); err != nil {
-		return fmt.Errorf("matvis: %s: %w", cfg.Path, err)
+		return 0, fmt.Errorf("matvis: %s: %w", cfg.Path, err)
 	}
-	return nil
+	return kept, nil
 }
