@@ -1,15 +1,16 @@
 package matvis
 
 import (
-	"errors"
 	"fmt"
-	"math"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/internal/membudget"
 )
 
 // ErrTooLarge is wrapped by the errors of a run whose memory cannot fit
-// in its budget (a *MemoryError carries the numbers).
-var ErrTooLarge = errors.New("does not fit in memory")
+// in its budget (a *MemoryError carries the numbers), and of a reader
+// that sized its input before reading it (membudget.ErrTooLarge).
+var ErrTooLarge = membudget.ErrTooLarge
 
 // MemoryError says that a run needs more host memory than its budget.
 type MemoryError struct {
@@ -28,55 +29,51 @@ func (e *MemoryError) Error() string {
 			parts = append(parts, fmt.Sprintf("%s %s", t.Name, formatBytes(t.Bytes)))
 		}
 	}
-	return fmt.Sprintf("needs %s of host memory (%s), but %s may be used (%s %s × memory_buffer): %v",
-		formatBytes(e.Need), strings.Join(parts, ", "), formatBytes(e.Limit), e.BudgetFrom, formatBytes(e.Budget), ErrTooLarge)
+	return fmt.Sprintf("needs %s of host memory (%s), but %s may be used (%s %s × memory_buffer): %v; %s",
+		formatBytes(e.Need), strings.Join(parts, ", "), formatBytes(e.Limit), e.BudgetFrom, formatBytes(e.Budget), ErrTooLarge, e.advice())
+}
+
+// advice says what to change: what makes the largest term smaller, and
+// how to raise the budget that bound it.
+func (e *MemoryError) advice() string {
+	var big MemoryTerm
+	for _, t := range e.Terms {
+		if t.Bytes > big.Bytes {
+			big = t
+		}
+	}
+	var fix string
+	switch {
+	case big.PerChunk:
+		fix = "split the sources into more chunks (--min-chunks, min_chunks)"
+	case big.Name == "output":
+		fix = "simulate fewer channels, times or baselines, or stream the output (the CLI's .uvh5, .uvfits, .ms and .npy outputs)"
+	case big.Name == "pair_list" || big.Name == "accumulator":
+		fix = "simulate fewer antennas, or select the baselines (antpairs, select: bls) with matprod pairs"
+	default:
+		fix = "simulate fewer sources"
+	}
+	switch e.BudgetFrom {
+	case membudget.FromMaxMemory:
+		return fix + ", or raise max_memory (--max-memory) where the machine has the memory"
+	case membudget.FromAddressSpace:
+		return fix + ", or raise the address-space limit (ulimit -v)"
+	}
+	return fix + ", or run on a machine with more memory"
 }
 
 // Unwrap makes errors.Is(err, ErrTooLarge) true.
 func (e *MemoryError) Unwrap() error { return ErrTooLarge }
 
 // formatBytes writes n bytes with a decimal unit.
-func formatBytes(n int64) string {
-	switch v := float64(n); {
-	case v >= 1e12:
-		return fmt.Sprintf("%.3g TB", v/1e12)
-	case v >= 1e9:
-		return fmt.Sprintf("%.3g GB", v/1e9)
-	case v >= 1e6:
-		return fmt.Sprintf("%.3g MB", v/1e6)
-	case v >= 1e3:
-		return fmt.Sprintf("%.3g kB", v/1e3)
-	}
-	return fmt.Sprintf("%d B", n)
-}
+func formatBytes(n int64) string { return membudget.FormatBytes(n) }
 
 // mul multiplies non-negative counts, saturating at MaxInt64 so that an
 // absurd size compares as too large instead of wrapping around.
-func mul(xs ...int64) int64 {
-	p := int64(1)
-	for _, x := range xs {
-		if x <= 0 {
-			return 0
-		}
-		if p > math.MaxInt64/x {
-			return math.MaxInt64
-		}
-		p *= x
-	}
-	return p
-}
+func mul(xs ...int64) int64 { return membudget.Mul(xs...) }
 
 // add sums non-negative byte counts, saturating at MaxInt64.
-func add(xs ...int64) int64 {
-	s := int64(0)
-	for _, x := range xs {
-		if s > math.MaxInt64-x {
-			return math.MaxInt64
-		}
-		s += x
-	}
-	return s
-}
+func add(xs ...int64) int64 { return membudget.Add(xs...) }
 
 // hostShape is what the host-memory check needs to know of a run.
 type hostShape struct {
@@ -146,18 +143,13 @@ func (h hostShape) outputTimes() int {
 	return h.ntime
 }
 
-// hostBudget is the host memory a run may use: MaxMemory when set, capped
-// by the machine's available memory when that is known. known is false
-// when neither is.
+// hostBudget is the host memory a run may use: the least of MaxMemory
+// (when set), the memory cgroup's limit, RLIMIT_AS less what the process
+// has mapped, and the machine's available memory (internal/membudget).
+// known is false when none is.
 func hostBudget(maxMemory int64) (budget int64, from string, known bool) {
-	avail, err := AvailableMemory()
-	switch {
-	case maxMemory > 0 && (err != nil || maxMemory <= avail):
-		return maxMemory, "max_memory", true
-	case err == nil:
-		return avail, "available memory", true
-	}
-	return 0, "", false
+	b, ok := membudget.System().Budget(maxMemory)
+	return b.Bytes, b.From, ok
 }
 
 // checkHost refuses terms whose sum exceeds MemoryBuffer × the budget.

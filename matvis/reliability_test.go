@@ -3,8 +3,6 @@ package matvis
 import (
 	"errors"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -165,45 +163,6 @@ func TestCheckFinite(t *testing.T) {
 		if err := res.CheckFinite(0, 0); err != nil {
 			t.Fatalf("other integration: %v", err)
 		}
-	}
-}
-
-// TestCgroupAvailable checks that a container's memory limit bounds the
-// available memory (MemAvailable shows the host's), with reclaimable page
-// cache counted as free, for cgroup v2 and v1.
-func TestCgroupAvailable(t *testing.T) {
-	write := func(dir string, files map[string]string) {
-		for name, text := range files {
-			p := filepath.Join(dir, name)
-			os.MkdirAll(filepath.Dir(p), 0o755)
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	cases := []struct {
-		name   string
-		files  map[string]string
-		want   int64
-		wantOK bool
-	}{
-		{"v2 limit", map[string]string{"memory.max": "1000000\n", "memory.current": "600000\n", "memory.stat": "anon 1\ninactive_file 100000\n"}, 500000, true},
-		{"v2 no limit", map[string]string{"memory.max": "max\n", "memory.current": "600000\n"}, 0, false},
-		{"v1 limit", map[string]string{"memory/memory.limit_in_bytes": "2000000", "memory/memory.usage_in_bytes": "500000", "memory/memory.stat": "total_inactive_file 0\n"}, 1500000, true},
-		{"v1 unlimited", map[string]string{"memory/memory.limit_in_bytes": "9223372036854771712", "memory/memory.usage_in_bytes": "500000"}, 0, false},
-		{"over the limit", map[string]string{"memory.max": "1000", "memory.current": "5000"}, 0, true},
-		{"none", nil, 0, false},
-	}
-	for _, tc := range cases {
-		dir := t.TempDir()
-		write(dir, tc.files)
-		got, ok := cgroupAvailable(dir)
-		if got != tc.want || ok != tc.wantOK {
-			t.Errorf("%s: %d, %v; want %d, %v", tc.name, got, ok, tc.want, tc.wantOK)
-		}
-	}
-	if _, err := AvailableMemory(); err != nil {
-		t.Logf("no available memory here: %v", err)
 	}
 }
 

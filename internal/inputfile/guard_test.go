@@ -20,7 +20,7 @@ var directOpenAllowed = map[string]string{
 	"cuda/nvrtc.go":                           "its own compiled-kernel cache",
 	"matvis/cblas/kernel.go":                  "/proc/cpuinfo",
 	"matvis/profile/machine.go":               "/proc/cpuinfo",
-	"matvis/availmem.go":                      "/proc/meminfo and the cgroup's memory files",
+	"internal/membudget/membudget.go":         "/proc/meminfo, /proc/self/status and the cgroup's memory files",
 	"internal/runclock/runclock.go":           "/proc/self/stat, /proc/uptime and /proc/self/status (the process's start and peak RSS)",
 	"matvis/astro/internal/gentables/main.go": "a code generator run by hand on the IERS sources",
 	"notebooks/mknb/main.go":                  "a notebook builder run by hand on the repository's sources",

@@ -22,7 +22,7 @@ var layerOf = map[string]int{
 	"internal/inputfile/inputtest": 0, "internal/interleave": 0, "internal/matrix3": 0, "internal/memwatch": 0,
 	"internal/sharedtest": 0, "internal/cudaemu": 0, "internal/choicecache": 0, "internal/rowcover": 0, "matvis/nufft": 0, "matvis/nufft/nufftest": 0, "kernels": 0, "matvis/roof": 0, "matvis/cblas": 0, "matvis/skymodel/healpix": 0,
 	"npy": 0, "plots": 0, "notebooks/gonbshim": 0, "matvis/astro/internal/gentables": 0, "internal/layers": 0,
-	"internal/fastfloat": 0, "internal/fitsread": 0, "internal/runclock": 0,
+	"internal/fastfloat": 0, "internal/membudget": 0, "internal/fitsread": 0, "internal/runclock": 0,
 
 	"cuda": 1, "matvis/astro": 1, "matvis/astro/iersdata": 1, "matvis/phase": 1, "matvis/beam": 1, "uvh5": 1,
 

@@ -15,7 +15,7 @@ import (
 func SpecCoordinates(s *simspec.Spec, method string, bcrsEvery float64, warn func(string)) (matvis.Coordinates, error) {
 	ra, dec := s.Sources.RARad, s.Sources.DecRad
 	if s.Sources.Catalog != nil {
-		sky, err := specCatalog(s)
+		sky, err := specCatalog(s, specMaxMemory(s, &SpecOptions{}))
 		if err != nil {
 			return nil, err
 		}

@@ -2,8 +2,9 @@ package input
 
 import (
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis"
 
+	"github.com/gomatvis/gomatvis/internal/membudget"
+	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/beam"
 	"github.com/gomatvis/gomatvis/matvis/obsparam"
@@ -88,7 +89,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	if err != nil {
 		return nil, nil, err
 	}
-	sky, err := readObsSky(cfg)
+	sky, err := readObsSky(cfg, o.Run.MaxMemory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -96,7 +97,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	if err != nil {
 		return nil, nil, err
 	}
-	obs, err := newObsObservation(cfg, o.EOP)
+	obs, err := newObsObservation(cfg, o.EOP, o.Run.MaxMemory)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -201,10 +202,11 @@ func obsOutputConventions(c *matvis.Config, obs *matvis.Observation, o *ObsOptio
 	}
 }
 
-// readObsSky reads the catalog and applies the sources section's cuts.
-func readObsSky(cfg *obsparam.Config) (*skymodel.Sky, error) {
+// readObsSky reads the catalog (refused before reading when it cannot
+// fit in maxMemory) and applies the sources section's cuts.
+func readObsSky(cfg *obsparam.Config, maxMemory int64) (*skymodel.Sky, error) {
 	src := cfg.Sources
-	sky, err := skymodel.ReadFileOptions(src.Catalog, skymodel.ReadOptions{Filetype: src.Filetype, GLEAMSpectralType: src.SpectralType})
+	sky, err := skymodel.ReadFileOptions(src.Catalog, skymodel.ReadOptions{Filetype: src.Filetype, GLEAMSpectralType: src.SpectralType, MaxMemory: maxMemory})
 	if err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
 	}
@@ -270,8 +272,13 @@ func obsAstro(cfg *obsparam.Config, o *ObsOptions, ra, dec []float64) (matvis.Co
 	return r, nil
 }
 
-// newObsObservation describes the configuration's output.
-func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observation, error) {
+// newObsObservation describes the configuration's output, after checking
+// that its baselines fit in maxMemory (checkObsPairs).
+func newObsObservation(cfg *obsparam.Config, eop []astro.EOP, maxMemory int64) (*matvis.Observation, error) {
+	kept, err := checkObsPairs(cfg, maxMemory)
+	if err != nil {
+		return nil, err
+	}
 	t := cfg.Telescope
 	obs := &matvis.Observation{
 		TelescopeName:   t.Name,
@@ -288,6 +295,9 @@ func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observati
 		obs.AntNums = append(obs.AntNums, a.Number)
 		index[a.Number] = i
 	}
+	if kept > 0 {
+		obs.Baselines = make([][2]int, 0, kept) // as sized, without append's doubling
+	}
 	for _, p := range cfg.AntPairs() {
 		i, ok1 := index[p[0]]
 		j, ok2 := index[p[1]]
@@ -300,4 +310,26 @@ func newObsObservation(cfg *obsparam.Config, eop []astro.EOP) (*matvis.Observati
 		return nil, fmt.Errorf("matvis: %s: %w", cfg.Path, err)
 	}
 	return obs, nil
+}
+
+// checkObsPairs sizes the configuration's baselines before enumerating
+// them: the selected pairs (obsparam's AntPairs), the output's baselines
+// and the run's pair list, 16 B a pair each — 3 × 2·10⁸ × 16 B = 9.6 GB
+// for all pairs of 20 000 antennas, which used to die allocating after
+// minutes. Counting them takes one pass over the candidates (N(N+1)/2
+// without bls), none held. It returns the number selected.
+func checkObsPairs(cfg *obsparam.Config, maxMemory int64) (int64, error) {
+	cand, kept := cfg.NumAntPairs()
+	size := fmt.Sprintf("%d of %d candidate pairs × 16 B", kept, cand)
+	terms := []membudget.Term{
+		{Name: "selected pairs", Size: size, Bytes: membudget.Mul(kept, 16)},
+		{Name: "output baselines", Size: size, Bytes: membudget.Mul(kept, 16)},
+		{Name: "run's pair list", Size: size, Bytes: membudget.Mul(kept, 16)},
+	}
+	what := fmt.Sprintf("the baseline list of %d antennas", len(cfg.Telescope.Antennas))
+	advice := "select fewer baselines (select: bls, antenna_nums, ant_str in the obsparam file) or use a smaller layout"
+	if err := membudget.System().Check(maxMemory, what, advice, terms...); err != nil {
+		return 0, fmt.Errorf("matvis: %s: %w", cfg.Path, err)
+	}
+	return kept, nil
 }

@@ -138,7 +138,7 @@ func specConfig(s *simspec.Spec, o *SpecOptions) (matvis.Config, error) {
 		o = &SpecOptions{}
 	}
 	c := matvis.Config{Freqs: s.FreqsHz, Times: s.TimesJD}
-	if err := specSources(s, &c); err != nil {
+	if err := specSources(s, specMaxMemory(s, o), &c); err != nil {
 		return matvis.Config{}, err
 	}
 	if err := specAntennas(s, &c); err != nil {
@@ -238,6 +238,19 @@ func specRunOptions(s *simspec.Spec, o *SpecOptions, prec int, c *matvis.Config)
 	o.Run.apply(&c.Options)
 	c.Options.Rotation = o.Rotation
 	return bcrsEvery, nil
+}
+
+// specMaxMemory is the run's memory budget as the spec and the run's
+// overrides give it (0: none given), for the readers that size their
+// input before reading it.
+func specMaxMemory(s *simspec.Spec, o *SpecOptions) int64 {
+	if o.Run.MaxMemory != 0 {
+		return o.Run.MaxMemory
+	}
+	if s.Options != nil {
+		return int64(s.Options.MaxMemoryBytes)
+	}
+	return 0
 }
 
 // specBeam builds one spec beam.

@@ -24,7 +24,7 @@ func specPath(s *simspec.Spec, p string) string {
 // specSources sets c's sources: the spec's inline arrays (a flux table,
 // or a Stokes table when Q, U or V rows are given), or its catalog read
 // and selected (a Spectrum evaluated per channel).
-func specSources(s *simspec.Spec, c *matvis.Config) error {
+func specSources(s *simspec.Spec, maxMemory int64, c *matvis.Config) error {
 	if s.Sources.Catalog == nil {
 		src := s.Sources
 		c.RA, c.Dec = src.RARad, src.DecRad
@@ -37,7 +37,7 @@ func specSources(s *simspec.Spec, c *matvis.Config) error {
 		c.Flux = src.FluxJy.Values()
 		return nil
 	}
-	sky, err := specCatalog(s)
+	sky, err := specCatalog(s, maxMemory)
 	if err != nil {
 		return err
 	}
@@ -95,10 +95,11 @@ func (t *stokesTable) StokesIAt(freqHz float64, dst []float64) error {
 // Polarized reports whether any Q, U or V is non-zero.
 func (t *stokesTable) Polarized() bool { return t.pol }
 
-// specCatalog reads the spec's catalog and applies its selection.
-func specCatalog(s *simspec.Spec) (*skymodel.Sky, error) {
+// specCatalog reads the spec's catalog (refused before reading when it
+// cannot fit in maxMemory) and applies its selection.
+func specCatalog(s *simspec.Spec, maxMemory int64) (*skymodel.Sky, error) {
 	cat := s.Sources.Catalog
-	sky, err := skymodel.ReadFileOptions(specPath(s, cat.Path), skymodel.ReadOptions{Filetype: cat.Filetype})
+	sky, err := skymodel.ReadFileOptions(specPath(s, cat.Path), skymodel.ReadOptions{Filetype: cat.Filetype, MaxMemory: maxMemory})
 	if err != nil {
 		return nil, fmt.Errorf("matvis: sources.catalog: %w", err)
 	}

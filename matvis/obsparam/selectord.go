@@ -344,14 +344,16 @@ func (r *reader) selAntStr(n *yaml.Node, field string) (string, error) {
 // Unlike pyuvsim >= 1.3, an explicit ant1<ant2 is applied to bls pairs too
 // (pyuvsim leaves them as written).
 func (c *Config) AntPairs() [][2]int {
-	pairs := c.candidatePairs()
+	// Sized by a first pass, filtered as enumerated: only the pairs kept
+	// are ever held (all N(N+1)/2 candidates of 20 000 antennas are 3.2 GB).
+	_, kept := c.NumAntPairs()
+	out := make([][2]int, 0, kept)
 	keep := c.Select.filter(c.Telescope.Antennas)
-	out := pairs[:0]
-	for _, p := range pairs {
+	c.eachCandidate(func(p [2]int) {
 		if keep(p) {
 			out = append(out, c.orient(p))
 		}
-	}
+	})
 	sort.Slice(out, func(i, j int) bool {
 		if out[i][0] != out[j][0] {
 			return out[i][0] < out[j][0]
@@ -361,18 +363,36 @@ func (c *Config) AntPairs() [][2]int {
 	return out
 }
 
-func (c *Config) candidatePairs() [][2]int {
+// NumAntPairs counts, without holding them, the pairs AntPairs builds:
+// candidates before its select criteria (the bls given, else N(N+1)/2 of
+// N layout antennas) and kept after them. A caller sizes AntPairs with
+// it before calling it.
+func (c *Config) NumAntPairs() (candidates, kept int64) {
+	keep := c.Select.filter(c.Telescope.Antennas)
+	c.eachCandidate(func(p [2]int) {
+		candidates++
+		if keep(p) {
+			kept++
+		}
+	})
+	return candidates, kept
+}
+
+// eachCandidate calls fn with each candidate pair in order: the bls
+// given, else every pair (i ≤ j) of layout antennas.
+func (c *Config) eachCandidate(fn func([2]int)) {
 	if len(c.Select.Bls) > 0 {
-		return append([][2]int(nil), c.Select.Bls...)
+		for _, p := range c.Select.Bls {
+			fn(p)
+		}
+		return
 	}
 	ants := c.Telescope.Antennas
-	out := make([][2]int, 0, len(ants)*(len(ants)+1)/2)
 	for i := range ants {
 		for j := i; j < len(ants); j++ {
-			out = append(out, [2]int{ants[i].Number, ants[j].Number})
+			fn([2]int{ants[i].Number, ants[j].Number})
 		}
 	}
-	return out
 }
 
 // filter returns the predicate of the select criteria; ants maps antenna

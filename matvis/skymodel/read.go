@@ -16,6 +16,10 @@ type ReadOptions struct {
 	GLEAMSpectralType string
 	// VOTable names the table and columns for filetype "vot".
 	VOTable VOTableOptions
+	// MaxMemory is the run's memory budget in bytes (0: the machine's,
+	// internal/membudget): a SkyH5 sky larger than it, sized from its
+	// header, is refused before it is read.
+	MaxMemory int64
 }
 
 // ReadFile reads a sky catalog, choosing the reader by filetype (pyuvsim's
@@ -35,7 +39,7 @@ func ReadFileOptions(path string, o ReadOptions) (*Sky, error) {
 	}
 	switch ft {
 	case "skyh5":
-		return ReadSkyH5File(path)
+		return readSkyH5File(path, o.MaxMemory)
 	case "text":
 		return ReadTextFile(path)
 	case "stokes_tsv":

@@ -31,7 +31,16 @@ import (
 // hostile files give errors naming the file and the dataset or structure
 // at fault: internal/h5read checks every declared size against the file's
 // before allocating.
+//
+// Before reading any data it sizes the sky from /Header (skyTerms) and
+// refuses one over the machine's memory budget (internal/membudget).
 func ReadSkyH5File(path string) (*Sky, error) {
+	return readSkyH5File(path, 0)
+}
+
+// readSkyH5File is ReadSkyH5File under a budget of maxMemory (0: the
+// machine's).
+func readSkyH5File(path string, maxMemory int64) (*Sky, error) {
 	// Only a regular file: a FIFO would block, /dev/zero never end.
 	fh, size, err := inputfile.Open(path)
 	if err != nil {
@@ -49,7 +58,7 @@ func ReadSkyH5File(path string) (*Sky, error) {
 	if !h.groups["/Header"] {
 		return nil, &ParseError{File: path, Err: errNotSkyH5}
 	}
-	return h.readSky()
+	return h.readSky(maxMemory)
 }
 
 // skyh5Header is what /Header declares.
@@ -91,9 +100,17 @@ func (h *h5file) readHeader() (skyh5Header, error) {
 	return hd, nil
 }
 
-func (h *h5file) readSky() (*Sky, error) {
+func (h *h5file) readSky(maxMemory int64) (*Sky, error) {
 	hd, err := h.readHeader()
 	if err != nil {
+		return nil, err
+	}
+	// The shape first: a header contradicting the data is the fault to
+	// name, not the size it declares.
+	if err := h.checkStokesShape(hd); err != nil {
+		return nil, err
+	}
+	if err := h.checkSkySize(hd, maxMemory); err != nil {
 		return nil, err
 	}
 	c := Components{Spectral: hd.spec}
@@ -117,15 +134,26 @@ func (h *h5file) readSky() (*Sky, error) {
 	return build(h.name, c, unit, omega)
 }
 
-// readStokes reads /Data/stokes after checking its shape against the header.
-func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
-	const path = "/Data/stokes"
-	dims, err := h.shape(path)
+// stokesPath is where a SkyH5 keeps its Stokes parameters.
+const stokesPath = "/Data/stokes"
+
+// checkStokesShape checks /Data/stokes's shape against the header.
+func (h *h5file) checkStokesShape(hd skyh5Header) error {
+	dims, err := h.shape(stokesPath)
 	if err != nil {
-		return fluxUnit{}, err
+		return err
 	}
 	if len(dims) != 3 || dims[0] != 4 || dims[1] != hd.nf || dims[2] != hd.n {
-		return fluxUnit{}, h.errf(path, fmt.Sprint(dims), "shape does not match (4, Nfreqs=%d, Ncomponents=%d)", hd.nf, hd.n)
+		return h.errf(stokesPath, fmt.Sprint(dims), "shape does not match (4, Nfreqs=%d, Ncomponents=%d)", hd.nf, hd.n)
+	}
+	return nil
+}
+
+// readStokes reads /Data/stokes after checking its shape against the header.
+func (h *h5file) readStokes(hd skyh5Header, c *Components) (fluxUnit, error) {
+	const path = stokesPath
+	if err := h.checkStokesShape(hd); err != nil {
+		return fluxUnit{}, err
 	}
 	us, ok, err := h.attrString(path, "unit")
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/astrogo/fitsio"
 	"github.com/gomatvis/gomatvis/internal/inputfile"
+	"github.com/gomatvis/gomatvis/internal/membudget"
 )
 
 // Primary-HDU axis numbers of a regularly gridded beamfits file (pyuvdata
@@ -39,6 +40,11 @@ const (
 // sizes every HDU header declares are checked against the file's size
 // before any of it is decoded.
 func Load(path string) (*beam.Gridded, error) {
+	return load(path, membudget.System())
+}
+
+// load is Load under m's memory budget (checkLoadSize).
+func load(path string, m membudget.Machine) (*beam.Gridded, error) {
 	f, size, err := inputfile.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("beam: beamfits: %w", err)
@@ -46,6 +52,9 @@ func Load(path string) (*beam.Gridded, error) {
 	defer f.Close()
 	if err := checkFITSSizes(f, size); err != nil {
 		return nil, fmt.Errorf("beam: beamfits %s: %w: %w", path, errNotFITS, err)
+	}
+	if err := checkLoadSize(m, f, size, path); err != nil {
+		return nil, fmt.Errorf("beam: %w", err)
 	}
 	g, err := readBeamFITS(f, filepath.Base(path))
 	if err != nil {
