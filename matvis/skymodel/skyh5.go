@@ -299,7 +299,10 @@ func (h *h5file) pointCoordinates() (group, lon, lat, frame string, err error) {
 	switch {
 	case h.groups["/Header/skycoord"]:
 		group = "/Header/skycoord"
-		rep, err := h.optStr(group+"/representation_type", "spherical")
+		// err is the function's: a := here shadowed it, and the frame's
+		// read error below was dropped (the frame read as "").
+		var rep string
+		rep, err = h.optStr(group+"/representation_type", "spherical")
 		if err != nil {
 			return "", "", "", "", err
 		}
