@@ -429,11 +429,15 @@ func antennaTable(h *uvh5.Header, opt Options) ([]byte, error) {
 		return nil, fmt.Errorf("GSTIA0: %w", err)
 	}
 	rdate := isoDate(jd0)
+	arrnam, err := stringCards("ARRNAM", "the telescope name", h.TelescopeName, false)
+	if err != nil {
+		return nil, err
+	}
 	// POLARX and POLARY are 0 as pyuvdata writes them: a UVData holds no
 	// polar motion.
 	extra := []card{kv("EXTNAME", "AIPS AN"), kv("EXTVER", 1), kv("ARRAYX", arr[0]), kv("ARRAYY", arr[1]), kv("ARRAYZ", arr[2]),
 		kv("FRAME", "ITRF"), kv("FREQ", h.Freqs[0]), kv("RDATE", rdate), kv("GSTIA0", gst*180/math.Pi),
-		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), kv("ARRNAM", h.TelescopeName), kv("NO_IF", 1),
+		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), arrnam[0], kv("NO_IF", 1),
 		kv("DEGPDY", 360.9856438593), kv("IATUTC", 37.0), kv("NUMORB", 0), kv("NOPCAL", 0), kv("POLTYPE", "X-Y LIN"),
 		kv("HASMNT", false), kv("HASFEED", tya != ""), kv("FREQID", 1), kv("POLARX", 0.0), kv("POLARY", 0.0),
 		kv("DATUTC", 0), kv("XYZHAND", "RIGHT")}
