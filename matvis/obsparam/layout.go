@@ -45,7 +45,7 @@ func parseLayoutRows(name string, data []byte) ([]layoutRow, []string, error) {
 	// as Python's utf-8-sig does: it made the header lack column Name.
 	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	if err := checkUTF8(name, lines); err != nil {
+	if err := checkUTF8(name, lines, "antenna names are written to UVH5 as UTF-8"); err != nil {
 		return nil, nil, err
 	}
 	col, warnings, err := layoutHeader(name, lines[0])
@@ -89,10 +89,10 @@ func parseLayoutRows(name string, data []byte) ([]layoutRow, []string, error) {
 	return rows, warnings, nil
 }
 
-// checkUTF8 refuses a line that is not UTF-8, naming its line and byte:
-// the names would be written to a UVH5 that h5py and pyuvdata cannot
-// decode.
-func checkUTF8(name string, lines []string) error {
+// checkUTF8 refuses a line that is not UTF-8, naming its line and byte
+// and why it matters: its names would be written to a UVH5 that h5py and
+// pyuvdata cannot decode.
+func checkUTF8(name string, lines []string, why string) error {
 	for i, l := range lines {
 		if utf8.ValidString(l) {
 			continue
@@ -106,7 +106,7 @@ func checkUTF8(name string, lines []string) error {
 			k += size
 		}
 		return &Error{File: name, Line: i + 1, Field: "line", Value: strconv.Quote(shorten(l)),
-			Msg: fmt.Sprintf("the byte 0x%02X at byte %d of the line is not UTF-8: save the file as UTF-8 (antenna names are written to UVH5 as UTF-8)", l[k], k+1)}
+			Msg: fmt.Sprintf("the byte 0x%02X at byte %d of the line is not UTF-8: save the file as UTF-8 (%s)", l[k], k+1, why)}
 	}
 	return nil
 }

@@ -48,3 +48,15 @@ func TestNamedPathNotAFile(t *testing.T) {
 		}
 	}
 }
+
+// TestYAMLNotUTF8: a telescope config or obsparam with a byte that is not
+// UTF-8 is refused naming the file, line and byte (yaml.v3 said only
+// "invalid leading UTF-8 octet"); a UTF-8 BOM is still read.
+func TestYAMLNotUTF8(t *testing.T) {
+	tel := strings.Replace(testTelescope, "telescope_name: TEST", "telescope_name: T\xe9ST", 1)
+	_, err := readCase(t, files{tel: tel})
+	wantErr(t, err, "telescope_config.yaml:9", `"telescope_name: T\xe9ST"`, "0xE9 at byte 18", "not UTF-8")
+	_, err = readCase(t, files{obs: "# caf\xe9\n" + obsWith("", "", "")})
+	wantErr(t, err, "obsparam.yaml:1", "0xE9 at byte 6")
+	mustRead(t, files{tel: "\ufeff" + testTelescope, obs: "\ufeff" + obsWith("", "", "")})
+}
