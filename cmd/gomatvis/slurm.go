@@ -117,9 +117,6 @@ func (j *slurmJob) settle(ctx context.Context, pos []string, out, workdir string
 	if err := checkWorkdir(j.workdir); err != nil {
 		return err
 	}
-	if err := checkNoParts(j.workdir); err != nil {
-		return err
-	}
 	inputs := in.namedFiles()
 	for _, k := range []string{"--coord-method", "--eop", "--topo"} {
 		v := extra[k]
@@ -139,6 +136,10 @@ func (j *slurmJob) settle(ctx context.Context, pos []string, out, workdir string
 		j.simFlags = append(j.simFlags, k, v)
 	}
 	if err := j.checkNotInputs(inputs); err != nil {
+		return err
+	}
+	// After checkNotInputs: an input named as a part is refused as such.
+	if err := checkNoParts(j.workdir); err != nil {
 		return err
 	}
 	// Each task of the array would fail on a missing --eop or --topo:
