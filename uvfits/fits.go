@@ -66,11 +66,16 @@ func formatFloat(x float64) string {
 // history cards carry s's lines, split to 72 characters. A character
 // FITS cannot hold is written as its Go escape (\u00c9, \t, \xff), not
 // as '?': the history is free text (it holds the run's paths), so it is
-// kept readable and whole rather than refused.
+// kept readable and whole rather than refused. A last card then says so:
+// the UVH5 of the same run holds the history as it is, and the file tells
+// why this one differs.
 func history(s string) []card {
 	var out []card
+	escaped := false
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		line = escapeASCII(line)
+		e := escapeASCII(line)
+		escaped = escaped || e != line
+		line = e
 		for {
 			n := min(len(line), 72)
 			out = append(out, padCard("HISTORY "+line[:n]))
@@ -79,6 +84,10 @@ func history(s string) []card {
 				break
 			}
 		}
+	}
+	if escaped {
+		out = append(out, padCard("HISTORY gomatvis: characters outside ASCII 32-126 above are Go escapes"),
+			padCard("HISTORY (\\u00c9 for U+00C9, \\xff for a byte not UTF-8): FITS headers are ASCII."))
 	}
 	return out
 }

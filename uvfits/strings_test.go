@@ -178,15 +178,25 @@ func TestLongStringCards(t *testing.T) {
 }
 
 // TestHistoryEscapes: characters outside ASCII 32–126 are written as Go
-// escapes (they were '?'), so that the text stays whole and readable.
+// escapes (they were '?'), so that the text stays whole and readable, and
+// two last cards say so; a plain history gets no such note.
 func TestHistoryEscapes(t *testing.T) {
 	cards := history("HÉRA\tsky\xff.txt")
-	if len(cards) != 1 {
-		t.Fatalf("%d cards", len(cards))
-	}
 	want := `HISTORY H\u00c9RA\tsky\xff.txt`
+	if len(cards) != 3 {
+		t.Fatalf("%d cards: %q", len(cards), cards)
+	}
 	if got := strings.TrimRight(string(cards[0]), " "); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+	if !strings.Contains(string(cards[1]), "are Go escapes") || !strings.Contains(string(cards[2]), `\u00c9 for U+00C9`) {
+		t.Errorf("no note: %q", cards[1:])
+	}
+	if !strings.HasSuffix(strings.TrimRight(string(cards[2]), " "), "FITS headers are ASCII.") {
+		t.Errorf("the note is cut: %q", cards[2]) // padCard cuts at 80
+	}
+	if plain := history("made by gomatvis\nsecond line"); len(plain) != 2 {
+		t.Errorf("plain history: %q", plain)
 	}
 }
 
@@ -260,11 +270,38 @@ with fits.open(sys.argv[1], output_verify="exception") as f:
 		`"AMP": "` + strings.Repeat("R&D ", 30) + `&"`,
 		`"AMP1": "R&D&"`,
 		`"OBJECT": "` + pc.Name + `"`,
-		`"HISTORY": ["made from H\\u00c9RA/sky.txt\\twith a tab", "second line"]`,
+		`"HISTORY": ["made from H\\u00c9RA/sky.txt\\twith a tab", "second line", "gomatvis: characters outside ASCII 32-126 above are Go escapes"`,
 		`"ANNAME": ["A'0", "a much longer antenna name than eight"]`,
 	} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("astropy read\n%s\nlacks %s", out, want)
 		}
 	}
+}
+
+// FuzzStringCards: whatever the value, stringCards either refuses it with
+// a *StringError whose reason the rules predict (a character outside
+// ASCII 32–126, or wantRefused), or writes cards that read back whole.
+func FuzzStringCards(f *testing.F) {
+	for _, s := range []string{"HERA", "it's", "y'/x", strings.Repeat("ab&", 40), strings.Repeat("'", 34), "HÉRA", "a\tb", "R&D&"} {
+		f.Add(s, true)
+		f.Add(s, false)
+	}
+	f.Fuzz(func(t *testing.T, v string, long bool) {
+		cards, err := stringCards("FUZZKEY", "a fuzzed value", v, long)
+		printable := !strings.ContainsFunc(v, func(r rune) bool { return r < 32 || r > 126 })
+		if err != nil {
+			var se *StringError
+			if !errors.As(err, &se) || printable && !wantRefused(v, long) {
+				t.Fatalf("%q (long %v): %v", v, long, err)
+			}
+			return
+		}
+		if !printable || wantRefused(v, long) {
+			t.Fatalf("%q (long %v): written, want refused", v, long)
+		}
+		if got, n := decodeLong(t, cards); got != strings.TrimRight(v, " ") || n != len(cards) {
+			t.Fatalf("%q read back as %q", v, got)
+		}
+	})
 }
