@@ -27,7 +27,7 @@ type StringError struct {
 }
 
 func (e *StringError) Error() string {
-	return fmt.Sprintf("%s (%s) %q: %s; write it in printable ASCII (the same run to .uvh5 keeps it as it is)", e.Key, e.What, e.Value, e.Why)
+	return fmt.Sprintf("%s (%s) %q: %s (the same run to .uvh5 keeps it as it is)", e.Key, e.What, e.Value, e.Why)
 }
 
 // checkPrintable refuses a value with a byte outside ASCII 32–126, naming
@@ -43,7 +43,7 @@ func checkPrintable(key, what, v string) error {
 			desc = fmt.Sprintf("the byte 0x%02X (not UTF-8)", v[i])
 		}
 		return &StringError{Key: key, What: what, Value: v,
-			Why: fmt.Sprintf("%s at byte %d is not printable ASCII, and FITS headers and character columns hold only ASCII 32–126", desc, i+1)}
+			Why: fmt.Sprintf("%s at byte %d is not printable ASCII, and FITS headers and character columns hold only ASCII 32–126: write it in ASCII", desc, i+1)}
 	}
 	return nil
 }
