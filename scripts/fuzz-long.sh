@@ -23,7 +23,7 @@ targets=(
   "./internal/fastfloat/ FuzzParseFloat" "./internal/fastfloat/ FuzzParsePrefix"
   "./internal/casatable/ FuzzRead" "./matvis/astro/ FuzzC04"
   "./internal/h5read/ FuzzAttributes" "./internal/h5read/ FuzzGlobalHeap"
-  "./cmd/gomatvis/ FuzzParseByteSize"
+  "./cmd/gomatvis/ FuzzParseByteSize" "./uvfits/ FuzzStringCards"
 )
 failed=0
 echo "| target | executions | seconds | result |"

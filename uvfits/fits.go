@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // block is the FITS record: headers and data are padded to multiples of it.
@@ -38,8 +39,10 @@ func kv(key string, v any) card {
 			q += " "
 		}
 		val = q + "'"
-		if len(val) > 70 {
-			val = val[:69] + "'"
+		if len(val) > 2+maxCardString {
+			// Values from input go through stringCards, which refuses
+			// or continues them: only a constant can get here.
+			panic(fmt.Sprintf("uvfits: card %s: %q does not fit one card", key, x))
 		}
 	default:
 		panic(fmt.Sprintf("uvfits: card %s: type %T", key, v))
@@ -60,16 +63,19 @@ func formatFloat(x float64) string {
 	return s
 }
 
-// history cards carry s's lines, split to 72 characters.
+// history cards carry s's lines, split to 72 characters. A character
+// FITS cannot hold is written as its Go escape (\u00c9, \t, \xff), not
+// as '?': the history is free text (it holds the run's paths), so it is
+// kept readable and whole rather than refused. A last card then says so:
+// the UVH5 of the same run holds the history as it is, and the file tells
+// why this one differs.
 func history(s string) []card {
 	var out []card
+	escaped := false
 	for _, line := range strings.Split(strings.TrimRight(s, "\n"), "\n") {
-		line = strings.Map(func(r rune) rune {
-			if r < 32 || r > 126 {
-				return '?'
-			}
-			return r
-		}, line)
+		e := escapeASCII(line)
+		escaped = escaped || e != line
+		line = e
 		for {
 			n := min(len(line), 72)
 			out = append(out, padCard("HISTORY "+line[:n]))
@@ -79,7 +85,31 @@ func history(s string) []card {
 			}
 		}
 	}
+	if escaped {
+		out = append(out, padCard("HISTORY gomatvis: characters outside ASCII 32-126 above are Go escapes"),
+			padCard("HISTORY (\\u00c9 for U+00C9, \\xff for a byte not UTF-8): FITS headers are ASCII."))
+	}
 	return out
+}
+
+// escapeASCII writes each character of s outside ASCII 32–126 as its Go
+// escape: \u00c9 for É, \t for a tab, \xff for a byte that is not UTF-8.
+func escapeASCII(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r >= 32 && r <= 126:
+			b.WriteRune(r)
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += size
+	}
+	return b.String()
 }
 
 // encodeHeader lays cards out, END and the padding to a block.

@@ -69,6 +69,9 @@ func binTable(nrows int, cols []column, extra []card) ([]byte, error) {
 					return nil, fmt.Errorf("uvfits: column %s: %d values for %d rows", c.name, len(c.str), nrows)
 				}
 				s := c.str[r]
+				if err := checkPrintable(c.name, fmt.Sprintf("row %d", r+1), s); err != nil {
+					return nil, err
+				}
 				if len(s) > c.n {
 					return nil, fmt.Errorf("uvfits: column %s: %q is longer than %d characters", c.name, s, c.n)
 				}

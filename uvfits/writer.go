@@ -289,22 +289,64 @@ func (w *Writer) primaryHeader(opt Options) ([]byte, error) {
 		kv("CTYPE4", "FREQ"), kv("CRVAL4", f0), kv("CRPIX4", 1.0), kv("CDELT4", df),
 		kv("CTYPE5", "IF"), kv("CRVAL5", 1.0), kv("CRPIX5", 1.0), kv("CDELT5", 1.0),
 		kv("CTYPE6", "RA"), kv("CRVAL6", pc.RADeg), kv("CRPIX6", 1.0), kv("CDELT6", 1.0),
-		kv("CTYPE7", "DEC"), kv("CRVAL7", pc.DecDeg), kv("CRPIX7", 1.0), kv("CDELT7", 1.0),
-		kv("BUNIT", h.VisUnits), kv("BSCALE", 1.0), kv("BZERO", 0.0),
-		kv("OBJECT", pc.Name), kv("TELESCOP", h.TelescopeName),
-		kv("LAT", h.Latitude), kv("LON", h.Longitude), kv("ALT", h.Altitude),
-		kv("INSTRUME", h.Instrument), kv("EPOCH", pc.Epoch), kv("RADESYS", pc.Frame))
+		kv("CTYPE7", "DEC"), kv("CRVAL7", pc.DecDeg), kv("CRPIX7", 1.0), kv("CDELT7", 1.0))
+	sc := stringAppender{cards: c}
+	sc.add("BUNIT", "the visibility units", h.VisUnits, false)
+	sc.cards = append(sc.cards, kv("BSCALE", 1.0), kv("BZERO", 0.0))
+	sc.add("OBJECT", "the phase centre's name", pc.Name, false)
+	sc.add("TELESCOP", "the telescope name", h.TelescopeName, false)
+	sc.cards = append(sc.cards, kv("LAT", h.Latitude), kv("LON", h.Longitude), kv("ALT", h.Altitude))
+	sc.add("INSTRUME", "the instrument", h.Instrument, false)
+	sc.cards = append(sc.cards, kv("EPOCH", pc.Epoch))
+	sc.add("RADESYS", "the phase centre's frame", pc.Frame, false)
 	if h.BltOrder != "" {
-		c = append(c, kv("BLTORDER", h.BltOrder))
+		sc.add("BLTORDER", "the baseline-time order", h.BltOrder, true)
 	}
 	for _, k := range opt.Keywords {
-		if len(k.Name) > 8 {
-			return nil, fmt.Errorf("keyword %q is longer than 8 characters", k.Name)
+		if err := checkKeyword(k.Name); err != nil {
+			return nil, err
 		}
-		c = append(c, kv(k.Name, k.Value))
+		if v, ok := k.Value.(string); ok {
+			sc.add(k.Name, "an extra keyword", v, true)
+			continue
+		}
+		sc.cards = append(sc.cards, kv(k.Name, k.Value))
 	}
+	if sc.err != nil {
+		return nil, sc.err
+	}
+	c = sc.cards
 	c = append(c, history(h.History)...)
 	return encodeHeader(c), nil
+}
+
+// stringAppender appends string cards, keeping the first refusal.
+type stringAppender struct {
+	cards []card
+	err   error
+}
+
+// add appends KEY = 'v' (stringCards) unless a refusal came before.
+func (a *stringAppender) add(key, what, v string, long bool) {
+	if a.err != nil {
+		return
+	}
+	cs, err := stringCards(key, what, v, long)
+	a.cards, a.err = append(a.cards, cs...), err
+}
+
+// checkKeyword refuses a keyword FITS cannot name: 1 to 8 characters of
+// A–Z, 0–9, '-' and '_' (FITS 4.0 §4.1.2.1).
+func checkKeyword(k string) error {
+	if len(k) == 0 || len(k) > 8 {
+		return fmt.Errorf("keyword %q: want 1 to 8 characters", k)
+	}
+	for _, r := range k {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return fmt.Errorf("keyword %q: %q is not one of A–Z, 0–9, '-', '_'", k, r)
+		}
+	}
+	return nil
 }
 
 // isoDate is the UTC calendar date (YYYY-MM-DD) of a Julian date.
@@ -367,6 +409,9 @@ func antennaTable(h *uvh5.Header, opt Options) ([]byte, error) {
 		xyz[i] = []float64{co*p[0] + so*p[1], -so*p[0] + co*p[1], p[2]}
 		nosta[i] = float64(h.AntennaNumbers[i])
 		width = max(width, len(h.AntennaNames[i]))
+		if err := checkPrintable("ANNAME", fmt.Sprintf("antenna %d's name", h.AntennaNumbers[i]), h.AntennaNames[i]); err != nil {
+			return nil, err
+		}
 	}
 	tya, aa, tyb, ab := feeds(h)
 	cols := []column{strCol("ANNAME", width, h.AntennaNames), numCol("STABXYZ", "", 'D', 3, xyz),
@@ -384,11 +429,15 @@ func antennaTable(h *uvh5.Header, opt Options) ([]byte, error) {
 		return nil, fmt.Errorf("GSTIA0: %w", err)
 	}
 	rdate := isoDate(jd0)
+	arrnam, err := stringCards("ARRNAM", "the telescope name", h.TelescopeName, false)
+	if err != nil {
+		return nil, err
+	}
 	// POLARX and POLARY are 0 as pyuvdata writes them: a UVData holds no
 	// polar motion.
 	extra := []card{kv("EXTNAME", "AIPS AN"), kv("EXTVER", 1), kv("ARRAYX", arr[0]), kv("ARRAYY", arr[1]), kv("ARRAYZ", arr[2]),
 		kv("FRAME", "ITRF"), kv("FREQ", h.Freqs[0]), kv("RDATE", rdate), kv("GSTIA0", gst*180/math.Pi),
-		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), kv("ARRNAM", h.TelescopeName), kv("NO_IF", 1),
+		kv("UT1UTC", opt.EOP.UT1MinusUTCSec), kv("TIMESYS", "UTC"), arrnam[0], kv("NO_IF", 1),
 		kv("DEGPDY", 360.9856438593), kv("IATUTC", 37.0), kv("NUMORB", 0), kv("NOPCAL", 0), kv("POLTYPE", "X-Y LIN"),
 		kv("HASMNT", false), kv("HASFEED", tya != ""), kv("FREQID", 1), kv("POLARX", 0.0), kv("POLARY", 0.0),
 		kv("DATUTC", 0), kv("XYZHAND", "RIGHT")}

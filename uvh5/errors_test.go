@@ -45,6 +45,11 @@ func TestValidateNamesField(t *testing.T) {
 		{"Pols", func(h *Header) { h.Pols = []int64{9} }},
 		{"VisUnits", func(h *Header) { h.VisUnits = "mJy" }},
 		{"XOrientation", func(h *Header) { h.XOrientation = "up" }},
+		// Strings h5py and pyuvdata cannot decode as UTF-8.
+		{"AntennaNames", func(h *Header) { h.AntennaNames[2] = "H\xe9" }},
+		{"TelescopeName", func(h *Header) { h.TelescopeName = "\xffHERA" }},
+		{"History", func(h *Header) { h.History = "made\xc3" }},
+		{"PhaseCenterName", func(h *Header) { h.PhaseCenterName = "z\x80" }},
 	}
 	for _, c := range cases {
 		h := testHeader(rand.New(rand.NewPCG(1, 1)), 4, 2, 3)

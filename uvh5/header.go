@@ -27,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unicode/utf8"
 )
 
 // Version is the UVH5 format version written to Header/version.
@@ -237,9 +238,29 @@ func (h *Header) appCoords() (ra, dec, pa []float64) {
 // Ant2 exist, every float is finite. Errors are *FieldError naming the
 // field (File left empty).
 func (h *Header) Validate() error {
-	for _, check := range []func() error{h.checkTelescope, h.checkAntennas, h.checkBlts, h.checkFreqs, h.checkPols, h.checkMisc} {
+	for _, check := range []func() error{h.checkUTF8, h.checkTelescope, h.checkAntennas, h.checkBlts, h.checkFreqs, h.checkPols, h.checkMisc} {
 		if err := check(); err != nil {
 			return err
+		}
+	}
+	return nil
+}
+
+// checkUTF8 refuses a string that is not UTF-8: h5py and pyuvdata decode
+// every string of the file as UTF-8 and fail on it. The readers of the
+// inputs refuse such bytes with their file and line; this is the last
+// guard.
+func (h *Header) checkUTF8() error {
+	for _, f := range []struct{ field, v string }{{"TelescopeName", h.TelescopeName}, {"Instrument", h.Instrument},
+		{"History", h.History}, {"VisUnits", h.VisUnits}, {"TelescopeFrame", h.TelescopeFrame}, {"Ellipsoid", h.Ellipsoid},
+		{"XOrientation", h.XOrientation}, {"BltOrder", h.BltOrder}, {"PhaseCenterName", h.PhaseCenterName}} {
+		if !utf8.ValidString(f.v) {
+			return bad(f.field, "%q is not UTF-8", f.v)
+		}
+	}
+	for i, n := range h.AntennaNames {
+		if !utf8.ValidString(n) {
+			return bad("AntennaNames", "element %d %q is not UTF-8", i, n)
 		}
 	}
 	return nil

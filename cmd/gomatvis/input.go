@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/gomatvis/gomatvis/matvis/input"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -57,12 +58,18 @@ func (in *simInput) name() string {
 }
 
 // defaultOutput is where an obsparam's filing section puts the output
-// ("" for a spec, which needs -o).
-func (in *simInput) defaultOutput() string {
+// ("" for a spec, which needs -o). Its outdir is created when missing, as
+// pyuvsim's write_uvdata does (it was refused as "not writable").
+func (in *simInput) defaultOutput() (string, error) {
 	if in.cfg == nil {
-		return ""
+		return "", nil
 	}
-	return in.cfg.OutputPath()
+	if dir := in.cfg.Filing.OutDir; dir != "" {
+		if err := os.MkdirAll(dir, 0o777); err != nil {
+			return "", fmt.Errorf("%s: filing.outdir %s: creating it (as pyuvsim does): %w", in.path, dir, err)
+		}
+	}
+	return in.cfg.OutputPath(), nil
 }
 
 // files are the input files, which no output may replace.

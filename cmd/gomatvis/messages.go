@@ -56,10 +56,12 @@ func flagError(fs *flag.FlagSet, err error) error {
 		msg = fmt.Sprintf("--%s %s: %s", m[3], m[2], why)
 	}
 	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		// In the CLI's spelling, as in the usage and the hint: --backnd,
+		// not the flag package's -backnd.
 		if s := suggestFlag(fs, name); s != "" {
-			msg = fmt.Sprintf("unknown flag -%s; did you mean --%s?", name, s)
+			msg = fmt.Sprintf("unknown flag --%s; did you mean --%s?", name, s)
 		} else {
-			msg = fmt.Sprintf("unknown flag -%s", name)
+			msg = fmt.Sprintf("unknown flag --%s", name)
 		}
 	}
 	return badFlagError{fmt.Errorf("%s (gomatvis %s --help lists the flags)", msg, fs.Name())}

@@ -23,12 +23,12 @@ func TestFlagErrorsComeFirst(t *testing.T) {
 		want []string
 		not  string
 	}{
-		{[]string{"simulate", "example", "--backnd", "cpu", "-o", "x.npy"}, []string{"unknown flag -backnd; did you mean --backend?", "gomatvis simulate --help lists the flags"}, ""},
+		{[]string{"simulate", "example", "--backnd", "cpu", "-o", "x.npy"}, []string{"unknown flag --backnd; did you mean --backend?", "gomatvis simulate --help lists the flags"}, ""},
 		{[]string{"simulate", "example", "--bakcend", "cpu", "-o", "x.npy"}, []string{"did you mean --backend?"}, ""},
 		{[]string{"simulate", "example", "--max-memroy", "1", "-o", "x.npy"}, []string{"did you mean --max-memory?"}, ""},
-		{[]string{"simulate", "example", "-0", "x.npy"}, []string{"did you mean --o?"}, ""},
+		{[]string{"simulate", "example", "-0", "x.npy"}, []string{"unknown flag --0; did you mean --o?"}, ""},
 		{[]string{"topo", "example", "--coord-metod=erfa", "-o", "x.npy"}, []string{"did you mean --coord-method?", "gomatvis topo --help"}, ""},
-		{[]string{"merge", "--zzzzzz", "-o", "x.npy"}, []string{"unknown flag -zzzzzz (gomatvis merge --help lists the flags)"}, "did you mean"},
+		{[]string{"merge", "--zzzzzz", "-o", "x.npy"}, []string{"unknown flag --zzzzzz (gomatvis merge --help lists the flags)"}, "did you mean"},
 		{[]string{"simulate", "example", "--precision", "two", "-o", "x.npy"}, []string{`--precision "two": not a number`, "--help lists the flags"}, ""},
 		{[]string{"simulate", "example", "-o"}, []string{"flag needs an argument: -o"}, ""},
 		{[]string{"simulate", "example", "--q=maybe", "-o", "x.npy"}, []string{`--q "maybe": want true or false`}, ""},

@@ -271,7 +271,9 @@ func parseSimulateCommand(ctx context.Context, fs *flag.FlagSet, args []string, 
 	if *shardFlag != "" {
 		formats = partFormats()
 	} else if *out == "" {
-		*out = in.defaultOutput()
+		if *out, err = in.defaultOutput(); err != nil {
+			return nil, err
+		}
 		if *out != "" {
 			hint = fmt.Sprintf("it is the filing section's outdir/outfile_name of %s (with clobber: true): change filing.outfile_name or outdir, or give -o", in.path)
 		}

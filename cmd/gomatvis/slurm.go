@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis/part"
 	"github.com/gomatvis/gomatvis/matvis/shard"
 )
@@ -134,7 +135,24 @@ func (j *slurmJob) settle(ctx context.Context, pos []string, out, workdir string
 		}
 		j.simFlags = append(j.simFlags, k, v)
 	}
-	return j.checkNotInputs(inputs)
+	if err := j.checkNotInputs(inputs); err != nil {
+		return err
+	}
+	// After checkNotInputs: an input named as a part is refused as such.
+	if err := checkNoParts(j.workdir); err != nil {
+		return err
+	}
+	// Each task of the array would fail on a missing --eop or --topo:
+	// refuse it now, not once per task after they have queued.
+	for _, k := range []string{"--eop", "--topo"} {
+		if extra[k] == "" {
+			continue
+		}
+		if err := inputfile.Check(extra[k]); err != nil {
+			return fmt.Errorf("%s %s: %w: every task of the array would fail on it; give an existing file", k, extra[k], err)
+		}
+	}
+	return nil
 }
 
 // slurmExecutable is the gomatvis the scripts run (a variable for tests).
@@ -193,6 +211,28 @@ func checkWorkdir(workdir string) error {
 		return fmt.Errorf("%w: --workdir %q: the character %q cannot be written into an #SBATCH --output line; choose a directory without control characters or backslashes", errUsage, workdir, workdir[i])
 	}
 	return nil
+}
+
+// checkNoParts refuses a work directory that already holds part files:
+// the merge takes every part-*.gmvpart there, so another run's parts (or
+// this one's from another --tasks) failed it only after the whole array
+// had run.
+func checkNoParts(workdir string) error {
+	ents, err := os.ReadDir(workdir)
+	if err != nil {
+		return nil // a missing directory is made; another failure shows at write
+	}
+	var parts []string
+	for _, e := range ents {
+		if n := e.Name(); strings.HasPrefix(n, "part-") && strings.HasSuffix(n, partExt) {
+			parts = append(parts, n)
+		}
+	}
+	if len(parts) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--workdir %s already holds %d part file(s) (%s): the merge would take them with this run's; choose an empty --workdir, or remove them (rm %s)",
+		workdir, len(parts), strings.Join(parts[:min(3, len(parts))], ", "), shellQuote(filepath.Join(workdir, "part-"))+"*"+partExt)
 }
 
 // checkNotInputs refuses outputs that are inputs: -o's files, the work

@@ -139,6 +139,13 @@ func TestSlurmHostilePathsRun(t *testing.T) {
 		out := filepath.Join(hd, name+".npy")
 		topo := filepath.Join(hd, name+"topo.npy")
 		eop := filepath.Join(hd, name+"eop.json")
+		// They must exist: the slurm command checks them (their content
+		// is the fake gomatvis's business).
+		for _, p := range []string{topo, eop} {
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		wd := filepath.Join(hd, "work")
 		if strings.ContainsAny(name, "\n\r\t\\") {
 			code, _, e := runCLI(t, "slurm", spec, "--tasks", "5", "-o", out, "--workdir", wd, "--backend", "cpu")

@@ -41,13 +41,17 @@ type File struct {
 	// groups caches each group's links by object header address, so
 	// repeated lookups do not re-read symbol tables.
 	groups map[uint64]map[string]uint64
+	// links caches each group's soft and external links, described
+	// ("an external link to sky.h5:/Data"): they are not followed, but a
+	// lookup that meets one says so instead of "not found".
+	others map[uint64]map[string]string
 	gheap  gheaps // global heap collections read so far
 	nread  int64  // bytes read so far, for budgets (see Walk)
 }
 
 // Open reads the superblock of the HDF5 file r of size bytes.
 func Open(r io.ReaderAt, size int64) (*File, error) {
-	f := &File{r: r, size: size, groups: map[uint64]map[string]uint64{}}
+	f := &File{r: r, size: size, groups: map[uint64]map[string]uint64{}, others: map[uint64]map[string]string{}}
 	head, err := f.read(0, min(size, 128))
 	if err != nil {
 		return nil, fmt.Errorf("superblock: %w", err)

@@ -42,7 +42,7 @@ func ref(length uint32, addr uint64, index uint32) []byte {
 }
 
 func memFile(b []byte) *File {
-	return &File{r: bytes.NewReader(b), size: int64(len(b)), groups: map[uint64]map[string]uint64{}}
+	return &File{r: bytes.NewReader(b), size: int64(len(b)), groups: map[uint64]map[string]uint64{}, others: map[uint64]map[string]string{}}
 }
 
 // TestVarLenStringsByHand reads strings through references into a

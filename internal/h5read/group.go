@@ -1,6 +1,7 @@
 package h5read
 
 import (
+	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -34,6 +35,9 @@ func (f *File) lookup(path string) (*object, error) {
 			return nil, err
 		}
 		addr, ok := links[name]
+		if desc, other := f.others[o.addr][name]; !ok && other {
+			return nil, pathErr(joinPath(o.path, name), "%s: %w", desc, ErrLinkNotFollowed)
+		}
 		if !ok {
 			return nil, pathErr(joinPath(o.path, name), "%w", ErrNotFound)
 		}
@@ -61,6 +65,28 @@ func (f *File) object(path string, addr uint64) (*object, error) {
 
 // ErrNotFound reports a missing group member.
 var ErrNotFound = fmt.Errorf("not found")
+
+// ErrLinkNotFollowed reports a group member that is a soft or external
+// link: only hard links are followed.
+var ErrLinkNotFollowed = fmt.Errorf("soft and external links are not followed: store the object itself in the file (h5py: f[name] = data, not h5py.SoftLink or h5py.ExternalLink)")
+
+// Link describes the soft or external link at path ("an external link to
+// sky.h5:/Data/stokes"); ok is false when path is no such link.
+func (f *File) Link(path string) (desc string, ok bool) {
+	dir, name := "/", strings.TrimPrefix(path, "/")
+	if i := strings.LastIndex(path, "/"); i > 0 {
+		dir, name = path[:i], path[i+1:]
+	}
+	o, err := f.lookup(dir)
+	if err != nil {
+		return "", false
+	}
+	if _, err := f.links(o); err != nil {
+		return "", false
+	}
+	desc, ok = f.others[o.addr][name]
+	return desc, ok
+}
 
 // Members returns the sorted names of the members of the group at path.
 func (f *File) Members(path string) ([]string, error) {
@@ -95,10 +121,11 @@ func (f *File) links(o *object) (map[string]uint64, error) {
 
 func (f *File) readLinks(o *object) (map[string]uint64, error) {
 	if m, ok := find(o.msgs, msgSymbolTable); ok {
-		out, err := f.symbolTable(m.data)
+		out, others, err := f.symbolTable(m.data)
 		if err != nil {
 			return nil, pathErr(o.path, "symbol table: %w", err)
 		}
+		f.others[o.addr] = others
 		return out, nil
 	}
 	info, hasInfo := find(o.msgs, msgLinkInfo)
@@ -108,7 +135,7 @@ func (f *File) readLinks(o *object) (map[string]uint64, error) {
 	if err := compactOnly(info.data); err != nil {
 		return nil, pathErr(o.path, "%w", err)
 	}
-	out := map[string]uint64{}
+	out, others := map[string]uint64{}, map[string]string{}
 	for _, m := range o.msgs {
 		if m.typ != msgLink {
 			continue
@@ -119,8 +146,11 @@ func (f *File) readLinks(o *object) (map[string]uint64, error) {
 		}
 		if hard {
 			out[name] = addr
+		} else {
+			others[name] = describeLink(m.data)
 		}
 	}
+	f.others[o.addr] = others
 	return out, nil
 }
 
@@ -141,6 +171,42 @@ func compactOnly(b []byte) error {
 		return fmt.Errorf("dense link storage is not supported")
 	}
 	return nil
+}
+
+// describeLink says what a Link message that is not a hard link points
+// to: "a soft link to /Data/x", "an external link to f.h5:/Data/x".
+func describeLink(b []byte) string {
+	r := &rd{b: b}
+	r.skip(1)
+	flags := r.u8()
+	typ := byte(0)
+	if flags&0x08 != 0 {
+		typ = r.u8()
+	}
+	if flags&0x04 != 0 {
+		r.skip(8)
+	}
+	if flags&0x10 != 0 {
+		r.skip(1)
+	}
+	r.skip(int(r.uN(1 << (flags & 3))))
+	n := int(r.uN(2))
+	if r.err != nil || n > r.left() {
+		return fmt.Sprintf("a link of type %d", typ)
+	}
+	v := r.take(n)
+	switch typ {
+	case 1:
+		return fmt.Sprintf("a soft link to %q", v)
+	case 64:
+		// a version-and-flags byte, then the file and the object path,
+		// each NUL-terminated
+		if parts := bytes.SplitN(v[min(1, len(v)):], []byte{0}, 3); len(parts) >= 2 {
+			return fmt.Sprintf("an external link to %q in %q", parts[1], parts[0])
+		}
+		return "an external link"
+	}
+	return fmt.Sprintf("a user-defined link of type %d", typ)
 }
 
 // parseLink decodes a Link message (IV.A.2.g) and reports whether it is a
@@ -175,21 +241,22 @@ func parseLink(b []byte) (name string, addr uint64, hard bool, err error) {
 // symbolTable reads an old-style group: Symbol Table message (IV.A.2.r: v1
 // B-tree address, local heap address), the B-tree's symbol table nodes
 // (III.B "SNOD") and link names from the local heap (III.D "HEAP").
-func (f *File) symbolTable(b []byte) (map[string]uint64, error) {
+// Soft links it returns apart, described.
+func (f *File) symbolTable(b []byte) (map[string]uint64, map[string]string, error) {
 	r := &rd{b: b}
 	tree, heapAddr := r.u64(), r.u64()
 	if r.err != nil {
-		return nil, r.err
+		return nil, nil, r.err
 	}
 	heap, err := f.localHeap(heapAddr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := map[string]uint64{}
+	out, others := map[string]uint64{}, map[string]string{}
 	err = f.walkBtree(tree, 0, 8, func(child uint64, _ []byte) error {
-		return f.symbolNode(child, heap, out)
+		return f.symbolNode(child, heap, out, others)
 	})
-	return out, err
+	return out, others, err
 }
 
 // localHeap returns the data segment of the local heap at addr: "HEAP",
@@ -217,8 +284,10 @@ func (f *File) localHeap(addr uint64) ([]byte, error) {
 
 // symbolNode adds the entries of the symbol table node at addr: "SNOD",
 // version 1, reserved, count (2), then 40-byte entries (link name offset,
-// object header address, cache type, reserved, scratch pad).
-func (f *File) symbolNode(addr uint64, heap []byte, out map[string]uint64) error {
+// object header address, cache type, reserved, scratch pad). An entry of
+// cache type 2 is a soft link (its value at the scratch pad's heap
+// offset): it goes to others, described.
+func (f *File) symbolNode(addr uint64, heap []byte, out map[string]uint64, others map[string]string) error {
 	head, err := f.read(addr, 8)
 	if err != nil {
 		return fmt.Errorf("symbol node: %w", err)
@@ -234,7 +303,10 @@ func (f *File) symbolNode(addr uint64, heap []byte, out map[string]uint64) error
 	r := &rd{b: b}
 	for range n {
 		off, obj := r.u64(), r.u64()
-		r.skip(24)
+		cache := r.u32()
+		r.skip(4)
+		valueOff := r.u32()
+		r.skip(12)
 		if off >= uint64(len(heap)) {
 			return fmt.Errorf("link name offset %d outside the local heap", off)
 		}
@@ -242,6 +314,16 @@ func (f *File) symbolNode(addr uint64, heap []byte, out map[string]uint64) error
 		name := hr.cstring(1)
 		if hr.err != nil {
 			return fmt.Errorf("link name at heap offset %d: %w", off, hr.err)
+		}
+		if cache == 2 {
+			others[name] = "a soft link"
+			if valueOff < uint32(len(heap)) {
+				vr := &rd{b: heap, off: int(valueOff)}
+				if v := vr.cstring(1); vr.err == nil {
+					others[name] = fmt.Sprintf("a soft link to %q", v)
+				}
+			}
+			continue
 		}
 		out[name] = obj
 	}

@@ -52,6 +52,18 @@ func Open(path string) (*os.File, int64, error) {
 	return f, fi.Size(), nil
 }
 
+// Check refuses path, without opening it, unless it names a regular file
+// (after following symbolic links): its error says what the path is ("is
+// a directory", wrapping ErrNotRegular), or why it could not be looked at
+// (fs.ErrNotExist, a symbolic-link loop, a permission).
+func Check(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	return checkRegular(path, fi)
+}
+
 // ReadAll reads the whole regular file at path, refusing it by its size,
 // before reading, when it holds more than limit bytes (math.MaxInt64: no
 // limit but the file's).

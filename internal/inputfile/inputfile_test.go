@@ -120,3 +120,38 @@ func TestReadAllUnlimited(t *testing.T) {
 		t.Errorf("allocated %d bytes for a file of %d", n, len(want))
 	}
 }
+
+// TestCheck: Check passes a regular file (and a link to one) and names
+// what anything else is, without opening it.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	file, link, loop := filepath.Join(dir, "f"), filepath.Join(dir, "l"), filepath.Join(dir, "loop")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(file, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("loop", loop); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		path string
+		want string // "" for no error
+	}{
+		{file, ""}, {link, ""},
+		{dir, dir + " is a directory"},
+		{"/dev/null", "/dev/null is a character device"},
+		{loop, "too many levels of symbolic links"},
+		{filepath.Join(dir, "none"), "no such file or directory"},
+	}
+	for _, c := range cases {
+		err := Check(c.path)
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.path, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
+			t.Errorf("%s: error %v, want %q", c.path, err, c.want)
+		}
+	}
+}

@@ -40,6 +40,9 @@ func ReadEOPFile(path string, timesJD []float64) ([]astro.EOP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eop file: %w", err)
 	}
+	// A UTF-8 byte-order mark is dropped, as Python's utf-8-sig does: an
+	// eop.json that began with one was read as finals2000A.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '{' {
 		return eopFromJSON(path, data, timesJD)
 	}

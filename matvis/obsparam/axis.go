@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -360,11 +361,19 @@ func fill(n int, v float64) []float64 {
 // an inconsistent set has no single meaning and is refused here.
 func (in *axisInput) checkConsistent(nm axisNames, tol float64, res axisResult, start, end, n, length float64) error {
 	var bad, inVals, calc []string
+	var tooFine bool // a pair that prints alike at 15 digits
+	add := func(key string, given, got float64) {
+		g, c := fmtG(given), fmtG(got)
+		if g == c {
+			// The two numbers printed alike ([1e+300] against [1e+300]):
+			// print them whole, and say why they cannot agree.
+			g, c, tooFine = strconv.FormatFloat(given, 'g', -1, 64), strconv.FormatFloat(got, 'g', -1, 64), true
+		}
+		bad, inVals, calc = append(bad, key), append(inVals, g), append(calc, c)
+	}
 	check := func(ok bool, key string, given, got float64, scale float64) {
 		if ok && !(math.Abs(given-got) <= tol) {
-			bad = append(bad, key)
-			inVals = append(inVals, fmtG(given/scale))
-			calc = append(calc, fmtG(got/scale))
+			add(key, given/scale, got/scale)
 		}
 	}
 	check(in.hasStart, nm.start, in.start, start, 1)
@@ -380,8 +389,7 @@ func (in *axisInput) checkConsistent(nm axisNames, tol float64, res axisResult, 
 				g = in.delta[i]
 			}
 			if !(math.Abs(g-v) <= tol) {
-				bad = append(bad, fmt.Sprintf("%s[%d]", nm.delta, i))
-				inVals, calc = append(inVals, fmtG(g/in.deltaScale())), append(calc, fmtG(v/in.deltaScale()))
+				add(fmt.Sprintf("%s[%d]", nm.delta, i), g/in.deltaScale(), v/in.deltaScale())
 				break
 			}
 		}
@@ -389,9 +397,16 @@ func (in *axisInput) checkConsistent(nm axisNames, tol float64, res axisResult, 
 	if len(bad) == 0 {
 		return nil
 	}
-	return fmt.Errorf("the %s is not consistent with the %s specified: input values were [%s], calculated values were [%s] "+
-		"(pyuvsim >= 1.3 warns and uses the calculated values, pyuvsim 1.2 built a different grid; remove or correct the extra keys)",
-		strings.Join(bad, ", "), strings.Join(res.used, ", "), strings.Join(inVals, ", "), strings.Join(calc, ", "))
+	why := "(pyuvsim >= 1.3 warns and uses the calculated values, pyuvsim 1.2 built a different grid; remove or correct the extra keys)"
+	if tooFine {
+		shown, unit := tol, "Hz"
+		if nm.array == timeNames.array {
+			shown, unit = tol*86400, "s"
+		}
+		why = fmt.Sprintf("(they differ only in the last digits: at this magnitude float64 cannot hold the axis to the tolerance of %.3g %s; check the values and their units)", shown, unit)
+	}
+	return fmt.Errorf("the %s is not consistent with the %s specified: input values were [%s], calculated values were [%s] %s",
+		strings.Join(bad, ", "), strings.Join(res.used, ", "), strings.Join(inVals, ", "), strings.Join(calc, ", "), why)
 }
 
 // fmtG prints a float with full precision but no noise.

@@ -108,9 +108,15 @@ func (f *Filing) baseName() string {
 // exists, pyuvsim drops a trailing _<digits> from the name and tries
 // name_0, name_1, ... until one is free; OutputPath does the same, so its
 // answer depends on the files present when it is called.
+//
+// An absolute outfile_name is the path itself, outdir aside, as Python's
+// os.path.join(outdir, name) makes it in pyuvsim (it lost its '/').
 func (c *Config) OutputPath() string {
 	f := &c.Filing
 	p := filepath.Join(f.OutDir, f.baseName())
+	if filepath.IsAbs(f.baseName()) {
+		p = filepath.Clean(f.baseName())
+	}
 	if ext := "." + f.Format; !strings.HasSuffix(p, ext) {
 		p += ext
 	}

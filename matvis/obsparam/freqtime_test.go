@@ -1,6 +1,7 @@
 package obsparam
 
 import (
+	"regexp"
 	"testing"
 )
 
@@ -163,11 +164,33 @@ func TestTimeErrors(t *testing.T) {
 		{"uneven array", "time_array: [2459845.0, 2459845.1, 2459845.5]", []string{"integration_time must be specified if spacing in time_array is uneven"}},
 		{"string", "start_time: '2022-09-20T12:00'\n  Ntimes: 3\n  integration_time: 600.0", []string{"time.start_time", "must be a number"}},
 		{"unknown key", "start_time: 2459845.0\n  Ntimes: 3\n  inttime: 600.0", []string{"time.inttime", "unknown key"}},
+		{"integration_time 1e300", "start_time: 2459845.0\n  Ntimes: 3\n  integration_time: 1e300", []string{"integration_time[0] is not consistent", "differ only in the last digits", "0.001 s", "units"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := readCase(t, files{obs: obsWith("", "time:\n  "+tc.time+"\n", "")})
 			wantErr(t, err, append(tc.frags, "obsparam.yaml")...)
 		})
+	}
+}
+
+// TestInconsistentNumbersDiffer: a refusal for keys that disagree prints
+// two different numbers (integration_time: 1e300 printed [1e+300] against
+// [1e+300]).
+func TestInconsistentNumbersDiffer(t *testing.T) {
+	re := regexp.MustCompile(`input values were \[([^\]]*)\], calculated values were \[([^\]]*)\]`)
+	for _, it := range []string{"1e300", "1e20", "300.0"} {
+		time := "start_time: 2459845.0\n  end_time: 2459845.013888889\n  Ntimes: 3\n  integration_time: " + it
+		if it != "300.0" {
+			time = "start_time: 2459845.0\n  Ntimes: 3\n  integration_time: " + it
+		}
+		_, err := readCase(t, files{obs: obsWith("", "time:\n  "+time+"\n", "")})
+		if err == nil {
+			t.Fatalf("%s: accepted", it)
+		}
+		m := re.FindStringSubmatch(err.Error())
+		if m == nil || m[1] == m[2] {
+			t.Errorf("%s: %v: want two different numbers", it, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // seedFiles adds the reference configurations' files as seeds.
@@ -115,6 +116,9 @@ func FuzzLayoutCSV(f *testing.F) {
 		}
 		nums, names := map[int]bool{}, map[string]bool{}
 		for _, a := range ants {
+			if !utf8.ValidString(a.Name) {
+				t.Fatalf("name %q is not UTF-8", a.Name)
+			}
 			if nums[a.Number] || names[a.Name] || a.Number < 0 || a.BeamID < 0 {
 				t.Fatalf("bad antenna %+v", a)
 			}

@@ -1,10 +1,12 @@
 package obsparam
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
@@ -41,7 +43,13 @@ func ParseLayout(name string, data []byte) (ants []Antenna, warnings []string, e
 }
 
 func parseLayoutRows(name string, data []byte) ([]layoutRow, []string, error) {
+	// A UTF-8 byte-order mark (a spreadsheet's "CSV UTF-8") is dropped
+	// as Python's utf-8-sig does: it made the header lack column Name.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
+	if err := checkUTF8(name, lines, "antenna names are written to UVH5 as UTF-8"); err != nil {
+		return nil, nil, err
+	}
 	col, warnings, err := layoutHeader(name, lines[0])
 	if err != nil {
 		return nil, nil, err
@@ -81,6 +89,28 @@ func parseLayoutRows(name string, data []byte) ([]layoutRow, []string, error) {
 		return nil, nil, &Error{File: name, Msg: "no antennas: the layout has a header line but no rows"}
 	}
 	return rows, warnings, nil
+}
+
+// checkUTF8 refuses a line that is not UTF-8, naming its line and byte
+// and why it matters: its names would be written to a UVH5 that h5py and
+// pyuvdata cannot decode.
+func checkUTF8(name string, lines []string, why string) error {
+	for i, l := range lines {
+		if utf8.ValidString(l) {
+			continue
+		}
+		k := 0
+		for k < len(l) {
+			r, size := utf8.DecodeRuneInString(l[k:])
+			if r == utf8.RuneError && size == 1 {
+				break
+			}
+			k += size
+		}
+		return &Error{File: name, Line: i + 1, Field: "line", Value: strconv.Quote(shorten(l)),
+			Msg: fmt.Sprintf("the byte 0x%02X at byte %d of the line is not UTF-8: save the file as UTF-8 (%s)", l[k], k+1, why)}
+	}
+	return nil
 }
 
 // layoutHeader maps each of the six columns to its position.

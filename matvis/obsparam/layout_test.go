@@ -28,6 +28,22 @@ func TestParseLayout(t *testing.T) {
 	}
 }
 
+// TestLayoutBOM: a UTF-8 byte-order mark before the header is dropped, as
+// Python's utf-8-sig does (the header "lacked column Name" while printing
+// it), with CRLF line ends too.
+func TestLayoutBOM(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n"} {
+		in := "\ufeffName Number BeamID E N U" + eol + "A 3 0 1 2 3" + eol
+		ants, _, err := ParseLayout("lay.csv", []byte(in))
+		if err != nil {
+			t.Fatalf("%q: %v", eol, err)
+		}
+		if len(ants) != 1 || ants[0].Name != "A" || ants[0].Number != 3 {
+			t.Fatalf("%q: %+v", eol, ants)
+		}
+	}
+}
+
 func TestParseLayoutErrors(t *testing.T) {
 	const hdr = "Name Number BeamID E N U\n"
 	cases := []struct {
@@ -52,6 +68,9 @@ func TestParseLayoutErrors(t *testing.T) {
 		{"not a number", hdr + "A 0 0 0 0 up\n", []string{"column 6 (u)", `"up"`}},
 		{"duplicate number", hdr + "A 0 0 0 0 0\n\nB 0 0 1 0 0\n", []string{"lay.csv:4", "Number = 0", "duplicate antenna number (also on line 2)"}},
 		{"duplicate name", hdr + "A 0 0 0 0 0\nA 1 0 1 0 0\n", []string{"lay.csv:3", `Name = "A"`, "duplicate antenna name (also on line 2)"}},
+		{"invalid UTF-8 name", hdr + "A 0 0 0 0 0\nH\xe9 1 0 1 0 0\n", []string{"lay.csv:3", `"H\xe9 1 0 1 0 0"`, "0xE9 at byte 2", "not UTF-8", "save the file as UTF-8"}},
+		{"invalid UTF-8 header", "Name Number\xff BeamID E N U\n", []string{"lay.csv:1", "0xFF at byte 12"}},
+		{"BOM not at the start", "\ufeff\ufeff" + hdr + "A 0 0 0 0 0\n", []string{"lay.csv:1", "lacks column(s) name"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,9 @@
 package obsparam
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -9,6 +11,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/gomatvis/gomatvis/internal/inputfile"
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
@@ -195,6 +198,7 @@ func (r *reader) resolvePath(y *yfile, n *yaml.Node, field, name string, dirs ..
 		return filepath.Clean(name), nil
 	}
 	var tried, found []string
+	var unusable error // the first path that exists but cannot be read
 	for _, d := range append([]string{r.cwd}, dirs...) {
 		if d == "" {
 			continue
@@ -204,9 +208,16 @@ func (r *reader) resolvePath(y *yfile, n *yaml.Node, field, name string, dirs ..
 			continue
 		}
 		tried = append(tried, p)
-		if isFile(p) == nil {
+		switch err := isFile(p); {
+		case err == nil:
 			found = append(found, p)
+		case !errors.Is(err, fs.ErrNotExist) && unusable == nil:
+			unusable = err
 		}
+	}
+	if len(found) == 0 && unusable != nil {
+		// A directory, FIFO or link loop of that name was "not found".
+		return "", y.errf(n, field, "%v: give the path of a file", unusable)
 	}
 	if len(found) == 0 {
 		return "", y.errf(n, field, "file not found (looked for %s)", strings.Join(tried, ", "))
@@ -226,16 +237,16 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// isFile checks that p names a regular file (through symlinks).
+// isFile checks that p names a regular file (through symlinks): a path
+// that does not exist is "file not found" (wrapping fs.ErrNotExist); one
+// that does is named for what it is ("is a directory", a symbolic-link
+// loop).
 func isFile(p string) error {
-	st, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("file not found: %s", p)
+	err := inputfile.Check(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("file not found: %s: %w", p, fs.ErrNotExist)
 	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("not a regular file: %s", p)
-	}
-	return nil
+	return err
 }
 
 // isDir reports whether p names a directory.

@@ -149,6 +149,10 @@ func TestFiling(t *testing.T) {
 		{"filing:\n  outfile_name: out.uvfits\n", "out.uvfits", "uvfits", ""},
 		{"filing:\n  outfile_prefix: sim\n  output_format: ms\n", "sim_results.ms", "ms", ""},
 		{"filing:\n  outfile_name: out.ms\n", "out.ms", "ms", ""},
+		// An absolute name is the path, outdir aside (Python's
+		// os.path.join in pyuvsim's write_uvdata): it lost its '/'.
+		{"filing:\n  outdir: sub\n  outfile_name: " + dir + "/abs.uvh5\n", filepath.Join(dir, "abs.uvh5"), "uvh5", ""},
+		{"filing:\n  outfile_name: " + dir + "//x/../abs2\n  output_format: npy\n", filepath.Join(dir, "abs2.npy"), "npy", ""},
 	}
 	for _, tc := range cases {
 		c := mustRead(t, files{obs: obsWith("", "", tc.filing)})

@@ -58,6 +58,13 @@ func parseYAML(name string, data []byte) (yf *yfile, err error) {
 			yf, err = nil, &Error{File: name, Msg: fmt.Sprintf("malformed YAML (the parser failed: %v)", r)}
 		}
 	}()
+	// yaml.v3 refuses bytes that are not UTF-8 without saying where
+	// ("invalid leading UTF-8 octet"); a UTF-16 file (with its BOM) it reads.
+	if !bytes.HasPrefix(data, []byte{0xFF, 0xFE}) && !bytes.HasPrefix(data, []byte{0xFE, 0xFF}) {
+		if err := checkUTF8(name, strings.Split(string(data), "\n"), "YAML is UTF-8, and its names are written to UVH5 as UTF-8"); err != nil {
+			return nil, err
+		}
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {

@@ -53,11 +53,23 @@ func (h *h5file) fail(field, value, what string, err error) error {
 	return h.errf(field, value, "%w", err)
 }
 
-func (h *h5file) has(path string) bool { return h.sets[path] }
+// has reports whether path is a dataset, or a soft or external link in
+// its place (which dataset then refuses: an optional dataset given as a
+// link must not read as absent).
+func (h *h5file) has(path string) bool {
+	if h.sets[path] {
+		return true
+	}
+	_, link := h.f.Link(path)
+	return link
+}
 
 // dataset opens the dataset at path.
 func (h *h5file) dataset(path string) (*h5read.Dataset, error) {
 	if !h.sets[path] {
+		if desc, ok := h.f.Link(path); ok {
+			return nil, h.errf(path, "", "%s: %w", desc, h5read.ErrLinkNotFollowed)
+		}
 		return nil, h.errf(path, "", "dataset missing")
 	}
 	d, err := h.f.Dataset(path)

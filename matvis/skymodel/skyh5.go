@@ -301,8 +301,13 @@ func (h *h5file) readPoints(hd skyh5Header, c *Components) error {
 		return err
 	}
 	for i := range c.RA {
-		if !finite(c.RA[i]) || !finite(c.Dec[i]) || math.Abs(c.Dec[i]) > math.Pi/2 {
-			return h.errf(g+"/"+latName, fmt.Sprint(c.RA[i], c.Dec[i]), "component %d: bad position", i)
+		// Each coordinate is blamed on its own dataset: a NaN in ra was
+		// reported as dec.
+		if !finite(c.RA[i]) {
+			return h.errf(g+"/"+lonName, fmt.Sprint(c.RA[i]), "component %d: not finite: want a longitude", i)
+		}
+		if !finite(c.Dec[i]) || math.Abs(c.Dec[i]) > math.Pi/2 {
+			return h.errf(g+"/"+latName, fmt.Sprintf("%v (%.6g°)", c.Dec[i], c.Dec[i]*180/math.Pi), "component %d: want a finite latitude from −90° to 90°", i)
 		}
 		if ra := c.RA[i]; !(ra >= 0 && ra < 2*math.Pi) { // math.Mod (slow) returns ra itself there
 			c.RA[i] = math.Mod(ra, 2*math.Pi)
@@ -322,7 +327,10 @@ func (h *h5file) pointCoordinates() (group, lon, lat, frame string, err error) {
 	switch {
 	case h.groups["/Header/skycoord"]:
 		group = "/Header/skycoord"
-		rep, err := h.optStr(group+"/representation_type", "spherical")
+		// err is the function's: a := here shadowed it, and the frame's
+		// read error below was dropped (the frame read as "").
+		var rep string
+		rep, err = h.optStr(group+"/representation_type", "spherical")
 		if err != nil {
 			return "", "", "", "", err
 		}

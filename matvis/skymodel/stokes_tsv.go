@@ -41,6 +41,11 @@ func ReadStokesTSV(r io.Reader, name string) (*Sky, error) {
 	for sc.Scan() {
 		lineNo++
 		line := strings.TrimSpace(sc.Text())
+		if lineNo == 1 {
+			// A UTF-8 byte-order mark is dropped, as Python's utf-8-sig
+			// does: it made the first line no comment and no header.
+			line = strings.TrimPrefix(line, "\ufeff")
+		}
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}

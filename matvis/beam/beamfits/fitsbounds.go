@@ -54,6 +54,10 @@ type fitsHeader struct {
 func readFITSHeader(r io.ReaderAt, off, size int64, hdu int) (*fitsHeader, error) {
 	h := &fitsHeader{hdu: hdu, cards: map[string]string{}}
 	block := make([]byte, fitsBlock)
+	// checkCard applies to a header that begins as one: an extension's
+	// place that holds no XTENSION card means the previous HDU's sizes
+	// are wrong, which the beam's reader reports better ("NAXIS2 = 0").
+	strict := true
 	for end := false; !end; {
 		if size-off-h.length < fitsBlock {
 			return nil, fmt.Errorf("%s: the header ends at byte %d without an END card (truncated file?)", h.label(), size)
@@ -61,15 +65,40 @@ func readFITSHeader(r io.ReaderAt, off, size int64, hdu int) (*fitsHeader, error
 		if _, err := r.ReadAt(block, off+h.length); err != nil {
 			return nil, fmt.Errorf("%s: reading the header: %w", h.label(), err)
 		}
-		h.length += fitsBlock
+		if h.length == 0 && hdu > 0 {
+			strict = bytes.HasPrefix(block, []byte("XTENSION= "))
+		}
 		for c := 0; c < fitsBlock && !end; c += 80 {
+			at := off + h.length + int64(c)
+			if err := h.checkCard(block[c:c+80], at); strict && err != nil {
+				return nil, err
+			}
 			end = h.addCard(block[c : c+80])
 		}
+		h.length += fitsBlock
 	}
 	if h.kind == "" {
 		return nil, fmt.Errorf("%s: neither SIMPLE nor XTENSION: not a FITS header", h.label())
 	}
 	return h, nil
+}
+
+// checkCard refuses a card that cannot be in a header: bytes outside
+// ASCII 32–126 (FITS 4.0 §4.1.1), or a second SIMPLE or XTENSION. Either
+// means the header ran on past where its END card should be, into data or
+// the next header: without this, a damaged or missing END was reported as
+// whatever the data read as ("NAXIS = 4: an E-field beam needs 7 axes").
+func (h *fitsHeader) checkCard(card []byte, at int64) error {
+	for i, b := range card {
+		if b < 32 || b > 126 {
+			return fmt.Errorf("%s: no END card before byte %d, where the header holds the byte 0x%02X (not header text): the header is damaged or its END card is missing; write the file again (pyuvdata's UVBeam.write_beamfits)", h.label(), at+int64(i), b)
+		}
+	}
+	name, _, ok := splitCard(card)
+	if ok && h.kind != "" && (name == "SIMPLE" || name == "XTENSION") {
+		return fmt.Errorf("%s: a second header (%s at byte %d) begins before this one's END card: the END card is missing; write the file again (pyuvdata's UVBeam.write_beamfits)", h.label(), name, at)
+	}
+	return nil
 }
 
 // addCard records a card that bears on the layout; it reports END.

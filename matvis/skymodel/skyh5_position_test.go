@@ -1,0 +1,120 @@
+package skymodel
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSkyH5PositionNamesItsDataset: a bad right ascension is blamed on
+// skycoord/ra (a NaN there was reported as dec), a bad declination on
+// skycoord/dec, each with the component and value. The files are
+// good_point.skyh5 with one value replaced by h5py.
+func TestSkyH5PositionNamesItsDataset(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
+		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
+	}
+	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, dataset, value, field string
+		want                        []string
+	}{
+		{"NaN ra", "ra", "float('nan')", "/Header/skycoord/ra", []string{"component 1", "NaN", "not finite"}},
+		{"inf ra", "ra", "float('inf')", "/Header/skycoord/ra", []string{"component 1", "+Inf"}},
+		{"NaN dec", "dec", "float('nan')", "/Header/skycoord/dec", []string{"component 1", "NaN", "latitude"}},
+		{"dec 100°", "dec", "100.0", "/Header/skycoord/dec", []string{"component 1", "(100°)", "from −90° to 90°"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "sky.skyh5")
+			if err := os.WriteFile(p, good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			script := "import h5py, sys\nwith h5py.File(sys.argv[1], 'r+') as f:\n    d = f['Header/skycoord/" + c.dataset + "']\n    v = d[...]\n    v[1] = " + c.value + "\n    d[...] = v\n"
+			if out, err := exec.Command(py, "-c", script, p).CombinedOutput(); err != nil {
+				t.Fatalf("h5py: %v\n%s", err, out)
+			}
+			_, err := ReadSkyH5File(p)
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Field != c.field {
+				t.Fatalf("error %v: want field %s", err, c.field)
+			}
+			for _, w := range append(c.want, p) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v\nlacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// TestSkyH5LinkNotFollowed: a dataset stored as an external or soft link
+// (valid HDF5, which h5py follows) is refused as a link not followed,
+// naming where it points, not as "dataset missing"; an optional one too
+// (it must not read as absent).
+func TestSkyH5LinkNotFollowed(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
+		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
+	}
+	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, dataset, link string
+		want                []string
+	}{
+		{"external stokes", "Data/stokes", "h5py.ExternalLink('other.h5', '/stokes')", []string{"/Data/stokes", `an external link to "/stokes" in "other.h5"`, "not followed"}},
+		{"soft ra", "Header/skycoord/ra", "h5py.SoftLink('/Header/ra_copy')", []string{"/Header/skycoord/ra", `a soft link to "/Header/ra_copy"`, "not followed"}},
+		{"optional frame", "Header/skycoord/frame", "h5py.SoftLink('/Header/frame_copy')", []string{"/Header/skycoord/frame", "soft link", "not followed"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "sky.skyh5")
+			if err := os.WriteFile(p, good, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			// Copy the dataset out (to other.h5 or beside it) and link it
+			// back: the file stays a valid sky that h5py reads whole.
+			script := `import h5py, sys, os
+import numpy as np
+d, path = sys.argv[2], sys.argv[1]
+with h5py.File(path, 'r+', libver='latest') as f:
+    data = f[d][()]
+    del f[d]
+    link = ` + c.link + `
+    if isinstance(link, h5py.ExternalLink):
+        with h5py.File(os.path.join(os.path.dirname(path), link.filename), 'w') as o:
+            o[link.path] = data
+    else:
+        f[link.path] = data
+    f[d] = link
+    assert np.array_equal(f[d][()], data)
+`
+			if out, err := exec.Command(py, "-c", script, p, c.dataset).CombinedOutput(); err != nil {
+				t.Fatalf("h5py: %v\n%s", err, out)
+			}
+			_, err := ReadSkyH5File(p)
+			if err == nil {
+				t.Fatal("read")
+			}
+			for _, w := range append(c.want, p) {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v\nlacks %q", err, w)
+				}
+			}
+			if strings.Contains(err.Error(), "missing") {
+				t.Errorf("%v: says missing", err)
+			}
+		})
+	}
+}
