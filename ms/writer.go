@@ -39,6 +39,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	ct "github.com/gomatvis/gomatvis/internal/casatable"
 )
 
@@ -435,6 +436,10 @@ func (w *Writer) CloseAs(dest string) error {
 	}
 	err := w.main.Close()
 	w.main = nil
+	if err == nil {
+		// As durable as the other formats' outputs before the rename.
+		err = atomicfile.SyncTree(w.tmp)
+	}
 	old := ""
 	if _, serr := os.Lstat(dest); err == nil && serr == nil && dest != w.path {
 		old = w.tmp + ".old"
