@@ -63,6 +63,8 @@ type Kept struct {
 // others flagged)", or "nothing finished: no file written".
 func (k Kept) String() string {
 	switch {
+	case k.Path == "" && k.Integrations > 0 && k.Missing != "":
+		return fmt.Sprintf("%d of %d integrations finished, none kept (%s)", k.Integrations, k.TotalIntegrations, k.Missing)
 	case k.Path == "" || k.Integrations == 0:
 		return "nothing finished: no file written"
 	case !k.ByTime:

@@ -3,7 +3,8 @@
 // needs to place it and to write the final file, so that merging reads
 // nothing but the parts.
 //
-// A part file is
+// A part file of format 1 (Write; a run now streams format 2: Writer,
+// Magic2) is
 //
 //	"GOMATVIS-PART/1\n"      16 bytes of magic
 //	uint64, little endian     n, the length of the metadata
@@ -34,7 +35,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
-// Magic opens every part file.
+// Magic opens every part file of format 1.
 const Magic = "GOMATVIS-PART/1\n"
 
 // maxMeta bounds the metadata a reader accepts (a layout of 10⁵
@@ -117,7 +118,10 @@ func (m *Meta) Check() error {
 }
 
 // Write writes res, the result of the block meta.Block, to path
-// atomically; it fills in meta's shape, precision, data size and hash.
+// atomically as a part of format 1; it fills in meta's shape, precision,
+// data size and hash. Runs stream format 2 (Writer); Write stays as the
+// whole-result twin Writer is tested against, and for the parts of
+// earlier versions that merge still reads.
 func Write(path string, meta Meta, res *matvis.Result) error {
 	if !res.Complete() {
 		return fmt.Errorf("part %s: the result is incomplete", path)
@@ -202,25 +206,30 @@ func Open(path string) (*File, error) {
 }
 
 // Read is Open for a part of size bytes read through r; name names it in
-// errors.
+// errors. It reads both formats, told apart by their head magic.
 func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("part %s: "+format, append([]any{name}, a...)...)
 	}
-	br := bufio.NewReader(io.NewSectionReader(r, 0, size))
-	head := make([]byte, len(Magic)+8)
-	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(Magic)]) != Magic {
+	head := make([]byte, len(Magic))
+	if _, err := r.ReadAt(head, 0); err != nil && !(err == io.EOF && size >= int64(len(head))) {
 		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
 	}
-	n := binary.LittleEndian.Uint64(head[len(Magic):])
-	if n > maxMeta || int64(n) > size-int64(len(head)) {
-		return nil, bad("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	var js []byte
+	var off, dataBytes int64
+	var err error
+	switch string(head) {
+	case Magic:
+		js, off, dataBytes, err = readMeta1(r, size)
+	case Magic2:
+		js, off, dataBytes, err = readMeta2(r, size)
+	default:
+		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
 	}
-	js := make([]byte, n)
-	if _, err := io.ReadFull(br, js); err != nil {
-		return nil, bad("reading metadata: %w", err)
+	if err != nil {
+		return nil, bad("%w", err)
 	}
-	p := &File{Path: name, r: r, off: int64(len(head)) + int64(n)}
+	p := &File{Path: name, r: r, off: off}
 	if err := json.Unmarshal(js, &p.Meta); err != nil {
 		return nil, bad("metadata: %w", err)
 	}
@@ -230,10 +239,58 @@ func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	if err := p.Meta.checkValues(); err != nil {
 		return nil, bad("part metadata: %w", err)
 	}
-	if got := size - p.off; got != p.Meta.DataBytes {
-		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", got, p.Meta.DataBytes)
+	if dataBytes != p.Meta.DataBytes {
+		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", dataBytes, p.Meta.DataBytes)
 	}
 	return p, nil
+}
+
+// readMeta1 reads a format 1 part's metadata (after the magic, before the
+// data) and says where its data start and how long they are.
+func readMeta1(r io.ReaderAt, size int64) (js []byte, off, dataBytes int64, err error) {
+	head := int64(len(Magic) + 8)
+	var nb [8]byte
+	if size < head {
+		return nil, 0, 0, fmt.Errorf("%d bytes: truncated or damaged", size)
+	}
+	if _, err := r.ReadAt(nb[:], int64(len(Magic))); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(nb[:])
+	if n > maxMeta || int64(n) > size-head {
+		return nil, 0, 0, fmt.Errorf("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	}
+	js = make([]byte, n)
+	if _, err := io.ReadFull(io.NewSectionReader(r, head, int64(n)), js); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata: %w", err)
+	}
+	return js, head + int64(n), size - head - int64(n), nil
+}
+
+// readMeta2 reads a format 2 part's metadata (before its trailer, after
+// the data) and says where its data start and how long they are.
+func readMeta2(r io.ReaderAt, size int64) (js []byte, off, dataBytes int64, err error) {
+	head := int64(len(Magic2))
+	var tail [trailerLen]byte
+	if size < head+int64(trailerLen) {
+		return nil, 0, 0, fmt.Errorf("%d bytes, no %q trailer: truncated or damaged (a run stopped while writing it? rerun the shard)", size, Magic2[:len(Magic2)-1])
+	}
+	if _, err := r.ReadAt(tail[:], size-int64(trailerLen)); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading the trailer: %w", err)
+	}
+	if string(tail[8:]) != Magic2 {
+		return nil, 0, 0, fmt.Errorf("no %q trailer at its end: truncated or damaged (a run stopped while writing it? rerun the shard)", Magic2[:len(Magic2)-1])
+	}
+	n := binary.LittleEndian.Uint64(tail[:8])
+	if n > maxMeta || int64(n) > size-head-int64(trailerLen) {
+		return nil, 0, 0, fmt.Errorf("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	}
+	at := size - int64(trailerLen) - int64(n)
+	js = make([]byte, n)
+	if _, err := io.ReadFull(io.NewSectionReader(r, at, int64(n)), js); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata: %w", err)
+	}
+	return js, head, at - head, nil
 }
 
 // Close closes the file (nothing for Read's).
