@@ -106,9 +106,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		obs.History += " " + phasesHistory(before)
 	}
 	t0 := time.Now()
+	var meta *preparedMeta // an npy's sidecar, its array encoded during the compute
+	if !bo.uvh5 {
+		meta = prepareMeta(*out, metaBase(in.name(), sim, obs, sim.OutputShape(), sim.Options.Precision, be.Name(), coordsName(in, coord.method, *topo)))
+	}
 	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
-		res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: s.Stats, Plan: s.Plan}
-		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0), &before)
+		return meta.finish(s.Stats.MatProdImpl.String(), s.Plan.NChunks, time.Since(t0), time.Now(), &before)
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
