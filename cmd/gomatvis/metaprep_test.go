@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -78,5 +80,16 @@ func TestPreparedMetaEqualsWhole(t *testing.T) {
 		if !bytes.Equal(got, want) {
 			t.Errorf("meta %d: pieces\n%s\nwhole\n%s", i, got, want)
 		}
+	}
+}
+
+// TestInputErrorBeforeBackend: the backend opens while the input builds,
+// but an input error is still the one reported, with nothing of the
+// backend's printed (a GPU backend with no device would fail too).
+func TestInputErrorBeforeBackend(t *testing.T) {
+	dir := t.TempDir()
+	code, _, e := runCLI(t, "simulate", "example", "--topo", filepath.Join(dir, "missing.npy"), "--backend", "gpu", "-q", "-o", filepath.Join(dir, "o.npy"))
+	if code == 0 || !strings.Contains(e, "missing.npy") || strings.Contains(strings.ToLower(e), "cuda") {
+		t.Errorf("exit %d, stderr %q: want the --topo file's error and nothing of the backend's", code, e)
 	}
 }
