@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -27,7 +28,7 @@ func forgePart(t *testing.T, src, dst string, keepHash bool, edit func(m *part.M
 	m := p.Meta
 	p.Close()
 	// The forgery is written as a part of format 1 (which merge still
-	// reads); a run streams format 2.
+	// reads); a run streams format 2, whose data are time-major.
 	data := append([]byte(nil), partData(t, mustRead(t, src))...)
 	data = edit(&m, data)
 	if !keepHash {
@@ -48,18 +49,28 @@ func forgePart(t *testing.T, src, dst string, keepHash bool, edit func(m *part.M
 	}
 }
 
-// partData is the data section of a part's bytes raw, of either format.
+// partData is the data of a part's bytes raw, of either format, in
+// format 1's order (Result's), little endian.
 func partData(t *testing.T, raw []byte) []byte {
 	t.Helper()
 	p, err := part.Read(bytes.NewReader(raw), int64(len(raw)), "part")
 	if err != nil {
 		t.Fatal(err)
 	}
-	off := int64(len(raw)) - p.Meta.DataBytes
-	if bytes.HasPrefix(raw, []byte(part.Magic2)) {
-		off = int64(len(part.Magic2))
+	res, err := p.Data(context.Background())
+	if err != nil {
+		t.Fatal(err)
 	}
-	return raw[off : off+p.Meta.DataBytes]
+	var b bytes.Buffer
+	if res.Precision == 1 {
+		err = binary.Write(&b, binary.LittleEndian, res.Vis64)
+	} else {
+		err = binary.Write(&b, binary.LittleEndian, res.Vis128)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
 }
 
 // setVis sets the real (part 0) or imaginary (part 1) component of the

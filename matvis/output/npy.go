@@ -1,7 +1,6 @@
 package output
 
 import (
-	"fmt"
 	"io"
 	"math"
 
@@ -16,9 +15,12 @@ import (
 // finished times is one write. The array appears at its path only at
 // Close, with its sidecar when one is set, as one group.
 type NPY struct {
-	inPlace
 	f          *npy.FileWriter
 	path       string
+	nf, nt     int
+	per        int    // values per integration
+	done       []bool // integrations written, index f·nt + t
+	precision  int
 	sidecar    string
 	sidecarFor func(Summary) ([]byte, error)
 	summary    Summary
@@ -37,38 +39,18 @@ func NewNPY(path string, sim *matvis.Simulation, sidecar string, sidecarFor func
 	if err != nil {
 		return nil, err
 	}
-	return &NPY{inPlace: newInPlace(sim, f), f: f, path: path, sidecar: sidecar, sidecarFor: sidecarFor}, nil
-}
-
-// elemWriterAt writes values at a value index of an array that holds a
-// run's output in matvis.Result order (npy.FileWriter, part.Writer).
-type elemWriterAt interface {
-	WriteAt(off int64, data any) error
-}
-
-// inPlace puts a run's blocks at their place in an array of the whole
-// grid in matvis.Result order (freq, time, pair[, p, q]), as they arrive.
-type inPlace struct {
-	to        elemWriterAt
-	nf, nt    int
-	per       int    // values per integration
-	done      []bool // integrations written, index f·nt + t
-	precision int
-}
-
-// newInPlace is the placement of sim's output into to.
-func newInPlace(sim *matvis.Simulation, to elemWriterAt) inPlace {
 	per := 1
-	for _, d := range sim.OutputShape()[2:] {
+	for _, d := range shape[2:] {
 		per *= d
 	}
-	return inPlace{to: to, nf: sim.NFreq(), nt: sim.NTime(), per: per, done: make([]bool, sim.NFreq()*sim.NTime()), precision: sim.Options.Precision}
+	return &NPY{f: f, path: path, nf: sim.NFreq(), nt: sim.NTime(), per: per, done: make([]bool, sim.NFreq()*sim.NTime()),
+		precision: sim.Options.Precision, sidecar: sidecar, sidecarFor: sidecarFor}, nil
 }
 
 // WriteBlock writes res's finished integrations: each run of them that
 // is contiguous in the file in one write — a channel's run of times, or,
 // for a block of every time, a run across channels.
-func (w *inPlace) WriteBlock(b matvis.Block, res *matvis.Result) error {
+func (w *NPY) WriteBlock(b matvis.Block, res *matvis.Result) error {
 	if err := checkBlock(b, res, w.nf, w.nt, w.precision); err != nil {
 		return err
 	}
@@ -91,8 +73,8 @@ func (w *inPlace) WriteBlock(b matvis.Block, res *matvis.Result) error {
 }
 
 // writeRun writes the block's integrations [i, j) (block order, f·nt+t),
-// which lie contiguously in the file, each once.
-func (w *inPlace) writeRun(b matvis.Block, res *matvis.Result, i, j int) error {
+// which lie contiguously in the file.
+func (w *NPY) writeRun(b matvis.Block, res *matvis.Result, i, j int) error {
 	var data any
 	if w.precision == 1 {
 		data = res.Vis64[i*w.per : j*w.per]
@@ -101,16 +83,11 @@ func (w *inPlace) writeRun(b matvis.Block, res *matvis.Result, i, j int) error {
 	}
 	ntb := b.NTime()
 	first := (b.F0+i/ntb)*w.nt + b.T0 + i%ntb
-	for k := first; k < first+j-i; k++ {
-		if w.done[k] {
-			return fmt.Errorf("output: integration (freq %d, time %d) written twice", k/w.nt, k%w.nt)
-		}
-	}
-	if err := w.to.WriteAt(int64(first)*int64(w.per), data); err != nil {
+	if err := w.f.WriteAt(int64(first)*int64(w.per), data); err != nil {
 		return err
 	}
-	for k := first; k < first+j-i; k++ {
-		w.done[k] = true
+	for k := i; k < j; k++ {
+		w.done[(b.F0+k/ntb)*w.nt+b.T0+k%ntb] = true
 	}
 	return nil
 }

@@ -46,10 +46,9 @@ func readPart(t *testing.T, path string) (part.Meta, *matvis.Result) {
 }
 
 // TestStreamedPartEqualsWhole: a part streamed (format 2) in blocks of
-// every shape — in file order, hashed as written, or not, hashed at
-// Close from the file — reads back with the metadata (its data hash
-// included) and data of the whole Result written the plain way (part.Write,
-// format 1), on fresh random simulations.
+// every shape reads back with the metadata (but for the hash of
+// differently ordered bytes) and data of the whole Result written the
+// plain way (part.Write, format 1), on fresh random simulations.
 func TestStreamedPartEqualsWhole(t *testing.T) {
 	rng := backendtest.NewRNG(t, 5)
 	for _, prec := range []int{1, 2} {
@@ -90,6 +89,9 @@ func TestStreamedPartEqualsWhole(t *testing.T) {
 					t.Errorf("%s: not a part of format 2", name)
 				}
 				gm, gr := readPart(t, got)
+				// Format 2's data are time-major, format 1's not: their
+				// hashes differ (each checked against its file by readPart).
+				gm.DataSHA256 = wantMeta.DataSHA256
 				if !reflect.DeepEqual(gm, wantMeta) {
 					t.Errorf("%s: metadata\n%+v\nwant\n%+v", name, gm, wantMeta)
 				}

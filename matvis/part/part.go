@@ -185,6 +185,9 @@ type File struct {
 	r    io.ReaderAt
 	c    io.Closer // nil for Read
 	off  int64     // where the data start
+	// timeMajor says the data are in (time, freq) order of integrations
+	// (format 2), not Result's (freq, time) (format 1).
+	timeMajor bool
 }
 
 // Open reads a part's metadata and checks that the file is as long as it
@@ -229,7 +232,7 @@ func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	if err != nil {
 		return nil, bad("%w", err)
 	}
-	p := &File{Path: name, r: r, off: off}
+	p := &File{Path: name, r: r, off: off, timeMajor: string(head) == Magic2}
 	if err := json.Unmarshal(js, &p.Meta); err != nil {
 		return nil, bad("metadata: %w", err)
 	}
@@ -340,18 +343,10 @@ func (p *File) Data(ctx context.Context) (*matvis.Result, error) {
 	var err error
 	if m.Precision == 1 {
 		res.Vis64 = make([]complex64, n)
-		err = decode(r, res.Vis64)
+		err = decodeInto(p, r, res.Vis64)
 	} else {
 		res.Vis128 = make([]complex128, n)
-		err = decode(r, res.Vis128)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
-	}
-	if m.Precision == 1 {
-		err = checkFinite(p, res.Vis64, 0)
-	} else {
-		err = checkFinite(p, res.Vis128, 0)
+		err = decodeInto(p, r, res.Vis128)
 	}
 	if err != nil {
 		return nil, err
@@ -360,6 +355,30 @@ func (p *File) Data(ctx context.Context) (*matvis.Result, error) {
 		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
 	}
 	return res, nil
+}
+
+// decodeInto reads the part's data from r into dst in Result order, an
+// integration at a time from the file's order (format 2's time-major
+// data are put back in (freq, time) order), and checks that each value
+// is finite.
+func decodeInto[T complex64 | complex128](p *File, r io.Reader, dst []T) error {
+	m := &p.Meta
+	nf, nt := m.Shape[0], m.Shape[1]
+	per := len(dst) / (nf * nt)
+	for k := range nf * nt { // file order
+		f, t := k/nt, k%nt
+		if p.timeMajor {
+			t, f = k/nf, k%nf
+		}
+		v := dst[(f*nt+t)*per : (f*nt+t+1)*per]
+		if err := decode(r, v); err != nil {
+			return fmt.Errorf("part %s: reading data: %w", p.Path, err)
+		}
+		if err := checkFinite(p, v, int64(k*per)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decode reads little-endian values into dst, encodeStep at a time.

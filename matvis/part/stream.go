@@ -19,14 +19,20 @@ import (
 // last:
 //
 //	"GOMATVIS-PART/2\n"      16 bytes of magic
-//	the block's visibilities  as in format 1, DataBytes long
+//	the block's visibilities  little-endian complex64 or complex128, its
+//	                          integrations in time-major order (time,
+//	                          freq), each's values as in Result (pair[,
+//	                          p, q]); DataBytes long
 //	n bytes                   Meta as JSON
 //	uint64, little endian     n
 //	"GOMATVIS-PART/2\n"      the magic again, as a trailer
 //
 // A file cut anywhere lacks the trailer (or has one that does not match
 // its length), so a truncated part is told from a complete one before its
-// hash is checked.
+// hash is checked. The data are time-major because a run's blocks are
+// (output.Plan: whole times, or channel ranges of one time, in order):
+// each block then lands just after the one before, and the data's hash
+// is taken as they are written, never read back.
 const Magic2 = "GOMATVIS-PART/2\n"
 
 // trailerLen is the length of format 2's metadata length and trailer.
@@ -36,9 +42,8 @@ const trailerLen = 8 + len(Magic2)
 // a temporary beside its path that Close renames into place with the
 // metadata appended; until then nothing appears at the path. The data's
 // SHA-256 is computed as they are written while they come in file order
-// (a block of every time of the shard, or of one channel: the common
-// shards of one block or of one time), and otherwise at Close, by reading
-// the rest back from the file. A Writer is not safe for concurrent use.
+// (a run's time-major blocks do), and otherwise at Close, by reading the
+// rest back from the file. A Writer is not safe for concurrent use.
 type Writer struct {
 	path      string
 	out       *atomicfile.Stream
@@ -83,8 +88,8 @@ func (w *Writer) Len() int64 { return w.n }
 func (w *Writer) elem() int64 { return int64(8 * w.precision) }
 
 // WriteAt writes data ([]complex64 for precision 1, []complex128 for 2)
-// at value index off of the block's data (matvis.Result order). Each
-// value must be written once.
+// at value index off of the part's data, in the file's (time-major)
+// order. Each value must be written once.
 func (w *Writer) WriteAt(off int64, data any) error {
 	if w.out.Finished() {
 		return fmt.Errorf("part %s: %w", w.path, atomicfile.ErrFinished)
