@@ -81,9 +81,6 @@ func Create(path string, shape []int, precision int) (*Writer, error) {
 	return &Writer{path: path, out: out, shape: append([]int(nil), shape...), precision: precision, n: n, h: sha256.New()}, nil
 }
 
-// Len is the part's number of visibilities.
-func (w *Writer) Len() int64 { return w.n }
-
 // elem is the size of one visibility.
 func (w *Writer) elem() int64 { return int64(8 * w.precision) }
 
