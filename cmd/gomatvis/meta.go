@@ -111,11 +111,20 @@ func metaPath(out string) string {
 // obs, for an obsparam, lays the run out in pyuvsim's conventions (nil:
 // matvis's).
 func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation, res *matvis.Result, backend, coords string, wall time.Duration, phases *runclock.Phases) ([]byte, error) {
+	m := metaBase(name, sim, obs, res.Shape, res.Precision, backend, coords)
+	m.finishRun(res.Stats.MatProdImpl.String(), res.Plan.NChunks, wall, time.Now(), phases)
+	return encodeMetaWhole(out, &m)
+}
+
+// metaBase is the sidecar of a run of sim with everything known before
+// it runs: all but the Gram implementation, chunk count, wall time,
+// creation time and phases (finishRun).
+func metaBase(name string, sim *matvis.Simulation, obs *matvis.Observation, shape []int, precision int, backend, coords string) outputMeta {
 	m := outputMeta{
 		Gomatvis: versionString(),
 		Spec:     name,
 		metaArray: metaArray{
-			Shape:    res.Shape,
+			Shape:    shape,
 			DType:    "complex128",
 			Axes:     []string{"freq", "time", "antpair"},
 			Feeds:    []string{sim.Options.Feed.String()},
@@ -128,11 +137,6 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 			Precision:   sim.Options.Precision,
 			Coordinates: coords,
 			Backend:     backend,
-			MatProd:     res.Stats.MatProdImpl.String(),
-			Chunks:      res.Plan.NChunks,
-			WallS:       wall.Seconds(),
-			Created:     time.Now().UTC().Format(time.RFC3339),
-			Phases:      phases,
 		},
 		metaConventions: metaConventions{
 			Units:       "Jy",
@@ -140,7 +144,7 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 			Conventions: "matvis",
 		},
 	}
-	if res.Precision == 1 {
+	if precision == 1 {
 		m.DType = "complex64"
 	}
 	if sim.Options.Polarized {
@@ -168,11 +172,80 @@ func metaJSON(out, name string, sim *matvis.Simulation, obs *matvis.Observation,
 			}
 		}
 	}
+	return m
+}
+
+// finishRun fills in what only the finished run knows.
+func (m *outputMeta) finishRun(matprod string, chunks int, wall time.Duration, created time.Time, phases *runclock.Phases) {
+	m.MatProd, m.Chunks, m.WallS = matprod, chunks, wall.Seconds()
+	m.Created = created.UTC().Format(time.RFC3339)
+	m.Phases = phases
+}
+
+// encodeMetaWhole encodes m in one json.Marshal: the plain twin of
+// preparedMeta's encoding in pieces.
+func encodeMetaWhole(out string, m *outputMeta) ([]byte, error) {
 	// Compact: the antpair list of a large array runs to 10⁵ entries.
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("encoding %s: %w", metaPath(out), err)
 	}
+	return append(b, '\n'), nil
+}
+
+// preparedMeta is a run's sidecar whose array description — its antpair
+// list runs to 10⁵ entries, 10–30 ms of encoding at 350 antennas, which
+// used to sit in the run's close — is encoded on a goroutine while the
+// engine computes; finish encodes the rest, the run's details, and joins
+// the pieces into the bytes encodeMetaWhole gives. The goroutine only
+// reads the simulation.
+type preparedMeta struct {
+	out   string
+	m     outputMeta
+	done  chan struct{}
+	array []byte // metaArray's object, once done is closed
+	err   error
+}
+
+// prepareMeta starts encoding the array description of m (metaBase).
+func prepareMeta(out string, m outputMeta) *preparedMeta {
+	p := &preparedMeta{out: out, m: m, done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		p.array, p.err = json.Marshal(struct{ metaArray }{p.m.metaArray})
+	}()
+	return p
+}
+
+// finish encodes the sidecar of the finished run.
+func (p *preparedMeta) finish(matprod string, chunks int, wall time.Duration, created time.Time, phases *runclock.Phases) ([]byte, error) {
+	<-p.done
+	m := p.m
+	m.finishRun(matprod, chunks, wall, created, phases)
+	head, err := json.Marshal(struct {
+		Gomatvis string `json:"gomatvis_version"`
+		Spec     string `json:"spec_name"`
+	}{m.Gomatvis, m.Spec})
+	var rest []byte
+	if err == nil {
+		err = p.err
+	}
+	if err == nil {
+		rest, err = json.Marshal(struct {
+			metaRun
+			metaConventions
+			metaModels
+		}{m.metaRun, m.metaConventions, m.metaModels})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("encoding %s: %w", metaPath(p.out), err)
+	}
+	// Each piece is a non-empty object ({"k":…}): their members joined
+	// in outputMeta's order are its encoding.
+	b := make([]byte, 0, len(head)+len(p.array)+len(rest)+1)
+	b = append(b, head[:len(head)-1]...)
+	b = append(append(b, ','), p.array[1:len(p.array)-1]...)
+	b = append(append(b, ','), rest[1:]...)
 	return append(b, '\n'), nil
 }
 

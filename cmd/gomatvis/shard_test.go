@@ -138,8 +138,12 @@ func TestShardRerun(t *testing.T) {
 	if st, _ := os.Stat(p); code != 0 || !strings.Contains(o, "nothing to do") || !st.ModTime().Equal(st0.ModTime()) {
 		t.Fatalf("rerun of a complete part: exit %d, %q, rewritten %v", code, o, !st.ModTime().Equal(st0.ModTime()))
 	}
+	// A run writes format 2: its data follow the head magic, its
+	// metadata and trailer end the file.
 	flipped := append([]byte(nil), good...)
-	flipped[len(flipped)-1] ^= 0x40
+	flipped[len(part.Magic2)+5] ^= 0x40
+	badTrailer := append([]byte(nil), good...)
+	badTrailer[len(badTrailer)-1] ^= 0x40
 	for _, c := range []struct {
 		name, want string
 		content    []byte
@@ -147,6 +151,7 @@ func TestShardRerun(t *testing.T) {
 	}{
 		{"truncated", "truncated", good[:len(good)-100], args},
 		{"damaged", "SHA-256", flipped, args},
+		{"damaged trailer", "no \"GOMATVIS-PART/2\" trailer", badTrailer, args},
 		{"junk", "not a gomatvis part", []byte("partial"), args},
 		{"other shard", "holds shard 2/5", good, []string{"simulate", "example", "--shard", "3/5", "-o", p, "--backend", "cpu", "-q"}},
 		{"other config", "another configuration", good, append(append([]string(nil), args...), "--coord-method", "CoordinateRotationAstropy")},

@@ -13,6 +13,7 @@ import (
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/gpu"
+	"github.com/gomatvis/gomatvis/matvis/output"
 	"github.com/gomatvis/gomatvis/matvis/part"
 	"github.com/gomatvis/gomatvis/matvis/shard"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
@@ -179,37 +180,49 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 	return pr.compute(ctx, j, sp, stdout, stderr)
 }
 
-// compute runs the shard's block and writes the part.
+// compute runs the shard's block and streams it into the part as its
+// blocks finish (output.Run): the run holds two blocks of the budget's
+// size, not the shard's whole output.
 func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec, stdout, stderr io.Writer) error {
-	sim, sub, obs, bo, block, meta := pr.sim, pr.sub, pr.obs, pr.bo, pr.block, pr.meta
-	var err error
-	defer setMemoryLimit(sub, 0)()
+	sim, sub, obs, bo, block := pr.sim, pr.sub, pr.obs, pr.bo, pr.block
+	blockBytes := output.BlockBudget(sub)
+	defer setMemoryLimit(sub, 2*blockBytes)()
 	be, err := openBackend(j.backend, j.devices, j.gpu, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
+	finish := func(s output.Summary, m *part.Meta) error {
+		m.Backend, m.MatProd, m.NChunks = be.Name(), s.Stats.MatProdImpl.String(), s.Plan.NChunks
+		if bo.uvh5 {
+			return nil
+		}
+		whole := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Plan: s.Plan, Stats: s.Stats}
+		var err error
+		m.NpyMeta, err = shardMetaJSON(j, sim, obs, whole, be.Name(), sp.N)
+		return err
+	}
+	pw, err := output.NewPart(j.out, sub, pr.meta, finish)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", j.out, err)
+	}
 	bar := newProgressBar(stderr, j.quiet)
-	sub.Options.Progress = bar.update
 	t0 := time.Now()
-	res, err := be.Run(ctx, sub)
+	sum, err := output.Run(ctx, be, sub, lockedOutput{pw, j.out, stderr}, output.Options{BlockBytes: blockBytes, Progress: bar.update})
 	bar.finish()
+	if sum.Kept != nil {
+		fmt.Fprintf(stderr, "cancelled: %s\n", sum.Kept)
+	}
 	if err != nil {
 		return fmt.Errorf("shard %v (%v): %w", sp, block, err)
 	}
-	wall := time.Since(t0)
-	meta.Backend, meta.MatProd, meta.NChunks = be.Name(), res.Stats.MatProdImpl.String(), res.Plan.NChunks
-	if !bo.uvh5 {
-		whole := &matvis.Result{Shape: sim.OutputShape(), Precision: res.Precision, Plan: res.Plan, Stats: res.Stats}
-		if meta.NpyMeta, err = shardMetaJSON(j, sim, obs, whole, be.Name(), sp.N); err != nil {
-			return err
-		}
-	}
-	if err := writeOutputs(j.out, false, stderr, func() error { return part.Write(j.out, meta, res) }); err != nil {
-		return fmt.Errorf("writing %s: %w", j.out, err)
-	}
 	fmt.Fprintf(stdout, "%s: shard %v, %v of %d freqs × %d times, %s backend: %.3g s → %s\n",
-		j.in.name(), sp, block, sim.NFreq(), sim.NTime(), be.Name(), wall.Seconds(), j.out)
+		j.in.name(), sp, block, sim.NFreq(), sim.NTime(), be.Name(), time.Since(t0).Seconds(), j.out)
+	// As simulate's: the writing overlaps the compute but for the waits
+	// and the close (which hashes, from the file, blocks that came out of
+	// the part's order).
+	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
+		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
 	return nil
 }
 

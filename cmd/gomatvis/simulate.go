@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -78,37 +79,44 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	run := rf.overrides()
 	run.StreamOutput = true // output.Run holds two blocks, sized to the budget
+	// The backend does not depend on the input: it opens (the CUDA
+	// driver's search, OpenBLAS's load) while the simulation builds.
+	opening := startBackend(*backend, *devices, gpuOpts)
 	bo := buildOptions{uvh5: isUVH5(*out) || isUVFITS(*out) || isMS(*out), coordMethod: coord.method, eopPath: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
 		precision: precision, run: run, beamInterp: *beamInterp, beamPole: *beamPole, warn: warnTo(stderr), notice: lineTo(stderr)}
 	if *topo != "" {
 		if bo.topo, err = readTopoUntil(ctx, *topo); err != nil {
+			opening.discard()
 			return err
 		}
 		bo.topoPath = *topo
 	}
 	sim, obs, err := in.build(ctx, bo)
 	if err != nil {
+		opening.discard()
 		return err
 	}
 	clock.Mark(runclock.Input)
 	blockBytes := output.BlockBudget(sim)
 	defer setMemoryLimit(sim, 2*blockBytes)()
-	be, err := openBackend(*backend, *devices, gpuOpts, stderr)
+	be, blas, err := opening.wait(stderr)
 	if err != nil {
 		return err
 	}
 	closeBackend := sync.OnceValue(be.Close)
 	defer closeBackend()
-	blas := cpuBLAS(strings.SplitN(be.Name(), "×", 2)[0], stderr)
 	clock.Mark(runclock.Setup)
 	before := clock.Phases() // the phases before the run, for the outputs' metadata
 	if *profileDir != "" && obs != nil {
 		obs.History += " " + phasesHistory(before)
 	}
 	t0 := time.Now()
+	var meta *preparedMeta // an npy's sidecar, its array encoded during the compute
+	if !bo.uvh5 {
+		meta = prepareMeta(*out, metaBase(in.name(), sim, obs, sim.OutputShape(), sim.Options.Precision, be.Name(), coordsName(in, coord.method, *topo)))
+	}
 	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
-		res := &matvis.Result{Shape: sim.OutputShape(), Precision: sim.Options.Precision, Stats: s.Stats, Plan: s.Plan}
-		return metaJSON(*out, in.name(), sim, obs, res, be.Name(), coordsName(in, coord.method, *topo), time.Since(t0), &before)
+		return meta.finish(s.Stats.MatProdImpl.String(), s.Plan.NChunks, time.Since(t0), time.Now(), &before)
 	})
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", *out, err)
@@ -244,6 +252,47 @@ func openBackend(backend, devices string, gpuOpts gpu.Options, stderr io.Writer)
 		fmt.Fprintln(stderr, note)
 	}
 	return be, nil
+}
+
+// openingBackend is a backend being opened on a goroutine of its own,
+// with the CPU Gram product's choice (cpuBLAS); what they print waits in
+// msgs, so that it follows the input's messages as when they opened after
+// it.
+type openingBackend struct {
+	done chan struct{}
+	be   matvis.Backend
+	blas string
+	msgs bytes.Buffer
+	err  error
+}
+
+// startBackend starts opening the backend (openBackend, cpuBLAS).
+func startBackend(backend, devices string, gpuOpts gpu.Options) *openingBackend {
+	o := &openingBackend{done: make(chan struct{})}
+	go func() {
+		defer close(o.done)
+		if o.be, o.err = openBackend(backend, devices, gpuOpts, &o.msgs); o.err == nil {
+			o.blas = cpuBLAS(strings.SplitN(o.be.Name(), "×", 2)[0], &o.msgs)
+		}
+	}()
+	return o
+}
+
+// wait returns the opened backend and its CPU Gram product's line,
+// printing their messages to stderr.
+func (o *openingBackend) wait(stderr io.Writer) (matvis.Backend, string, error) {
+	<-o.done
+	stderr.Write(o.msgs.Bytes())
+	return o.be, o.blas, o.err
+}
+
+// discard closes the backend of a run that stopped before it ran (its
+// messages unprinted, as when it opened after the input).
+func (o *openingBackend) discard() {
+	<-o.done
+	if o.be != nil {
+		o.be.Close()
+	}
 }
 
 // isUVH5 says whether an output path asks for UVH5.

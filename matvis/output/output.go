@@ -5,10 +5,11 @@
 // next block's compute and the run holds two blocks, not its whole output.
 //
 // A BlockWriter takes one finished block at a time, as archive/tar's and
-// encoding/csv's writers take a record: NPY, UVH5 and UVFITS files and a
-// whole Result in memory (Collector) are written through it. The core,
-// package matvis, knows no file format; this package and the formats'
-// own (npy, uvh5, uvfits, matvis/uvdata) sit above it.
+// encoding/csv's writers take a record: NPY, UVH5 and UVFITS files, a
+// shard's part file (Part) and a whole Result in memory (Collector) are
+// written through it. The core, package matvis, knows no file format;
+// this package and the formats' own (npy, uvh5, uvfits, matvis/uvdata,
+// matvis/part) sit above it.
 package output
 
 import (
@@ -63,6 +64,8 @@ type Kept struct {
 // others flagged)", or "nothing finished: no file written".
 func (k Kept) String() string {
 	switch {
+	case k.Path == "" && k.Integrations > 0 && k.Missing != "":
+		return fmt.Sprintf("%d of %d integrations finished, none kept (%s)", k.Integrations, k.TotalIntegrations, k.Missing)
 	case k.Path == "" || k.Integrations == 0:
 		return "nothing finished: no file written"
 	case !k.ByTime:

@@ -441,6 +441,8 @@ func TestKeptString(t *testing.T) {
 		want string
 	}{
 		{output.Kept{}, "nothing finished: no file written"},
+		{output.Kept{Integrations: 3, TotalIntegrations: 8, Missing: "a part is kept only whole"},
+			"3 of 8 integrations finished, none kept (a part is kept only whole)"},
 		{output.Kept{Path: "p.npy", Integrations: 119, TotalIntegrations: 144, Times: 9, TotalTimes: 12, Missing: "unfinished ones are NaN"},
 			"119 of 144 integrations finished, saved to p.npy (unfinished ones are NaN)"},
 		{output.Kept{Path: "p.uvh5", Integrations: 120, TotalIntegrations: 200, Times: 12, TotalTimes: 20, ByTime: true, Missing: "the others flagged"},

@@ -28,7 +28,8 @@ var ErrNonFinite = errors.New("non-finite visibility")
 // implies.
 var ErrMismatch = errors.New("metadata do not match the configuration")
 
-// nonFinite is the error for visibility e (an index into the part's data)
+// nonFinite is the error for visibility e (an index into the part's data,
+// in its file order)
 // of value v.
 func (p *File) nonFinite(e int64, v complex128) error {
 	m := &p.Meta
@@ -39,6 +40,9 @@ func (p *File) nonFinite(e int64, v complex128) error {
 	in, within := e/per, e%per
 	nfp := per / int64(m.Shape[2])
 	f, t := in/int64(m.Shape[1]), in%int64(m.Shape[1])
+	if p.timeMajor {
+		t, f = in/int64(m.Shape[0]), in%int64(m.Shape[0])
+	}
 	feed := ""
 	if nfp > 1 {
 		feed = fmt.Sprintf(", feeds (%d, %d)", within%nfp/2, within%2)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -23,6 +24,22 @@ func FuzzReadPart(f *testing.F) {
 		}
 	}
 	f.Add([]byte(Magic + "\x02\x00\x00\x00\x00\x00\x00\x00{}"))
+	// Format 2, which runs stream: whole, cut, and a bare trailer.
+	p2 := filepath.Join(dir, "p2")
+	w, err := Create(p2, full.Shape, 2)
+	if err == nil {
+		err = w.WriteAt(0, full.Vis128)
+	}
+	if err == nil {
+		err = w.Close(Meta{ConfigHash: hashA, N: 1, NFreq: 2, NTime: 3, Block: blockAll(2, 3), Output: OutputNpy, NpyMeta: npyMetaOf(full)})
+	}
+	b2, err2 := os.ReadFile(p2)
+	if err != nil || err2 != nil {
+		f.Fatal(err, err2)
+	}
+	f.Add(b2)
+	f.Add(b2[:len(b2)-trailerLen])
+	f.Add([]byte(Magic2 + "{}\x02\x00\x00\x00\x00\x00\x00\x00" + Magic2))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		file, err := Read(bytes.NewReader(data), int64(len(data)), "fuzz")
 		if err != nil {

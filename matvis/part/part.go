@@ -3,7 +3,8 @@
 // needs to place it and to write the final file, so that merging reads
 // nothing but the parts.
 //
-// A part file is
+// A part file of format 1 (Write; a run now streams format 2: Writer,
+// Magic2) is
 //
 //	"GOMATVIS-PART/1\n"      16 bytes of magic
 //	uint64, little endian     n, the length of the metadata
@@ -34,7 +35,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 )
 
-// Magic opens every part file.
+// Magic opens every part file of format 1.
 const Magic = "GOMATVIS-PART/1\n"
 
 // maxMeta bounds the metadata a reader accepts (a layout of 10⁵
@@ -117,7 +118,10 @@ func (m *Meta) Check() error {
 }
 
 // Write writes res, the result of the block meta.Block, to path
-// atomically; it fills in meta's shape, precision, data size and hash.
+// atomically as a part of format 1; it fills in meta's shape, precision,
+// data size and hash. Runs stream format 2 (Writer); Write stays as the
+// whole-result twin Writer is tested against, and for the parts of
+// earlier versions that merge still reads.
 func Write(path string, meta Meta, res *matvis.Result) error {
 	if !res.Complete() {
 		return fmt.Errorf("part %s: the result is incomplete", path)
@@ -181,6 +185,9 @@ type File struct {
 	r    io.ReaderAt
 	c    io.Closer // nil for Read
 	off  int64     // where the data start
+	// timeMajor says the data are in (time, freq) order of integrations
+	// (format 2), not Result's (freq, time) (format 1).
+	timeMajor bool
 }
 
 // Open reads a part's metadata and checks that the file is as long as it
@@ -202,25 +209,30 @@ func Open(path string) (*File, error) {
 }
 
 // Read is Open for a part of size bytes read through r; name names it in
-// errors.
+// errors. It reads both formats, told apart by their head magic.
 func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("part %s: "+format, append([]any{name}, a...)...)
 	}
-	br := bufio.NewReader(io.NewSectionReader(r, 0, size))
-	head := make([]byte, len(Magic)+8)
-	if _, err := io.ReadFull(br, head); err != nil || string(head[:len(Magic)]) != Magic {
+	head := make([]byte, len(Magic))
+	if _, err := r.ReadAt(head, 0); err != nil && !(err == io.EOF && size >= int64(len(head))) {
 		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
 	}
-	n := binary.LittleEndian.Uint64(head[len(Magic):])
-	if n > maxMeta || int64(n) > size-int64(len(head)) {
-		return nil, bad("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	var js []byte
+	var off, dataBytes int64
+	var err error
+	switch string(head) {
+	case Magic:
+		js, off, dataBytes, err = readMeta1(r, size)
+	case Magic2:
+		js, off, dataBytes, err = readMeta2(r, size)
+	default:
+		return nil, bad("not a gomatvis part file (no %q header)", Magic[:len(Magic)-1])
 	}
-	js := make([]byte, n)
-	if _, err := io.ReadFull(br, js); err != nil {
-		return nil, bad("reading metadata: %w", err)
+	if err != nil {
+		return nil, bad("%w", err)
 	}
-	p := &File{Path: name, r: r, off: int64(len(head)) + int64(n)}
+	p := &File{Path: name, r: r, off: off, timeMajor: string(head) == Magic2}
 	if err := json.Unmarshal(js, &p.Meta); err != nil {
 		return nil, bad("metadata: %w", err)
 	}
@@ -230,10 +242,58 @@ func Read(r io.ReaderAt, size int64, name string) (*File, error) {
 	if err := p.Meta.checkValues(); err != nil {
 		return nil, bad("part metadata: %w", err)
 	}
-	if got := size - p.off; got != p.Meta.DataBytes {
-		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", got, p.Meta.DataBytes)
+	if dataBytes != p.Meta.DataBytes {
+		return nil, bad("%d bytes of data, the metadata says %d: truncated or damaged", dataBytes, p.Meta.DataBytes)
 	}
 	return p, nil
+}
+
+// readMeta1 reads a format 1 part's metadata (after the magic, before the
+// data) and says where its data start and how long they are.
+func readMeta1(r io.ReaderAt, size int64) (js []byte, off, dataBytes int64, err error) {
+	head := int64(len(Magic) + 8)
+	var nb [8]byte
+	if size < head {
+		return nil, 0, 0, fmt.Errorf("%d bytes: truncated or damaged", size)
+	}
+	if _, err := r.ReadAt(nb[:], int64(len(Magic))); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata length: %w", err)
+	}
+	n := binary.LittleEndian.Uint64(nb[:])
+	if n > maxMeta || int64(n) > size-head {
+		return nil, 0, 0, fmt.Errorf("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	}
+	js = make([]byte, n)
+	if _, err := io.ReadFull(io.NewSectionReader(r, head, int64(n)), js); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata: %w", err)
+	}
+	return js, head + int64(n), size - head - int64(n), nil
+}
+
+// readMeta2 reads a format 2 part's metadata (before its trailer, after
+// the data) and says where its data start and how long they are.
+func readMeta2(r io.ReaderAt, size int64) (js []byte, off, dataBytes int64, err error) {
+	head := int64(len(Magic2))
+	var tail [trailerLen]byte
+	if size < head+int64(trailerLen) {
+		return nil, 0, 0, fmt.Errorf("%d bytes, no %q trailer: truncated or damaged (a run stopped while writing it? rerun the shard)", size, Magic2[:len(Magic2)-1])
+	}
+	if _, err := r.ReadAt(tail[:], size-int64(trailerLen)); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading the trailer: %w", err)
+	}
+	if string(tail[8:]) != Magic2 {
+		return nil, 0, 0, fmt.Errorf("no %q trailer at its end: truncated or damaged (a run stopped while writing it? rerun the shard)", Magic2[:len(Magic2)-1])
+	}
+	n := binary.LittleEndian.Uint64(tail[:8])
+	if n > maxMeta || int64(n) > size-head-int64(trailerLen) {
+		return nil, 0, 0, fmt.Errorf("metadata of %d bytes in a file of %d: truncated or damaged", n, size)
+	}
+	at := size - int64(trailerLen) - int64(n)
+	js = make([]byte, n)
+	if _, err := io.ReadFull(io.NewSectionReader(r, at, int64(n)), js); err != nil {
+		return nil, 0, 0, fmt.Errorf("reading metadata: %w", err)
+	}
+	return js, head, at - head, nil
 }
 
 // Close closes the file (nothing for Read's).
@@ -283,18 +343,10 @@ func (p *File) Data(ctx context.Context) (*matvis.Result, error) {
 	var err error
 	if m.Precision == 1 {
 		res.Vis64 = make([]complex64, n)
-		err = decode(r, res.Vis64)
+		err = decodeInto(p, r, res.Vis64)
 	} else {
 		res.Vis128 = make([]complex128, n)
-		err = decode(r, res.Vis128)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("part %s: reading data: %w", p.Path, err)
-	}
-	if m.Precision == 1 {
-		err = checkFinite(p, res.Vis64, 0)
-	} else {
-		err = checkFinite(p, res.Vis128, 0)
+		err = decodeInto(p, r, res.Vis128)
 	}
 	if err != nil {
 		return nil, err
@@ -303,6 +355,30 @@ func (p *File) Data(ctx context.Context) (*matvis.Result, error) {
 		return nil, fmt.Errorf("part %s: %w", p.Path, ErrChecksum)
 	}
 	return res, nil
+}
+
+// decodeInto reads the part's data from r into dst in Result order, an
+// integration at a time from the file's order (format 2's time-major
+// data are put back in (freq, time) order), and checks that each value
+// is finite.
+func decodeInto[T complex64 | complex128](p *File, r io.Reader, dst []T) error {
+	m := &p.Meta
+	nf, nt := m.Shape[0], m.Shape[1]
+	per := len(dst) / (nf * nt)
+	for k := range nf * nt { // file order
+		f, t := k/nt, k%nt
+		if p.timeMajor {
+			t, f = k/nf, k%nf
+		}
+		v := dst[(f*nt+t)*per : (f*nt+t+1)*per]
+		if err := decode(r, v); err != nil {
+			return fmt.Errorf("part %s: reading data: %w", p.Path, err)
+		}
+		if err := checkFinite(p, v, int64(k*per)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // decode reads little-endian values into dst, encodeStep at a time.
