@@ -80,15 +80,41 @@ func resolves(file, target string, alsoRoot bool) bool {
 	if target == "" {
 		return true
 	}
-	if _, err := os.Stat(filepath.Join(root, filepath.Dir(file), target)); err == nil {
+	if exists(filepath.Join(filepath.Dir(file), target)) {
 		return true
 	}
-	if alsoRoot && !strings.HasPrefix(target, "../") {
-		if _, err := os.Stat(filepath.Join(root, target)); err == nil {
-			return true
+	return alsoRoot && !strings.HasPrefix(target, "../") && exists(target)
+}
+
+// exists says a repository path names a file or directory that a clone
+// has: one under a directory .gitignore leaves out (bench/tmp, .devbin)
+// exists only in the checkout that made it, so it does not count.
+func exists(rel string) bool {
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	for _, dir := range ignoredDirs() {
+		if rel == dir || strings.HasPrefix(rel, dir+"/") {
+			return false
 		}
 	}
-	return false
+	_, err := os.Stat(filepath.Join(root, rel))
+	return err == nil
+}
+
+// ignoredDirs are the root-anchored directories of the repository's
+// .gitignore ("/bench/tmp/" → "bench/tmp").
+func ignoredDirs() []string {
+	b, err := os.ReadFile(filepath.Join(root, ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "/") && strings.HasSuffix(line, "/") && len(line) > 2 {
+			out = append(out, strings.Trim(line, "/"))
+		}
+	}
+	return out
 }
 
 // placeholder says a path is a pattern or an example rather than a file
