@@ -20,7 +20,7 @@ import (
 )
 
 // imageUsage is the image command's usage line.
-const imageUsage = "image RUN.uvh5|RUN.ms|SPEC.json|OBSPARAM.yaml -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--padding P] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image; a SPEC or OBSPARAM is simulated first (as simulate -o RUN.uvh5 would) and its sources are marked on a PNG"
+const imageUsage = "image RUN.uvh5|RUN.ms|RUN.uvfits|SPEC.json|OBSPARAM.yaml -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--padding P] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image; a SPEC or OBSPARAM is simulated first (as simulate -o RUN.uvh5 would) and its sources are marked on a PNG"
 
 // imageFlags are the image command's settings.
 type imageFlags struct {
@@ -52,7 +52,7 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: give one RUN.uvh5, RUN.ms, SPEC.json or OBSPARAM.yaml (got %d inputs)", errUsage, len(pos))
+		return fmt.Errorf("%w: give one RUN.uvh5, RUN.ms, RUN.uvfits, SPEC.json or OBSPARAM.yaml (got %d inputs)", errUsage, len(pos))
 	}
 	if err := o.check(pos[0]); err != nil {
 		return err
@@ -184,15 +184,23 @@ func catalogMarks(path, filetype string) ([]imaging.Mark, error) {
 	return marks, nil
 }
 
-// readForImage reads an MS (a directory) or a UVH5 file.
+// readForImage reads an MS (a directory), a UVFITS file (by its
+// extension) or a UVH5 file.
 func readForImage(in string, o imageFlags) (*imaging.Vis, imaging.WCS, error) {
 	st, err := os.Stat(in)
 	if err != nil {
 		return nil, imaging.WCS{}, err
 	}
-	if st.IsDir() {
+	if st.IsDir() || isUVFITS(in) {
+		kind := "a Measurement Set"
+		if !st.IsDir() {
+			kind = "a UVFITS file"
+		}
 		if o.centre != "" || o.eop != "" {
-			return nil, imaging.WCS{}, fmt.Errorf("%s is a Measurement Set, already phased: --phase-center and --eop apply to a UVH5 only", in)
+			return nil, imaging.WCS{}, fmt.Errorf("%s is %s, already phased: --phase-center and --eop apply to a UVH5 only", in, kind)
+		}
+		if !st.IsDir() {
+			return imaging.FromUVFITS(in, o.pol)
 		}
 		return imaging.FromMS(in, o.pol)
 	}

@@ -75,3 +75,41 @@ func TestImageSpecEqualsUVH5(t *testing.T) {
 		t.Errorf("image of an incomplete spec: exit %d, stderr %q; want an error naming bad.json", code, stderr.String())
 	}
 }
+
+// TestImageUVFITSEqualsMS: the UVFITS file and the MS that simulate
+// writes of one spec (the example, both phased to the first time's
+// zenith) give the same image, and the same as its UVH5 phased here:
+// FromUVFITS undoes pyuvdata's conventions (uvw −u/c, data conjugated;
+// without that the image would be mirrored).
+func TestImageUVFITSEqualsMS(t *testing.T) {
+	dir := t.TempDir()
+	img := func(args ...string) []float32 {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+			t.Fatalf("gomatvis %s: exit %d: %s", strings.Join(args, " "), code, stderr.String())
+		}
+		if args[0] == "simulate" {
+			return nil
+		}
+		_, pix := readFITSPlane(t, args[len(args)-1])
+		return pix
+	}
+	var images [][]float32
+	for _, ext := range []string{".uvfits", ".ms", ".uvh5"} {
+		run := filepath.Join(dir, "run"+ext)
+		img("simulate", "-q", "example", "-o", run)
+		images = append(images, img("image", run, "--size", "64", "--pol", "xx", "-o", filepath.Join(dir, "img"+ext+".fits")))
+	}
+	for k, name := range []string{"MS", "UVH5"} {
+		var diff, peak float64
+		for i, a := range images[0] {
+			diff = max(diff, math.Abs(float64(a)-float64(images[k+1][i])))
+			peak = max(peak, math.Abs(float64(images[k+1][i])))
+		}
+		t.Logf("max|image(UVFITS) − image(%s)| = %.3g of the peak %.4g", name, diff/peak, peak)
+		if peak == 0 || diff > 1e-6*peak {
+			t.Errorf("max|image(UVFITS) − image(%s)| = %.3g of the peak %.4g, over 1e-6", name, diff/peak, peak)
+		}
+	}
+}
