@@ -353,7 +353,14 @@ func prepare(v *Vis, g Geometry, wt Weighting, psf bool) (pts [][]float64, c []c
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	pts = make([][]float64, 3)
+	kept := 0
+	for _, om := range w {
+		if om != 0 {
+			kept++
+		}
+	}
+	pts = [][]float64{make([]float64, 0, kept), make([]float64, 0, kept), make([]float64, 0, kept)}
+	c = make([]complex128, 0, kept)
 	nf := len(v.Freqs)
 	for j, om := range w {
 		if om == 0 {
