@@ -68,6 +68,7 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	read := time.Since(t0)
 	im, err := o.image(ctx, v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
@@ -79,8 +80,8 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.psf {
 		what = "PSF"
 	}
-	fmt.Fprintf(stdout, "%s of %s: %d×%d pixels of %.4g′, %s weighting, pol %s, Σw %.6g, in %.3g s → %s\n",
-		what, pos[0], im.N, im.N, im.Cell*180/math.Pi*60, o.weight, o.pol, im.WeightSum, time.Since(t0).Seconds(), o.out)
+	fmt.Fprintf(stdout, "%s of %s: %d×%d pixels of %.4g′, %s weighting, pol %s, Σw %.6g, in %.3g s (reading %.3g s) → %s\n",
+		what, pos[0], im.N, im.N, im.Cell*180/math.Pi*60, o.weight, o.pol, im.WeightSum, time.Since(t0).Seconds(), read.Seconds(), o.out)
 	return nil
 }
 
