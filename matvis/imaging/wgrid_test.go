@@ -89,3 +89,37 @@ func TestWGridBudget(t *testing.T) {
 		t.Log(err)
 	}
 }
+
+// TestSpread7: the unrolled spreading of the width-7 kernel equals the
+// loop's (its twin) on random weights, positions and strengths.
+func TestSpread7(t *testing.T) {
+	rng := sharedtest.RNG(t, 13)
+	const nu, nv, kw = 20, 15, 7
+	for range 50 {
+		wu, wv := make([]float64, kw), make([]float64, kw)
+		iu, iv := make([]int, kw), make([]int, kw)
+		u0, v0 := rng.IntN(nu-kw+1), rng.IntN(nv-kw+1)
+		for a := range kw {
+			wu[a], wv[a] = rng.Float64(), rng.Float64()
+			iu[a], iv[a] = u0+a, v0+a
+		}
+		c := complex(rng.NormFloat64(), rng.NormFloat64())
+		want, got := make([]complex128, nu*nv), make([]complex128, nu*nv)
+		for i := range want {
+			want[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+		}
+		copy(got, want)
+		cr, ci := real(c), imag(c)
+		for b, y := range iv { // the loop, as spread runs it for other widths
+			for a, k := range wu {
+				want[y*nu+iu[a]] += complex(cr*wv[b]*k, ci*wv[b]*k)
+			}
+		}
+		spread(got, nu, c, wu, wv, iu, iv)
+		for i := range want {
+			if got[i] != want[i] {
+				t.Fatalf("cell %d: unrolled %v, loop %v", i, got[i], want[i])
+			}
+		}
+	}
+}
