@@ -222,11 +222,14 @@ func (wg *wgrid) run(pix []float64, sum float64) {
 }
 
 // split divides the planes among the workers in contiguous ranges of
-// about equal cost: a plane's FFT, and W² per sample spread onto it.
+// about equal cost: a plane's FFT, and each sample spread onto it.
 func (wg *wgrid) split() [][2]int {
 	np := wg.p1 - wg.p0
 	cost := make([]float64, np+1)
-	fftCost := float64(wg.u.n+wg.g.N) * float64(wg.m) * math.Log2(float64(wg.m)) / float64(wg.kw*wg.kw)
+	// In units of one sample's spreading (kw³ multiply-adds, about 1.8 ns
+	// each), a plane's FFT point-stages (about 0.8 ns each): measured,
+	// 0.11 s a plane of 2701 lines of 4096, 0.6 µs a sample at kw = 7.
+	fftCost := float64(wg.u.n+wg.g.N) * float64(wg.m) * math.Log2(float64(wg.m)) / float64(2*wg.kw*wg.kw*wg.kw)
 	for p := range np {
 		cost[p+1] = fftCost
 	}
