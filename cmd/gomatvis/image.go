@@ -20,7 +20,7 @@ import (
 )
 
 // imageUsage is the image command's usage line.
-const imageUsage = "image RUN.uvh5|RUN.ms -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--padding P] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image"
+const imageUsage = "image RUN.uvh5|RUN.ms|RUN.uvfits|SPEC.json|OBSPARAM.yaml -o IMG.fits|IMG.png [--psf] [--size N] [--scale ARCMIN] [--weight natural|uniform|briggs:R] [--padding P] [--pol I|xx|yy|xy|yx] [--phase-center RA,DEC] [--eop FILE] [--sky CATALOG] [--eps E]: the dirty image (or PSF) of a run in Jy/beam, w-terms exact, as WSClean's dirty image; a SPEC or OBSPARAM is simulated first (as simulate -o RUN.uvh5 would) and its sources are marked on a PNG"
 
 // imageFlags are the image command's settings.
 type imageFlags struct {
@@ -28,6 +28,8 @@ type imageFlags struct {
 	psf                                bool
 	size                               int
 	scale, eps, padding                float64
+	// marks are a simulated input's sources, for a PNG without --sky.
+	marks []imaging.Mark
 }
 
 func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -50,16 +52,23 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if len(pos) != 1 {
-		return fmt.Errorf("%w: give one RUN.uvh5 or RUN.ms (got %d inputs)", errUsage, len(pos))
+		return fmt.Errorf("%w: give one RUN.uvh5, RUN.ms, RUN.uvfits, SPEC.json or OBSPARAM.yaml (got %d inputs)", errUsage, len(pos))
 	}
 	if err := o.check(pos[0]); err != nil {
 		return err
 	}
 	t0 := time.Now()
-	v, wcs, err := readForImage(pos[0], o)
+	var v *imaging.Vis
+	var wcs imaging.WCS
+	if isSimInput(pos[0]) {
+		v, wcs, err = o.simulateForImage(ctx, pos[0], stderr)
+	} else {
+		v, wcs, err = readForImage(pos[0], o)
+	}
 	if err != nil {
 		return err
 	}
+	read := time.Since(t0)
 	im, err := o.image(ctx, v)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
@@ -71,8 +80,8 @@ func runImage(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if o.psf {
 		what = "PSF"
 	}
-	fmt.Fprintf(stdout, "%s of %s: %d×%d pixels of %.4g′, %s weighting, pol %s, Σw %.6g, in %.3g s → %s\n",
-		what, pos[0], im.N, im.N, im.Cell*180/math.Pi*60, o.weight, o.pol, im.WeightSum, time.Since(t0).Seconds(), o.out)
+	fmt.Fprintf(stdout, "%s of %s: %d×%d pixels of %.4g′, %s weighting, pol %s, Σw %.6g, in %.3g s (reading %.3g s) → %s\n",
+		what, pos[0], im.N, im.N, im.Cell*180/math.Pi*60, o.weight, o.pol, im.WeightSum, time.Since(t0).Seconds(), read.Seconds(), o.out)
 	return nil
 }
 
@@ -104,15 +113,95 @@ func (o *imageFlags) check(in string) error {
 	return nil
 }
 
-// readForImage reads an MS (a directory) or a UVH5 file.
+// isSimInput says whether in is a simulation's input (a spec, the
+// embedded example or a pyuvsim obsparam) rather than a run's output.
+func isSimInput(in string) bool {
+	return in == "example" || strings.EqualFold(filepath.Ext(in), ".json") || isObsParam(in)
+}
+
+// simulateForImage runs `gomatvis simulate IN -o RUN.uvh5 -q` into a
+// temporary directory, removed afterwards, and reads the UVH5 back as
+// readForImage does: the image is the one of the file simulate writes
+// for IN (TestImageSpecEqualsUVH5). Without --sky, a PNG marks the
+// simulation's own sources. simulate's report goes to stderr.
+func (o *imageFlags) simulateForImage(ctx context.Context, in string, stderr io.Writer) (*imaging.Vis, imaging.WCS, error) {
+	dir, err := os.MkdirTemp("", "gomatvis-image-")
+	if err != nil {
+		return nil, imaging.WCS{}, err
+	}
+	defer os.RemoveAll(dir)
+	run := filepath.Join(dir, "run.uvh5")
+	if err := runSimulate(ctx, []string{"-q", "-o", run, in}, stderr, stderr); err != nil {
+		return nil, imaging.WCS{}, fmt.Errorf("simulating %s for the image: %w", in, err)
+	}
+	if o.sky == "" && strings.EqualFold(filepath.Ext(o.out), ".png") {
+		if o.marks, err = simMarks(ctx, in); err != nil {
+			return nil, imaging.WCS{}, err
+		}
+	}
+	return readForImage(run, *o)
+}
+
+// simMarks are the sources of a spec or obsparam: a spec's listed
+// positions, or its (or the obsparam's) catalog read.
+func simMarks(ctx context.Context, in string) ([]imaging.Mark, error) {
+	si, err := loadInput(ctx, in)
+	if err != nil {
+		return nil, err
+	}
+	var path, filetype string
+	switch {
+	case si.cfg != nil:
+		path, filetype = si.cfg.Sources.Catalog, si.cfg.Sources.Filetype
+	case si.spec.Sources.Catalog != nil:
+		path, filetype = si.spec.Sources.Catalog.Path, si.spec.Sources.Catalog.Filetype
+		if !filepath.IsAbs(path) {
+			path = filepath.Join(si.spec.Dir, path)
+		}
+	default:
+		var marks []imaging.Mark
+		for i, ra := range si.spec.Sources.RARad {
+			marks = append(marks, imaging.Mark{Name: fmt.Sprintf("source %d", i), RA: ra, Dec: si.spec.Sources.DecRad[i]})
+		}
+		return marks, nil
+	}
+	marks, err := catalogMarks(path, filetype)
+	if err != nil {
+		return nil, fmt.Errorf("the sources of %s to mark: %w", in, err)
+	}
+	return marks, nil
+}
+
+// catalogMarks are a sky catalog's sources.
+func catalogMarks(path, filetype string) ([]imaging.Mark, error) {
+	sky, err := skymodel.ReadFile(path, filetype)
+	if err != nil {
+		return nil, err
+	}
+	var marks []imaging.Mark
+	for i, ra := range sky.RA() {
+		marks = append(marks, imaging.Mark{Name: sky.Names()[i], RA: ra, Dec: sky.Dec()[i]})
+	}
+	return marks, nil
+}
+
+// readForImage reads an MS (a directory), a UVFITS file (by its
+// extension) or a UVH5 file.
 func readForImage(in string, o imageFlags) (*imaging.Vis, imaging.WCS, error) {
 	st, err := os.Stat(in)
 	if err != nil {
 		return nil, imaging.WCS{}, err
 	}
-	if st.IsDir() {
+	if st.IsDir() || isUVFITS(in) {
+		kind := "a Measurement Set"
+		if !st.IsDir() {
+			kind = "a UVFITS file"
+		}
 		if o.centre != "" || o.eop != "" {
-			return nil, imaging.WCS{}, fmt.Errorf("%s is a Measurement Set, already phased: --phase-center and --eop apply to a UVH5 only", in)
+			return nil, imaging.WCS{}, fmt.Errorf("%s is %s, already phased: --phase-center and --eop apply to a UVH5 only", in, kind)
+		}
+		if !st.IsDir() {
+			return imaging.FromUVFITS(in, o.pol)
 		}
 		return imaging.FromMS(in, o.pol)
 	}
@@ -197,14 +286,11 @@ func (o *imageFlags) write(im *imaging.Image, wcs imaging.WCS, in string) error 
 		hist := fmt.Sprintf("gomatvis image %s --weight %s --pol %s (psf %v)", filepath.Base(in), o.weight, o.pol, o.psf)
 		return atomicfile.Write(o.out, func(w io.Writer) error { return imaging.WriteFITS(w, im, wcs, hist) })
 	}
-	var marks []imaging.Mark
+	marks := o.marks
 	if o.sky != "" {
-		sky, err := skymodel.ReadFile(o.sky, "")
-		if err != nil {
+		var err error
+		if marks, err = catalogMarks(o.sky, ""); err != nil {
 			return fmt.Errorf("--sky: %w", err)
-		}
-		for i, ra := range sky.RA() {
-			marks = append(marks, imaging.Mark{Name: sky.Names()[i], RA: ra, Dec: sky.Dec()[i]})
 		}
 	}
 	title := fmt.Sprintf("%s: %s, %s weighting", filepath.Base(in), map[bool]string{false: "dirty image, pol " + o.pol, true: "PSF"}[o.psf], o.weight)

@@ -18,9 +18,12 @@
 // imaging weight ω_j. A point source of apparent flux S gives a peak of S
 // at its pixel (Jy/beam: the PSF's peak is 1), as WSClean's images do. The
 // real part is the image of the Hermitian-completed data: V(−u) = V(u)*.
-// The sum is computed by the type-3 non-uniform FFT of matvis/nufft
-// (targets 2π(l, m, n − 1) per pixel), to a requested accuracy; Direct is
-// the plain sum it is tested against.
+// The sum is computed, to a requested accuracy, by w-gridding (wgrid.go:
+// WSClean's w-gridder's design, the samples spread onto planes of w, each a
+// uv grid transformed by a 2-D FFT and multiplied by its plane's phase
+// screen) or by the type-3 non-uniform FFT of matvis/nufft (targets
+// 2π(l, m, n − 1) per pixel), its slower twin (Options.Method); Direct is
+// the plain sum both are tested against.
 //
 // # Pixels
 //

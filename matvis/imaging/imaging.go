@@ -168,12 +168,50 @@ type Options struct {
 	// of complex128). A larger 3-D grid — a wide field of long
 	// baselines, or w growing over hours of drift — is avoided by
 	// splitting the samples into slabs of w, each transformed on its
-	// own grid; the images add up, so the result is as exact.
+	// own grid; the images add up, so the result is as exact. It also
+	// bounds the w-gridder's planes and screens (16 bytes a point, all
+	// workers together): past it the type-3 transform runs instead.
 	MaxGrid int
+	// Method chooses the algorithm (0: Auto).
+	Method Method
 }
+
+// Method is the algorithm that evaluates the sum; every method computes
+// the same exact sum to Options.Eps.
+type Method int
+
+// The methods.
+const (
+	// Auto is WGridding when its working memory fits Options.MaxGrid,
+	// else Type3.
+	Auto Method = iota
+	// WGridding grids the samples onto planes of w, each a uv grid
+	// transformed by a 2-D FFT to the image's pixels and multiplied by
+	// its plane's phase screen (WSClean's w-gridder, wgrid.go).
+	WGridding
+	// Type3 is the 3-D type-3 NUFFT of matvis/nufft, in slabs of w past
+	// the grid budget: the first design, kept as the w-gridder's twin.
+	Type3
+)
 
 // defaultMaxGrid is Options.MaxGrid's default: 2^26 points.
 const defaultMaxGrid = 1 << 26
+
+// maxGrid is opt.MaxGrid or its default.
+func maxGrid(opt Options) int {
+	if opt.MaxGrid > 0 {
+		return opt.MaxGrid
+	}
+	return defaultMaxGrid
+}
+
+// eps is opt.Eps or its default, 1e-8.
+func eps(opt Options) float64 {
+	if opt.Eps > 0 {
+		return opt.Eps
+	}
+	return 1e-8
+}
 
 // Dirty is the dirty image of v.
 func Dirty(v *Vis, g Geometry, wt Weighting, opt Options) (*Image, error) {
@@ -191,9 +229,22 @@ func image(v *Vis, g Geometry, wt Weighting, opt Options, psf bool) (*Image, err
 	if err != nil {
 		return nil, err
 	}
-	s, idx := targets(g)
 	im := &Image{Geometry: g, Pix: make([]float64, g.N*g.N), WeightSum: sum}
-	if len(c) == 0 || len(idx) == 0 {
+	if opt.Method != Type3 {
+		wg, err := newWGrid(pts, c, g, opt)
+		if err != nil {
+			return nil, err
+		}
+		if wg != nil {
+			wg.run(im.Pix, sum)
+			return im, nil
+		}
+		if opt.Method == WGridding {
+			return nil, fmt.Errorf("imaging: the w-gridder's planes need more than %d points (Options.MaxGrid): choose a smaller image (--size) or the type-3 method", maxGrid(opt))
+		}
+	}
+	s, idx := targets(g)
+	if len(idx) == 0 {
 		return im, nil
 	}
 	f, err := transform(pts, c, s, opt)
@@ -302,7 +353,14 @@ func prepare(v *Vis, g Geometry, wt Weighting, psf bool) (pts [][]float64, c []c
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	pts = make([][]float64, 3)
+	kept := 0
+	for _, om := range w {
+		if om != 0 {
+			kept++
+		}
+	}
+	pts = [][]float64{make([]float64, 0, kept), make([]float64, 0, kept), make([]float64, 0, kept)}
+	c = make([]complex128, 0, kept)
 	nf := len(v.Freqs)
 	for j, om := range w {
 		if om == 0 {

@@ -126,7 +126,9 @@ func FromMS(path, pol string) (*Vis, WCS, error) {
 	if len(uvw) != 3*nrow || len(a1) != nrow || len(a2) != nrow || len(widths) != nf || len(data) != nrow*nf*nc || len(flags) != len(data) || len(weight) != nrow*nc || len(dir) < 2 {
 		return nil, WCS{}, fmt.Errorf("imaging: %s: column sizes disagree (%d rows, %d channels, %d correlations: UVW %d, DATA %d, FLAG %d, WEIGHT %d values)", path, nrow, nf, nc, len(uvw), len(data), len(flags), len(weight))
 	}
-	v := &Vis{Freqs: freqs}
+	// Sized for every row at once: appending 39 M samples would copy
+	// them over and over (a 350-antenna × 64-channel × 10-time set).
+	v := &Vis{Freqs: freqs, UVW: make([][3]float64, 0, nrow), Data: make([]complex128, 0, nrow*nf), Weight: make([]float64, 0, nrow*nf)}
 	for k := range nrow {
 		if a1[k] == a2[k] {
 			continue // autocorrelations are not imaged (nor by WSClean)
