@@ -81,7 +81,10 @@ func TestExportedKernel(t *testing.T) {
 			var sum complex128
 			theta := math.Pi / 2 * (2*rng.Float64() - 1)
 			for i := range w {
-				if math.Abs(a[i]-b[i]) > 1e-3*eps {
+				// The table's design bound (table.go, TestTableWeights):
+				// cubic interpolation errs most near the support's ends,
+				// where φ's square-root branch dominates — ε/20 there.
+				if math.Abs(a[i]-b[i]) > max(eps/20, 2e-14) {
 					t.Fatalf("eps %g p %v tap %d: table %v, exact %v", eps, p, i, a[i], b[i])
 				}
 				sum += complex(b[i], 0) * cmplx.Exp(complex(0, -theta*float64(fb+i)))
