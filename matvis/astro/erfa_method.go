@@ -1,6 +1,7 @@
 package astro
 
 import (
+	"context"
 	"math"
 	"sync"
 
@@ -134,13 +135,23 @@ func (r *erfaRotation) CachedVectors(ti int) (x, y, z []float64, err error) {
 }
 
 func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
+	return r.ENUContext(context.Background(), ti, east, north, up)
+}
+
+// ENUContext is ENU that stops within a block of sources of ctx's
+// cancel, returning its error (matvis.ContextCoordinates). The BCRS
+// step of a refresh runs to its end: it is cached for later times.
+func (r *erfaRotation) ENUContext(ctx context.Context, ti int, east, north, up []float64) error {
 	if err := r.check(ti, east, north, up); err != nil {
 		return err
 	}
 	m := r.astromAt(ti).enuMatrix()
 	e := r.bcrs(r.anchor[ti])
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	x, y, z := e.x, e.y, e.z
-	parallelFor(len(x), func(lo, hi int) {
+	return parallelForContext(ctx, len(x), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			a, b, c := x[i], y[i], z[i]
 			east[i] = m[0][0]*a + m[0][1]*b + m[0][2]*c
@@ -148,7 +159,6 @@ func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
 			up[i] = m[2][0]*a + m[2][1]*b + m[2][2]*c
 		}
 	})
-	return nil
 }
 
 // SRS is the Schwarzschild radius of the Sun in au, the light-deflection

@@ -61,13 +61,12 @@ func (r *run) coherencies(ti int) error {
 	}
 	p.coh = grow(p.coh, len(r.vis))
 	rot := r.sim.Options.Rotation
-	parallel(r.b.workers, len(r.vis), func(lo, hi int) {
+	return parallelContext(r.ctx, r.b.workers, len(r.vis), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := r.vis[i]
 			p.coh[i] = matvis.LocalCoherency(p.stoke[0][s], p.stoke[1][s], p.stoke[2][s], p.stoke[3][s], p.cos[s], p.sin[s], rot)
 		}
 	})
-	return nil
 }
 
 // stokesStrength is c_pq of visible source i (two feeds and axes).

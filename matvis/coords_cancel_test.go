@@ -1,0 +1,90 @@
+package matvis_test
+
+import (
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
+)
+
+// TestENUContext: matvis.ENUContext gives, uncancelled, what ENU gives
+// (bit for bit: the same per-source arithmetic), for astropy's and the
+// ERFA rotation and for Precomputed (which copy and rotate in blocks);
+// with a done context it returns the context's error having written
+// nothing; and a Coordinates without ENUContext still runs, its error
+// checked after.
+func TestENUContext(t *testing.T) {
+	rng := sharedtest.RNG(t, 1)
+	const n = 3<<16 + 17 // more than one block of each kind
+	ra, dec := make([]float64, n), make([]float64, n)
+	topo := make([]float64, 2*3*n)
+	for s := range n {
+		ra[s], dec[s] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
+	}
+	for i := range topo {
+		topo[i] = 2*rng.Float64() - 1
+	}
+	site := astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}
+	times := []float64{2459845.0, 2459845.1}
+	eop := []astro.EOP{{}, {}}
+	coords := map[string]matvis.Coordinates{}
+	for _, m := range []astro.Method{astro.MethodAstropy, astro.MethodERFA} {
+		rot, err := astro.New(astro.Config{Method: m, Site: site, TimesJD: times, EOP: eop}, ra, dec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		coords[string(m)] = rot
+	}
+	pre, err := matvis.NewPrecomputed(2, n, topo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	coords["precomputed"] = pre
+	coords["plain"] = plainCoords{pre}
+	for name, c := range coords {
+		want, got := enu3(n), enu3(n)
+		if err := c.ENU(1, want[0], want[1], want[2]); err != nil {
+			t.Fatal(err)
+		}
+		if err := matvis.ENUContext(context.Background(), c, 1, got[0], got[1], got[2]); err != nil {
+			t.Fatal(err)
+		}
+		for d := range 3 {
+			for s := range n {
+				if got[d][s] != want[d][s] {
+					t.Fatalf("%s: ENUContext[%d][%d] = %v, ENU %v", name, d, s, got[d][s], want[d][s])
+				}
+			}
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		got = enu3(n)
+		if err := matvis.ENUContext(ctx, c, 1, got[0], got[1], got[2]); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: cancelled: error %v, want context.Canceled", name, err)
+		}
+		if _, ok := c.(matvis.ContextCoordinates); ok && (got[0][0] != 0 || got[2][n-1] != 0) {
+			t.Errorf("%s: a done context, yet vectors were written", name)
+		}
+	}
+	for _, name := range []string{string(astro.MethodAstropy), string(astro.MethodERFA), "precomputed"} {
+		if _, ok := coords[name].(matvis.ContextCoordinates); !ok {
+			t.Errorf("%s is not a ContextCoordinates: its ENU cannot be cancelled", name)
+		}
+	}
+}
+
+// plainCoords hides Precomputed's ENUContext: a Coordinates of another
+// package that has none.
+type plainCoords struct{ c matvis.Coordinates }
+
+func (p plainCoords) NSources() int                       { return p.c.NSources() }
+func (p plainCoords) NTimes() int                         { return p.c.NTimes() }
+func (p plainCoords) ENU(ti int, e, n, u []float64) error { return p.c.ENU(ti, e, n, u) }
+
+func enu3(n int) [3][]float64 {
+	return [3][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
+}
