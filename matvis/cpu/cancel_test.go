@@ -16,13 +16,13 @@ import (
 
 // stageCancelBar is how soon after a cancel inside a stage the run must
 // return. Each stage checks the context once per block of blocks.Grain =
-// 2^16 sources a worker (the Gram product: per herkBlockWork = 2^28
-// multiply-adds, ~1000 columns here); the dearest block, Z's phases for
-// 2^16 sources × 16 antennas, takes ~20 ms on an idle core, a fifth of
-// a core or less beside a CPU hog and the other engineers' jobs (load
-// 10–15 on 2 cores) makes it ~100 ms, and the return adds a few scheduler
-// slices: 0.25 s with room, under each stage's length here.
-const stageCancelBar = 250 * time.Millisecond
+// 2^16 sources a worker, the Gram product once per call of
+// herkBlockWork = 2^26 complex multiply-adds (0.54 Gflop: 0.1–0.2 s on
+// one core for the pure-Go herk, 0.4–0.5 s measured beside a CPU hog at
+// load 19), the dearest of the blocks; 0.6 s holds that with room and
+// stays well inside issue 41's 1 s, and is under the Gram stage's own
+// length here (1–3 s), which the old 2^30 calls fail (0.83 s at load 19).
+const stageCancelBar = 600 * time.Millisecond
 
 // cancelSky is a polarized one-integration run of 16 antennas and
 // 10⁶ precomputed directions, all in one chunk, with two
