@@ -2,6 +2,7 @@ package beam
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
 )
@@ -22,14 +23,27 @@ func EvalContext(ctx context.Context, rb Response, az, za []float64, out []compl
 	if ncomp == 1 {
 		return blocks.RunContext(ctx, n, workers, 0, func(lo, hi int) { rb.Eval(az[lo:hi], za[lo:hi], out[lo:hi]) })
 	}
-	return blocks.RunContext(ctx, n, workers, 0, func(lo, hi int) {
-		// Eval lays its components out with the stride of its own
-		// length: evaluate the block apart, then scatter it.
-		m := hi - lo
-		tmp := make([]complex128, ncomp*m)
-		rb.Eval(az[lo:hi], za[lo:hi], tmp)
-		for c := range ncomp {
-			copy(out[c*n+lo:c*n+hi], tmp[c*m:(c+1)*m])
+	// Eval lays its components out with the stride of its own length:
+	// each worker evaluates a block at a time into its own scratch (one
+	// allocation a worker, not a block), then scatters it.
+	var stopped atomic.Bool
+	blocks.Run(n, workers, func(lo, hi int) {
+		tmp := make([]complex128, ncomp*min(blocks.Grain, hi-lo))
+		for b := lo; b < hi; b += blocks.Grain {
+			if stopped.Load() || ctx.Err() != nil {
+				stopped.Store(true)
+				return
+			}
+			e := min(b+blocks.Grain, hi)
+			m := e - b
+			rb.Eval(az[b:e], za[b:e], tmp[:ncomp*m])
+			for c := range ncomp {
+				copy(out[c*n+b:c*n+e], tmp[c*m:(c+1)*m])
+			}
 		}
 	})
+	if stopped.Load() {
+		return ctx.Err()
+	}
+	return nil
 }
