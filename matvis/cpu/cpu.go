@@ -151,6 +151,25 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// growContext is grow for Z's buffers (hundreds of MB to GBs), which
+// returns ctx's error as soon as ctx is done: make cannot be
+// interrupted, and zeroing reused heap memory of that size took 1–6 s
+// beside a CPU hog, inside the stage. An abandoned allocation finishes on
+// its goroutine and is dropped.
+func growContext[T any](ctx context.Context, s []T, n int) ([]T, error) {
+	if cap(s) >= n {
+		return s[:n], nil
+	}
+	done := make(chan []T, 1) // buffered: an abandoned make's send does not block
+	go func() { done <- grow(s, n) }()
+	select {
+	case v := <-done:
+		return v, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // loop runs every integration in order, checking ctx between them.
 func (r *run) loop(ctx context.Context) error {
 	sim := r.sim
@@ -401,10 +420,14 @@ func (r *run) fillZ(ctx context.Context, fi int, vis []int, v [3][]float64, beam
 	// Every element of z is written below.
 	z := &r.buf.z
 	p1 := sim.Options.Precision == 1
+	var err error
 	if p1 {
-		z.c64 = grow(z.c64, nant*nf*ld)
+		z.c64, err = growContext(ctx, z.c64, nant*nf*ld)
 	} else {
-		z.c128 = grow(z.c128, nant*nf*ld)
+		z.c128, err = growContext(ctx, z.c128, nant*nf*ld)
+	}
+	if err != nil {
+		return zmat{}, err
 	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	// The amplitudes and ENU vectors, gathered once so that the loop over
