@@ -223,3 +223,18 @@ func cancelInStage(be *Backend, sim *matvis.Simulation, stage matvis.Stage, dela
 	defer mu.Unlock()
 	return began, cancelled, next, returned, res, err
 }
+
+// TestTrialSimStops: the chooser's direct trial computes every source's
+// ENU before the run's first integration (seconds at 10⁷ sources); with a
+// done context it returns the context's error instead of a trial sky.
+func TestTrialSimStops(t *testing.T) {
+	sim := backendtest.NewSim(t, hexConfig(t, rand.New(rand.NewPCG(1, 2)), 8, 1000))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if sub, err := trialSim(ctx, sim, 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("trialSim with a done context: %v, %v; want context.Canceled", sub, err)
+	}
+	if _, err := trialSim(context.Background(), sim, 10); err != nil {
+		t.Fatal(err)
+	}
+}
