@@ -88,3 +88,45 @@ func (p plainCoords) ENU(ti int, e, n, u []float64) error { return p.c.ENU(ti, e
 func enu3(n int) [3][]float64 {
 	return [3][]float64{make([]float64, n), make([]float64, n), make([]float64, n)}
 }
+
+// TestERFACancelledBCRS: a cancel during the ERFA method's BCRS step (a
+// fresh rotation: nothing cached) returns the context's error, and the
+// step is not left cached half-done: the next ENU equals a fresh
+// rotation's bit for bit.
+func TestERFACancelledBCRS(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
+	const n = 3<<16 + 5
+	ra, dec := make([]float64, n), make([]float64, n)
+	for s := range n {
+		ra[s], dec[s] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
+	}
+	cfg := astro.Config{Method: astro.MethodERFA, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: []float64{2459845.0}, EOP: []astro.EOP{{}}}
+	rot, err := astro.New(cfg, ra, dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	got := enu3(n)
+	if err := matvis.ENUContext(ctx, rot, 0, got[0], got[1], got[2]); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a done context: error %v, want context.Canceled", err)
+	}
+	if err := rot.ENU(0, got[0], got[1], got[2]); err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := astro.New(cfg, ra, dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := enu3(n)
+	if err := fresh.ENU(0, want[0], want[1], want[2]); err != nil {
+		t.Fatal(err)
+	}
+	for d := range 3 {
+		for s := range n {
+			if got[d][s] != want[d][s] {
+				t.Fatalf("after a cancelled BCRS step: ENU[%d][%d] = %v, a fresh rotation's %v", d, s, got[d][s], want[d][s])
+			}
+		}
+	}
+}
