@@ -130,3 +130,44 @@ func TestERFACancelledBCRS(t *testing.T) {
 		}
 	}
 }
+
+// TestBasisContext: the finite-difference basis through BasisContext
+// gives, uncancelled, the angles its Basis gives, and with a done context
+// returns the context's error having written nothing.
+func TestBasisContext(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
+	const n = 1<<16 + 7
+	ra, dec := make([]float64, n), make([]float64, n)
+	for s := range n {
+		ra[s], dec[s] = 2*math.Pi*rng.Float64(), math.Asin(1.98*rng.Float64()-0.99)
+	}
+	mk := func(ra, dec []float64) (matvis.Coordinates, error) {
+		return astro.New(astro.Config{Method: astro.MethodERFA, Site: astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}, TimesJD: []float64{2459845.0}, EOP: []astro.EOP{{}}}, ra, dec)
+	}
+	b, err := matvis.NewFDBasis(mk, ra, dec, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wc, ws := make([]float64, n), make([]float64, n)
+	if err := b.Basis(0, wc, ws); err != nil {
+		t.Fatal(err)
+	}
+	gc, gs := make([]float64, n), make([]float64, n)
+	if err := matvis.BasisContext(context.Background(), b, 0, gc, gs); err != nil {
+		t.Fatal(err)
+	}
+	for s := range n {
+		if gc[s] != wc[s] || gs[s] != ws[s] {
+			t.Fatalf("source %d: BasisContext (%v, %v), Basis (%v, %v)", s, gc[s], gs[s], wc[s], ws[s])
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	gc, gs = make([]float64, n), make([]float64, n)
+	if err := matvis.BasisContext(ctx, b, 0, gc, gs); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a done context: error %v, want context.Canceled", err)
+	}
+	if gc[0] != 0 || gs[n-1] != 0 {
+		t.Error("a done context, yet angles were written")
+	}
+}

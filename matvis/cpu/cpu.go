@@ -238,7 +238,7 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		return err
 	}
 	if r.pol != nil {
-		if err := r.pol.basisAt(ti); err != nil {
+		if err := r.pol.basisAt(ctx, ti); err != nil {
 			return fmt.Errorf("cpu: %w", err)
 		}
 	}

@@ -51,14 +51,14 @@ func (r *run) channelSky(fi int) error {
 
 // basisAt sets the basis angles of time ti. They depend on the time only,
 // so every channel reuses them.
-func (p *polState) basisAt(ti int) error {
+func (p *polState) basisAt(ctx context.Context, ti int) error {
 	if p.caching && p.cache[ti][0] != nil {
 		p.cos, p.sin = p.cache[ti][0], p.cache[ti][1]
 		return nil
 	}
 	n := p.sim.NSrc()
 	c, s := make([]float64, n), make([]float64, n)
-	if err := p.sim.PolBasis.Basis(ti, c, s); err != nil {
+	if err := matvis.BasisContext(ctx, p.sim.PolBasis, ti, c, s); err != nil {
 		return fmt.Errorf("polarization basis at time %d: %w", ti, err)
 	}
 	if p.caching {

@@ -56,7 +56,7 @@ func (r *run) coherencies(ti int) error {
 	if p == nil {
 		return nil
 	}
-	if err := r.sim.PolBasis.Basis(ti, p.cos, p.sin); err != nil {
+	if err := matvis.BasisContext(r.ctx, r.sim.PolBasis, ti, p.cos, p.sin); err != nil {
 		return fmt.Errorf("nufftcpu: polarization basis at time %d: %w", ti, err)
 	}
 	p.coh = grow(p.coh, len(r.vis))
