@@ -1,8 +1,11 @@
 package matvis
 
 import (
+	"context"
 	"fmt"
 	"math"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // Coordinates gives the topocentric ENU unit vectors of every source at
@@ -13,6 +16,35 @@ type Coordinates interface {
 	// ENU writes the east, north and up components of every source at time
 	// index ti (each slice NSources long).
 	ENU(ti int, east, north, up []float64) error
+}
+
+// ContextCoordinates is Coordinates whose ENU can stop part-way: the
+// rotation of 10⁷ sources takes seconds, longer than a cancel may wait.
+// astro's rotations and Precomputed implement it; use ENUContext, which
+// takes any Coordinates.
+type ContextCoordinates interface {
+	Coordinates
+	// ENUContext is ENU that stops soon after ctx is done (within a
+	// block of sources) and then returns ctx's error, leaving the
+	// slices partly written.
+	ENUContext(ctx context.Context, ti int, east, north, up []float64) error
+}
+
+// ENUContext writes c's vectors of time ti, stopping within a block of
+// sources of a cancel when c is a ContextCoordinates; any other
+// Coordinates runs to its end, with ctx checked before and after. On a
+// cancel it returns ctx's error and the slices hold no whole result.
+func ENUContext(ctx context.Context, c Coordinates, ti int, east, north, up []float64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if cc, ok := c.(ContextCoordinates); ok {
+		return cc.ENUContext(ctx, ti, east, north, up)
+	}
+	if err := c.ENU(ti, east, north, up); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // Precomputed holds ENU vectors computed elsewhere, e.g. astropy's, laid out
@@ -44,14 +76,21 @@ func (p *Precomputed) NTimes() int { return p.nt }
 
 // ENU copies the vectors of time ti.
 func (p *Precomputed) ENU(ti int, east, north, up []float64) error {
+	return p.ENUContext(context.Background(), ti, east, north, up)
+}
+
+// ENUContext is ENU copying a block of sources at a time, checking ctx
+// between blocks.
+func (p *Precomputed) ENUContext(ctx context.Context, ti int, east, north, up []float64) error {
 	if ti < 0 || ti >= p.nt {
 		return fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, p.nt)
 	}
 	base := ti * 3 * p.ns
-	copy(east, p.data[base:base+p.ns])
-	copy(north, p.data[base+p.ns:base+2*p.ns])
-	copy(up, p.data[base+2*p.ns:base+3*p.ns])
-	return nil
+	return blocks.RunContext(ctx, p.ns, 1, 0, func(lo, hi int) {
+		copy(east[lo:hi], p.data[base+lo:base+hi])
+		copy(north[lo:hi], p.data[base+p.ns+lo:base+p.ns+hi])
+		copy(up[lo:hi], p.data[base+2*p.ns+lo:base+2*p.ns+hi])
+	})
 }
 
 // AzZa converts ENU components to the beam angles matvis uses ("uvbeam"

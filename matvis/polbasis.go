@@ -1,8 +1,11 @@
 package matvis
 
 import (
+	"context"
 	"fmt"
 	"math"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // DefaultBasisStep is FDBasis's default difference step in Dec (radians):
@@ -83,6 +86,12 @@ func (b *FDBasis) NTimes() int { return b.center.NTimes() }
 
 // Basis writes cos X and sin X of every source at time ti (PolBasis).
 func (b *FDBasis) Basis(ti int, cosX, sinX []float64) error {
+	return b.BasisContext(context.Background(), ti, cosX, sinX)
+}
+
+// BasisContext is Basis stopping within a block of sources of ctx's
+// cancel (ContextPolBasis).
+func (b *FDBasis) BasisContext(ctx context.Context, ti int, cosX, sinX []float64) error {
 	n := b.NSources()
 	if len(cosX) != n || len(sinX) != n {
 		return fmt.Errorf("matvis: polarization basis buffers hold %d and %d values for %d sources", len(cosX), len(sinX), n)
@@ -92,19 +101,20 @@ func (b *FDBasis) Basis(ti int, cosX, sinX []float64) error {
 		for j := range v[k] {
 			v[k][j] = make([]float64, n)
 		}
-		if err := c.ENU(ti, v[k][0], v[k][1], v[k][2]); err != nil {
+		if err := ENUContext(ctx, c, ti, v[k][0], v[k][1], v[k][2]); err != nil {
 			return fmt.Errorf("matvis: polarization basis at time %d: %w", ti, err)
 		}
 	}
-	for s := range n {
-		var p, theta [3]float64
-		for j := range 3 {
-			p[j] = v[0][j][s]
-			theta[j] = v[2][j][s] - v[1][j][s] // −∂ŝ/∂dec
+	return blocks.RunContext(ctx, n, 1, 0, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			var p, theta [3]float64
+			for j := range 3 {
+				p[j] = v[0][j][s]
+				theta[j] = v[2][j][s] - v[1][j][s] // −∂ŝ/∂dec
+			}
+			cosX[s], sinX[s] = basisAngle(p, theta)
 		}
-		cosX[s], sinX[s] = basisAngle(p, theta)
-	}
-	return nil
+	})
 }
 
 // basisAngle returns cos X = ẑâ·θ̂ and sin X = ẑâ·φ̂ for the direction p

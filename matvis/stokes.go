@@ -1,6 +1,7 @@
 package matvis
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -30,6 +31,32 @@ type PolBasis interface {
 	// a field's components map as E_(za,az) = R·E_(θ,φ),
 	// R = [[cos X, sin X], [−sin X, cos X]].
 	Basis(ti int, cosX, sinX []float64) error
+}
+
+// ContextPolBasis is a PolBasis whose Basis can stop part-way (the
+// finite-difference basis rotates three copies of the sky: seconds at
+// 10⁷ sources). Use BasisContext, which takes any PolBasis.
+type ContextPolBasis interface {
+	PolBasis
+	// BasisContext is Basis that stops soon after ctx is done and then
+	// returns ctx's error, the slices partly written.
+	BasisContext(ctx context.Context, ti int, cosX, sinX []float64) error
+}
+
+// BasisContext writes b's basis angles of time ti, stopping soon after a
+// cancel when b is a ContextPolBasis; any other PolBasis runs to its end,
+// with ctx checked before and after.
+func BasisContext(ctx context.Context, b PolBasis, ti int, cosX, sinX []float64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if cb, ok := b.(ContextPolBasis); ok {
+		return cb.BasisContext(ctx, ti, cosX, sinX)
+	}
+	if err := b.Basis(ti, cosX, sinX); err != nil {
+		return err
+	}
+	return ctx.Err()
 }
 
 // CoherencyRotation chooses how the sky's coherency is turned into the

@@ -1,6 +1,7 @@
 package matvis
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/gomatvis/gomatvis/matvis/astro"
@@ -200,6 +201,14 @@ func (w timeWindow) ENU(ti int, east, north, up []float64) error {
 		return fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, w.nt)
 	}
 	return w.c.ENU(w.t0+ti, east, north, up)
+}
+
+// ENUContext passes ctx on, so that a block stops as its whole run would.
+func (w timeWindow) ENUContext(ctx context.Context, ti int, east, north, up []float64) error {
+	if ti < 0 || ti >= w.nt {
+		return fmt.Errorf("matvis: time index %d out of range [0, %d)", ti, w.nt)
+	}
+	return ENUContext(ctx, w.c, w.t0+ti, east, north, up)
 }
 
 // PutBlock copies sub, the result of s.Subset(b), into r, the result of s,

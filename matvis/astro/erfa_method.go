@@ -1,6 +1,7 @@
 package astro
 
 import (
+	"context"
 	"math"
 	"sync"
 
@@ -18,9 +19,12 @@ type erfaRotation struct {
 	maxCache int
 }
 
-// bcrsEntry holds the BCRS-step vectors of one anchor time.
+// bcrsEntry holds the BCRS-step vectors of one anchor time, computed by
+// the first caller whose computation is not cancelled (mu: the others
+// wait for it).
 type bcrsEntry struct {
-	once    sync.Once
+	mu      sync.Mutex
+	ready   bool
 	x, y, z []float64
 }
 
@@ -42,8 +46,9 @@ func newERFA(b *base, every float64) *erfaRotation {
 }
 
 // bcrs returns the BCRS-step vectors of anchor time index ai, computing them
-// once.
-func (r *erfaRotation) bcrs(ai int) *bcrsEntry {
+// once. A computation stopped by ctx (it covers every source: seconds at
+// 10⁷) returns ctx's error and leaves the entry to the next caller.
+func (r *erfaRotation) bcrs(ctx context.Context, ai int) (*bcrsEntry, error) {
 	r.mu.Lock()
 	e, ok := r.cache[ai]
 	if !ok {
@@ -56,19 +61,25 @@ func (r *erfaRotation) bcrs(ai int) *bcrsEntry {
 		}
 	}
 	r.mu.Unlock()
-	e.once.Do(func() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.ready {
 		a := r.astromAt(ai)
 		n := len(r.px)
-		e.x, e.y, e.z = make([]float64, n), make([]float64, n), make([]float64, n)
-		bcrsStep(a, r.px, r.py, r.pz, e.x, e.y, e.z)
-	})
-	return e
+		x, y, z := make([]float64, n), make([]float64, n), make([]float64, n)
+		if err := bcrsStep(ctx, a, r.px, r.py, r.pz, x, y, z); err != nil {
+			return nil, err
+		}
+		e.x, e.y, e.z, e.ready = x, y, z, true
+	}
+	return e, nil
 }
 
 // bcrsStep applies matvis's Cartesian light deflection, aberration and
 // bias-precession-nutation (matvis-conventions §4.2 step 2) to the unit
-// vectors (px, py, pz), writing (ox, oy, oz).
-func bcrsStep(a *astrom, px, py, pz, ox, oy, oz []float64) {
+// vectors (px, py, pz), writing (ox, oy, oz); it stops within a block of
+// sources of ctx's cancel, returning its error.
+func bcrsStep(ctx context.Context, a *astrom, px, py, pz, ox, oy, oz []float64) error {
 	e := a.eh
 	v := a.v
 	bm1 := a.bm1
@@ -76,7 +87,7 @@ func bcrsStep(a *astrom, px, py, pz, ox, oy, oz []float64) {
 	m := a.bpn
 	e0, e1, e2 := e[0], e[1], e[2]
 	v0, v1, v2 := v[0], v[1], v[2]
-	parallelFor(len(px), func(lo, hi int) {
+	return parallelForContext(ctx, len(px), func(lo, hi int) {
 		px, py, pz := px[lo:hi], py[lo:hi], pz[lo:hi]
 		ox, oy, oz := ox[lo:hi], oy[lo:hi], oz[lo:hi]
 		for i := range px {
@@ -129,18 +140,31 @@ func (r *erfaRotation) CachedVectors(ti int) (x, y, z []float64, err error) {
 	if err := r.checkIndex(ti); err != nil {
 		return nil, nil, nil, err
 	}
-	e := r.bcrs(r.anchor[ti])
+	e, err := r.bcrs(context.Background(), r.anchor[ti])
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	return e.x, e.y, e.z, nil
 }
 
 func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
+	return r.ENUContext(context.Background(), ti, east, north, up)
+}
+
+// ENUContext is ENU that stops within a block of sources of ctx's
+// cancel, returning its error (matvis.ContextCoordinates), in the BCRS
+// step of a refresh too (then left for the next call to compute).
+func (r *erfaRotation) ENUContext(ctx context.Context, ti int, east, north, up []float64) error {
 	if err := r.check(ti, east, north, up); err != nil {
 		return err
 	}
 	m := r.astromAt(ti).enuMatrix()
-	e := r.bcrs(r.anchor[ti])
+	e, err := r.bcrs(ctx, r.anchor[ti])
+	if err != nil {
+		return err
+	}
 	x, y, z := e.x, e.y, e.z
-	parallelFor(len(x), func(lo, hi int) {
+	return parallelForContext(ctx, len(x), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			a, b, c := x[i], y[i], z[i]
 			east[i] = m[0][0]*a + m[0][1]*b + m[0][2]*c
@@ -148,7 +172,6 @@ func (r *erfaRotation) ENU(ti int, east, north, up []float64) error {
 			up[i] = m[2][0]*a + m[2][1]*b + m[2][2]*c
 		}
 	})
-	return nil
 }
 
 // SRS is the Schwarzschild radius of the Sun in au, the light-deflection

@@ -9,7 +9,6 @@ import (
 	"math"
 	"math/cmplx"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +32,10 @@ type Backend struct {
 	// poisonZ fills a polarized sky's Z buffers with NaN before they are
 	// written (tests: an entry left unwritten then shows in the result).
 	poisonZ bool
+	// onStage, when set (by tests), is called as each stage of an
+	// integration begins (NumStages: the integration's end), so that a
+	// test can cancel inside a stage.
+	onStage func(matvis.Stage)
 }
 
 // New returns a CPU backend using the best available herk and all cores.
@@ -76,7 +79,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	// The chunks get what the output and the pair list leave.
 	budget = max(budget-sim.OutputBytes()-int64(len(sim.Pairs))*16, 1)
 	res.Plan = sim.PlanMemory(budget)
-	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc()}
+	r := &run{b: b, sim: sim, res: res, nf: sim.NFeed(), nsrc: sim.NSrc(), ctx: ctx}
 	r.topo = make([][3][]float64, sim.NTime())
 	r.cacheTopo = matvis.CacheAllENU(sim.NTime(), sim.NSrc())
 	r.rep = distinctBeams(sim.Beams)
@@ -93,6 +96,9 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 
 // run is the state of one simulation run.
 type run struct {
+	// ctx is the run's: every parallel stage (r.parallel) stops within a
+	// block of sources of its cancel.
+	ctx       context.Context
 	b         *Backend
 	sim       *matvis.Simulation
 	res       *matvis.Result
@@ -145,6 +151,25 @@ func grow[T any](s []T, n int) []T {
 	return s[:n]
 }
 
+// growContext is grow for Z's buffers (hundreds of MB to GBs), which
+// returns ctx's error as soon as ctx is done: make cannot be
+// interrupted, and zeroing reused heap memory of that size took 1–6 s
+// beside a CPU hog, inside the stage. An abandoned allocation finishes on
+// its goroutine and is dropped.
+func growContext[T any](ctx context.Context, s []T, n int) ([]T, error) {
+	if cap(s) >= n {
+		return s[:n], nil
+	}
+	done := make(chan []T, 1) // buffered: an abandoned make's send does not block
+	go func() { done <- grow(s, n) }()
+	select {
+	case v := <-done:
+		return v, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
 // loop runs every integration in order, checking ctx between them.
 func (r *run) loop(ctx context.Context) error {
 	sim := r.sim
@@ -182,14 +207,19 @@ func (r *run) enu(ti int) ([3][]float64, error) {
 	for k := range v {
 		v[k] = make([]float64, r.nsrc)
 	}
-	if err := r.sim.Coords.ENU(ti, v[0], v[1], v[2]); err != nil {
+	if err := matvis.ENUContext(r.context(), r.sim.Coords, ti, v[0], v[1], v[2]); err != nil {
 		return v, fmt.Errorf("cpu: coordinates at time %d: %w", ti, err)
 	}
 	if r.sim.Options.Precision == 1 {
 		for k := range v {
-			for s, x := range v[k] {
-				v[k][s] = float64(float32(x))
-			}
+			r.parallel(r.nsrc, func(lo, hi int) {
+				for s := lo; s < hi; s++ {
+					v[k][s] = float64(float32(v[k][s]))
+				}
+			})
+		}
+		if err := r.context().Err(); err != nil {
+			return v, err
 		}
 	}
 	if r.cacheTopo {
@@ -201,13 +231,14 @@ func (r *run) enu(ti int) ([3][]float64, error) {
 // integration computes all visibilities of frequency fi and time ti.
 func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response) error {
 	sim := r.sim
+	r.stage(matvis.StageCoords)
 	t0 := time.Now()
 	v, err := r.enu(ti)
 	if err != nil {
 		return err
 	}
 	if r.pol != nil {
-		if err := r.pol.basisAt(ti); err != nil {
+		if err := r.pol.basisAt(ctx, ti); err != nil {
 			return fmt.Errorf("cpu: %w", err)
 		}
 	}
@@ -229,12 +260,17 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		sample := matvis.ChunkSample{Freq: fi, Time: ti, Chunk: c, NSources: hi - lo}
 		t := time.Now()
 		vis := r.buf.visible[:0]
-		for s := lo; s < hi; s++ {
-			if v[2][s] > 0 {
-				vis = append(vis, s)
+		err := blocks.RunContext(ctx, hi-lo, 1, 0, func(b0, b1 int) {
+			for s := lo + b0; s < lo+b1; s++ {
+				if v[2][s] > 0 {
+					vis = append(vis, s)
+				}
 			}
-		}
+		})
 		r.buf.visible = vis
+		if err != nil {
+			return fmt.Errorf("cpu: cancelled in chunk %d: %w", c, err)
+		}
 		sample.NVisible = len(vis)
 		sample.Stages[matvis.StageCoords] += time.Since(t)
 		if len(vis) > 0 {
@@ -242,6 +278,7 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 			if err != nil {
 				return fmt.Errorf("cpu: frequency %d (%g Hz), time %d: %w", fi, sim.Freqs[fi], ti, err)
 			}
+			r.stage(matvis.StageMatProd)
 			t = time.Now()
 			err = r.accumulate(ctx, z, len(vis)*r.nf)
 			sample.Stages[matvis.StageMatProd] += time.Since(t)
@@ -254,18 +291,32 @@ func (r *run) integration(ctx context.Context, fi, ti int, resp []beam.Response)
 		}
 		r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
 	}
+	// A stage cut short by a cancel (r.parallel) leaves a partial sum:
+	// stored only when the context is still live.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("cpu: cancelled in frequency %d, time %d: %w", fi, ti, err)
+	}
 	acc.store(r.res, fi, ti)
 	if err := r.res.CheckFinite(fi, ti); err != nil {
 		return fmt.Errorf("cpu: %g Hz: %w", sim.Freqs[fi], err)
 	}
+	r.stage(matvis.NumStages)
 	return nil
 }
 
+// stage tells the test hook, if any, that stage s begins.
+func (r *run) stage(s matvis.Stage) {
+	if r.b.onStage != nil {
+		r.b.onStage(s)
+	}
+}
+
 // herkBlockWork bounds the complex multiply-adds of one Gram-product call
-// (a fraction of a second to a second on one core; at least 512 columns
-// for the array sizes of interest), so that a long chunk is cancelled
-// between calls.
-const herkBlockWork = 1 << 30
+// (8 flops each: 10–50 ms on one core at 10–40 Gflop/s; 1<<30 took up to
+// a second, several beside other work), so that a long chunk is
+// cancelled between calls. A call keeps 273 columns at 350
+// dual-polarized antennas (700 rows), enough for the herk's panels.
+const herkBlockWork = 1 << 26
 
 // accumulate adds a chunk's Z (cols columns) to the accumulator in blocks
 // of columns, checking ctx between blocks, and subtracts z.neg's Gram.
@@ -297,9 +348,27 @@ type zmat struct {
 	neg *zmat
 }
 
-// parallel runs fn over [0, n) split into contiguous blocks, one per worker.
+// parallel runs fn over [0, n) split into contiguous blocks, one per
+// worker, each in pieces of at most blocks.Grain indices; once r.ctx is
+// done the workers stop after their current piece, leaving the rest
+// undone: a caller checks ctx before it uses the result.
 func (r *run) parallel(n int, fn func(lo, hi int)) {
-	blocks.Run(n, min(r.b.workers, max(1, n/256)), fn)
+	_ = blocks.RunContext(r.context(), n, min(r.b.workers, max(1, n/256)), 0, fn)
+}
+
+// context is the run's context (Background for a run made by a test
+// without one).
+func (r *run) context() context.Context {
+	if r.ctx == nil {
+		return context.Background()
+	}
+	return r.ctx
+}
+
+// serial is parallel on the calling goroutine alone: for passes that
+// depend on the order of the indices.
+func (r *run) serial(n int, fn func(lo, hi int)) {
+	_ = blocks.RunContext(r.context(), n, 1, 0, fn)
 }
 
 // buildZ makes Z of the visible sources vis of one chunk. Its workers stop
@@ -318,13 +387,21 @@ func (r *run) buildZ(ctx context.Context, fi int, vis []int, v [3][]float64, res
 	st[matvis.StageCoords] += time.Since(t)
 
 	t = time.Now()
+	if err := ctx.Err(); err != nil {
+		return zmat{}, err
+	}
+	r.stage(matvis.StageBeam)
 	vis, az, za = r.sortByColumn(vis, az, za, resp)
+	if err := ctx.Err(); err != nil {
+		return zmat{}, err
+	}
 	beams, err := r.evalBeams(ctx, az, za, resp)
 	if err != nil {
 		return zmat{}, err
 	}
 	st[matvis.StageBeam] += time.Since(t)
 
+	r.stage(matvis.StageTauZ)
 	if r.sim.SkyPolarized() {
 		return r.fillZStokes(ctx, fi, vis, v, beams, st)
 	}
@@ -343,10 +420,14 @@ func (r *run) fillZ(ctx context.Context, fi int, vis []int, v [3][]float64, beam
 	// Every element of z is written below.
 	z := &r.buf.z
 	p1 := sim.Options.Precision == 1
+	var err error
 	if p1 {
-		z.c64 = grow(z.c64, nant*nf*ld)
+		z.c64, err = growContext(ctx, z.c64, nant*nf*ld)
 	} else {
-		z.c128 = grow(z.c128, nant*nf*ld)
+		z.c128, err = growContext(ctx, z.c128, nant*nf*ld)
+	}
+	if err != nil {
+		return zmat{}, err
 	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	// The amplitudes and ENU vectors, gathered once so that the loop over
@@ -422,7 +503,10 @@ func (r *run) sortByColumn(vis []int, az, za []float64, resp []beam.Response) ([
 	if grid == nil || k < 2 {
 		return vis, az, za
 	}
-	// Key: column + 1 (0 outside the grid) above the position.
+	// A counting sort by key = column + 1 (0 outside the grid), stable,
+	// so sky order within a column (sortByColumnTwin's sort of
+	// key<<32 | s); O(k) in passes the context can stop between blocks,
+	// where a sort of 10⁷ keys takes over a second.
 	keys := grow(r.buf.keys, k)
 	r.buf.keys = keys
 	r.parallel(k, func(lo, hi int) {
@@ -431,18 +515,29 @@ func (r *run) sortByColumn(vis []int, az, za []float64, resp []beam.Response) ([
 			if col >= 0 {
 				col %= grid.NAz
 			}
-			keys[s] = uint64(col+1)<<32 | uint64(s)
+			keys[s] = uint64(col + 1)
 		}
 	})
-	slices.Sort(keys)
+	start := make([]int, grid.NAz+2)
+	r.serial(k, func(lo, hi int) {
+		for _, key := range keys[lo:hi] {
+			start[key+1]++
+		}
+	})
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
 	sv := grow(r.buf.sortedVis, k)
 	sa := grow(r.buf.sortedAz, k)
 	sz := grow(r.buf.sortedZa, k)
 	r.buf.sortedVis, r.buf.sortedAz, r.buf.sortedZa = sv, sa, sz
-	for i, key := range keys {
-		s := int(key & (1<<32 - 1))
-		sv[i], sa[i], sz[i] = vis[s], az[s], za[s]
-	}
+	r.serial(k, func(lo, hi int) {
+		for s := lo; s < hi; s++ {
+			i := start[keys[s]]
+			start[keys[s]]++
+			sv[i], sa[i], sz[i] = vis[s], az[s], za[s]
+		}
+	})
 	return sv, sa, sz
 }
 
@@ -504,11 +599,13 @@ func (r *run) beamPoints(az, za []float64, resp []beam.Response) (pts []*beam.Gr
 }
 
 // beamJobs cuts every used beam of a chunk of k sources into blocks of at
-// least 256 sources, at least 4 jobs a worker when the beams are few.
+// least 256 sources, at least 4 jobs a worker when the beams are few, and
+// of at most blocks.Grain sources, so that a cancel (checked between
+// jobs) waits for one block at most.
 func (r *run) beamJobs(k, nused int) []beamJob {
 	workers := r.b.workers
-	blocks := max(1, min((4*workers+nused-1)/max(nused, 1), k/256))
-	per := (k + blocks - 1) / blocks
+	nb := max(1, min((4*workers+nused-1)/max(nused, 1), k/256), (k+blocks.Grain-1)/blocks.Grain)
+	per := (k + nb - 1) / nb
 	var jobs []beamJob
 	for bi := range r.used {
 		if r.used[bi] {

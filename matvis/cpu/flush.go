@@ -106,12 +106,16 @@ func (r *run) scaleZ(amp []float64, beams [][]complex128, p1 bool) zscale {
 
 // peakZ returns max over sources s, used beams and components of
 // amp[s]·(|Re b| + |Im b|), an upper bound within √2 of the largest |Z|.
+// The sources are taken a block of at most blocks.Grain at a time, so
+// that a cancel stops it within a block (r.parallel); the caller then
+// discards the peak.
 func (r *run) peakZ(amp []float64, beams [][]complex128) float64 {
 	k := len(amp)
 	nb := min(r.b.workers, max(1, k/256))
-	per := (k + nb - 1) / nb
+	per := min((k+nb-1)/nb, blocks.Grain)
+	nb = max(1, (k+per-1)/per)
 	peaks := make([]float64, nb)
-	blocks.Run(nb, nb, func(blo, bhi int) {
+	_ = blocks.RunContext(r.context(), nb, min(r.b.workers, nb), 1, func(blo, bhi int) {
 		for blk := blo; blk < bhi; blk++ {
 			peaks[blk] = blockPeak(amp, beams, r.used, k, min(blk*per, k), min((blk+1)*per, k))
 		}

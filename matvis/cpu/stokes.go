@@ -51,14 +51,14 @@ func (r *run) channelSky(fi int) error {
 
 // basisAt sets the basis angles of time ti. They depend on the time only,
 // so every channel reuses them.
-func (p *polState) basisAt(ti int) error {
+func (p *polState) basisAt(ctx context.Context, ti int) error {
 	if p.caching && p.cache[ti][0] != nil {
 		p.cos, p.sin = p.cache[ti][0], p.cache[ti][1]
 		return nil
 	}
 	n := p.sim.NSrc()
 	c, s := make([]float64, n), make([]float64, n)
-	if err := p.sim.PolBasis.Basis(ti, c, s); err != nil {
+	if err := matvis.BasisContext(ctx, p.sim.PolBasis, ti, c, s); err != nil {
 		return fmt.Errorf("polarization basis at time %d: %w", ti, err)
 	}
 	if p.caching {
@@ -116,7 +116,10 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 		}
 	})
 	sc := r.scaleZ(amp, beams, p1)
-	zs := r.stokesZ(k, sc, p1)
+	zs, err := r.stokesZ(ctx, k, sc, p1)
+	if err != nil {
+		return zmat{}, err
+	}
 	omega := 2 * math.Pi * sim.Freqs[fi] / beam.SpeedOfLight
 	mul := complex(sc.mul, 0)
 	ld := r.nf * k
@@ -145,7 +148,7 @@ func (r *run) fillZStokes(ctx context.Context, fi int, vis []int, v [3][]float64
 // stokesZ sizes Z for k sources (and z.neg, its negative-eigenvalue
 // columns, when a source has one), scaled by sc, poisoned when the
 // backend asks; the result is Z then z.neg if any.
-func (r *run) stokesZ(k int, sc zscale, p1 bool) []*zmat {
+func (r *run) stokesZ(ctx context.Context, k int, sc zscale, p1 bool) ([]*zmat, error) {
 	z := &r.buf.z
 	z.neg = nil
 	z.alpha = sc.alpha
@@ -164,16 +167,20 @@ func (r *run) stokesZ(k int, sc zscale, p1 bool) []*zmat {
 	}
 	n := r.sim.NAnt() * r.nf * r.nf * k
 	for _, zz := range zs {
+		var err error
 		if p1 {
-			zz.c64 = grow(zz.c64, n)
+			zz.c64, err = growContext(ctx, zz.c64, n)
 		} else {
-			zz.c128 = grow(zz.c128, n)
+			zz.c128, err = growContext(ctx, zz.c128, n)
+		}
+		if err != nil {
+			return nil, err
 		}
 		if r.b.poisonZ {
 			zz.poison()
 		}
 	}
-	return zs
+	return zs, nil
 }
 
 // putStokesColumn writes source s's entries of antenna rows from row0 on:

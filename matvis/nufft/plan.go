@@ -588,6 +588,14 @@ func parallelFor(workers, n int, f func(lo, hi int)) {
 // on every axis (Options.Real, or centred there) the pre-phases are all
 // 1 and pre is left nil.
 func (pl *Plan) scalePoints(x [][]float64) {
+	_ = pl.scalePointsContext(context.Background(), x)
+}
+
+// scalePointsContext is scalePoints checking ctx between its passes over
+// the points and every pointBlock points of its sines and cosines (the
+// passes take tens of ms each at 10⁶ points); it returns ctx's error when
+// it stopped early, the plan's points then being unusable.
+func (pl *Plan) scalePointsContext(ctx context.Context, x [][]float64) error {
 	sign := float64(pl.opt.Sign)
 	phased := false
 	for d := range pl.dim {
@@ -604,7 +612,13 @@ func (pl *Plan) scalePoints(x [][]float64) {
 		}
 		p[d] = pd
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	pl.perm = binOrder(p, [3]int{pl.ax[0].nf, pl.ax[1].nf, pl.ax[2].nf}, pl.n)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for d := range pl.dim {
 		pl.p[d] = growFloats(pl.p[d], pl.n)
 		sorted := pl.p[d]
@@ -614,10 +628,13 @@ func (pl *Plan) scalePoints(x [][]float64) {
 	}
 	pl.pre = nil
 	if !phased {
-		return
+		return ctx.Err()
 	}
 	pl.pre = make([]complex128, pl.n)
 	for i, j := range pl.perm {
+		if i%pointBlock == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
 		var phase float64
 		for d := range pl.dim {
 			phase += pl.ax[d].sc * (x[d][j] - pl.ax[d].xc)
@@ -625,6 +642,7 @@ func (pl *Plan) scalePoints(x [][]float64) {
 		sn, cs := math.Sincos(sign * phase)
 		pl.pre[i] = complex(cs, sn)
 	}
+	return nil
 }
 
 // growFloats returns s resliced to n values, reallocated when too short.
@@ -642,6 +660,18 @@ func growFloats(s []float64, n int) []float64 {
 // with fixed targets and moving points (a sky turning over fixed
 // baselines) makes the targets' part of the plan once.
 func (pl *Plan) SetPoints(x [][]float64) error {
+	return pl.SetPointsContext(context.Background(), x)
+}
+
+// pointBlock is how many points SetPointsContext's longest passes handle
+// between two looks at the context.
+const pointBlock = 1 << 16
+
+// SetPointsContext is SetPoints that stops soon after ctx is done (between
+// its passes over the points, and every pointBlock points of the longest)
+// and returns ctx's error (wrapped); the plan then has no points, and
+// executing it fails until the next SetPoints.
+func (pl *Plan) SetPointsContext(ctx context.Context, x [][]float64) error {
 	n, err := checkCoords("x", x, pl.dim)
 	if err != nil {
 		return err
@@ -658,7 +688,10 @@ func (pl *Plan) SetPoints(x [][]float64) error {
 		}
 	}
 	pl.n = n
-	pl.scalePoints(x)
+	if err := pl.scalePointsContext(ctx, x); err != nil {
+		pl.n = 0
+		return fmt.Errorf("nufft: %w", err)
+	}
 	pl.slabs = newSlabs(pl.p[0], pl.ker.w, pl.ax[0].nf, pl.ax[0].active, pl.opt.Workers, n)
 	return nil
 }

@@ -3,12 +3,17 @@ package nufftcpu
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/gomatvis/gomatvis/matvis"
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
+	"github.com/gomatvis/gomatvis/matvis/beam"
 )
 
 // TestCancelWithinIntegration: a run of one integration that takes over
@@ -55,5 +60,181 @@ func TestCancelWithinIntegration(t *testing.T) {
 	}
 	if res != nil && slices.Contains(res.Done, true) {
 		t.Errorf("the interrupted integration is marked done")
+	}
+}
+
+// stageCancelBar is how soon after a cancel inside a stage the run must
+// return. Every stage checks the context once per block of
+// blocks.Grain = 2^16 sources a worker (placing the transform's points
+// every 2^16 points and between its passes, spreading every 4096 points,
+// interpolating per block): the dearest block, a cubic-gridded polarized
+// beam's 2^16 directions, takes ~15 ms on an idle core; beside a CPU hog
+// and the other engineers' jobs (load 10–15 on 2 cores) a worker gets a
+// fifth of a core or less, ~75 ms, and the run's return (the workers'
+// join, the tally) adds a few scheduler slices. 0.25 s holds that with
+// room, and each stage here lasts over 0.4 s unloaded (several times that
+// loaded), so a stage without its checks fails it.
+const stageCancelBar = 250 * time.Millisecond
+
+// astropySky is a polarized one-integration run of 200 antennas and
+// 10⁶ sources placed by astropy's chain (the CLI's coordinates, over a
+// second here: ENU by ENUContext, then the horizon cut and az/za).
+func astropySky(t *testing.T) *matvis.Simulation {
+	rng := rand.New(rand.NewPCG(7, 3))
+	const nsrc = 1_000_000
+	c := hexConfig(t, rng, 200, nsrc)
+	c.Options.Polarized = true
+	for s := range nsrc {
+		c.RA[s] = 2 * math.Pi * rng.Float64()
+		c.Dec[s] = math.Asin(2*rng.Float64() - 1)
+	}
+	site := astro.Site{LatDeg: -30.72, LonDeg: 21.43, HeightM: 1073}
+	rot, err := astro.New(astro.Config{Method: astro.MethodAstropy, Site: site, TimesJD: []float64{2459845.0}, EOP: []astro.EOP{{}}}, c.RA, c.Dec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Coords = rot
+	return backendtest.NewSim(t, c)
+}
+
+// griddedSky is TestCancelWithinIntegration's run (2.5·10⁶ precomputed
+// directions) seen by two cubic-gridded beams (Airy dishes of 14 and
+// 12 m, on alternate antennas): each an interpolation of 16 nodes and 4
+// components per source, ~0.5 s unloaded for both, and three transform
+// jobs (one per beam pair), each placing its points.
+func griddedSky(t *testing.T) *matvis.Simulation {
+	rng := rand.New(rand.NewPCG(7, 2))
+	c := hexConfig(t, rng, 200, 2_500_000)
+	c.Options.Polarized = true
+	c.Beams = nil
+	for _, d := range []float64{14, 12} {
+		g, err := beam.NewGriddedFromAnalytic(beam.Airy{DiameterM: d}, []float64{150e6}, 72, 37)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Beams = append(c.Beams, g)
+	}
+	c.BeamIdx = make([]int, len(c.Antennas))
+	for a := range c.BeamIdx {
+		c.BeamIdx[a] = a % 2
+	}
+	return backendtest.NewSim(t, c)
+}
+
+// stageTimes runs sim uncancelled and returns its stages' times.
+func stageTimes(t *testing.T, be *Backend, sim *matvis.Simulation) matvis.StageTimes {
+	full, err := be.Run(context.Background(), sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st matvis.StageTimes
+	for _, ch := range full.Stats.Chunks {
+		for i, d := range ch.Stages {
+			st[i] += d
+		}
+	}
+	t.Logf("uncancelled stages: coords %v, beam %v, transforms %v (tau_z %v, matprod %v)", st[matvis.StageCoords], st[matvis.StageBeam], st[matvis.StageTauZ]+st[matvis.StageMatProd], st[matvis.StageTauZ], st[matvis.StageMatProd])
+	return st
+}
+
+// TestCancelInEachStage cancels a one-integration run 20 ms after each
+// stage begins — the coordinates (astropySky), the beams and the
+// transforms (griddedSky) — and half-way through the transforms (past
+// placing the points: spreading, FFT, interpolation), and checks that the
+// cancel landed inside that stage (the next had not begun; else the case
+// is reported skipped, not passed), that the run returned within
+// stageCancelBar of it with the context's error, and that the
+// integration is not marked done.
+func TestCancelInEachStage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("seconds-long runs of 10⁶ sources")
+	}
+	be, err := New(0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	be.Force = true
+	sky, gridded := astropySky(t), griddedSky(t)
+	stageTimes(t, be, sky)
+	st := stageTimes(t, be, gridded)
+	transforms := st[matvis.StageTauZ] + st[matvis.StageMatProd]
+	for _, tc := range []struct {
+		name  string
+		sim   *matvis.Simulation
+		stage matvis.Stage
+		delay time.Duration
+	}{
+		{"coords", sky, matvis.StageCoords, 20 * time.Millisecond},
+		{"beam", gridded, matvis.StageBeam, 20 * time.Millisecond},
+		{"transforms", gridded, matvis.StageMatProd, 20 * time.Millisecond},
+		{"transforms half-way", gridded, matvis.StageMatProd, transforms / 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			began, cancelled, next, returned, res, err := cancelInStage(be, tc.sim, tc.stage, tc.delay)
+			if began.IsZero() {
+				t.Fatalf("the %s stage never began: %v", tc.name, err)
+			}
+			if cancelled.IsZero() || (!next.IsZero() && next.Before(cancelled)) {
+				t.Skipf("SKIPPED, not checked: the %s stage ended (%v after it began) before the cancel at %v", tc.name, next.Sub(began), tc.delay)
+			}
+			after := returned.Sub(cancelled)
+			t.Logf("cancelled %v into the %s stage; returned %v after the cancel: %v", cancelled.Sub(began), tc.name, after, err)
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("error %v, want context.Canceled", err)
+			}
+			if after > stageCancelBar {
+				t.Errorf("returned %v after a cancel inside the %s stage, want under %v", after, tc.name, stageCancelBar)
+			}
+			if res != nil && slices.Contains(res.Done, true) {
+				t.Errorf("the interrupted integration is marked done")
+			}
+		})
+	}
+}
+
+// cancelInStage runs sim, cancelling it delay after stage begins; it
+// returns when the stage began, when the cancel came (zero: never), when
+// the next stage began (zero: never) and when the run returned.
+func cancelInStage(be *Backend, sim *matvis.Simulation, stage matvis.Stage, delay time.Duration) (began, cancelled, next, returned time.Time, res *matvis.Result, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	be.onStage = func(s matvis.Stage) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case s == stage && began.IsZero():
+			began = time.Now()
+			time.AfterFunc(delay, func() {
+				mu.Lock()
+				cancelled = time.Now()
+				mu.Unlock()
+				cancel()
+			})
+		case s > stage && !began.IsZero() && next.IsZero():
+			next = time.Now()
+		}
+	}
+	defer func() { be.onStage = nil }()
+	res, err = be.Run(ctx, sim)
+	returned = time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	return began, cancelled, next, returned, res, err
+}
+
+// TestTrialSimStops: the chooser's direct trial computes every source's
+// ENU before the run's first integration (seconds at 10⁷ sources); with a
+// done context it returns the context's error instead of a trial sky.
+func TestTrialSimStops(t *testing.T) {
+	sim := backendtest.NewSim(t, hexConfig(t, rand.New(rand.NewPCG(1, 2)), 8, 1000))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if sub, err := trialSim(ctx, sim, 10); !errors.Is(err, context.Canceled) {
+		t.Fatalf("trialSim with a done context: %v, %v; want context.Canceled", sub, err)
+	}
+	if _, err := trialSim(context.Background(), sim, 10); err != nil {
+		t.Fatal(err)
 	}
 }

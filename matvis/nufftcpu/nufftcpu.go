@@ -105,6 +105,10 @@ type Backend struct {
 	mu      sync.Mutex
 	trials  map[shape]measured
 	measure func(context.Context, *run) (measured, error)
+	// onStage, when set (by tests), is called as each stage of an
+	// integration begins (StageMatProd: the transforms; NumStages: the
+	// integration's end), so that a test can cancel inside a stage.
+	onStage func(matvis.Stage)
 }
 
 // WTerms is how the w-terms of a non-coplanar array are transformed.
@@ -740,6 +744,7 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 	sim := r.sim
 	sample := matvis.ChunkSample{Freq: fi, Time: ti, NSources: sim.NSrc()}
 	st := &sample.Stages
+	r.stage(matvis.StageCoords)
 	t := time.Now()
 	if err := r.visible(ti); err != nil {
 		return err
@@ -754,6 +759,7 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 		return err
 	}
 
+	r.stage(matvis.StageBeam)
 	t = time.Now()
 	if err := r.responses(fi, ti, resp); err != nil {
 		return err
@@ -763,6 +769,7 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 		return err
 	}
 
+	r.stage(matvis.StageMatProd)
 	t = time.Now()
 	var spread, other time.Duration
 	for _, j := range append([]*run{r}, r.jobs...) {
@@ -781,10 +788,18 @@ func (r *run) integration(fi, ti int, resp map[int]beam.Response) error {
 	err := r.res.CheckFinite(fi, ti)
 	st[matvis.StageOther] += time.Since(t) + other
 	r.res.Stats.Chunks = append(r.res.Stats.Chunks, sample)
+	r.stage(matvis.NumStages)
 	if err != nil {
 		return fmt.Errorf("nufftcpu: %g Hz: %w", sim.Freqs[fi], err)
 	}
 	return nil
+}
+
+// stage tells the test hook, if any, that stage s begins.
+func (r *run) stage(s matvis.Stage) {
+	if r.b.onStage != nil {
+		r.b.onStage(s)
+	}
 }
 
 // visible sets the sources above the horizon at time ti: their indices,
@@ -805,23 +820,31 @@ func (r *run) visible(ti int) error {
 		r.coords[d] = slices.Grow(r.coords[d][:0], n)
 	}
 	r.vis = slices.Grow(r.vis[:0], n)
-	for s, u := range r.enu[2] {
-		if u > 0 {
-			r.vis = append(r.vis, s)
-			for d := range dim {
-				r.coords[d] = append(r.coords[d], r.enu[d][s])
+	err := blocks.RunContext(r.ctx, n, 1, 0, func(lo, hi int) {
+		for s, u := range r.enu[2][lo:hi] {
+			if u > 0 {
+				r.vis = append(r.vis, lo+s)
+				for d := range dim {
+					r.coords[d] = append(r.coords[d], r.enu[d][lo+s])
+				}
 			}
 		}
+	})
+	if err != nil {
+		return err
 	}
 	k := len(r.vis)
 	r.az, r.za = grow(r.az, k), grow(r.za, k)
 	// An arctangent and an arcsine a source: split among the workers.
-	parallel(r.b.workers, k, func(lo, hi int) {
+	err = parallelContext(r.ctx, r.b.workers, k, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := r.vis[i]
 			r.az[i], r.za[i] = matvis.AzZa(r.enu[0][s], r.enu[1][s])
 		}
 	})
+	if err != nil {
+		return err
+	}
 	for _, j := range r.jobs {
 		j.enu, j.vis, j.coords, j.az, j.za = r.enu, r.vis, r.coords, r.az, r.za
 	}
@@ -841,7 +864,9 @@ func (r *run) responses(fi, ti int, resp map[int]beam.Response) error {
 		}
 		a := grow(r.ampBuf[bi], nf*nf*k)
 		r.ampBuf[bi] = a
-		rb.Eval(r.az, r.za, a)
+		if err := beam.EvalContext(r.ctx, rb, r.az, r.za, a, nf*nf, r.b.workers); err != nil {
+			return err
+		}
 		for i, v := range a {
 			if cmplx.IsNaN(v) || cmplx.IsInf(v) {
 				s := i % k
@@ -862,7 +887,7 @@ func (r *run) responses(fi, ti int, resp map[int]beam.Response) error {
 // returns the time spent storing.
 func (r *run) transforms(fi, ti, nf int) (other time.Duration, err error) {
 	k := len(r.vis)
-	if err := r.plan.SetPoints(r.coords[:r.dim]); err != nil {
+	if err := r.plan.SetPointsContext(r.ctx, r.coords[:r.dim]); err != nil {
 		return 0, fmt.Errorf("nufftcpu: time %d: %w", ti, err)
 	}
 	r.str = grow(r.str, k)
@@ -873,6 +898,9 @@ func (r *run) transforms(fi, ti, nf int) (other time.Duration, err error) {
 		for i, s := range r.vis {
 			r.tau[i] = 2*r.enu[2][s] - 1
 		}
+	}
+	if err := r.ctx.Err(); err != nil {
+		return 0, err
 	}
 	transform := func() error {
 		if err := r.transform(); err != nil {
@@ -922,13 +950,18 @@ func (r *run) enuAt(ti int) error {
 			v[d] = make([]float64, sim.NSrc())
 		}
 	}
-	if err := sim.Coords.ENU(ti, v[0], v[1], v[2]); err != nil {
+	if err := matvis.ENUContext(r.ctx, sim.Coords, ti, v[0], v[1], v[2]); err != nil {
 		return fmt.Errorf("nufftcpu: coordinates at time %d: %w", ti, err)
 	}
 	if sim.Options.Precision == 1 {
 		for d := range v {
-			for s, x := range v[d] {
-				v[d][s] = float64(float32(x))
+			err := parallelContext(r.ctx, r.b.workers, len(v[d]), func(lo, hi int) {
+				for s := lo; s < hi; s++ {
+					v[d][s] = float64(float32(v[d][s]))
+				}
+			})
+			if err != nil {
+				return err
 			}
 		}
 	}
@@ -1099,6 +1132,12 @@ func (r *run) store(fi, ti, p, q int) {
 // goroutine).
 func parallel(workers, n int, f func(lo, hi int)) {
 	blocks.Run(n, max(1, min(workers, n/8192)), f)
+}
+
+// parallelContext is parallel checking ctx every blocks.Grain indices a
+// worker, returning ctx's error when it stopped early.
+func parallelContext(ctx context.Context, workers, n int, f func(lo, hi int)) error {
+	return blocks.RunContext(ctx, n, max(1, min(workers, n/8192)), 0, f)
 }
 
 // grow returns s resliced to n elements, reallocated when too short.

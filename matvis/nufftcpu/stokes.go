@@ -56,18 +56,17 @@ func (r *run) coherencies(ti int) error {
 	if p == nil {
 		return nil
 	}
-	if err := r.sim.PolBasis.Basis(ti, p.cos, p.sin); err != nil {
+	if err := matvis.BasisContext(r.ctx, r.sim.PolBasis, ti, p.cos, p.sin); err != nil {
 		return fmt.Errorf("nufftcpu: polarization basis at time %d: %w", ti, err)
 	}
 	p.coh = grow(p.coh, len(r.vis))
 	rot := r.sim.Options.Rotation
-	parallel(r.b.workers, len(r.vis), func(lo, hi int) {
+	return parallelContext(r.ctx, r.b.workers, len(r.vis), func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			s := r.vis[i]
 			p.coh[i] = matvis.LocalCoherency(p.stoke[0][s], p.stoke[1][s], p.stoke[2][s], p.stoke[3][s], p.cos[s], p.sin[s], rot)
 		}
 	})
-	return nil
 }
 
 // stokesStrength is c_pq of visible source i (two feeds and axes).
