@@ -187,8 +187,8 @@ s3=[
  ('ph-seed-offby1', 'matvis/phase/phase.go', '		for c := s + 1; c < min(len(freqs), s+reseed); c++ {', '		for c := s + 1; c < min(len(freqs), s+reseed+1); c++ {', './matvis/phase'),
  ('ph-spacing-3', 'matvis/phase/phase.go', '	if len(freqs) < 3 {\n		return 0', '	if len(freqs) < 2 {\n		return 0', './matvis/phase'),
  ('ph-spacing-tol', 'matvis/phase/phase.go', 'if math.Abs(f-(freqs[s]+float64(c-s)*df)) > 4*ulp(f) {', 'if math.Abs(f-(freqs[s]+float64(c-s)*df)) > 4e-3*f {', './matvis/phase'),
- ('ph-mulrow-npol', 'matvis/phase/phase.go', '			row[c*npol+p] *= f', '			row[c*npol] *= f', './matvis/phase'),
- ('ph-mulrowto-npol1', 'matvis/phase/phase.go', '			dst[c] = complex64(row[c] * f)', '			dst[c] = complex64(row[c])', './matvis/phase'),
+ ('ph-mulrow-npol', 'matvis/phase/phase.go', '			row[c*npol+p] *= f', '			row[c+p*len(ph)] *= f', './matvis/phase'),
+ ('ph-mulrowto-npol1', 'matvis/phase/phase.go', '			dst[c] = complex64(row[c] * f)', '			dst[c] = complex64(row[c] / f)', './matvis/phase'),
  ('ph-applyto-len', 'matvis/phase/phase.go', '	if len(dst) != len(vis) {', '	if len(dst) < len(vis) && false {', './matvis/phase'),
  # internal/casatable
  ('ct-complex-swap', 'internal/casatable/table.go', 'uint64(re)<<32|uint64(im)', 'uint64(im)<<32|uint64(re)', './internal/casatable ./ms'),
