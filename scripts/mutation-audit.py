@@ -162,7 +162,8 @@ s3=[
  ('site-height-finite', 'matvis/astro/site.go', '	case !finite(s.HeightM):', '	case false:', './matvis/astro'),
  ('site-rmin', 'matvis/astro/site.go', 'MinSiteRadiusM = 6.35e6', 'MinSiteRadiusM = 6.30e6', './matvis/astro'),
  ('site-range-swap', 'matvis/astro/site.go', '			if radius(m) < target {', '			if radius(m) > target {', './matvis/astro'),
- ('site-range-ceil', 'matvis/astro/site.go', 'return math.Ceil(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))', 'return math.Floor(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))', './matvis/astro'),
+ ('site-range-ceil', 'matvis/astro/site.go', 'lo, hi = math.Ceil(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))', 'lo, hi = math.Floor(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))', './matvis/astro'),
+ ('site-range-lo1', 'matvis/astro/site.go', 'lo, hi = math.Ceil(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))', 'lo, hi = math.Ceil(solve(MinSiteRadiusM))+1, math.Floor(solve(MaxSiteRadiusM))', './matvis/astro'),
  ('eop-cut-ge', 'matvis/astro/eop.go', 'if len(line) >= f.a && len(line) < f.b && field(line, f.a, f.b) != "" {', 'if len(line) > f.a && len(line) < f.b && field(line, f.a, f.b) != "" {', './matvis/astro'),
  ('eop-cut-ut1b', 'matvis/astro/eop.go', '{155, 165, "Bulletin B UT1-UTC"}', '{155, 164, "Bulletin B UT1-UTC"}', './matvis/astro'),
  ('eop-dup-same-y', 'matvis/astro/eop.go', 'if x == t.XpArcsec[n-1] && y == t.YpArcsec[n-1] && u == t.UT1MinusUTC[n-1] {', 'if x == t.XpArcsec[n-1] && u == t.UT1MinusUTC[n-1] {', './matvis/astro'),
@@ -218,9 +219,9 @@ s3=[
  ('op-tofine-days', 'matvis/obsparam/axis.go', '			shown, unit = tol*86400, "s"', '			shown, unit = tol*3600, "s"', './matvis/obsparam'),
  ('op-empty-select', 'matvis/obsparam/selectord.go', '	if err == nil && len(items) == 0 {', '	if err == nil && len(items) < 0 {', './matvis/obsparam'),
  ('op-autos', 'matvis/obsparam/selectord.go', '		for j := i; j < len(ants); j++ {\n			fn([2]int{ants[i].Number, ants[j].Number})', '		for j := i + 1; j < len(ants); j++ {\n			fn([2]int{ants[i].Number, ants[j].Number})', './matvis/obsparam'),
- ('op-count-kept', 'matvis/obsparam/selectord.go', '		candidates++\n		if keep(p) {', '		candidates++\n		if true {', './matvis/obsparam'),
+ ('op-count-kept', 'matvis/obsparam/selectord.go', '		candidates++\n		if keep(p) {', '		candidates++\n		if keep(p) || p[0] == p[1] {', './matvis/obsparam'),
  ('op-abs-outfile', 'matvis/obsparam/filing.go', '	if filepath.IsAbs(f.baseName()) {', '	if !filepath.IsAbs(f.baseName()) && false {', './matvis/obsparam'),
- ('op-bom', 'matvis/obsparam/layout.go', '	data = bytes.TrimPrefix(data, []byte("\\ufeff"))\n', '', './matvis/obsparam'),
+ ('op-bom', 'matvis/obsparam/layout.go', '	data = bytes.TrimPrefix(data, []byte("\\ufeff"))\n', '	data = bytes.TrimPrefix(data, []byte("\\ufffe"))\n', './matvis/obsparam'),
  ('op-utf8-bytepos', 'matvis/obsparam/layout.go', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k+1, why)}', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k, why)}', './matvis/obsparam'),
  ('op-enu-bound', 'matvis/obsparam/layout.go', '		if math.Abs(row.ENU[k]) >= simspec.MaxAntennaOffsetM {', '		if row.ENU[k] >= simspec.MaxAntennaOffsetM {', './matvis/obsparam'),
  # matvis/simspec
@@ -231,6 +232,25 @@ s3=[
  ('bf-size-pixels', 'matvis/beam/beamfits/size.go', 'pixels := data / max(bitpix, -bitpix) * 8', 'pixels := data / max(bitpix, -bitpix)', './matvis/beam/beamfits'),
  ('bf-card-127', 'matvis/beam/beamfits/fitsbounds.go', '		if b < 32 || b > 126 {', '		if b < 32 || b > 127 {', './matvis/beam/beamfits'),
  ('bf-second-header', 'matvis/beam/beamfits/fitsbounds.go', 'if ok && h.kind != "" && (name == "SIMPLE" || name == "XTENSION") {', 'if ok && h.kind != "" && name == "SIMPLE" {', './matvis/beam/beamfits'),
+ # ms (WriteRows streaming, pieces), internal/casatable via ms
+ ('ms-piece-per', 'ms/uvh5.go', '	per := max(1, d.piece/nv)', '	per := max(1, d.piece/nv+1)', './ms'),
+ ('ms-row-advance', 'ms/uvh5.go', '	d.row += n\n', '	d.row += n - 1\n', './ms'),
+ ('ms-row-next', 'ms/uvh5.go', 'case k0 != d.row || k0+n > nb || len(b.Ant2) != n:', 'case k0+n > nb || len(b.Ant2) != n:', './ms'),
+ ('ms-piece-rowindex', 'ms/uvh5.go', '	return w.WriteRows(d.next*w.h.Baselines+k0, out)', '	return w.WriteRows(d.next*w.h.Baselines, out)', './ms'),
+ ('ms-flagrow', 'ms/writer.go', 'sc.flagRow[k] = !slices.Contains(flags[k*nf*np:(k+1)*nf*np], false)', 'sc.flagRow[k] = slices.Contains(flags[k*nf*np:(k+1)*nf*np], true)', './ms'),
+ ('ms-order-flags', 'ms/writer.go', '				sc.flags[i+j] = b.Flags != nil && b.Flags[i+p]', '				sc.flags[i+j] = b.Flags != nil && b.Flags[i+j]', './ms'),
+ # matvis/simspec parallel reads
+ ('ss-par-rowlen', 'matvis/simspec/parallel.go', '		if !good[k] || lens[k] != lens[0] {', '		if !good[k] {', './matvis/simspec'),
+ ('ss-par-comma', 'matvis/simspec/parallel.go', '		offs[k+1] = offs[k] + bytes.Count(piece, []byte{\',\'}) + 1', '		offs[k+1] = offs[k] + bytes.Count(piece, []byte{\',\'})', './matvis/simspec'),
+ ('ss-par-nested', 'matvis/simspec/parallel.go', 'if !a.nested || bytes.HasSuffix(bytes.TrimRight(a.text[:c], " \\t\\r\\n"), []byte("]")) {', 'if true {', './matvis/simspec'),
+ # plots.SkyImage, notebooks/skyview
+ ('plots-sky-increase', 'plots/sky.go', '			if !(a[i] > a[i-1]) {', '			if a[i] < a[i-1] {', './plots'),
+ ('plots-sky-mark-extent', 'plots/sky.go', 'hx, hy := (d.X[1]-d.X[0])/2, (d.Y[1]-d.Y[0])/2\n	var pts', 'hx, hy := (d.X[1]-d.X[0])/2, (d.X[1]-d.X[0])/2\n	var pts', './plots'),
+ ('plots-sky-flat', 'plots/sky.go', '		pal.SetMin(lo - 1)', '		pal.SetMin(lo)', './plots'),
+ ('skyview-nant', 'notebooks/skyview/skyview.go', '		if ij[0] < nant && ij[1] < nant {', '		if ij[0] < nant || ij[1] < nant {', './notebooks/skyview'),
+ ('skyview-times-mid', 'notebooks/skyview/skyview.go', '			off = spanMin * (float64(i)/float64(n-1) - 0.5)', '			off = spanMin * float64(i) / float64(n-1)', './notebooks/skyview'),
+ ('skyview-check-nant', 'notebooks/skyview/skyview.go', '	case s.NAnt < 2 || s.NAnt > e.scene.MaxAnt:', '	case s.NAnt < 1 || s.NAnt > e.scene.MaxAnt:', './notebooks/skyview'),
+ ('skyview-nocache', 'notebooks/skyview/skyview.go', '	if p == nil || e.NoCache {', '	if p == nil {', './notebooks/skyview'),
  ('uvh5-utf8-antnames', 'uvh5/header.go', '		if !utf8.ValidString(n) {', '		if !utf8.ValidString(n) && i > 0 {', './uvh5'),
 ]
 args=sys.argv[1:]
