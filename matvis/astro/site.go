@@ -76,9 +76,12 @@ func SiteHeightRange(latDeg float64) (lo, hi float64) {
 	// ellipsoid's flattening), so the ends are the heights where it meets
 	// the range's ends: found by bisection between the Earth's centre and
 	// well above the range.
+	// Bisected to a micrometre: to half a metre (as first written) the
+	// rounded end could fall on the wrong side of the bound (latitude 33.3:
+	// [-21729, …] quoted, -21729 refused).
 	solve := func(target float64) float64 {
 		a, b := -7e6, 1e5
-		for b-a > 0.5 {
+		for b-a > 1e-6 {
 			m := (a + b) / 2
 			if radius(m) < target {
 				a = m
@@ -88,5 +91,13 @@ func SiteHeightRange(latDeg float64) (lo, hi float64) {
 		}
 		return (a + b) / 2
 	}
-	return math.Ceil(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))
+	lo, hi = math.Ceil(solve(MinSiteRadiusM)), math.Floor(solve(MaxSiteRadiusM))
+	// A bound within a micrometre of a whole metre: step inside.
+	if radius(lo) < MinSiteRadiusM {
+		lo++
+	}
+	if radius(hi) > MaxSiteRadiusM {
+		hi--
+	}
+	return lo, hi
 }

@@ -1,0 +1,51 @@
+package simspec
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
+)
+
+// TestParallelTableSplitsBetweenRows: a table (rows of numbers) is cut
+// only at the commas between rows, so that every core reads whole rows
+// and the parallel path succeeds; its values are strconv.ParseFloat's
+// of each number, in order, the twin.
+func TestParallelTableSplitsBetweenRows(t *testing.T) {
+	rng := sharedtest.RNG(t, 21)
+	for trial := range 20 {
+		nrow, ncol := 10+rng.IntN(300), 1+rng.IntN(5)
+		var text bytes.Buffer
+		var want []float64
+		for r := range nrow {
+			if r > 0 {
+				text.WriteString(", ")
+			}
+			text.WriteByte('[')
+			for c := range ncol {
+				if c > 0 {
+					text.WriteString(",")
+				}
+				s := strconv.FormatFloat((rng.Float64()-0.5)*1e4, 'g', -1, 64)
+				v, _ := strconv.ParseFloat(s, 64)
+				text.WriteString(s)
+				want = append(want, v)
+			}
+			text.WriteByte(']')
+		}
+		workers := 2 + rng.IntN(7)
+		a := splitArray{text: text.Bytes(), nested: true, pow10: powersOfTen()}
+		starts := a.pieces(workers)
+		for _, s := range starts[1 : len(starts)-1] {
+			if a.text[s] != ',' || !bytes.HasSuffix(bytes.TrimRight(a.text[:s], " "), []byte("]")) {
+				t.Fatalf("trial %d: a piece starts at byte %d, %q, not at a comma after a row", trial, s, a.text[max(0, s-5):s+1])
+			}
+		}
+		got, rowLen, ok := a.readParallel(workers)
+		if !ok || rowLen != ncol || fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("trial %d (%d rows of %d, %d workers): ok %v, rows of %d, values equal %v", trial, nrow, ncol, workers, ok, rowLen, fmt.Sprint(got) == fmt.Sprint(want))
+		}
+	}
+}
