@@ -328,6 +328,12 @@ func render(d Drawable, format string) ([]byte, error) {
 	if _, err := wt.WriteTo(&b); err != nil {
 		return nil, fmt.Errorf("plots: writing %s: %w", format, err)
 	}
+	if format == "svg" {
+		// A raster (heat map, colour bar) fills the box gonum gives it, as
+		// in the PNG; SVG's default keeps the raster's own aspect, which
+		// squeezes a 1-pixel-wide colour bar to a line.
+		return bytes.ReplaceAll(b.Bytes(), []byte("<image "), []byte(`<image preserveAspectRatio="none" `)), nil
+	}
 	return b.Bytes(), nil
 }
 

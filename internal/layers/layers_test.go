@@ -35,7 +35,7 @@ var layerOf = map[string]int{
 
 	"matvis/profile": 5,
 
-	"cmd/gomatvis": 6, "notebooks/mknb": 6, "notebooks/browsertest": 6, "docs": 6, "scripts/testsummary": 6, "internal/launchcheck": 6, "bench/e2e/gen": 6,
+	"cmd/gomatvis": 6, "notebooks/mknb": 6, "notebooks/browsertest": 6, "notebooks/skyview": 6, "docs": 6, "scripts/testsummary": 6, "internal/launchcheck": 6, "bench/e2e/gen": 6,
 }
 
 // knownUpward are the imports from a lower layer to a higher one that the

@@ -21,6 +21,7 @@ import (
 // number. All rows are final values (Predicted false).
 func ParseC04(r io.Reader) (*EOPTable, error) {
 	t := &EOPTable{}
+	rows := rowAdder{t: t}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 512), 1<<20)
 	lineNo := 0
@@ -54,7 +55,7 @@ func ParseC04(r io.Reader) (*EOPTable, error) {
 			}
 			v[k] = x
 		}
-		if err := t.addRow(mjd, v[0], v[1], v[2], false); err != nil {
+		if err := rows.add(lineNo, mjd, v[0], v[1], v[2], false); err != nil {
 			return nil, fmt.Errorf("astro: C04 line %d: %w", lineNo, err)
 		}
 	}

@@ -42,6 +42,7 @@ func field(line string, a, b int) string {
 // skipped. A malformed line is an error naming the line number.
 func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 	t := &EOPTable{}
+	rows := rowAdder{t: t}
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 512), 1<<20)
 	lineNo := 0
@@ -71,6 +72,9 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		if mjd < eopMinMJD || mjd > eopMaxMJD {
 			return nil, fmt.Errorf("astro: finals2000A line %d: MJD (columns 8-15) = %v: outside 1960–2500 (MJD %v to %v)", lineNo, mjd, eopMinMJD, eopMaxMJD)
 		}
+		if err := wholeFields(line); err != nil {
+			return nil, fmt.Errorf("astro: finals2000A line %d: %w", lineNo, err)
+		}
 		xa, ya, ua := field(line, 19, 27), field(line, 38, 46), field(line, 59, 68)
 		xb, yb, ub := field(line, 135, 144), field(line, 145, 154), field(line, 155, 165)
 		pred := field(line, 17, 17) == "P" || field(line, 58, 58) == "P"
@@ -93,7 +97,7 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := t.addRow(mjd, x, y, u, pred); err != nil {
+		if err := rows.add(lineNo, mjd, x, y, u, pred); err != nil {
 			return nil, fmt.Errorf("astro: finals2000A line %d: %w", lineNo, err)
 		}
 	}
@@ -104,6 +108,58 @@ func ParseFinals2000A(r io.Reader) (*EOPTable, error) {
 		return nil, fmt.Errorf("astro: finals2000A: %d usable rows, need at least 2", len(t.MJD))
 	}
 	return t, nil
+}
+
+// finalsFields are finals2000A's value columns (1-based, inclusive; the
+// IERS readme.finals2000A): each is read only whole.
+var finalsFields = []struct {
+	a, b int
+	what string
+}{
+	{19, 27, "Bulletin A PM-x"}, {38, 46, "Bulletin A PM-y"}, {59, 68, "Bulletin A UT1-UTC"},
+	{135, 144, "Bulletin B PM-x"}, {145, 154, "Bulletin B PM-y"}, {155, 165, "Bulletin B UT1-UTC"},
+}
+
+// wholeFields refuses a line that ends inside a value field it has text
+// in: the fields are right-aligned Fortran F formats, so a line cut there
+// holds the value's first digits, which parse as another number (UT1-UTC
+// "-0.0" from "-0.0054471"). Trailing blanks may be trimmed; a field left
+// blank, or a line ending between fields, is whole.
+func wholeFields(line string) error {
+	for _, f := range finalsFields {
+		if len(line) >= f.a && len(line) < f.b && field(line, f.a, f.b) != "" {
+			return fmt.Errorf("%s (columns %d-%d) %q is cut short: the line ends at column %d, inside the field (is the file truncated? download finals2000A.all again)",
+				f.what, f.a, f.b, field(line, f.a, f.b), len(line))
+		}
+	}
+	return nil
+}
+
+// rowAdder adds a parser's rows to t, remembering the line of the last
+// one so that a repeated date names both lines.
+type rowAdder struct {
+	t        *EOPTable
+	lastLine int
+}
+
+// add adds the row of line lineNo. A row repeating the last one's date
+// with the same values is skipped (a file joined from two overlapping
+// downloads); with other values it is an error naming both lines, since
+// either could be the one meant.
+func (r *rowAdder) add(lineNo int, mjd, x, y, u float64, pred bool) error {
+	t := r.t
+	if n := len(t.MJD); n > 0 && mjd == t.MJD[n-1] {
+		if x == t.XpArcsec[n-1] && y == t.YpArcsec[n-1] && u == t.UT1MinusUTC[n-1] {
+			return nil
+		}
+		return fmt.Errorf("MJD %v is also on line %d, with other values (PM-x %v, PM-y %v, UT1-UTC %v there; %v, %v, %v here): keep one of the two lines",
+			mjd, r.lastLine, t.XpArcsec[n-1], t.YpArcsec[n-1], t.UT1MinusUTC[n-1], x, y, u)
+	}
+	if err := t.addRow(mjd, x, y, u, pred); err != nil {
+		return err
+	}
+	r.lastLine = lineNo
+	return nil
 }
 
 // addRow appends one day's values after checking them (eopInRange) and

@@ -37,11 +37,23 @@ func FuzzFinals2000A(f *testing.F) {
 	f.Add(good + "\n" + finalsLine(59841, "P", "0.290000", "0.275000", "-0.0058000", "", "", "") + "\n")
 	f.Add(good + "\r\n" + finalsLine(59842, "I", "0.291000", "0.274000", "0.5800000", "", "", "") + "\r\n" + finalsLine(59843, "", "", "", "", "", "", ""))
 	f.Add(good + "\n" + finalsLine(59841, "I", "1e300", "0.27", "-0.0058", "", "", ""))
+	f.Add(good + "\n" + finalsLine(59841, "P", "0.290000", "0.275000", "-0.0054471", "", "", "")[:62] + "\n")
+	f.Add(good + "\n" + good + "\n" + finalsLine(59841, "P", "0.290000", "0.275000", "-0.0058000", "", "", "") + "\n")
 	f.Add("")
 	f.Fuzz(func(t *testing.T, in string) {
 		tab, err := ParseFinals2000A(strings.NewReader(in))
 		if err != nil {
 			return
+		}
+		// No line read may end inside a value field it has text in (the
+		// readme's columns, written out here again).
+		for _, line := range strings.Split(in, "\n") {
+			line = strings.TrimRight(line, "\r")
+			for _, c := range [][2]int{{19, 27}, {38, 46}, {59, 68}, {135, 144}, {145, 154}, {155, 165}} {
+				if len(line) >= c[0] && len(line) < c[1] && strings.TrimSpace(line[c[0]-1:]) != "" {
+					t.Fatalf("line %q ends inside columns %d-%d and was read", line, c[0], c[1])
+				}
+			}
 		}
 		n := len(tab.MJD)
 		if n < 2 || len(tab.XpArcsec) != n || len(tab.YpArcsec) != n || len(tab.UT1MinusUTC) != n || len(tab.Predicted) != n {

@@ -30,13 +30,13 @@ func TestAtPredictedEitherRow(t *testing.T) {
 	}
 }
 
-// TestFinalsRowBounds: a repeated MJD is refused as out of order, and
+// TestFinalsRowBounds: a repeated MJD with other values is refused naming both lines, and
 // UT1 − UTC is bounded at ±2 s (leap seconds keep it within 0.9 s): 1.9 s
 // is read, 2.5 s refused.
 func TestFinalsRowBounds(t *testing.T) {
 	good := finalsLine(59840, "I", "0.289000", "0.276000", "-0.0057000", "", "", "")
 	for _, c := range []struct{ name, line2, want string }{
-		{"repeated MJD", finalsLine(59840, "I", "0.29", "0.27", "-0.0058", "", "", ""), "line 2: MJD 59840 does not follow 59840"},
+		{"repeated MJD", finalsLine(59840, "I", "0.29", "0.27", "-0.0058", "", "", ""), "line 2: MJD 59840 is also on line 1, with other values"},
 		{"ut1 2.5 s", finalsLine(59841, "I", "0.29", "0.27", "2.5", "", "", ""), "line 2: UT1-UTC = 2.5: must be within ±2 s"},
 		{"ut1 -2.5 s", finalsLine(59841, "I", "0.29", "0.27", "-2.5", "", "", ""), "line 2: UT1-UTC = -2.5"},
 		{"ut1 1.9 s", finalsLine(59841, "I", "0.29", "0.27", "1.9", "", "", ""), ""},

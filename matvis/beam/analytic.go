@@ -169,3 +169,31 @@ func (r powerResponse) Eval(az, za []float64, out []complex128) {
 		out[s], out[n+s], out[2*n+s], out[3*n+s] = v, v, v, v
 	}
 }
+
+// Ranges of the analytic beams' shape values (CheckShape).
+const (
+	// MaxDiameterM is the largest dish diameter accepted, metres: twenty
+	// times the largest single apertures built (FAST's 500 m illuminated
+	// 300 m, Arecibo's 305 m). A larger value is a unit slip (mm for m)
+	// or a mistake: an Airy beam of 1e300 m is zero everywhere but the
+	// exact zenith, and silently zeroes every baseline.
+	MaxDiameterM = 1e4
+	// MaxSigmaRad is the largest Gaussian sigma accepted, radians: one
+	// full turn. A larger sigma is almost surely degrees given where
+	// radians are wanted (sigma: 10 for 10°).
+	MaxSigmaRad = 2 * math.Pi
+)
+
+// CheckShape checks shape value p (v, in its unit) against its physical
+// range: a positive, finite diameter up to MaxDiameterM, a positive,
+// finite sigma up to MaxSigmaRad. The message says the range; the caller
+// names the field and the file.
+func CheckShape(p ShapeParam, v float64) error {
+	switch {
+	case p == ShapeDiameter && !(v > 0 && v <= MaxDiameterM):
+		return fmt.Errorf("diameter %g m: must be positive and at most %g m (the largest dishes are 300–500 m; was millimetres meant?)", v, float64(MaxDiameterM))
+	case p == ShapeSigma && !(v > 0 && v <= MaxSigmaRad):
+		return fmt.Errorf("sigma %g rad: must be positive and at most 2π rad (radians, not degrees)", v)
+	}
+	return nil
+}

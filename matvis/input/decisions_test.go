@@ -2,6 +2,7 @@ package input
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +172,35 @@ func TestSpatialInterpReachesWrappedBeams(t *testing.T) {
 	}
 	if got := GriddedInterp([]beam.Beam{wrapped}); got != beam.SpatialAzZaSimple {
 		t.Errorf("GriddedInterp under DiagonalJones: %q, want %q", got, beam.SpatialAzZaSimple)
+	}
+}
+
+// TestEOPJSONRepeatedTime (issue 41 item 4): two eop.json entries for one
+// time (within the 1 ms a time matches) with other values are refused
+// naming both — which one a time took depended on their order — wherever
+// they are in the list; the same values twice are read.
+func TestEOPJSONRepeatedTime(t *testing.T) {
+	const jd0 = 2459845.0
+	entry := func(jd, ut1 float64) string {
+		return fmt.Sprintf(`{"jd_utc": %.10f, "ut1_utc_s": %v, "xp_arcsec": 0.1, "yp_arcsec": 0.3}`, jd, ut1)
+	}
+	for _, c := range []struct {
+		name    string
+		entries []string
+		want    string // "" read
+	}{
+		{"same values twice", []string{entry(jd0, -0.1), entry(jd0+1, -0.2), entry(jd0, -0.1)}, ""},
+		{"other values", []string{entry(jd0, -0.1), entry(jd0+1, -0.2), entry(jd0, -0.15)}, "times[0] and times[2] are both for jd 2459845.000000000, with other values (ut1_utc_s -0.1 and -0.15"},
+		{"within 1 ms", []string{entry(jd0+1, -0.2), entry(jd0, -0.1), entry(jd0+0.5e-3/86400, -0.12)}, "times[1] and times[2] are both for jd"},
+		{"2 ms apart", []string{entry(jd0, -0.1), entry(jd0+2e-3/86400, -0.12)}, ""},
+	} {
+		file := writeTemp(t, "eop.json", `{"times": [`+strings.Join(c.entries, ", ")+`]}`)
+		_, err := ReadEOPFile(file, []float64{jd0})
+		switch {
+		case c.want == "" && err != nil:
+			t.Errorf("%s: %v", c.name, err)
+		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), file)):
+			t.Errorf("%s: error %v, want %q and the file", c.name, err, c.want)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"sort"
 	"time"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
@@ -77,15 +78,14 @@ func eopFromJSON(path string, data []byte, timesJD []float64) ([]astro.EOP, erro
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("eop file %s: %w", path, err)
 	}
+	if err := f.check(); err != nil {
+		return nil, fmt.Errorf("eop file %s: %w", path, err)
+	}
 	out := make([]astro.EOP, len(timesJD))
-	const tol = 1e-3 / 86400 // days
 	for i, jd := range timesJD {
 		found := false
-		for k, e := range f.Times {
-			if e.JD == nil || e.DUT1 == nil {
-				return nil, fmt.Errorf("eop file %s: times[%d]: jd_utc and ut1_utc_s are required", path, k)
-			}
-			if math.Abs(*e.JD-jd) <= tol {
+		for _, e := range f.Times {
+			if math.Abs(*e.JD-jd) <= eopJSONTol {
 				out[i] = astro.EOP{UT1MinusUTCSec: *e.DUT1, XpArcsec: e.Xp, YpArcsec: e.Yp}
 				found = true
 				break
@@ -96,6 +96,37 @@ func eopFromJSON(path string, data []byte, timesJD []float64) ([]astro.EOP, erro
 		}
 	}
 	return out, nil
+}
+
+// eopJSONTol is how near an entry's jd_utc must be to a time (1 ms, in
+// days) to give its values.
+const eopJSONTol = 1e-3 / 86400
+
+// check refuses an entry without jd_utc or ut1_utc_s (JSON has no NaN or
+// infinity to check for) and two entries for one time (within eopJSONTol) with other
+// values, naming both: which one a time took would depend on their order.
+// The same values twice are taken once.
+func (f *eopJSON) check() error {
+	for k, e := range f.Times {
+		if e.JD == nil || e.DUT1 == nil {
+			return fmt.Errorf("times[%d]: jd_utc and ut1_utc_s are required", k)
+		}
+	}
+	idx := make([]int, len(f.Times))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return *f.Times[idx[a]].JD < *f.Times[idx[b]].JD })
+	for k := 1; k < len(idx); k++ {
+		a, b := f.Times[idx[k-1]], f.Times[idx[k]]
+		if *b.JD-*a.JD > eopJSONTol || (*a.DUT1 == *b.DUT1 && a.Xp == b.Xp && a.Yp == b.Yp) {
+			continue
+		}
+		i, j := min(idx[k-1], idx[k]), max(idx[k-1], idx[k])
+		return fmt.Errorf("times[%d] and times[%d] are both for jd %.9f, with other values (ut1_utc_s %v and %v, xp_arcsec %v and %v, yp_arcsec %v and %v): keep one of them",
+			i, j, *f.Times[i].JD, *f.Times[i].DUT1, *f.Times[j].DUT1, f.Times[i].Xp, f.Times[j].Xp, f.Times[i].Yp, f.Times[j].Yp)
+	}
+	return nil
 }
 
 // isC04 reports whether data is an IERS EOP C04 file in the

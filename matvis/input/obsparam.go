@@ -123,6 +123,7 @@ func FromObsConfig(cfg *obsparam.Config, o *ObsOptions) (*matvis.Simulation, *ma
 	if err != nil {
 		return nil, nil, err
 	}
+	warnZeroBeams(sim, warn)
 	if note := beamPoleNote(sim.Beams, sim.Mode); note != "" {
 		obs.History += " " + note
 	}

@@ -112,6 +112,9 @@ func FromSpecObservation(s *simspec.Spec, o *SpecOptions) (*matvis.Simulation, *
 	if err != nil {
 		return nil, nil, err
 	}
+	if o != nil {
+		warnZeroBeams(sim, o.Warn)
+	}
 	if o != nil && o.Pole != "" {
 		// Named only when asked: the default is matvis's own treatment.
 		if note := beamPoleNote(sim.Beams, sim.Mode); note != "" {

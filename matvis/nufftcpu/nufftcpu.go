@@ -92,6 +92,10 @@ type Backend struct {
 	// between processes (trialcache.go; "": none, every process measures
 	// its own close calls). DefaultTrialCache is the command line's.
 	TrialCache string
+	// TrialWait bounds how long a run waits for another process
+	// measuring its shape into TrialCache (0: DefaultTrialWait); past
+	// it, the cost model decides (trialcache.go).
+	TrialWait time.Duration
 
 	direct  *cpu.Backend
 	eps     float64
@@ -185,8 +189,10 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 		return b.runDirect(ctx, sim, fmt.Sprintf("the transform's memory does not fit: %v", err))
 	}
 	useNUFFT, why, needTrial := true, "forced (Backend.Force)", false
+	release := func() {}
 	if !b.Force {
-		useNUFFT, why, needTrial = choose(r.estimates(), b.remembered(r.shapeOf()))
+		useNUFFT, why, needTrial, release = b.decide(r)
+		defer release()
 	}
 	if !useNUFFT && !needTrial {
 		return b.runDirect(ctx, sim, why)
@@ -200,6 +206,7 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 			return r.res, err
 		}
 		b.remember(r.shapeOf(), m)
+		release()
 		if useNUFFT, why, _ = choose(r.estimates(), &m); !useNUFFT {
 			return b.runDirect(ctx, sim, why)
 		}

@@ -96,6 +96,9 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 				in.given(nm), nm.delta, fmtG(w/in.deltaScale()), nm.array)
 		}
 	}
+	if err := increasing(res.values, nm); err != nil {
+		return axisResult{}, err
+	}
 	if err := in.checkConsistent(nm, tol, res, start, end, n, length); err != nil {
 		return axisResult{}, err
 	}
@@ -112,6 +115,22 @@ func buildAxis(in axisInput, nm axisNames, tol float64) (axisResult, error) {
 		}
 	}
 	return res, nil
+}
+
+// increasing refuses values that do not increase: a repeated channel or
+// time would be simulated twice (an output pyuvdata cannot select from
+// unambiguously), and one out of order makes a channel width or an
+// integration negative.
+func increasing(v []float64, nm axisNames) error {
+	for i := 1; i < len(v); i++ {
+		switch {
+		case v[i] == v[i-1]:
+			return fmt.Errorf("%s[%d] = %s repeats %s[%d]: each value must appear once (remove the repeat)", nm.array, i, fmtG(v[i]), nm.array, i-1)
+		case !(v[i] > v[i-1]):
+			return fmt.Errorf("%s[%d] = %s is below %s[%d] = %s: the values must increase (sort them)", nm.array, i, fmtG(v[i]), nm.array, i-1, fmtG(v[i-1]))
+		}
+	}
+	return nil
 }
 
 // checkSigns refuses zero or negative widths, counts and lengths before any

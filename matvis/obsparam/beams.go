@@ -263,6 +263,13 @@ func (p *shapeParams) read(tc *yfile, e entry, field string) error {
 	if !(v > 0) {
 		return tc.errf(e.value, field, "must be positive")
 	}
+	sp := beam.ShapeDiameter
+	if e.key == "sigma" {
+		sp = beam.ShapeSigma
+	}
+	if err := beam.CheckShape(sp, v); err != nil {
+		return tc.errf(e.value, field, "%v", err)
+	}
 	if e.key == "sigma" {
 		p.sigma, p.hasSigma = v, true
 	} else {

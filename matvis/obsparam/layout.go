@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/gomatvis/gomatvis/matvis/simspec"
 )
 
 // MaxAntennas bounds the layout size.
@@ -145,6 +147,9 @@ func layoutRowAt(name string, line int, fields []string, col map[string]int, nco
 		row.ENU[k], err = strconv.ParseFloat(v, 64)
 		if err != nil || math.IsNaN(row.ENU[k]) || math.IsInf(row.ENU[k], 0) {
 			return row, fail(c, v, "must be a finite number (metres)")
+		}
+		if math.Abs(row.ENU[k]) >= simspec.MaxAntennaOffsetM {
+			return row, fail(c, v, fmt.Sprintf("positions are metres east, north and up of the array centre; each must be within ±%g m (the Earth's diameter is 1.3e7 m)", simspec.MaxAntennaOffsetM))
 		}
 	}
 	return row, nil

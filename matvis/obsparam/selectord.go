@@ -184,8 +184,20 @@ func (r *reader) knownAnt(n *yaml.Node, field string, num int) error {
 	return r.obs.errf(n, field, "antenna number %d is not in the layout %s", num, r.cfg.Telescope.LayoutFile)
 }
 
-func (r *reader) selAntNums(n *yaml.Node, field string) ([]int, error) {
+// selItems is a select list's items. An empty list is refused: it
+// selects nothing, and pyuvdata's select (which pyuvsim calls) raises "No
+// baseline-times were found that match criteria" for it, where a reader
+// taking [] for "no selection" would simulate every baseline.
+func (r *reader) selItems(n *yaml.Node, field, what string) ([]*yaml.Node, error) {
 	items, err := r.obs.seq(n, field)
+	if err == nil && len(items) == 0 {
+		err = r.obs.errf(n, field, "an empty list selects no %s (pyuvdata's select raises \"No baseline-times were found that match criteria\"): list what to keep, or remove the key to keep them all", what)
+	}
+	return items, err
+}
+
+func (r *reader) selAntNums(n *yaml.Node, field string) ([]int, error) {
+	items, err := r.selItems(n, field, "antennas")
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +217,7 @@ func (r *reader) selAntNums(n *yaml.Node, field string) ([]int, error) {
 }
 
 func (r *reader) selAntNames(n *yaml.Node, field string) ([]string, error) {
-	items, err := r.obs.seq(n, field)
+	items, err := r.selItems(n, field, "antennas")
 	if err != nil {
 		return nil, err
 	}
@@ -256,7 +268,7 @@ func (r *reader) selBls(n *yaml.Node, field string) ([][2]int, error) {
 			out = append(out, [2]int{a, b})
 		}
 	} else {
-		items, err := r.obs.seq(n, field)
+		items, err := r.selItems(n, field, "baselines")
 		if err != nil {
 			return nil, err
 		}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/gomatvis/gomatvis/matvis/astro"
 	"gopkg.in/yaml.v3"
 )
 
@@ -244,6 +245,9 @@ func parseLocation(tc *yfile, n *yaml.Node) (lat, lon, alt float64, err error) {
 	}
 	if lon < -360 || lon > 360 {
 		return 0, 0, 0, tc.errf(n, field, "longitude %s is outside -360..360 degrees", fmtG(lon))
+	}
+	if err := astro.CheckSite(astro.Site{LatDeg: lat, LonDeg: lon, HeightM: alt}); err != nil {
+		return 0, 0, 0, tc.errf(n, field, "%v", err)
 	}
 	return lat, lon, alt, nil
 }

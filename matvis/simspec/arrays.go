@@ -152,7 +152,7 @@ func (p *parser) parallel(nested bool) (values []float64, rowLen int, ok bool) {
 	if end < 0 || end-p.pos < p.parallelMin {
 		return nil, 0, false
 	}
-	a := splitArray{text: p.data[p.pos:end], nested: nested, pow10: p.pow10}
+	a := splitArray{text: p.data[p.pos:end], nested: nested, pow10: p.pow10, guard: p.guard}
 	if values, rowLen, ok = a.readParallel(p.workers); ok {
 		p.pos = end + 1
 	}

@@ -116,10 +116,11 @@ func TestFlatTableSize(t *testing.T) {
 	}
 }
 
-// TestReadFileAllocations: reading a spec allocates its bytes once and
-// its numbers once (8 bytes each, about 0.4 of the ~20 bytes that spell
-// one), not copies of either: at most 1.5 times the file's size. The
-// reader before parseSpec allocated 10 times it.
+// TestReadFileAllocations: reading a spec allocates its numbers once (8
+// bytes each, about 0.4 of the ~20 bytes that spell one) and at most its
+// bytes once more (where the file cannot be mapped: TestReadFileMapped),
+// not copies of either: at most 1.5 times the file's size. The reader
+// before parseSpec allocated 10 times it.
 func TestReadFileAllocations(t *testing.T) {
 	rng := sharedtest.RNG(t, 1)
 	for _, flat := range []bool{false, true} {

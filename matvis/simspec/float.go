@@ -43,7 +43,8 @@ type decimal struct {
 	neg, exact   bool
 }
 
-// digit adds a digit of the integer part, or of the fraction (frac).
+// digit adds a digit of the integer part, or of the fraction (frac). It
+// is the reference that run, which the reader uses, is tested against.
 func (x *decimal) digit(c byte, frac bool) {
 	switch {
 	case x.man == 0 && c == '0': // a leading zero
@@ -59,6 +60,42 @@ func (x *decimal) digit(c byte, frac bool) {
 	}
 }
 
+// run adds a run of digits, of the integer part or of the fraction
+// (frac), as digit would one at a time, in a tight loop: leading zeros
+// skipped, then up to 19 significant digits in all taken into man, any
+// beyond making x inexact (strconv reads it; its exponent no longer
+// matters). digit's switch per character was a third of the reader's
+// time.
+func (x *decimal) run(r []byte, frac bool) {
+	j := 0
+	if x.man == 0 {
+		for j < len(r) && r[j] == '0' {
+			j++
+		}
+	}
+	take := min(len(r)-j, 19-x.ndigs)
+	man := x.man
+	for _, c := range r[j : j+take] {
+		man = man*10 + uint64(c-'0')
+	}
+	x.man = man
+	x.ndigs += take
+	if j+take < len(r) {
+		x.exact = false
+	}
+	if frac {
+		x.exp10 -= j + take
+	}
+}
+
+// digitsEnd returns the end of the run of decimal digits at d[i:].
+func digitsEnd(d []byte, i int) int {
+	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+		i++
+	}
+	return i
+}
+
 // scanDecimal reads the JSON number at d[i] along its grammar,
 // -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, returning its end, or -1
 // when it is not one.
@@ -71,20 +108,19 @@ func scanDecimal(d []byte, i int) (x decimal, end int) {
 	case i < len(d) && d[i] == '0':
 		i++
 	case i < len(d) && d[i] >= '1' && d[i] <= '9':
-		for ; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-			x.digit(d[i], false)
-		}
+		s := i
+		i = digitsEnd(d, i)
+		x.run(d[s:i], false)
 	default:
 		return x, -1
 	}
 	if i < len(d) && d[i] == '.' {
 		s := i + 1
-		for i = s; i < len(d) && d[i] >= '0' && d[i] <= '9'; i++ {
-			x.digit(d[i], true)
-		}
+		i = digitsEnd(d, s)
 		if i == s {
 			return x, -1
 		}
+		x.run(d[s:i], true)
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		e, end := scanExponent(d, i+1)

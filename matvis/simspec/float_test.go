@@ -102,3 +102,47 @@ func BenchmarkScanFloat(b *testing.B) {
 		}
 	})
 }
+
+// TestRunTwin: run, the reader's tight loop over a run of digits, leaves
+// the decimal exactly as digit does one character at a time, on fresh
+// random runs (zeros first and in between, up to 30 digits, integer part
+// then fraction, from decimals already holding 0 to 19 digits): the
+// mantissa, exponent, digit count and exactness (whose mantissa and
+// exponent the reader uses only while exact).
+func TestRunTwin(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
+	randomRun := func() []byte {
+		r := make([]byte, rng.IntN(31))
+		for k := range r {
+			if rng.IntN(3) == 0 {
+				r[k] = '0'
+			} else {
+				r[k] = byte('0' + rng.IntN(10))
+			}
+		}
+		return r
+	}
+	for range 100000 {
+		var start decimal
+		start.exact = true
+		for range rng.IntN(21) {
+			start.digit(byte('1'+rng.IntN(9)), rng.IntN(2) == 0)
+		}
+		runs := [][]byte{randomRun(), randomRun()}
+		got, want := start, start
+		for k, r := range runs {
+			frac := k == 1
+			got.run(r, frac)
+			for _, c := range r {
+				want.digit(c, frac)
+			}
+		}
+		same := got.exact == want.exact && got.ndigs == want.ndigs && got.man == want.man
+		if want.exact {
+			same = same && got.exp10 == want.exp10
+		}
+		if !same {
+			t.Fatalf("from %+v, runs %q: run gives %+v, digit by digit %+v", start, runs, got, want)
+		}
+	}
+}

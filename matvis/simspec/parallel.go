@@ -21,6 +21,9 @@ type splitArray struct {
 	text   []byte
 	nested bool
 	pow10  pow10Table
+	// guard runs each core's reads of text (a mapped file's pages fault
+	// on the goroutine that reads them); nil reads unguarded.
+	guard guardFunc
 }
 
 // pieces cuts the array's text into at most n pieces of about equal size,
@@ -85,8 +88,14 @@ func (a splitArray) readParallel(workers int) (values []float64, rowLen int, ok 
 				piece = piece[1:]
 			}
 			r := plainReader{text: piece, out: values[offs[k]:offs[k+1]], nested: a.nested, pow10: a.pow10}
-			good[k] = r.read()
-			lens[k] = r.rowLen
+			// A read that faulted (the file shrank) leaves good[k] false:
+			// the sequential reader reads the array again on the caller's
+			// goroutine, inside the caller's guard, which reports it.
+			_ = a.guarded(func() error {
+				good[k] = r.read()
+				lens[k] = r.rowLen
+				return nil
+			})
 		})
 	}
 	wg.Wait()
@@ -96,6 +105,14 @@ func (a splitArray) readParallel(workers int) (values []float64, rowLen int, ok 
 		}
 	}
 	return values, lens[0], true
+}
+
+// guarded runs read inside the array's guard, if it has one.
+func (a splitArray) guarded(read func() error) error {
+	if a.guard == nil {
+		return read()
+	}
+	return a.guard(read)
 }
 
 // plainReader reads one piece of a plain array into out, which has room

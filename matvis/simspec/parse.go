@@ -35,7 +35,16 @@ type parser struct {
 	// or more is read on.
 	workers, parallelMin int
 	pow10                pow10Table
+	// guard runs the parallel readers' reads of data (see guardFunc).
+	guard guardFunc
 }
+
+// guardFunc runs a function that reads the document's bytes, and is run
+// by every goroutine but the caller's that does (inputfile.Mapping.Guard
+// for a mapped file, which covers the goroutine it runs on only).
+type guardFunc func(read func() error) error
+
+func unguarded(read func() error) error { return read() }
 
 // parseError is malformed JSON (syntax) or a value of the wrong type at
 // byte offset off.
@@ -60,13 +69,20 @@ var (
 // parseSpec reads the document data (one JSON object, no byte-order mark)
 // into s, arrays of 1 MiB or more on all cores.
 func parseSpec(data []byte, s *Spec) error {
-	return parseSpecOn(data, s, runtime.GOMAXPROCS(0), 1<<20)
+	return parseSpecGuarded(data, s, unguarded)
+}
+
+// parseSpecGuarded is parseSpec with the parallel readers' reads of data
+// run inside guard.
+func parseSpecGuarded(data []byte, s *Spec, guard guardFunc) error {
+	return parseSpecOn(data, s, runtime.GOMAXPROCS(0), 1<<20, guard)
 }
 
 // parseSpecOn is parseSpec reading number arrays of parallelMin bytes or
-// more on workers cores (tests use small arrays to reach that path).
-func parseSpecOn(data []byte, s *Spec, workers, parallelMin int) error {
-	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin, pow10: powersOfTen()}
+// more on workers cores (tests use small arrays to reach that path), each
+// core's reads inside guard.
+func parseSpecOn(data []byte, s *Spec, workers, parallelMin int, guard guardFunc) error {
+	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin, pow10: powersOfTen(), guard: guard}
 	if err := p.value(reflect.ValueOf(s).Elem(), nil); err != nil {
 		return err
 	}

@@ -108,10 +108,7 @@ func New(c Components) (*Sky, error) {
 		}
 	}
 	if c.Spectral == SpectralIndex {
-		s.lnRef = make([]float64, n)
-		for i, f := range c.RefFreq {
-			s.lnRef[i] = math.Log(f)
-		}
+		s.lnRef = logs(c.RefFreq)
 	}
 	if c.Spectral == Subband {
 		m, err := newSubbandModel(c.Freqs, &s.c.Stokes, n)
@@ -121,6 +118,23 @@ func New(c Components) (*Sky, error) {
 		s.subband = m
 	}
 	return s, nil
+}
+
+// logs returns ln f of every f. A catalog's reference frequencies are
+// mostly one value repeated (pyradiosky writes each source's, all alike),
+// so a value equal to the one before takes its logarithm again instead of
+// computing it: 2·10⁶ math.Log calls were ~0.03 s of one core on the
+// input's sequential path.
+func logs(f []float64) []float64 {
+	out := make([]float64, len(f))
+	for i, v := range f {
+		if i > 0 && v == f[i-1] {
+			out[i] = out[i-1]
+			continue
+		}
+		out[i] = math.Log(v)
+	}
+	return out
 }
 
 func checkComponents(c *Components, n int) error {

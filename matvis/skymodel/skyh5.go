@@ -382,8 +382,56 @@ func (h *h5file) readHealpix(hd skyh5Header, c *Components) (int, error) {
 		c.RA[i], c.Dec[i] = ph, math.Pi/2-th
 		c.Names[i] = fmt.Sprintf("nside%d_%s_%d", nside, order, int64(p))
 	}
+	if i, j, ok := repeatedPixel(inds, healpix.Npix(nside)); ok {
+		return 0, h.errf("/Header/hpx_inds", fmt.Sprint(inds[j]), "element %d repeats element %d: each pixel must appear once (a map with a pixel twice counts its flux twice, and is usually missing another)", j, i)
+	}
 	ToICRS(fr, c.RA, c.Dec)
 	return nside, nil
+}
+
+// repeatedPixel finds a pixel index that appears twice in inds (whole
+// numbers in [0, npix)), returning its first two positions (i < j). A sorted map (pyradiosky writes them so) is
+// checked in place; otherwise a bitmap of the npix pixels when it is no
+// larger than a copy of inds, else a sorted copy.
+func repeatedPixel(inds []float64, npix int64) (i, j int, ok bool) {
+	sorted := true
+	for k := 1; k < len(inds) && sorted; k++ {
+		sorted = inds[k] > inds[k-1]
+	}
+	if sorted {
+		return 0, 0, false
+	}
+	dup := -1.0
+	if npix <= 64*int64(len(inds)) {
+		seen := make([]uint64, (npix+63)/64)
+		for _, p := range inds {
+			w, b := int64(p)/64, uint64(1)<<(int64(p)%64)
+			if seen[w]&b != 0 {
+				dup = p
+				break
+			}
+			seen[w] |= b
+		}
+	} else {
+		// Whole numbers: sorted as integers, 3× faster than as floats.
+		c := make([]int64, len(inds))
+		for k, p := range inds {
+			c[k] = int64(p)
+		}
+		slices.Sort(c)
+		for k := 1; k < len(c); k++ {
+			if c[k] == c[k-1] {
+				dup = float64(c[k])
+				break
+			}
+		}
+	}
+	if dup < 0 {
+		return 0, 0, false
+	}
+	i = slices.Index(inds, dup)
+	j = i + 1 + slices.Index(inds[i+1:], dup)
+	return i, j, true
 }
 
 // healpixFrame finds the map's frame: /Header/hpx_frame (group with a

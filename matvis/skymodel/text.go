@@ -27,6 +27,8 @@ type textLayout struct {
 	refCol   int       // "Frequency" column or -1
 	indexCol int       // "Spectral_Index" column or -1
 	spectral SpectralType
+	flux     fluxUnit // the flux columns' unit (Jy unless the header says)
+	refScale float64  // the Frequency column's unit in Hz
 }
 
 // ReadTextFile reads a pyradiosky text catalog (see ReadText). The file
@@ -45,8 +47,11 @@ func ReadTextFile(path string) (*Sky, error) {
 
 // ReadText reads a pyradiosky text catalog (SkyModel.read_text_catalog /
 // write_text_catalog) from r; name labels errors. The first line is the
-// header: whitespace-separated column names, with "[unit]" tokens ignored,
-// which must be exactly, case-insensitively and in order,
+// header: whitespace-separated column names, each optionally followed by
+// its "[unit]" (checkUnits: fluxes in Jy, mJy, uJy or μJy, coordinates in
+// degrees, Frequency in Hz, kHz, MHz or GHz; pyradiosky drops the units
+// and reads Jy, degrees and Hz, which is also what a column without unit
+// is read in), which must be exactly, case-insensitively and in order,
 //
 //	source_id, <lon>_<frame>, <lat>_<frame>, then one of
 //	Flux… [, Flux_error], Frequency [, Spectral_Index] (flat or spectral_index;
@@ -55,8 +60,8 @@ func ReadTextFile(path string) (*Sky, error) {
 //	Flux [, Flux_error]                                 (flat)
 //
 // with frames ra_icrs/dec_icrs, l_galactic/b_galactic, ra_fk5/dec_fk5 and
-// ra_j2000/dec_j2000 (FK5 J2000, converted to ICRS). Fluxes are Stokes I in
-// Jy; error columns are checked and discarded. Lines that are blank or
+// ra_j2000/dec_j2000 (FK5 J2000, converted to ICRS). Fluxes are Stokes I;
+// error columns are checked and discarded. Lines that are blank or
 // start with '#' are skipped, and text after '#' is ignored (numpy's
 // genfromtxt, which pyradiosky uses).
 //
@@ -120,7 +125,8 @@ func parseText(data []byte, name string, nchunks, minChunk int, guard guardFunc)
 		return nil, err
 	}
 	ToICRS(lay.frame, c.RA, c.Dec)
-	return build(name, c, fluxUnit{scale: 1, original: "Jy"}, 0)
+	lay.scaleRefFreqs(c.RefFreq)
+	return build(name, c, lay.flux, 0)
 }
 
 var freqInName = regexp.MustCompile(`(\d*\.\d+|\d+)[^\d]*$`)
@@ -155,14 +161,130 @@ func freqFromName(col string) (float64, error) {
 	return f, nil
 }
 
-func headerTokens(header string) []string {
-	var cols []string
-	for _, t := range strings.Fields(header) {
+// headerTokens splits the header into its column names and each one's
+// unit: the "[unit]" token after it ("" where none is given), one token
+// or several up to one ending in "]" ("[m Jy]"). pyradiosky drops the
+// unit tokens and reads every column in Jy, degrees or Hz; gomatvis reads
+// the units (checkUnits), so that "Flux [mJy]" is not taken for Jy.
+func headerTokens(header string) (cols, units []string, err error) {
+	toks := strings.Fields(header)
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
 		if !strings.HasPrefix(t, "[") {
-			cols = append(cols, t)
+			cols, units = append(cols, t), append(units, "")
+			continue
+		}
+		u := t
+		for !strings.HasSuffix(u, "]") && k+1 < len(toks) {
+			k++
+			u += " " + toks[k]
+		}
+		switch {
+		case !strings.HasSuffix(u, "]"):
+			return nil, nil, fmt.Errorf("unit %q has no closing ']'", u)
+		case len(cols) == 0:
+			return nil, nil, fmt.Errorf("unit %s comes before any column", u)
+		case units[len(units)-1] != "":
+			return nil, nil, fmt.Errorf("column %q has two units, %s and %s", cols[len(cols)-1], units[len(units)-1], u)
+		}
+		units[len(units)-1] = u
+	}
+	return cols, units, nil
+}
+
+// Units a text catalog's columns may declare (astropy's spellings), with
+// their factor to the reader's unit: Jy, degrees, Hz.
+var (
+	textFluxUnits  = []textUnit{{"Jy", 1}, {"mJy", 1e-3}, {"uJy", 1e-6}, {"μJy", 1e-6}, {"µJy", 1e-6}}
+	textAngleUnits = []textUnit{{"deg", 1}, {"degree", 1}, {"degrees", 1}}
+	textFreqUnits  = []textUnit{{"Hz", 1}, {"kHz", 1e3}, {"MHz", 1e6}, {"GHz", 1e9}}
+	textNoUnits    = []textUnit{{"", 1}, {"dimensionless", 1}}
+)
+
+// textUnit is a unit a column may declare and its factor.
+type textUnit struct {
+	name  string
+	scale float64
+}
+
+// unitScale is the factor of unit u ("[mJy]"; "", none given, is 1: the
+// reader's unit) among the accepted ones, or an error naming column col,
+// its kind and what is accepted (a list starting with "" is of a column
+// without unit).
+func unitScale(col, kind, u string, accepted []textUnit) (float64, error) {
+	if u == "" {
+		return 1, nil
+	}
+	name := strings.TrimSpace(u[1 : len(u)-1])
+	var names []string
+	for _, a := range accepted {
+		if a.name == name {
+			return a.scale, nil
+		}
+		if a.name != "" {
+			names = append(names, a.name)
 		}
 	}
-	return cols
+	if accepted[0].name == "" {
+		return 0, fmt.Errorf("column %q has unit %s: a %s column takes no unit", col, u, kind)
+	}
+	return 0, fmt.Errorf("column %q has unit %s: a %s column takes %s (pyradiosky ignores the unit and would read %s)", col, u, kind, strings.Join(names, ", "), names[0])
+}
+
+// checkUnits reads the header's units into the layout: one flux unit for
+// every flux column (errors included), degrees for the coordinates, a
+// frequency unit for Frequency and none for source_id and
+// Spectral_Index.
+func (lay *textLayout) checkUnits(cols, units []string) error {
+	lay.flux, lay.refScale = fluxUnit{scale: 1, original: "Jy"}, 1
+	fluxUnitCol := -1
+	for k, u := range units {
+		var (
+			scale float64
+			err   error
+		)
+		switch {
+		case k == 0:
+			_, err = unitScale(cols[k], "source_id", u, textNoUnits)
+		case k <= 2:
+			_, err = unitScale(cols[k], "coordinate", u, textAngleUnits)
+		case k == lay.refCol:
+			lay.refScale, err = unitScale(cols[k], "Frequency", u, textFreqUnits)
+		case k == lay.indexCol:
+			_, err = unitScale(cols[k], "Spectral_Index", u, textNoUnits)
+		default: // a flux or flux error column
+			if scale, err = unitScale(cols[k], "flux", u, textFluxUnits); err != nil {
+				break
+			}
+			if fluxUnitCol >= 0 && scale != lay.flux.scale {
+				err = fmt.Errorf("columns %q and %q have different flux units (%s, %s): give every flux column one unit", cols[fluxUnitCol], cols[k], units[fluxUnitCol], orDefault(u, "[Jy]"))
+				break
+			}
+			fluxUnitCol = k
+			lay.flux = fluxUnit{scale: scale, original: strings.TrimSuffix(strings.TrimPrefix(orDefault(u, "[Jy]"), "["), "]")}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// scaleRefFreqs turns the Frequency column's values into Hz.
+func (lay *textLayout) scaleRefFreqs(ref []float64) {
+	if lay.refScale == 1 {
+		return
+	}
+	for i := range ref {
+		ref[i] *= lay.refScale
+	}
 }
 
 // coordColumns recognises the longitude/latitude columns and their frame.
@@ -187,8 +309,12 @@ func coordColumns(lon, lat string) (Frame, error) {
 }
 
 func parseTextHeader(header string) (textLayout, error) {
-	cols := headerTokens(header)
-	lay := textLayout{ncol: len(cols), refCol: -1, indexCol: -1}
+	lay := textLayout{refCol: -1, indexCol: -1}
+	cols, units, err := headerTokens(header)
+	if err != nil {
+		return lay, err
+	}
+	lay.ncol = len(cols)
 	if len(cols) < 4 || !strings.EqualFold(cols[0], "source_id") {
 		return lay, fmt.Errorf("header must start with source_id, longitude, latitude and flux columns, got %q", cols)
 	}
@@ -204,7 +330,7 @@ func parseTextHeader(header string) (textLayout, error) {
 	if err := lay.fluxLayout(cols[3:], rest); err != nil {
 		return lay, fmt.Errorf("%w (columns after the coordinates: %q)", err, cols[3:])
 	}
-	return lay, nil
+	return lay, lay.checkUnits(cols, units)
 }
 
 // fluxLayout interprets the columns after the coordinates (orig and

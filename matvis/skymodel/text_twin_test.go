@@ -93,7 +93,10 @@ func readTextReference(data []byte, name string) (*Sky, error) {
 		c.Freqs = lay.freqs
 	}
 	ToICRS(lay.frame, c.RA, c.Dec)
-	return build(name, c, fluxUnit{scale: 1, original: "Jy"}, 0)
+	for i := range c.RefFreq {
+		c.RefFreq[i] *= lay.refScale
+	}
+	return build(name, c, lay.flux, 0)
 }
 
 // sameBits reports whether a and b hold the same float64 bit patterns.
@@ -364,6 +367,8 @@ func FuzzReadTextTwin(f *testing.F) {
 	addFileSeeds(f, filepath.Join(refDir, "pyuvsim-stokesI-gaussian", "sky.txt"))
 	f.Add([]byte("source_id ra_icrs dec_icrs Flux Frequency Spectral_Index\r\nA 1 2 3 1e8 -1\r\n# c\r\n\r\nB\u00a01 2 3 1e8 -1 # n\r\nC 1 95 3 1e8 -1\r\n"))
 	f.Add([]byte("source_id ra_fk5 dec_fk5 Flux_100_MHz Flux_error_100_MHz Flux_150_MHz Flux_error_150_MHz\nA 361 -0 1 0.1 2 0.2\nB +1e2 .5 1. 0 0x1p3 1_0\n"))
+	f.Add([]byte("source_id ra_icrs [deg] dec_icrs [deg] Flux [mJy] Frequency [MHz] Spectral_Index []\nA 1 2 3 100 -1\n"))
+	f.Add([]byte("source_id ra_icrs [ deg ] dec_icrs [deg] Flux [furlong]\nA 1 2 3\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		checkSameSky(t, data, 5, 16)
 	})

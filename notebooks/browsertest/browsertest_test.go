@@ -45,25 +45,34 @@ func TestShowsValue(t *testing.T) {
 }
 
 // TestMismatch: a figure one change behind (the bug of issue 23) is caught
-// by its data attribute, a figure whose title disagrees by its title.
+// by its data attribute, a figure whose title disagrees by its title, and
+// one whose labels alone changed by its drawing.
 func TestMismatch(t *testing.T) {
 	want := map[string]string{"nant": "134", "lognsrc": "6", "budgetgb": "24"}
 	good := &figure{Data: map[string]string{"figure": "x", "nant": "134", "lognsrc": "6", "budgetgb": "24"},
 		Title: "memory model: 134 antennas, 10^6 sources, fp32, 24 GB"}
-	if m := good.mismatch(want); m != "" {
+	if m := good.mismatch(want, ""); m != "" {
 		t.Errorf("matching figure: %s", m)
 	}
 	behind := &figure{Data: map[string]string{"nant": "350", "lognsrc": "6", "budgetgb": "24"},
 		Title: "memory model: 350 antennas, 10^6 sources, fp32, 24 GB"}
-	if m := behind.mismatch(want); !strings.Contains(m, `data-nant="350"`) {
+	if m := behind.mismatch(want, ""); !strings.Contains(m, `data-nant="350"`) {
 		t.Errorf("figure one change behind: mismatch %q", m)
 	}
 	title := &figure{Data: good.Data, Title: "memory model: 350 antennas, 10^6 sources, fp32, 24 GB"}
-	if m := title.mismatch(want); !strings.Contains(m, "no 134 in the title") {
+	if m := title.mismatch(want, ""); !strings.Contains(m, "no 134 in the title") {
 		t.Errorf("figure with a stale title: mismatch %q", m)
 	}
+	// Labels redrawn over the old picture: the drawing did not change.
+	relabelled := &figure{Data: good.Data, Title: good.Title, Drawing: "812:ab12"}
+	if m := relabelled.mismatch(want, "812:ab12"); !strings.Contains(m, "the same drawing as before the move") {
+		t.Errorf("figure whose drawing did not change: mismatch %q", m)
+	}
+	if m := relabelled.mismatch(want, "812:ffff"); m != "" {
+		t.Errorf("redrawn figure: mismatch %q", m)
+	}
 	var none *figure
-	if m := none.mismatch(want); m == "" {
+	if m := none.mismatch(want, ""); m == "" {
 		t.Error("no figure: no mismatch")
 	}
 }

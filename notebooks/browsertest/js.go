@@ -59,7 +59,9 @@ const jsRunAll = `() => {
 }`
 
 // jsWidgets lists the widgets in cell i's output: each element with
-// data-param that holds a range input, a select or a button.
+// data-param that holds a range input, a select or a button. A select's
+// value and options are the texts it shows (GoNB's option values are
+// indices, which a figure's title would not show).
 const jsWidgets = `(i) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const ws = [];
@@ -69,36 +71,57 @@ const jsWidgets = `(i) => {
 		const tag = el.tagName.toLowerCase();
 		const w = {param: l.dataset.param, kind: tag === 'input' ? 'range' : tag, value: el.value};
 		if (w.kind === 'range') { w.min = Number(el.min); w.max = Number(el.max); }
-		if (w.kind === 'select') { w.options = Array.from(el.options).map((o) => o.value); }
+		if (w.kind === 'select') {
+			w.options = Array.from(el.options).map((o) => o.text);
+			w.value = el.selectedIndex >= 0 ? el.options[el.selectedIndex].text : '';
+		}
 		ws.push(w);
 	});
 	return JSON.stringify(ws);
 }`
 
-// jsMove sets the widget param of cell i to value and fires input and
-// change, as a user's drag does (a button is clicked); it returns the
-// value the widget now shows (the browser clamps to the range).
+// jsMove sets the widget param of cell i to value (a select's: the text
+// of an option) and fires input and change, as a user's drag does (a
+// button is clicked); it returns the value the widget now shows (the
+// browser clamps to the range).
 const jsMove = `(i, param, value) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const l = out.querySelector('[data-param="' + CSS.escape(param) + '"]');
 	const el = l && l.querySelector('input[type=range], select, button');
 	if (!el) return JSON.stringify(null);
 	if (el.tagName === 'BUTTON') { el.click(); return JSON.stringify('clicked'); }
-	el.value = value;
+	if (el.tagName === 'SELECT') {
+		const o = Array.from(el.options).find((o) => o.text === value);
+		if (!o) return JSON.stringify(null);
+		el.value = o.value;
+	} else {
+		el.value = value;
+	}
 	el.dispatchEvent(new Event('input', {bubbles: true}));
 	el.dispatchEvent(new Event('change', {bubbles: true}));
-	return JSON.stringify(el.value);
+	return JSON.stringify(el.tagName === 'SELECT' ? el.options[el.selectedIndex].text : el.value);
 }`
 
 // jsFigure reads the last data-figure element of cell i's output: its
-// data attributes and its SVG's first text (the title).
+// data attributes, its SVG's first text (the title) and a digest of what
+// its SVGs draw besides text (paths, rasters), to tell a redrawn figure
+// from one whose labels alone changed.
 const jsFigure = `(i) => {
 	const out = Jupyter.notebook.get_cell(i).output_area.element[0];
 	const figs = out.querySelectorAll('[data-figure]');
 	if (figs.length === 0) return JSON.stringify(null);
 	const f = figs[figs.length - 1];
 	const t = f.querySelector('svg text');
-	return JSON.stringify({data: Object.assign({}, f.dataset), title: t ? t.textContent : ''});
+	let drawn = '';
+	f.querySelectorAll('svg').forEach((svg) => {
+		const c = svg.cloneNode(true);
+		c.querySelectorAll('text').forEach((e) => e.remove());
+		drawn += c.innerHTML;
+	});
+	let h = 0;
+	for (let k = 0; k < drawn.length; k++) { h = (Math.imul(h, 31) + drawn.charCodeAt(k)) | 0; }
+	return JSON.stringify({data: Object.assign({}, f.dataset), title: t ? t.textContent : '',
+		drawing: drawn.length + ':' + (h >>> 0).toString(16)});
 }`
 
 // jsMark tags cell i's output area so that it can be found for a

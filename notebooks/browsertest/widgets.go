@@ -27,6 +27,8 @@ type widget struct {
 type figure struct {
 	Data  map[string]string `json:"data"`
 	Title string            `json:"title"`
+	// Drawing is a digest of what the SVGs draw besides text.
+	Drawing string `json:"drawing"`
 }
 
 // exercise moves every widget of the running cell i, checking after each
@@ -64,7 +66,8 @@ func exercise(ctx context.Context, page *rod.Page, i int, out string, o options)
 		return screenshotOutput(page, i, path)
 	}
 	// The first figure: drawn at the widgets' initial values.
-	if err := waitFigure(ctx, page, i, want, o.redrawLimit); err != nil {
+	drawing, err := waitFigure(ctx, page, i, want, "", o.redrawLimit)
+	if err != nil {
 		return 0, fmt.Errorf("initial figure: %w", err)
 	}
 	if err := shot("initial"); err != nil {
@@ -80,11 +83,12 @@ func exercise(ctx context.Context, page *rod.Page, i int, out string, o options)
 				return step, err
 			}
 			if shown == nil {
-				return step, fmt.Errorf("widget %q disappeared", w.Param)
+				return step, fmt.Errorf("widget %q disappeared, or has no option %q", w.Param, target)
 			}
 			want[w.Param] = *shown
 			t := time.Now()
-			if err := waitFigure(ctx, page, i, want, o.redrawLimit); err != nil {
+			// Every move must change the drawing, not only its labels.
+			if drawing, err = waitFigure(ctx, page, i, want, drawing, o.redrawLimit); err != nil {
 				return step, fmt.Errorf("after moving %q to %s: %w", w.Param, *shown, err)
 			}
 			fmt.Printf("  cell %d: %s → %s: figure redrawn for %s in %.2f s\n", i, w.Param, *shown, describe(want), time.Since(t).Seconds())
@@ -100,11 +104,11 @@ func exercise(ctx context.Context, page *rod.Page, i int, out string, o options)
 	if err := waitCellDone(ctx, page, i, o.redrawLimit); err != nil {
 		return step, fmt.Errorf("after clicking %q: %w", stop.Param, err)
 	}
-	if err := waitFigure(ctx, page, i, want, o.redrawLimit); err != nil {
+	if _, err := waitFigure(ctx, page, i, want, "", o.redrawLimit); err != nil {
 		return step, fmt.Errorf("the figure left after %q: %w", stop.Param, err)
 	}
 	fmt.Printf("  cell %d: %s clicked: the cell ended, its figure kept at %s\n", i, stop.Param, describe(want))
-	err := shot("stopped")
+	err = shot("stopped")
 	return step, err
 }
 
@@ -139,30 +143,33 @@ func (w widget) targets() []string {
 	return out
 }
 
-// waitFigure polls cell i's figure until it matches want, for at most limit.
-func waitFigure(ctx context.Context, page *rod.Page, i int, want map[string]string, limit time.Duration) error {
+// waitFigure polls cell i's figure until it matches want with a drawing
+// other than before (unless before is empty), for at most limit; it
+// returns the drawing's digest.
+func waitFigure(ctx context.Context, page *rod.Page, i int, want map[string]string, before string, limit time.Duration) (string, error) {
 	deadline := time.Now().Add(limit)
 	for {
 		var f *figure
 		if err := evalJSON(page, jsFigure, &f, i); err != nil {
-			return err
+			return "", err
 		}
-		problem := f.mismatch(want)
+		problem := f.mismatch(want, before)
 		if problem == "" {
-			return nil
+			return f.Drawing, nil
 		}
 		if time.Now().After(deadline) {
-			return fmt.Errorf("widgets show %s, but after %v %s", describe(want), limit, problem)
+			return "", fmt.Errorf("widgets show %s, but after %v %s", describe(want), limit, problem)
 		}
 		if err := sleep(ctx, 100*time.Millisecond); err != nil {
-			return err
+			return "", err
 		}
 	}
 }
 
 // mismatch says how f fails to show want (empty if it does not): every
-// value must be in the figure's data attributes and in its title.
-func (f *figure) mismatch(want map[string]string) string {
+// value must be in the figure's data attributes and in its title, and
+// the drawing must differ from before (unless before is empty).
+func (f *figure) mismatch(want map[string]string, before string) string {
 	if f == nil {
 		return "the cell shows no data-figure element"
 	}
@@ -174,6 +181,9 @@ func (f *figure) mismatch(want map[string]string) string {
 		} else if !showsValue(f.Title, v) {
 			bad = append(bad, fmt.Sprintf("no %s in the title", v))
 		}
+	}
+	if before != "" && f.Drawing == before {
+		bad = append(bad, "the same drawing as before the move (only its labels changed)")
 	}
 	if len(bad) == 0 {
 		return ""
