@@ -119,19 +119,34 @@ func (cs *coordState) queueVectors(q queue, coords matvis.Coordinates, ns, ti, s
 	return 1, nil
 }
 
-// uploadENU makes the ns sources' ENU vectors at time ti (coords) on the
-// host into pinned slot sl and queues their upload on q.
+// uploadENU queues the upload of the ns sources' ENU vectors at time ti
+// (coords) on q: made on the host into pinned slot sl, or with enuPerTime
+// into time ti's part of the one buffer the first time ti comes, and not
+// uploaded at all when the device holds time ti's already.
 func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl int) error {
+	if cs.enuOnDevice == ti+1 {
+		return nil
+	}
 	n := int64(ns)
-	h := cuda.HostSlice[float64](cs.hENU[sl])
-	if err := coords.ENU(ti, h[:n], h[n:2*n], h[2*n:3*n]); err != nil {
-		return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+	buf, off, fresh := cs.hENU[sl], int64(0), true
+	if cs.enuPerTime {
+		buf, off, fresh = cs.hENU[0], int64(ti)*3*n, !cs.enuMade[ti]
+	}
+	if fresh {
+		h := cuda.HostSlice[float64](buf)[off : off+3*n]
+		if err := coords.ENU(ti, h[:n], h[n:2*n], h[2*n:3*n]); err != nil {
+			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
+		}
+		if cs.enuPerTime {
+			cs.enuMade[ti] = true
+		}
 	}
 	for k := int64(0); k < 3; k++ {
-		if err := q.c.CopyHtoD(cs.dSrc[k], unsafe.Add(cs.hENU[sl].Ptr(), k*n*8), n*8, q.s); err != nil {
+		if err := q.c.CopyHtoD(cs.dSrc[k], unsafe.Add(buf.Ptr(), (off+k*n)*8), n*8, q.s); err != nil {
 			return err
 		}
 	}
+	cs.enuOnDevice = ti + 1
 	return nil
 }
 

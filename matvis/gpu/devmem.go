@@ -333,11 +333,14 @@ func (r *run) pinned() []*cuda.HostBuffer {
 	return out
 }
 
-// hostBuffers are the coordinate stage's: the ENU upload slots (without
-// a cached rotation) and the visible count.
+// hostBuffers are the coordinate stage's: the ENU upload slots, or every
+// time's vectors (without a cached rotation), and the visible count.
 func (cs *coordState) hostBuffers(sh *runShape) []hostReq {
 	reqs := []hostReq{{&cs.hCount, "visible-count buffer", 8}}
-	if cs.rot == nil {
+	switch {
+	case cs.enuPerTime:
+		reqs = append(reqs, hostReq{&cs.hENU[0], "ENU vectors of every time", int64(len(cs.enuMade)) * 3 * int64(sh.nsrc) * 8})
+	case cs.rot == nil:
 		for i := range cs.hENU {
 			reqs = append(reqs, hostReq{&cs.hENU[i], "ENU upload buffer", 3 * int64(sh.nsrc) * 8})
 		}

@@ -244,12 +244,19 @@ func (r *run) fusedDecision() (fusedDecision, error) {
 // Options.NoStrategyCache: the paths round differently in fp32, so
 // measuring again where they are about as fast would let two runs of one
 // input differ in their last bits), else by measure, whose decision is
-// kept in both when keep says it is a measurement.
+// kept in both when keep says it is a measurement. Processes measuring
+// one shape at once take turns (lockChoice); one that waits too long
+// takes the path it always has, unmeasured (fused: false).
 func (r *run) rememberedDecision(mem map[string]fusedDecision, key, file string, measure func() (d fusedDecision, keep bool, err error)) (fusedDecision, error) {
 	if d, ok := mem[key]; ok {
 		return fusedDecision{d.fused, d.why + " (in an earlier run of this shape)"}, nil
 	}
 	if !r.opt.NoStrategyCache {
+		unlock, ok := r.lockChoice(file, key)
+		defer unlock()
+		if !ok {
+			return fusedDecision{false, r.waitedTooLong(file)}, nil
+		}
 		if d, ok := readFusedCache(file, key); ok {
 			mem[key] = d
 			return fusedDecision{d.fused, d.why + " (cached choice)"}, nil

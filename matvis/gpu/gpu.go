@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/cuda/gram"
@@ -57,6 +58,11 @@ type Options struct {
 	// even when a choice is cached on disk (and does not store the
 	// results).
 	NoStrategyCache bool
+	// ChoiceWait bounds how long a run waits for another process that
+	// is measuring the same choice into the cache on disk (0:
+	// DefaultChoiceWait); past it the run takes a fixed choice,
+	// unmeasured (choicewait.go).
+	ChoiceWait time.Duration
 	// Fused selects how the Gram product is done for runs the fused
 	// beam+τ+Z+Gram kernel can do (precision 1 with M = feeds × antennas ≤
 	// MaxFusedRows): FusedAuto times both ways on the

@@ -74,6 +74,13 @@ func (r *run) chooseStrategy() error {
 	key := fmt.Sprintf("%s|drv%d|cublas%d|p%d|M%d|K%d|%v", info.Name, info.DriverVersion, ver, prec, r.M, bucket, gram.Candidates(prec))
 	cache := strategyCachePath()
 	if !r.opt.NoStrategyCache {
+		unlock, ok := r.lockChoice(cache, key)
+		defer unlock()
+		if !ok {
+			r.st = fixedStrategy(prec)
+			r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: strategyName(r.st), Why: r.waitedTooLong(cache)}
+			return nil
+		}
 		if st, ok := readStrategyCache(cache, key); ok {
 			r.st = st
 			r.res.Stats.MatProdImpl = matvis.GramImpl{Strategy: strategyName(st), Why: fmt.Sprintf("cached choice for M=%d K≈%d", r.M, bucket)}
