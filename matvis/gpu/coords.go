@@ -120,25 +120,25 @@ func (cs *coordState) queueVectors(q queue, coords matvis.Coordinates, ns, ti, s
 }
 
 // uploadENU queues the upload of the ns sources' ENU vectors at time ti
-// (coords) on q: made on the host into pinned slot sl, or with enuPerTime
+// (coords) on q: made on the host into pinned slot sl, or with enu.perTime
 // into time ti's part of the one buffer the first time ti comes, and not
 // uploaded at all when the device holds time ti's already.
 func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl int) error {
-	if cs.enuOnDevice == ti+1 {
+	if cs.enu.onDevice == ti+1 {
 		return nil
 	}
 	n := int64(ns)
-	buf, off, fresh := cs.hENU[sl], int64(0), true
-	if cs.enuPerTime {
-		buf, off, fresh = cs.hENU[0], int64(ti)*3*n, !cs.enuMade[ti]
+	buf, off, fresh := cs.enu.h[sl], int64(0), true
+	if cs.enu.perTime {
+		buf, off, fresh = cs.enu.h[0], int64(ti)*3*n, !cs.enu.made[ti]
 	}
 	if fresh {
 		h := cuda.HostSlice[float64](buf)[off : off+3*n]
 		if err := coords.ENU(ti, h[:n], h[n:2*n], h[2*n:3*n]); err != nil {
 			return fmt.Errorf("gpu: coordinates at time %d: %w", ti, err)
 		}
-		if cs.enuPerTime {
-			cs.enuMade[ti] = true
+		if cs.enu.perTime {
+			cs.enu.made[ti] = true
 		}
 	}
 	for k := int64(0); k < 3; k++ {
@@ -146,7 +146,7 @@ func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl i
 			return err
 		}
 	}
-	cs.enuOnDevice = ti + 1
+	cs.enu.onDevice = ti + 1
 	return nil
 }
 

@@ -338,11 +338,11 @@ func (r *run) pinned() []*cuda.HostBuffer {
 func (cs *coordState) hostBuffers(sh *runShape) []hostReq {
 	reqs := []hostReq{{&cs.hCount, "visible-count buffer", 8}}
 	switch {
-	case cs.enuPerTime:
-		reqs = append(reqs, hostReq{&cs.hENU[0], "ENU vectors of every time", int64(len(cs.enuMade)) * 3 * int64(sh.nsrc) * 8})
+	case cs.enu.perTime:
+		reqs = append(reqs, hostReq{&cs.enu.h[0], "ENU vectors of every time", int64(len(cs.enu.made)) * 3 * int64(sh.nsrc) * 8})
 	case cs.rot == nil:
-		for i := range cs.hENU {
-			reqs = append(reqs, hostReq{&cs.hENU[i], "ENU upload buffer", 3 * int64(sh.nsrc) * 8})
+		for i := range cs.enu.h {
+			reqs = append(reqs, hostReq{&cs.enu.h[i], "ENU upload buffer", 3 * int64(sh.nsrc) * 8})
 		}
 	}
 	return reqs

@@ -124,18 +124,8 @@ type coordState struct {
 	dTotal              [2]cuda.DevicePtr
 	dBlkCnt, dBlkOff    cuda.DevicePtr
 	dCe, dCn, dCu, dAmp [2]cuda.DevicePtr
-	// hENU are the host's ENU vectors for the upload (without a matrix
-	// rotation): two slots, or with enuPerTime one buffer holding every
-	// time's, each made once (enuMade) and uploaded again at every
-	// channel — the host's astrometry is per time, and remaking it per
-	// channel cost 0.44 s of CPU an integration at 10⁶ sources.
-	hENU       [2]*cuda.HostBuffer
-	enuPerTime bool
-	enuMade    []bool
-	// enuOnDevice is 1 + the time whose ENU vectors dSrc holds (0: none),
-	// so one time's many channels upload them once.
-	enuOnDevice int
-	hCount      *cuda.HostBuffer
+	enu                 enuUpload
+	hCount              *cuda.HostBuffer
 	// order sorts the visible sources by (zenith band, azimuth bin) for
 	// the gridded beams' gathers (any gridded beam)
 	order                                                    bool
@@ -145,6 +135,20 @@ type coordState struct {
 	// look-back kernels' status words.
 	dScanTmp cuda.DevicePtr
 	lb       lookback
+}
+
+// enuUpload are the host's ENU vectors for the upload (without a matrix
+// rotation): two slots, or with perTime one buffer holding every time's,
+// each made once (made) and uploaded again at every channel — the host's
+// astrometry is per time, and remaking it per channel cost 0.44 s of CPU
+// an integration at 10⁶ sources.
+type enuUpload struct {
+	h       [2]*cuda.HostBuffer
+	perTime bool
+	made    []bool
+	// onDevice is 1 + the time whose ENU vectors dSrc holds (0: none),
+	// so one time's many channels upload them once.
+	onDevice int
 }
 
 // chunkState is the chunk stage's (chunks.go): Z, the accumulated Gram
@@ -263,7 +267,7 @@ func (r *run) shape() error {
 		r.rot = rot
 	}
 	if r.rot == nil && matvis.CacheAllENU(sim.NTime(), r.nsrc) {
-		r.enuPerTime, r.enuMade = true, make([]bool, sim.NTime())
+		r.enu.perTime, r.enu.made = true, make([]bool, sim.NTime())
 	}
 	if br, ok := sim.Coords.(astro.BCRSRotation); ok {
 		r.bcrs = br
