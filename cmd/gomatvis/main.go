@@ -52,7 +52,11 @@ var errUsage = errors.New("usage")
 // (128 + SIGINT, as shells report an interrupted command).
 const exitInterrupted = 130
 
-func main() {
+func main() { os.Exit(mainCode()) }
+
+// mainCode is main up to its exit: the process's exit code (the tests
+// that run main in a child read its memory before it exits).
+func mainCode() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := onSignals(cancel, os.Stderr, exitNow)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
@@ -63,7 +67,7 @@ func main() {
 		// hold a temporary; the process ends now.
 		exitNow()
 	}
-	os.Exit(code)
+	return code
 }
 
 // exitNow ends the process at a second interrupt, removing first the

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -57,6 +58,30 @@ func vmSize() (uint64, error) {
 	return 0, errors.New("no VmSize in /proc/self/status")
 }
 
+// peakRSSFileEnv names a file where a child run of main (mainHelperEnv)
+// writes its own peak RSS (VmHWM, bytes) before it exits. The child's
+// rusage cannot say it: the test binary starts it by vfork, and the
+// kernel carries the parent's high-water mark across the exec into the
+// child's ru_maxrss — 186 MB for a run that held 21 MB, once the test
+// binary had grown from the tests before it (scripts/test.sh, 2026-12-07).
+const peakRSSFileEnv = "GOMATVIS_TEST_PEAK_RSS_FILE"
+
+// writePeakRSS writes the process's VmHWM in bytes to file (nothing if it
+// cannot be read: the test then fails for want of it).
+func writePeakRSS(file string) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmHWM:" {
+			if kb, err := strconv.ParseInt(f[1], 10, 64); err == nil {
+				os.WriteFile(file, []byte(strconv.FormatInt(kb*1024, 10)), 0o644)
+			}
+		}
+	}
+}
+
 // runLimited runs gomatvis with args in a child process in dir, under an
 // address-space limit of as (rlimitASEnv's value; "": none), and returns
 // its exit code, its stdout and stderr together and its peak RSS in bytes.
@@ -66,7 +91,8 @@ func runLimited(t *testing.T, dir string, as string, args ...string) (code int, 
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0])
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), mainHelperEnv+"="+strings.Join(args, "\x1f"))
+	hwm := filepath.Join(t.TempDir(), "peak-rss")
+	cmd.Env = append(os.Environ(), mainHelperEnv+"="+strings.Join(args, "\x1f"), peakRSSFileEnv+"="+hwm)
 	if as != "" {
 		cmd.Env = append(cmd.Env, rlimitASEnv+"="+as)
 	}
@@ -77,8 +103,12 @@ func runLimited(t *testing.T, dir string, as string, args ...string) (code int, 
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatalf("gomatvis %v: %v", args, err)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		peakRSS = ru.Maxrss * 1024 // kB on Linux
+	b, err := os.ReadFile(hwm)
+	if err != nil {
+		t.Fatalf("gomatvis %v: the child wrote no peak RSS (%v); output:\n%.2000s", args, err, out.String())
+	}
+	if peakRSS, err = strconv.ParseInt(string(b), 10, 64); err != nil {
+		t.Fatalf("peak RSS file %q: %v", b, err)
 	}
 	return cmd.ProcessState.ExitCode(), out.String(), peakRSS
 }
@@ -303,4 +333,27 @@ func TestObsparamHoldsOnlySelectedPairs(t *testing.T) {
 	if peak > 300e6 {
 		t.Errorf("peak RSS %.0f MB for 6 baselines, want ≤ 300 MB", float64(peak)/1e6)
 	}
+}
+
+// TestPeakRSSIsTheChilds: runLimited's peak RSS is the child's own,
+// whatever the test binary holds — a parent holding 300 MB (as after the
+// package's other tests) ran `gomatvis version`, and the child's rusage
+// said 300 MB.
+func TestPeakRSSIsTheChilds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("holds 300 MB")
+	}
+	ballast := make([]byte, 300<<20)
+	for i := range ballast {
+		ballast[i] = byte(i)
+	}
+	code, out, peak := runLimited(t, t.TempDir(), "", "version")
+	t.Logf("parent holds %d MB; child exit %d, peak RSS %.0f MB", len(ballast)>>20, code, float64(peak)/1e6)
+	if code != 0 {
+		t.Fatalf("gomatvis version: exit %d:\n%s", code, out)
+	}
+	if peak <= 0 || peak > 100e6 {
+		t.Errorf("peak RSS %.0f MB for gomatvis version: want the child's own (≤ 100 MB), not the parent's", float64(peak)/1e6)
+	}
+	runtime.KeepAlive(ballast)
 }

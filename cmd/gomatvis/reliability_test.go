@@ -341,7 +341,11 @@ func TestMain(m *testing.M) {
 	}
 	if args, ok := os.LookupEnv(mainHelperEnv); ok {
 		os.Args = append([]string{"gomatvis"}, strings.Split(args, "\x1f")...)
-		main() // exits
+		code := mainCode()
+		if f := os.Getenv(peakRSSFileEnv); f != "" {
+			writePeakRSS(f)
+		}
+		os.Exit(code)
 	}
 	os.Exit(m.Run())
 }
