@@ -100,3 +100,59 @@ func TestTiledEqualsAipsIO(t *testing.T) {
 		}
 	}
 }
+
+// FuzzTSMHeader: a damaged tiled header gives an error or passes every
+// check, never a panic; the undamaged one reads without error.
+func FuzzTSMHeader(f *testing.F) {
+	c := Column{Name: "DATA", Type: Complex, Shape: []int{4, 64}, Tiled: true}
+	good := tsmHeader(c, 2, 10)
+	d := &dec{b: good}
+	if d.tsmHeader(c, 2, 10); d.err != nil {
+		f.Fatalf("the written header: %v", d.err)
+	}
+	f.Add(good)
+	f.Add(good[:len(good)/2])
+	f.Fuzz(func(t *testing.T, hdr []byte) {
+		d := &dec{b: hdr}
+		d.tsmHeader(c, 2, 10)
+	})
+}
+
+// TestReadTiledErrors: Read names the file and what is wrong when a tiled
+// column's files are damaged.
+func TestReadTiledErrors(t *testing.T) {
+	desc := Desc{Columns: []Column{{Name: "A", Type: Int}, {Name: "DATA", Type: Complex, Shape: []int{2, 3}, Tiled: true}}}
+	vals := []any{[]int32{1, 2}, make([]complex64, 12)}
+	for _, tc := range []struct {
+		name, file string
+		change     func([]byte) []byte
+		want       string
+	}{
+		{"short data", "table.f1_TSM0", func(b []byte) []byte { return b[:len(b)-1] }, "table.f1_TSM0 has 95 bytes; 2 rows of column DATA need 96"},
+		{"long data", "table.f1_TSM0", func(b []byte) []byte { return append(b, 0) }, "table.f1_TSM0"},
+		{"rows", "table.f1", func(b []byte) []byte {
+			return bytes.Replace(b, []byte{0, 0, 0, 1, 0, 0, 0, 2}, []byte{0, 0, 0, 1, 0, 0, 0, 3}, 1)
+		}, "table.f1: at byte"},
+		{"header cut", "table.f1", func(b []byte) []byte { return b[:40] }, "table.f1: at byte"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "t.tab")
+			writeTable(t, dir, desc, 2, vals)
+			if _, err := Read(dir); err != nil {
+				t.Fatalf("the undamaged table: %v", err)
+			}
+			p := filepath.Join(dir, tc.file)
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, tc.change(b), 0o666); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Read(dir)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("Read: %v; want an error containing %q", err, tc.want)
+			}
+		})
+	}
+}
