@@ -99,8 +99,8 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 	if len(desc.Columns) > 0 && !slices.ContainsFunc(desc.Columns, func(c Column) bool { return !c.Tiled }) {
 		return nil, fmt.Errorf("casatable: %s: every column is tiled; keep one (a scalar) in StManAipsIO", dir)
 	}
-	if size := fixedSize(desc.Columns, nrow); size > maxFile {
-		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, %w; write fewer rows (times or channels) per table", dir, nrow, size, ErrTooLarge)
+	if err := CheckSize(desc, nrow); err != nil {
+		return nil, fmt.Errorf("casatable: %s: %w", dir, err)
 	}
 	dat, err := tableDat(desc, nrow)
 	if err != nil {
@@ -186,6 +186,16 @@ func fixedSize(cols []Column, nrow int) uint64 {
 		n += 256 + uint64(nrow)*uint64(c.nelem())*el/8
 	}
 	return n
+}
+
+// CheckSize is Create's check that nrow rows of desc's StManAipsIO
+// columns fit its 4 GiB (wrapping ErrTooLarge when not), for callers to
+// make before they build the rows.
+func CheckSize(desc Desc, nrow int) error {
+	if size := fixedSize(desc.Columns, nrow); size > maxFile {
+		return fmt.Errorf("%d rows of these columns take %d bytes, %w; write fewer rows (times or channels) per table", nrow, size, ErrTooLarge)
+	}
+	return nil
 }
 
 // Columns is the number of columns.
