@@ -2,11 +2,13 @@ package casatable
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -154,5 +156,62 @@ func TestReadTiledErrors(t *testing.T) {
 				t.Errorf("Read: %v; want an error containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// TestTiledPast4GiB writes a table whose tiled DATA file is 4.3 GB
+// (past StManAipsIO's 4 GiB and past the 2 GiB where casacore's TSMFile
+// length goes 64-bit) a row block at a time through one reused buffer,
+// and has python-casacore read its first and last rows. It needs ~4.3 GB
+// of disk and a minute, so -short skips it.
+func TestTiledPast4GiB(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 4.3 GB to disk (about a minute); run without -short")
+	}
+	needCasacore(t)
+	const nchan, nrow, block = 1024, 530_000, 1000 // 8 KiB a row
+	var fs syscall.Statfs_t
+	dir := filepath.Join(t.TempDir(), "big.tab")
+	if err := syscall.Statfs(filepath.Dir(dir), &fs); err != nil || fs.Bavail*uint64(fs.Bsize) < 6<<30 {
+		t.Skipf("needs 6 GB free beside %s (%v)", dir, err)
+	}
+	desc := Desc{Columns: []Column{{Name: "ROW", Type: Int}, {Name: "DATA", Type: Complex, Shape: []int{1, nchan}, Tiled: true}}}
+	w, err := Create(dir, desc, nrow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Row r, channel c holds r + i·c: each value says where it is.
+	buf := make([]complex64, block*nchan)
+	rows := make([]int32, block)
+	for lo := 0; lo < nrow; lo += block {
+		for r := range block {
+			rows[r] = int32(lo + r)
+			for c := range nchan {
+				buf[r*nchan+c] = complex(float32(lo+r), float32(c))
+			}
+		}
+		if err := w.PutInts(0, rows); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.PutComplex(1, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(filepath.Join(dir, tsmFile(1)))
+	if err != nil || fi.Size() != nrow*nchan*8 || fi.Size() <= 1<<32 {
+		t.Fatalf("DATA's file: %v, %v; want %d bytes, over 4 GiB", fi, err, nrow*nchan*8)
+	}
+	script := `import sys, casacore.tables as pt
+t = pt.table(sys.argv[1], ack=False)
+for r in (0, t.nrows() - 1):
+    d = t.getcell('DATA', r)
+    print(t.nrows(), t.getcell('ROW', r), d.shape, d[0, 0], d[-1, 0])`
+	out, err := exec.Command(python, "-c", script, dir).CombinedOutput()
+	want := fmt.Sprintf("%d 0 (1024, 1) 0j 1023j\n%d %d (1024, 1) (%d+0j) (%d+1023j)\n", nrow, nrow, nrow-1, nrow-1, nrow-1)
+	if err != nil || string(out) != want {
+		t.Errorf("python-casacore read %q (%v), want %q", out, err, want)
 	}
 }
