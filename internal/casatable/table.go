@@ -99,6 +99,11 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 	if len(desc.Columns) > 0 && !slices.ContainsFunc(desc.Columns, func(c Column) bool { return !c.Tiled }) {
 		return nil, fmt.Errorf("casatable: %s: every column is tiled; keep one (a scalar) in StManAipsIO", dir)
 	}
+	for _, c := range desc.Columns {
+		if _, err := tiledSize(c, nrow); c.Tiled && err != nil {
+			return nil, fmt.Errorf("casatable: %s: %w", dir, err)
+		}
+	}
 	if err := CheckSize(desc, nrow); err != nil {
 		return nil, fmt.Errorf("casatable: %s: %w", dir, err)
 	}

@@ -57,6 +57,19 @@ func bucketSize(c Column) uint64 {
 	return uint64(c.nelem()) * uint64(c.Type.size())
 }
 
+// maxTiled bounds a tiled column's data file (1 PiB), far above any
+// table written here, so that its size never overflows.
+const maxTiled = 1 << 50
+
+// tiledSize is the bytes of a tiled column's data file for nrow rows, or
+// an error when that is over maxTiled.
+func tiledSize(c Column, nrow int) (int64, error) {
+	if nrow < 0 || bucketSize(c) > maxTiled/uint64(max(nrow, 1)) {
+		return 0, fmt.Errorf("column %s: %d rows of %d bytes are over the %d bytes a tiled column is allowed", c.Name, nrow, bucketSize(c), uint64(maxTiled))
+	}
+	return int64(uint64(nrow) * bucketSize(c)), nil
+}
+
 // tsmHeader encodes table.f<seq> of a tiled column of nrow rows
 // (TiledColumnStMan's header: its default tile shape, then
 // TiledStMan::headerFilePut, version 1 for big-endian data, with one

@@ -83,7 +83,10 @@ func (t *Table) readTiled(dir string) error {
 		if d.err != nil {
 			return fmt.Errorf("casatable: %s: %s: %w", dir, name, d.err)
 		}
-		size := int64(uint64(t.Rows) * bucketSize(c))
+		size, err := tiledSize(c, t.Rows)
+		if err != nil {
+			return fmt.Errorf("casatable: %s: %w", dir, err)
+		}
 		data, err := inputfile.ReadAll(filepath.Join(dir, tsmFile(t.seq[i])), size)
 		if err != nil {
 			return fmt.Errorf("casatable: %w", err)
