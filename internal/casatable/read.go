@@ -23,7 +23,8 @@ type Table struct {
 const maxRead = maxFile
 
 // Read reads a table this package wrote (a description with only the
-// value types it writes, every column in one StManAipsIO manager). It
+// value types it writes, its columns in one StManAipsIO manager and the
+// Tiled ones each in a TiledColumnStMan, read by readTiled). It
 // checks every length and count against the bytes present before using
 // it, so a damaged or hostile table gives an error, never a panic or an
 // allocation beyond its size.
