@@ -21,6 +21,14 @@ func array(name string, t ct.DataType, shape []int, comment string, keys ct.Reco
 	return ct.Column{Name: name, Type: t, Shape: shape, Comment: comment, Keywords: keys}
 }
 
+// tiled is array stored by a TiledColumnStMan of its own, whose file has
+// no 4 GiB limit: for the columns of a cell per channel.
+func tiled(name string, t ct.DataType, shape []int, comment string, keys ct.Record) ct.Column {
+	c := array(name, t, shape, comment, keys)
+	c.Tiled = true
+	return c
+}
+
 var (
 	epochKeys = measure("epoch", "UTC", "s")
 	secKeys   = units("s")
@@ -55,12 +63,16 @@ const (
 // mainColumns is the main table's description for ncorr correlations
 // and nchan channels: the MS v2 required columns and DATA, in the order
 // and with the comments and keywords pyuvdata's skeleton gives them.
+// DATA, FLAG and FLAG_CATEGORY, a cell per channel each, are tiled, so
+// that an MS of HERA's size (490 MB of DATA a time) is not held to
+// StManAipsIO's 4 GiB; the other columns, about 100 bytes a row, stay in
+// StManAipsIO (4 GiB: about 40 million rows).
 func mainColumns(ncorr, nchan int) []ct.Column {
 	cell := []int{ncorr, nchan}
 	return []ct.Column{
 		array("UVW", ct.Double, []int{3}, "Vector with uvw coordinates (in meters)", measure("uvw", "ITRF", "m", "m", "m")),
-		array("FLAG", ct.Bool, cell, "The data flags, array of bools with same shape as data", noKeys),
-		array("FLAG_CATEGORY", ct.Bool, []int{ncorr, nchan, 1}, "The flag category, NUM_CAT flags for each datum", ct.Record{}.Set("CATEGORY", []string{""})),
+		tiled("FLAG", ct.Bool, cell, "The data flags, array of bools with same shape as data", noKeys),
+		tiled("FLAG_CATEGORY", ct.Bool, []int{ncorr, nchan, 1}, "The flag category, NUM_CAT flags for each datum", ct.Record{}.Set("CATEGORY", []string{""})),
 		array("WEIGHT", ct.Float, []int{ncorr}, "Weight for each polarization spectrum", noKeys),
 		array("SIGMA", ct.Float, []int{ncorr}, "Estimated rms noise for channel with unity bandpass response", noKeys),
 		scalar("ANTENNA1", ct.Int, "ID of first antenna in interferometer", noKeys),
@@ -79,7 +91,7 @@ func mainColumns(ncorr, nchan int) []ct.Column {
 		scalar("STATE_ID", ct.Int, "ID for this observing state", noKeys),
 		scalar("TIME", ct.Double, "Modified Julian Day", epochKeys),
 		scalar("TIME_CENTROID", ct.Double, "Modified Julian Day", epochKeys),
-		array("DATA", ct.Complex, cell, "The data column", noKeys), // QuantumUnits set by the writer
+		tiled("DATA", ct.Complex, cell, "The data column", noKeys), // QuantumUnits set by the writer
 	}
 }
 

@@ -23,7 +23,8 @@ func needTool(t *testing.T, name string) string {
 }
 
 // TestCasacoreTools: casacore's own programs read the MS of a reference
-// case. showtableinfo lists it as a Measurement Set of every row; msselect
+// case. showtableinfo lists it as a Measurement Set of every row, DATA,
+// FLAG and FLAG_CATEGORY each in a TiledColumnStMan; msselect
 // opens it through casacore's MeasurementSet class (which checks the MS v2
 // required columns of every table) and selects one baseline's rows; TaQL's
 // sum of |DATA| equals the UVH5's (phasing leaves |V| unchanged).
@@ -36,6 +37,12 @@ func TestCasacoreTools(t *testing.T) {
 	out, err := exec.Command(showtableinfo, "in="+path).CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "Measurement Set") || !strings.Contains(string(out), "84 rows, 22 columns") {
 		t.Fatalf("showtableinfo: %v\n%s", err, out)
+	}
+	out, err = exec.Command(showtableinfo, "in="+path, "dm=true").CombinedOutput()
+	for _, col := range []string{"DATA", "FLAG", "FLAG_CATEGORY"} {
+		if want := "TiledColumnStMan file=table.f"; err != nil || !strings.Contains(string(out), want) || !strings.Contains(string(out), "name=Tiled"+col+"\n") {
+			t.Errorf("showtableinfo dm=true does not list %s in a TiledColumnStMan: %v\n%s", col, err, out)
+		}
 	}
 
 	sel := filepath.Join(dir, "sel.ms")

@@ -214,6 +214,16 @@ func Create(path string, h Header) (*Writer, error) {
 	return w, nil
 }
 
+// CheckSize reports (wrapping casatable.ErrTooLarge) whether an MS of
+// nrow rows of npol correlations × nchan channels is too large for its
+// main table, before anything is built or written.
+func CheckSize(npol, nchan, nrow int) error {
+	if err := ct.CheckSize(ct.Desc{Columns: mainColumns(npol, nchan)}, nrow); err != nil {
+		return fmt.Errorf("ms: %w", err)
+	}
+	return nil
+}
+
 // casaOrder returns the index into pols of each correlation in CASA
 // order (ascending casacore Stokes code, as pyuvdata's
 // determine_pol_order(order="CASA")).

@@ -260,26 +260,26 @@ func TestMSPartialOnCancel(t *testing.T) {
 	}
 }
 
-// TestMSRefusals: bad phasing flags, an existing MS and an MS over the 4
-// GiB a table holds are refused before any compute, saying what to do.
+// TestMSRefusals: bad phasing flags, an existing MS and an MS whose
+// StManAipsIO columns (all but DATA and FLAG) pass the 4 GiB its file
+// holds are refused before any compute, saying what to do.
 func TestMSRefusals(t *testing.T) {
 	dir := t.TempDir()
 	big := writeSpec(t, dir, func(m map[string]any) {
-		// 64 antennas × 1024 channels × 260 times: 540 800 rows of
-		// 1024 channels × 1 correlation, 4.4 GB of DATA alone.
+		// 64 antennas × 1 channel × 20 000 times: 41.6 million rows of
+		// about 108 bytes outside DATA and FLAG, 4.5 GB. (DATA and FLAG
+		// are tiled, without that limit.)
 		var ants [][3]float64
 		for i := range 64 {
 			ants = append(ants, [3]float64{float64(i%8) * 15, float64(i/8) * 15, 0})
 		}
 		var freqs, times []float64
-		for i := range 1024 {
-			freqs = append(freqs, 100e6+float64(i)*1e5)
-		}
-		for i := range 260 {
-			times = append(times, 2459845.25+float64(i)/1440)
+		freqs = append(freqs, 100e6)
+		for i := range 20000 {
+			times = append(times, 2459845.25+float64(i)/86400)
 		}
 		m["antennas_enu_m"], m["freqs_hz"], m["times_jd"] = ants, freqs, times
-		m["sources"] = map[string]any{"ra_rad": []float64{1}, "dec_rad": []float64{-0.5}, "flux_jy": [][]float64{slices.Repeat([]float64{1}, 1024)}}
+		m["sources"] = map[string]any{"ra_rad": []float64{1}, "dec_rad": []float64{-0.5}, "flux_jy": [][]float64{{1}}}
 		delete(m, "eop")
 	}, "")
 	existing := filepath.Join(dir, "old.ms")
@@ -301,7 +301,7 @@ func TestMSRefusals(t *testing.T) {
 		{"drift and centre", []string{"example", "-o", filepath.Join(dir, "a.uvfits"), "--uvfits-drift", "--phase-center", "1,2"}, []string{"give one of the two"}},
 		{"centre for a shard", []string{"example", "--shard", "1/2", "-o", filepath.Join(dir, "a.gmvpart"), "--phase-center", "1,2"}, []string{"--phase-center is for -o OUT.ms or OUT.uvfits"}},
 		{"existing", []string{"example", "-o", existing}, []string{existing, "exists", "remove it or choose another -o"}},
-		{"over 4 GiB", []string{big, "-o", filepath.Join(dir, "big.ms")}, []string{"over the 4 GiB", "260 times × 2080 baselines × 1024 channels × 1 polarizations", "-o OUT.uvh5", "several runs of fewer times"}},
+		{"over 4 GiB", []string{big, "-o", filepath.Join(dir, "big.ms")}, []string{"over the 4 GiB", "20000 times × 2080 baselines × 1 channels × 1 polarizations", "-o OUT.uvh5", "several runs of fewer times"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, append([]string{"simulate", "-q", "--backend", "cpu"}, tc.args...)...)

@@ -67,6 +67,10 @@ type Column struct {
 	Type          DataType
 	Shape         []int // nil: a scalar column
 	Keywords      Record
+	// Tiled stores the (array) column in a TiledColumnStMan of its own,
+	// whose data file has 64-bit offsets, instead of in the table's
+	// StManAipsIO file, which holds at most 4 GiB.
+	Tiled bool
 }
 
 // nelem is the number of elements of one cell.
@@ -187,9 +191,13 @@ func (e *enc) putRecord(r Record) error {
 }
 
 // putColumnDesc writes one ColumnDesc (ColumnDesc::putFile,
-// BaseColumnDesc::putFile and the scalar or array putDesc), bound to the
-// data manager dm.
-func (e *enc) putColumnDesc(c Column, dm string) error {
+// BaseColumnDesc::putFile and the scalar or array putDesc), naming its
+// data manager's type and group.
+func (e *enc) putColumnDesc(c Column) error {
+	dm, group := dmName, dmName
+	if c.Tiled {
+		dm, group = tsmName, tsmGroup(c)
+	}
 	e.u32(1)
 	kind := "ScalarColumnDesc<"
 	if c.Shape != nil {
@@ -199,8 +207,8 @@ func (e *enc) putColumnDesc(c Column, dm string) error {
 	e.u32(1)
 	e.str(c.Name)
 	e.str(c.Comment)
-	e.str(dm) // data manager type
-	e.str(dm) // data manager group
+	e.str(dm)    // data manager type
+	e.str(group) // data manager group
 	e.i32(int32(c.Type))
 	if c.Shape == nil {
 		e.i32(0) // option
@@ -246,6 +254,9 @@ func checkColumns(cols []Column) error {
 		seen[c.Name] = true
 		if c.Type.typeName() == "" {
 			return fmt.Errorf("casatable: column %s has data type %d; use Bool, Int, Float, Double, Complex or String", c.Name, c.Type)
+		}
+		if c.Tiled && (c.Shape == nil || c.Type == String) {
+			return fmt.Errorf("casatable: column %s: only a non-String array column can be tiled", c.Name)
 		}
 		if c.Shape != nil && len(c.Shape) == 0 {
 			return fmt.Errorf("casatable: column %s: an array column needs at least one axis", c.Name)

@@ -22,6 +22,10 @@ func TestCreateErrors(t *testing.T) {
 		{"zero axis", "column A has cell shape [2 0]", []Column{{Name: "A", Type: Int, Shape: []int{2, 0}}}, 1},
 		{"rows", "-1 rows", []Column{{Name: "A", Type: Int}}, -1},
 		{"4 GiB", "over the 4 GiB a StManAipsIO table holds", []Column{{Name: "A", Type: Complex, Shape: []int{1024, 1024}}}, 1024},
+		{"tiled scalar", "column A: only a non-String array column can be tiled", []Column{{Name: "A", Type: Int, Tiled: true}}, 1},
+		{"tiled strings", "column A: only a non-String array column can be tiled", []Column{{Name: "A", Type: String, Shape: []int{2}, Tiled: true}}, 1},
+		{"all tiled", "every column is tiled", []Column{{Name: "A", Type: Int, Shape: []int{2}, Tiled: true}}, 1},
+		{"tiled PiB", "column B: 1048576 rows of 8589934592 bytes are over", []Column{{Name: "A", Type: Int}, {Name: "B", Type: Complex, Shape: []int{1 << 30}, Tiled: true}}, 1 << 20},
 		{"keyword", `keyword "K" has a value of type int`, nil, 0},
 	}
 	for _, c := range cases {

@@ -16,13 +16,15 @@ type Table struct {
 	Desc   Desc
 	Rows   int
 	Values []any
+	seq    []int // each column's data manager: 0 StManAipsIO, else tiled
 }
 
 // maxRead bounds the files Read accepts (the writer's 4 GiB limit).
 const maxRead = maxFile
 
 // Read reads a table this package wrote (a description with only the
-// value types it writes, every column in one StManAipsIO manager). It
+// value types it writes, its columns in one StManAipsIO manager and the
+// Tiled ones each in a TiledColumnStMan, read by readTiled). It
 // checks every length and count against the bytes present before using
 // it, so a damaged or hostile table gives an error, never a panic or an
 // allocation beyond its size.
@@ -39,7 +41,7 @@ func Read(dir string) (*Table, error) {
 	if err != nil {
 		return nil, fmt.Errorf("casatable: %s: %w", dir, err)
 	}
-	return t, nil
+	return t, t.readTiled(dir)
 }
 
 // parse reads a table from the bytes of its table.dat and table.f0.
@@ -292,27 +294,7 @@ func parseTableDat(b []byte) (*Table, error) {
 	if n := d.u32(); d.err == nil && int(n) != t.Rows {
 		d.fail("column set of %d rows in a table of %d", n, t.Rows)
 	}
-	d.u32()
-	if n := d.u32(); d.err == nil && n != 1 {
-		d.fail("%d data managers; this reader takes one", n)
-	}
-	if s := d.str(); d.err == nil && s != dmName {
-		d.fail("data manager %q; this reader takes only %s", s, dmName)
-	}
-	d.u32()
-	for _, c := range t.Desc.Columns {
-		d.u32()
-		if s := d.str(); d.err == nil && s != c.Name {
-			d.fail("column data %q where column %q was described", s, c.Name)
-		}
-		d.u32()
-		d.u32()
-		if c.Shape != nil {
-			d.boolean()
-			d.iposition()
-		}
-	}
-	d.take(d.count(1, "data manager blob"))
+	t.seq = d.columnSet(t.Desc.Columns)
 	d.end()
 	if d.err == nil && d.pos != len(b) {
 		d.fail("%d bytes after the table", len(b)-d.pos)
@@ -375,17 +357,21 @@ func (t *Table) parseData(b []byte) error {
 	if n := d.u32(); d.err == nil && int(n) != t.Rows {
 		d.fail("%d rows in a table of %d", n, t.Rows)
 	}
-	if n := d.u32(); d.err == nil && int(n) != len(t.Desc.Columns) {
-		d.fail("%d columns in a table of %d", n, len(t.Desc.Columns))
+	if n := d.u32(); d.err == nil && int(n) != len(t.aipsColumns()) {
+		d.fail("%d columns in a table of %d", n, len(t.aipsColumns()))
 	}
-	for _, c := range t.Desc.Columns {
+	for _, c := range t.aipsColumns() {
 		if dt := DataType(d.i32()); d.err == nil && dt != c.Type {
 			d.fail("column %s has type %d, described %d", c.Name, dt, c.Type)
 		}
 	}
-	for _, c := range t.Desc.Columns {
+	for i, c := range t.Desc.Columns {
 		if d.err != nil {
 			break
+		}
+		if t.tiled(i) { // readTiled reads it
+			t.Values = append(t.Values, nil)
+			continue
 		}
 		t.Values = append(t.Values, d.column(c, t.Rows))
 	}

@@ -4,13 +4,15 @@
 // keywords, and the binding of columns to storage managers), table.info
 // and the storage managers' files.
 //
-// One storage manager is written, casacore's StManAipsIO, for every
-// column: table.f0 holds all columns one after the other, each as an
-// AipsIO object. It stores scalars, strings and fixed-shape arrays with
-// no indexing to get wrong; it is casacore's oldest manager, and
+// Two storage managers are written. casacore's StManAipsIO stores every
+// column not marked Tiled: table.f0 holds them one after the other, each
+// as an AipsIO object. It stores scalars, strings and fixed-shape arrays
+// with no indexing to get wrong; it is casacore's oldest manager, and
 // casacore 3.5 (python-casacore, casacore-tools, WSClean 3.1) reads it,
 // loading it whole when the table is opened. Its AipsIO lengths are 32-bit,
-// so one table's file is limited to 4 GiB; Create refuses a larger one.
+// so its file is limited to 4 GiB; Create refuses a larger one. A Tiled
+// array column gets a TiledColumnStMan of its own (tsm.go), whose data
+// file has no such limit: a Measurement Set's DATA and FLAG go there.
 //
 // Rows are written column by column in row order. In a table without
 // String columns every column's place in table.f0 is known from the row
@@ -31,6 +33,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 )
 
 // dmName is the storage manager's type and name.
@@ -55,6 +58,7 @@ type Writer struct {
 	desc   Desc
 	nrow   int
 	spills []*spill
+	seq    []int    // each column's data manager (seqnrs)
 	f0     *os.File // table.f0 when the columns are written in place
 	dat    []byte   // table.dat, encoded at Create
 	closed bool
@@ -92,8 +96,16 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 	if nrow < 0 || uint64(nrow) > math.MaxInt32 {
 		return nil, fmt.Errorf("casatable: %s: %d rows; must be 0..%d", dir, nrow, math.MaxInt32)
 	}
-	if size := fixedSize(desc.Columns, nrow); size > maxFile {
-		return nil, fmt.Errorf("casatable: %s: %d rows of these columns take %d bytes, %w; write fewer rows (times or channels) per table", dir, nrow, size, ErrTooLarge)
+	if len(desc.Columns) > 0 && !slices.ContainsFunc(desc.Columns, func(c Column) bool { return !c.Tiled }) {
+		return nil, fmt.Errorf("casatable: %s: every column is tiled; keep one (a scalar) in StManAipsIO", dir)
+	}
+	for _, c := range desc.Columns {
+		if _, err := tiledSize(c, nrow); c.Tiled && err != nil {
+			return nil, fmt.Errorf("casatable: %s: %w", dir, err)
+		}
+	}
+	if err := CheckSize(desc, nrow); err != nil {
+		return nil, fmt.Errorf("casatable: %s: %w", dir, err)
 	}
 	dat, err := tableDat(desc, nrow)
 	if err != nil {
@@ -110,34 +122,41 @@ func Create(dir string, desc Desc, nrow int) (*Writer, error) {
 	return w, nil
 }
 
-// openSinks opens table.f0 for direct writes when no column holds
-// strings, else a spill file per column.
+// openSinks opens each tiled column's data file, and table.f0 for direct
+// writes when no other column holds strings, else a spill file per other
+// column.
 func (w *Writer) openSinks() error {
+	w.seq = seqnrs(w.desc.Columns)
 	direct := true
 	for _, c := range w.desc.Columns {
-		direct = direct && c.Type != String
+		direct = direct && (c.Type != String || c.Tiled)
 	}
-	if direct {
-		f, err := os.Create(filepath.Join(w.dir, "table.f0"))
-		if err != nil {
-			return err
-		}
-		w.f0 = f
-		off := int64(len(w.header()))
-		for i := range w.desc.Columns {
+	w.spills = make([]*spill, len(w.desc.Columns))
+	off := int64(len(w.header()))
+	for i, c := range w.desc.Columns {
+		var err error
+		switch {
+		case c.Tiled:
+			w.spills[i], err = w.createTiled(w.seq[i])
+		case direct:
+			if w.f0 == nil {
+				if w.f0, err = os.Create(filepath.Join(w.dir, "table.f0")); err != nil {
+					return err
+				}
+			}
 			size := w.dataSize(i)
 			off += int64(len(w.columnHead(i, size)))
-			w.spills = append(w.spills, &spill{f: f, off: off})
+			w.spills[i] = &spill{f: w.f0, off: off}
 			off += int64(size)
+		default:
+			var f *os.File
+			if f, err = os.Create(filepath.Join(w.dir, fmt.Sprintf(".spill%d", i))); err == nil {
+				w.spills[i] = &spill{f: f, w: bufio.NewWriterSize(f, 64<<10)}
+			}
 		}
-		return nil
-	}
-	for i := range w.desc.Columns {
-		f, err := os.Create(filepath.Join(w.dir, fmt.Sprintf(".spill%d", i)))
 		if err != nil {
 			return err
 		}
-		w.spills = append(w.spills, &spill{f: f, w: bufio.NewWriterSize(f, 64<<10)})
 	}
 	return nil
 }
@@ -160,6 +179,9 @@ func (w *Writer) dataSize(i int) uint64 {
 func fixedSize(cols []Column, nrow int) uint64 {
 	var n uint64 = 1 << 12 // the header, generously
 	for _, c := range cols {
+		if c.Tiled {
+			continue
+		}
 		el := uint64(c.Type.size()) * 8
 		if c.Type == String {
 			el = 32
@@ -169,6 +191,16 @@ func fixedSize(cols []Column, nrow int) uint64 {
 		n += 256 + uint64(nrow)*uint64(c.nelem())*el/8
 	}
 	return n
+}
+
+// CheckSize is Create's check that nrow rows of desc's StManAipsIO
+// columns fit its 4 GiB (wrapping ErrTooLarge when not), for callers to
+// make before they build the rows.
+func CheckSize(desc Desc, nrow int) error {
+	if size := fixedSize(desc.Columns, nrow); size > maxFile {
+		return fmt.Errorf("%d rows of these columns take %d bytes, %w; write fewer rows (times or channels) per table", nrow, size, ErrTooLarge)
+	}
+	return nil
 }
 
 // Columns is the number of columns.
@@ -364,7 +396,9 @@ func (w *Writer) PutStrings(col int, v []string) error {
 // Abort removes the table's directory.
 func (w *Writer) Abort() {
 	for _, s := range w.spills {
-		s.f.Close()
+		if s != nil {
+			s.f.Close()
+		}
 	}
 	if w.f0 != nil {
 		w.f0.Close()
@@ -403,6 +437,12 @@ func (w *Writer) finish() error {
 				return fmt.Errorf("casatable: %s: %w", w.dir, err)
 			}
 		}
+		if c.Tiled {
+			if err := w.finishTiled(i, w.seq[i]); err != nil {
+				return err
+			}
+			continue
+		}
 		if s.w == nil {
 			continue
 		}
@@ -420,7 +460,7 @@ func (w *Writer) finish() error {
 		return err
 	}
 	for _, s := range w.spills {
-		if s.w != nil {
+		if s.w != nil && s.f != nil {
 			s.f.Close()
 			os.Remove(s.f.Name())
 		}
@@ -479,9 +519,9 @@ func (w *Writer) header() []byte {
 	e.u32(0) // sequence number
 	e.u32(0) // unique number for the column files it never makes
 	e.u32(uint32(w.nrow))
-	e.u32(uint32(len(w.desc.Columns)))
-	for _, c := range w.desc.Columns {
-		e.i32(int32(c.Type))
+	e.u32(uint32(len(w.aips())))
+	for _, i := range w.aips() {
+		e.i32(int32(w.desc.Columns[i].Type))
 	}
 	return e.b
 }
@@ -492,7 +532,8 @@ func (w *Writer) finishDirect() error {
 	hdr := w.header()
 	off := int64(len(hdr))
 	var werr error
-	for i, s := range w.spills {
+	for _, i := range w.aips() {
+		s := w.spills[i]
 		size := w.dataSize(i)
 		if s.n != size {
 			return fmt.Errorf("casatable: %s: column %s has %d bytes of values, want %d", w.dir, w.desc.Columns[i].Name, s.n, size)
@@ -525,7 +566,7 @@ func (w *Writer) finishDirect() error {
 func (w *Writer) writeData() error {
 	heads := make([][]byte, len(w.desc.Columns))
 	var body uint64
-	for i := range heads {
+	for _, i := range w.aips() {
 		heads[i] = w.columnHead(i, w.spills[i].n)
 		body += uint64(len(heads[i])) + w.spills[i].n
 	}
@@ -544,8 +585,8 @@ func (w *Writer) writeData() error {
 		if _, err := bw.Write(hdr); err != nil {
 			return err
 		}
-		for i, h := range heads {
-			if _, err := bw.Write(h); err != nil {
+		for _, i := range w.aips() {
+			if _, err := bw.Write(heads[i]); err != nil {
 				return err
 			}
 			s := w.spills[i]
@@ -587,31 +628,53 @@ func tableDat(d Desc, nrow int) ([]byte, error) {
 	}
 	e.u32(uint32(len(d.Columns)))
 	for _, c := range d.Columns {
-		if err := e.putColumnDesc(c, dmName); err != nil {
+		if err := e.putColumnDesc(c); err != nil {
 			return nil, err
 		}
 	}
 	e.end()
-	// ColumnSet: version, rows, data managers made, those in use.
+	// ColumnSet: version, rows, data managers made, those in use, each
+	// one's type and sequence number.
+	seq := seqnrs(d.Columns)
+	nman := uint32(1 + slices.Max(append(seq, 0)))
 	e.i32(-2)
 	e.u32(uint32(nrow))
-	e.u32(1)
-	e.u32(1)
+	e.u32(nman)
+	e.u32(nman)
 	e.str(dmName)
 	e.u32(0)
-	for _, c := range d.Columns { // PlainColumn::putFile and the derived
+	for i, c := range d.Columns {
+		if c.Tiled {
+			e.str(tsmName)
+			e.u32(uint32(seq[i]))
+		}
+	}
+	for i, c := range d.Columns { // PlainColumn::putFile and the derived
 		e.u32(2)
 		e.str(c.Name)
 		e.u32(1)
-		e.u32(0) // the data manager's sequence number
+		e.u32(uint32(seq[i])) // the data manager's sequence number
 		if c.Shape != nil {
 			e.boolean(true)
 			e.iposition(c.Shape)
 		}
 	}
-	e.u32(0) // StManAipsIO puts nothing in table.dat
+	for range nman {
+		e.u32(0) // neither manager puts anything in table.dat
+	}
 	e.end()
 	return e.b, nil
+}
+
+// aips lists the columns StManAipsIO stores.
+func (w *Writer) aips() []int {
+	var out []int
+	for i, c := range w.desc.Columns {
+		if !c.Tiled {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // Rows is the table's row count.

@@ -24,17 +24,18 @@ func CreateMS(path string, sim *matvis.Simulation, obs *matvis.Observation, cent
 	if err != nil {
 		return nil, err
 	}
+	// The size is checked before the header's per-row arrays are built
+	// (GBs for an MS over the limit).
+	if err := ms.CheckSize(len(l.Pols), len(l.Freqs), len(l.Times)*len(l.Baselines)); err != nil {
+		return nil, l.msTooLarge(err)
+	}
 	h, err := l.Header()
 	if err != nil {
 		return nil, err
 	}
 	d, err := ms.NewDrift(path, h, ms.Phasing{Centre: centre, EOP: l.eopAt})
-	if errors.Is(err, casatable.ErrTooLarge) {
-		return nil, fmt.Errorf("%w\n  the MS would hold %d times × %d baselines × %d channels × %d polarizations in one table; write -o OUT.uvh5 instead, or run the times in several runs of fewer times each (an MS's main table holds at most 4 GiB, about 8 bytes per visibility)",
-			err, len(l.Times), len(l.Baselines), len(l.Freqs), len(l.Pols))
-	}
 	if err != nil {
-		return nil, err
+		return nil, l.msTooLarge(err)
 	}
 	m := &msRows{d: d, nbl: len(l.Baselines), nf: len(l.Freqs), np: len(l.Pols), times: l.Times, pending: map[int]*msTime{}}
 	for _, b := range l.Baselines {
@@ -45,6 +46,16 @@ func CreateMS(path string, sim *matvis.Simulation, obs *matvis.Observation, cent
 		m.lsts = append(m.lsts, h.LSTs[t*m.nbl])
 	}
 	return newWriter(m, sim, obs), nil
+}
+
+// msTooLarge says what to do when err is an MS's refusal of its size,
+// and returns other errors as they are.
+func (l *Layout) msTooLarge(err error) error {
+	if !errors.Is(err, casatable.ErrTooLarge) {
+		return err
+	}
+	return fmt.Errorf("%w\n  the MS would hold %d times × %d baselines × %d channels × %d polarizations in one table; write -o OUT.uvh5 instead, or run the times in several runs of fewer times each (an MS's main table keeps DATA and FLAG in tiled files of any size, but its other columns, about 100 bytes a row, in one file of at most 4 GiB: about 40 million rows)",
+		err, len(l.Times), len(l.Baselines), len(l.Freqs), len(l.Pols))
 }
 
 // eopAt is the layout's Earth orientation at one of its times (zero, as
