@@ -2,7 +2,9 @@ package casatable
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
 )
@@ -12,20 +14,25 @@ import (
 // of one column a caller asks for, so a reader that needs two columns of
 // ten, or a block of rows at a time, never holds a whole table's values
 // (Read's main table of a 350-antenna MS holds 1.25 GB of DATA alone).
+// It reads with pread, not through a mapping: a mapped file cut short
+// reads as zeros up to the end of its last page, a silent wrong value.
 type Columns struct {
 	Desc  Desc
 	Rows  int
 	path  string
-	m     *inputfile.Mapping
+	f     *os.File
 	spans []span
+	// bufs holds read's buffers: Cells decodes each into fresh values,
+	// so a block reader's 8 MiB are reused, not zeroed and collected.
+	bufs sync.Pool
 }
 
 // span is where a column's values lie in table.f0.
 type span struct{ off, n int }
 
-// Open reads table dir's description and maps its table.f0, checking each
-// column's object and value count as Read does (Cells decodes what Read
-// would). Close releases the mapping.
+// Open reads table dir's description and indexes its table.f0 (mapped
+// while it is walked), checking each column's object and value count as
+// Read does (Cells decodes what Read would). Close closes table.f0.
 func Open(dir string) (*Columns, error) {
 	dat, err := readFile(filepath.Join(dir, "table.dat"))
 	if err != nil {
@@ -40,17 +47,29 @@ func Open(dir string) (*Columns, error) {
 	if err != nil {
 		return nil, fmt.Errorf("casatable: %w", err)
 	}
-	c := &Columns{Desc: t.Desc, Rows: t.Rows, path: path, m: m}
+	c := &Columns{Desc: t.Desc, Rows: t.Rows, path: path}
 	err = m.Guard(func() error { return c.index(m.Bytes()) })
+	size := len(m.Bytes())
+	if cerr := m.Close(); err == nil {
+		err = cerr
+	}
 	if err != nil {
-		m.Close()
 		return nil, fmt.Errorf("casatable: %s: table.f0: %w", dir, err)
 	}
+	f, n, err := inputfile.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("casatable: %w", err)
+	}
+	if n != int64(size) {
+		f.Close()
+		return nil, fmt.Errorf("casatable: %s: %w (%d bytes, then %d): read it again", path, inputfile.ErrChanged, size, n)
+	}
+	c.f = f
 	return c, nil
 }
 
-// Close releases the mapped table.f0; Cells must not be called after.
-func (c *Columns) Close() error { return c.m.Close() }
+// Close closes table.f0; Cells must not be called after.
+func (c *Columns) Close() error { return c.f.Close() }
 
 // index walks table.f0 as parseData does, recording each column's values'
 // span instead of decoding them.
@@ -141,12 +160,7 @@ func (c *Columns) Cells(name string, lo, hi int) (any, error) {
 	if hi == lo {
 		return emptyOf(col.Type), nil
 	}
-	var v any
-	err := c.m.Guard(func() error {
-		var err error
-		v, err = c.decode(col, c.spans[i], lo, hi)
-		return err
-	})
+	v, err := c.decode(col, c.spans[i], lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("casatable: %s: column %s: %w", c.path, name, err)
 	}
@@ -164,31 +178,61 @@ func (c *Columns) find(name string) int {
 
 // decode decodes rows lo to hi (lo < hi) of column col from its span s.
 func (c *Columns) decode(col Column, s span, lo, hi int) (any, error) {
-	b := c.m.Bytes()[s.off : s.off+s.n]
-	var d *dec
 	switch {
 	case col.Type == String:
 		// Strings have no fixed size: decode up to hi and keep the rows asked for.
-		d = &dec{b: b}
-		v := d.values(col, hi).([]string)
-		return v[lo*col.nelem():], d.err
+		b, err := c.read(s, 0, s.n)
+		if err != nil {
+			return nil, err
+		}
+		defer c.bufs.Put(&b)
+		d := &dec{b: b}
+		v, _ := d.values(col, hi).([]string)
+		if d.err != nil {
+			return nil, d.err
+		}
+		return v[lo*col.nelem():], nil
 	case col.Type == Bool && col.Shape == nil:
-		return scalarBits(b, lo, hi), nil
-	case col.Type == Bool:
-		per := (col.nelem() + 7) / 8
-		d = &dec{b: b[lo*per : hi*per]}
-		return d.bools(col, hi-lo), d.err
+		b, err := c.read(s, lo/8, (hi+7)/8)
+		if err != nil {
+			return nil, err
+		}
+		defer c.bufs.Put(&b)
+		return scalarBits(b, lo%8, hi-lo), nil
 	}
 	cell := col.nelem() * col.Type.size()
-	d = &dec{b: b[lo*cell : hi*cell]}
+	if col.Type == Bool {
+		cell = (col.nelem() + 7) / 8
+	}
+	b, err := c.read(s, lo*cell, hi*cell)
+	if err != nil {
+		return nil, err
+	}
+	defer c.bufs.Put(&b)
+	d := &dec{b: b}
 	return d.values(col, hi-lo), d.err
 }
 
-// scalarBits unpacks rows lo to hi of a scalar Bool column's one bit run.
-func scalarBits(b []byte, lo, hi int) []bool {
-	v := make([]bool, hi-lo)
+// read reads bytes from to to of span s into a buffer from c.bufs.
+func (c *Columns) read(s span, from, to int) ([]byte, error) {
+	var b []byte
+	if p, ok := c.bufs.Get().(*[]byte); ok && cap(*p) >= to-from {
+		b = (*p)[:to-from]
+	} else {
+		b = make([]byte, to-from)
+	}
+	if _, err := c.f.ReadAt(b, int64(s.off+from)); err != nil {
+		return nil, fmt.Errorf("reading %d bytes at %d: %w", len(b), s.off+from, err)
+	}
+	return b, nil
+}
+
+// scalarBits unpacks n bits of a scalar Bool column's bit run b from bit
+// first on.
+func scalarBits(b []byte, first, n int) []bool {
+	v := make([]bool, n)
 	for i := range v {
-		k := lo + i
+		k := first + i
 		v[i] = b[k/8]>>(k%8)&1 == 1
 	}
 	return v

@@ -171,3 +171,30 @@ func TestOpenDamaged(t *testing.T) {
 		c.Close()
 	}
 }
+
+// TestCellsAfterTruncation: a table.f0 cut short after Open gives Cells an
+// error naming the file, not a panic or zeros.
+func TestCellsAfterTruncation(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t")
+	w, err := Create(dir, Desc{Columns: []Column{{Name: "A", Type: Double, Shape: []int{4}}}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.PutDoubles(0, make([]float64, 12)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := os.Truncate(filepath.Join(dir, "table.f0"), 40); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Cells("A", 0, 3); err == nil || !strings.Contains(err.Error(), "table.f0") || !strings.Contains(err.Error(), "column A") {
+		t.Errorf("Cells after truncation: %v, want an error naming table.f0 and column A", err)
+	}
+}
