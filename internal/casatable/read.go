@@ -442,35 +442,49 @@ func (d *dec) values(c Column, nrow int) any {
 	switch c.Type {
 	case Bool:
 		return d.bools(c, nrow)
+	case Int, Float, Double, Complex:
+		// One take for the whole run: these loops decode a 1.25 GB DATA
+		// column, where a bounds check per value cost half the read.
+		return fixedValues(c.Type, d.take(n*c.Type.size()), n)
+	}
+	v := make([]string, n)
+	for i := range v {
+		v[i] = d.str()
+	}
+	return v
+}
+
+// fixedValues decodes n big-endian values of type t from p (nil after a
+// failed take: then nil).
+func fixedValues(t DataType, p []byte, n int) any {
+	if p == nil {
+		return nil
+	}
+	be := binary.BigEndian
+	switch t {
 	case Int:
 		v := make([]int32, n)
 		for i := range v {
-			v[i] = d.i32()
+			v[i] = int32(be.Uint32(p[4*i:]))
 		}
 		return v
 	case Float:
 		v := make([]float32, n)
 		for i := range v {
-			v[i] = math.Float32frombits(d.u32())
+			v[i] = math.Float32frombits(be.Uint32(p[4*i:]))
 		}
 		return v
 	case Double:
 		v := make([]float64, n)
 		for i := range v {
-			v[i] = math.Float64frombits(d.u64())
-		}
-		return v
-	case Complex:
-		v := make([]complex64, n)
-		for i := range v {
-			re := math.Float32frombits(d.u32())
-			v[i] = complex(re, math.Float32frombits(d.u32()))
+			v[i] = math.Float64frombits(be.Uint64(p[8*i:]))
 		}
 		return v
 	}
-	v := make([]string, n)
+	v := make([]complex64, n)
 	for i := range v {
-		v[i] = d.str()
+		q := p[8*i : 8*i+8]
+		v[i] = complex(math.Float32frombits(be.Uint32(q)), math.Float32frombits(be.Uint32(q[4:])))
 	}
 	return v
 }
@@ -489,14 +503,16 @@ func (d *dec) bools(c Column, nrow int) []bool {
 		d.fail("column %s: %d bytes of bits do not fit in the %d left", c.Name, per*cells, len(d.b)-d.pos)
 		return nil
 	}
-	v := make([]bool, 0, cell*cells)
-	for range cells {
+	v := make([]bool, cell*cells)
+	for j := range cells {
 		p := d.take(per)
 		if p == nil {
 			return nil
 		}
-		for i := range cell {
-			v = append(v, p[i/8]>>(i%8)&1 == 1)
+		// Indexed, not appended: a 350-antenna MS's FLAG is 157 M bits.
+		o := v[j*cell : (j+1)*cell]
+		for i := range o {
+			o[i] = p[i>>3]>>(i&7)&1 == 1
 		}
 	}
 	return v
