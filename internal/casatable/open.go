@@ -22,13 +22,18 @@ type Columns struct {
 	path  string
 	f     *os.File
 	spans []span
+	tiled []*os.File // the tiled columns' data files (TiledColumnStMan)
 	// bufs holds read's buffers: Cells decodes each into fresh values,
 	// so a block reader's 8 MiB are reused, not zeroed and collected.
 	bufs sync.Pool
 }
 
-// span is where a column's values lie in table.f0.
-type span struct{ off, n int }
+// span is where a column's values lie: in table.f0, or from offset 0 of
+// its own data file f (a tiled column).
+type span struct {
+	off, n int
+	f      *os.File
+}
 
 // Open reads table dir's description and indexes its table.f0 (mapped
 // while it is walked), checking each column's object and value count as
@@ -48,7 +53,7 @@ func Open(dir string) (*Columns, error) {
 		return nil, fmt.Errorf("casatable: %w", err)
 	}
 	c := &Columns{Desc: t.Desc, Rows: t.Rows, path: path}
-	err = m.Guard(func() error { return c.index(m.Bytes()) })
+	err = m.Guard(func() error { return c.index(m.Bytes(), t) })
 	size := len(m.Bytes())
 	if cerr := m.Close(); err == nil {
 		err = cerr
@@ -65,15 +70,63 @@ func Open(dir string) (*Columns, error) {
 		return nil, fmt.Errorf("casatable: %s: %w (%d bytes, then %d): read it again", path, inputfile.ErrChanged, size, n)
 	}
 	c.f = f
+	if err := c.openTiled(t, dir); err != nil {
+		c.Close()
+		return nil, err
+	}
 	return c, nil
 }
 
-// Close closes table.f0; Cells must not be called after.
-func (c *Columns) Close() error { return c.f.Close() }
+// openTiled checks each tiled column's header and opens its data file,
+// whose size must be its rows' exactly; its span replaces the column's.
+func (c *Columns) openTiled(t *Table, dir string) error {
+	for i, col := range t.Desc.Columns {
+		if !t.tiled(i) {
+			continue
+		}
+		name := fmt.Sprintf("table.f%d", t.seq[i])
+		hdr, err := inputfile.ReadAll(filepath.Join(dir, name), maxTSMHeader)
+		if err != nil {
+			return fmt.Errorf("casatable: %w", err)
+		}
+		d := &dec{b: hdr}
+		d.tsmHeader(col, t.seq[i], t.Rows)
+		if d.err != nil {
+			return fmt.Errorf("casatable: %s: %s: %w", dir, name, d.err)
+		}
+		size, err := tiledSize(col, t.Rows)
+		if err != nil {
+			return fmt.Errorf("casatable: %s: %w", dir, err)
+		}
+		f, n, err := inputfile.Open(filepath.Join(dir, tsmFile(t.seq[i])))
+		if err != nil {
+			return fmt.Errorf("casatable: %w", err)
+		}
+		c.tiled = append(c.tiled, f)
+		if n != size {
+			return fmt.Errorf("casatable: %s: %s has %d bytes; %d rows of column %s need %d", dir, tsmFile(t.seq[i]), n, t.Rows, col.Name, size)
+		}
+		c.spans[i] = span{n: int(size), f: f}
+	}
+	return nil
+}
+
+// Close closes table.f0 and the tiled columns' files; Cells must not be
+// called after.
+func (c *Columns) Close() error {
+	err := c.f.Close()
+	for _, f := range c.tiled {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
 
 // index walks table.f0 as parseData does, recording each column's values'
 // span instead of decoding them.
-func (c *Columns) index(b []byte) error {
+func (c *Columns) index(b []byte, t *Table) error {
+	aips := t.aipsColumns()
 	d := &dec{b: b}
 	d.start(dmName)
 	d.str()
@@ -82,19 +135,22 @@ func (c *Columns) index(b []byte) error {
 	if n := d.u32(); d.err == nil && int(n) != c.Rows {
 		d.fail("%d rows in a table of %d", n, c.Rows)
 	}
-	if n := d.u32(); d.err == nil && int(n) != len(c.Desc.Columns) {
-		d.fail("%d columns in a table of %d", n, len(c.Desc.Columns))
+	if n := d.u32(); d.err == nil && int(n) != len(aips) {
+		d.fail("%d columns in a table of %d in %s", n, len(aips), dmName)
 	}
-	for _, col := range c.Desc.Columns {
+	for _, col := range aips {
 		if dt := DataType(d.i32()); d.err == nil && dt != col.Type {
 			d.fail("column %s has type %d, described %d", col.Name, dt, col.Type)
 		}
 	}
-	for _, col := range c.Desc.Columns {
+	c.spans = make([]span, len(c.Desc.Columns))
+	for i, col := range c.Desc.Columns {
 		if d.err != nil {
 			break
 		}
-		c.spans = append(c.spans, d.skipColumn(col, c.Rows))
+		if !t.tiled(i) {
+			c.spans[i] = d.skipColumn(col, c.Rows)
+		}
 	}
 	d.end()
 	if d.err == nil && d.pos != len(b) {
@@ -221,7 +277,11 @@ func (c *Columns) read(s span, from, to int) ([]byte, error) {
 	} else {
 		b = make([]byte, to-from)
 	}
-	if _, err := c.f.ReadAt(b, int64(s.off+from)); err != nil {
+	f := c.f
+	if s.f != nil {
+		f = s.f
+	}
+	if _, err := f.ReadAt(b, int64(s.off+from)); err != nil {
 		return nil, fmt.Errorf("reading %d bytes at %d: %w", len(b), s.off+from, err)
 	}
 	return b, nil
