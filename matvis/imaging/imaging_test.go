@@ -172,7 +172,12 @@ func TestOffCentrePointSource(t *testing.T) {
 		}
 		x0 := float64(g.N/2) - l0/g.Cell
 		y0 := float64(g.N/2) + m0/g.Cell
-		if math.Abs(float64(px)-x0) > 0.5 || math.Abs(float64(py)-y0) > 0.5 {
+		// The source's own pixel, or, for a source within a tenth of a
+		// cell of a pixel boundary (the fit's tolerance below), the one
+		// beside it: which of two pixels 0.49 and 0.51 cell away is
+		// brighter is the sidelobes', not the position's (seed
+		// 7484429321819408188: a source at x 79.49 peaked at 80).
+		if math.Abs(float64(px)-x0) > 0.6 || math.Abs(float64(py)-y0) > 0.6 {
 			t.Fatalf("trial %d: peak at pixel (%d, %d), the source is at (%.2f, %.2f)", trial, px, py, x0, y0)
 		}
 		fx := float64(px) + vertex(im.At(px-1, py), im.At(px, py), im.At(px+1, py))
