@@ -36,7 +36,11 @@ func (d *dec) columnSet(cols []Column) []int {
 		}
 		d.u32()
 		seq[i] = int(d.u32())
-		if d.err == nil && (seq[i] >= nman || (seq[i] > 0 && (c.Shape == nil || c.Type == String || used[seq[i]]))) {
+		if d.err != nil {
+			// A failed read leaves a number that indexes nothing.
+			return seq
+		}
+		if seq[i] >= nman || (seq[i] > 0 && (c.Shape == nil || c.Type == String || used[seq[i]])) {
 			d.fail("column %s bound to data manager %d of %d, which it cannot be", c.Name, seq[i], nman)
 			return seq
 		}
