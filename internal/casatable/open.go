@@ -80,31 +80,21 @@ func Open(dir string) (*Columns, error) {
 // openTiled checks each tiled column's header and opens its data file,
 // whose size must be its rows' exactly; its span replaces the column's.
 func (c *Columns) openTiled(t *Table, dir string) error {
-	for i, col := range t.Desc.Columns {
+	for i := range t.Desc.Columns {
 		if !t.tiled(i) {
 			continue
 		}
-		name := fmt.Sprintf("table.f%d", t.seq[i])
-		hdr, err := inputfile.ReadAll(filepath.Join(dir, name), maxTSMHeader)
+		size, err := t.tiledHeader(dir, i)
 		if err != nil {
-			return fmt.Errorf("casatable: %w", err)
-		}
-		d := &dec{b: hdr}
-		d.tsmHeader(col, t.seq[i], t.Rows)
-		if d.err != nil {
-			return fmt.Errorf("casatable: %s: %s: %w", dir, name, d.err)
-		}
-		size, err := tiledSize(col, t.Rows)
-		if err != nil {
-			return fmt.Errorf("casatable: %s: %w", dir, err)
+			return err
 		}
 		f, n, err := inputfile.Open(filepath.Join(dir, tsmFile(t.seq[i])))
 		if err != nil {
 			return fmt.Errorf("casatable: %w", err)
 		}
 		c.tiled = append(c.tiled, f)
-		if n != size {
-			return fmt.Errorf("casatable: %s: %s has %d bytes; %d rows of column %s need %d", dir, tsmFile(t.seq[i]), n, t.Rows, col.Name, size)
+		if err := t.tiledLength(dir, i, n, size); err != nil {
+			return err
 		}
 		c.spans[i] = span{n: int(size), f: f}
 	}

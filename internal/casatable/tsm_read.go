@@ -77,37 +77,57 @@ func (t *Table) readTiled(dir string) error {
 		if !t.tiled(i) {
 			continue
 		}
-		name := fmt.Sprintf("table.f%d", t.seq[i])
-		hdr, err := inputfile.ReadAll(filepath.Join(dir, name), maxTSMHeader)
+		size, err := t.tiledHeader(dir, i)
 		if err != nil {
-			return fmt.Errorf("casatable: %w", err)
-		}
-		d := &dec{b: hdr}
-		d.tsmHeader(c, t.seq[i], t.Rows)
-		if d.err != nil {
-			return fmt.Errorf("casatable: %s: %s: %w", dir, name, d.err)
-		}
-		size, err := tiledSize(c, t.Rows)
-		if err != nil {
-			return fmt.Errorf("casatable: %s: %w", dir, err)
+			return err
 		}
 		data, err := inputfile.ReadAll(filepath.Join(dir, tsmFile(t.seq[i])), size)
 		if err != nil {
 			return fmt.Errorf("casatable: %w", err)
 		}
-		if int64(len(data)) != size {
-			return fmt.Errorf("casatable: %s: %s has %d bytes; %d rows of column %s need %d", dir, tsmFile(t.seq[i]), len(data), t.Rows, c.Name, size)
+		if err := t.tiledLength(dir, i, int64(len(data)), size); err != nil {
+			return err
 		}
 		t.Values[i] = emptyOf(c.Type)
 		if t.Rows > 0 {
-			d = &dec{b: data}
+			d := &dec{b: data}
 			t.Values[i] = d.values(c, t.Rows)
-		}
-		if d.err != nil {
-			return fmt.Errorf("casatable: %s: %s: %w", dir, tsmFile(t.seq[i]), d.err)
+			if d.err != nil {
+				return fmt.Errorf("casatable: %s: %s: %w", dir, tsmFile(t.seq[i]), d.err)
+			}
 		}
 	}
 	return nil
+}
+
+// tiledHeader reads and checks tiled column i's header file in dir (Read
+// and Open both) and returns the bytes its data file must hold.
+func (t *Table) tiledHeader(dir string, i int) (int64, error) {
+	c := t.Desc.Columns[i]
+	name := fmt.Sprintf("table.f%d", t.seq[i])
+	hdr, err := inputfile.ReadAll(filepath.Join(dir, name), maxTSMHeader)
+	if err != nil {
+		return 0, fmt.Errorf("casatable: %w", err)
+	}
+	d := &dec{b: hdr}
+	d.tsmHeader(c, t.seq[i], t.Rows)
+	if d.err != nil {
+		return 0, fmt.Errorf("casatable: %s: %s: %w", dir, name, d.err)
+	}
+	size, err := tiledSize(c, t.Rows)
+	if err != nil {
+		return 0, fmt.Errorf("casatable: %s: %w", dir, err)
+	}
+	return size, nil
+}
+
+// tiledLength is the error for tiled column i's data file of n bytes
+// where its rows need size, or nil.
+func (t *Table) tiledLength(dir string, i int, n, size int64) error {
+	if n == size {
+		return nil
+	}
+	return fmt.Errorf("casatable: %s: %s has %d bytes; %d rows of column %s need %d", dir, tsmFile(t.seq[i]), n, t.Rows, t.Desc.Columns[i].Name, size)
 }
 
 // tsmHeader reads a tiled column's header as tsmHeader writes it,
