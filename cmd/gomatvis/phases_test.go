@@ -40,8 +40,9 @@ func phasesOf(t *testing.T, stdout string) []float64 {
 // TestSimulatePhases: every output's run prints its phases, which add up
 // to the wall (each printed to the millisecond); the run's compute, write
 // and close hold at least the output's own account of its compute, waits
-// on the writer and close, and together at most the summary line's run
-// wall.
+// on the writer and close, and cover the summary line's run wall, of
+// which compute and write are a part (the identity holds for any load:
+// the wall is read from the clock's own marks).
 func TestSimulatePhases(t *testing.T) {
 	dir := t.TempDir()
 	for _, ext := range []string{".npy", ".uvh5", ".uvfits"} {
@@ -73,10 +74,17 @@ func TestSimulatePhases(t *testing.T) {
 					t.Errorf("%s %v s below the output's own %v s", name, p[4+i], own)
 				}
 			}
-			// The output's file is opened before the run (write) and the
-			// backend closed after it (close): 5 ms for both.
-			if run := p[4] + p[5] + p[6]; run > all*1.01+0.005 {
-				t.Errorf("compute, write and close %v s above the summary's run wall %v s", run, all)
+			// The summary's run wall is the interval between the clock's
+			// set-up mark and its run mark: compute and write lie inside
+			// it, and with close (the output's, then the backend's) they
+			// cover it. Slack for the printing only: three phases to the
+			// millisecond, the wall to three digits.
+			slack := 0.0015 + all*0.005
+			if cw := p[4] + p[5]; cw > all+slack {
+				t.Errorf("compute and write %v s above the summary's run wall %v s", cw, all)
+			}
+			if run := p[4] + p[5] + p[6]; run < all-slack {
+				t.Errorf("compute, write and close %v s below the summary's run wall %v s", run, all)
 			}
 		})
 	}

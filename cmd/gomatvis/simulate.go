@@ -105,12 +105,14 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	closeBackend := sync.OnceValue(be.Close)
 	defer closeBackend()
-	clock.Mark(runclock.Setup)
+	// The run's wall is taken between the clock's own marks, so that the
+	// phases of the run (compute, write and the output's close) hold it
+	// exactly; closing the backend follows it, in close.
+	t0 := clock.Mark(runclock.Setup)
 	before := clock.Phases() // the phases before the run, for the outputs' metadata
 	if *profileDir != "" && obs != nil {
 		obs.History += " " + phasesHistory(before)
 	}
-	t0 := time.Now()
 	var meta *preparedMeta // an npy's sidecar, its array encoded during the compute
 	if !bo.uvh5 {
 		meta = prepareMeta(*out, metaBase(in.name(), sim, obs, sim.OutputShape(), sim.Options.Precision, be.Name(), coordsName(in, coord.method, *topo)))
@@ -131,10 +133,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	wall := time.Since(t0)
 	// The writer overlaps the compute: the run's interval is shared as
 	// output.Run measured it, its own bookkeeping counted as compute.
-	clock.MarkSplit(runclock.Compute, runclock.Part{Phase: runclock.Write, Duration: sum.WriteWait}, runclock.Part{Phase: runclock.Close, Duration: sum.Close})
+	wall := clock.MarkSplit(runclock.Compute, runclock.Part{Phase: runclock.Write, Duration: sum.WriteWait}, runclock.Part{Phase: runclock.Close, Duration: sum.Close}).Sub(t0)
 	closeErr := closeBackend()
 	clock.Mark(runclock.Close)
 	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), wall, *out, blas, bo.uvh5)

@@ -84,14 +84,15 @@ func newAt(origin time.Time, from string, now func() time.Time) *Clock {
 }
 
 // Mark attributes the time since the previous mark (or the clock's
-// origin) to p.
-func (c *Clock) Mark(p Phase) {
-	if p < 0 || p >= numPhases {
-		return
-	}
+// origin) to p and returns the mark's instant, so that a caller timing an
+// interval between marks measures exactly what the phases hold.
+func (c *Clock) Mark(p Phase) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.now()
+	if p < 0 || p >= numPhases {
+		return t
+	}
 	if d := t.Sub(c.last); d > 0 {
 		c.d[p] += d
 	}
@@ -99,6 +100,7 @@ func (c *Clock) Mark(p Phase) {
 	if t.After(c.last) {
 		c.last = t
 	}
+	return t
 }
 
 // Part is a known share of an interval: d of it was phase p.
@@ -112,8 +114,8 @@ type Part struct {
 // reports the compute, the waits for the writer and the close): each
 // part gets its duration, in order and never more than is left of the
 // interval, and rest gets what remains, so the phases still add up to
-// the wall.
-func (c *Clock) MarkSplit(rest Phase, parts ...Part) {
+// the wall. It returns the mark's instant, as Mark does.
+func (c *Clock) MarkSplit(rest Phase, parts ...Part) time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	t := c.now()
@@ -134,6 +136,7 @@ func (c *Clock) MarkSplit(rest Phase, parts ...Part) {
 	if t.After(c.last) {
 		c.last = t
 	}
+	return t
 }
 
 // Phases returns the phases recorded so far.
