@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"encoding/json"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -145,6 +148,7 @@ func TestSimulateProfile(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(prof, "phases.svg")); err != nil {
 		t.Error(err)
 	}
+	checkCPUProfile(t, filepath.Join(prof, "cpu.pprof"))
 	f, err := uvh5.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -163,6 +167,29 @@ func TestSimulateProfile(t *testing.T) {
 	}
 	if strings.Contains(g.Header.History, "phases") {
 		t.Errorf("history %q: times without --profile", g.Header.History)
+	}
+}
+
+// checkCPUProfile: path is a CPU profile as runtime/pprof writes it, a
+// gzip-compressed protocol buffer (pprof's profile.proto) naming its
+// sample type, "cpu".
+func checkCPUProfile(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	z, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatalf("%s: not gzip: %v", path, err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	if !bytes.Contains(b, []byte("cpu")) || !bytes.Contains(b, []byte("nanoseconds")) {
+		t.Errorf("%s: %d bytes without the cpu/nanoseconds sample type", path, len(b))
 	}
 }
 

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"strings"
+	"sync"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/internal/runclock"
@@ -228,4 +231,24 @@ func writeRunProfile(dir string, args []string, sim *matvis.Simulation, sum *out
 	}
 	fmt.Fprintf(stdout, "profile of this run (stages, memory, phases): %s\n", filepath.Join(dir, "summary.json"))
 	return nil
+}
+
+// startCPUProfile starts Go's CPU profile of the run, for DIR/cpu.pprof
+// (`go tool pprof gomatvis DIR/cpu.pprof`: where the host's time goes,
+// which the stage figures do not split). The returned stop ends it and
+// writes the file; when the profiler is busy (another run in this
+// process) the run goes on without it, saying so.
+func startCPUProfile(dir string, stderr io.Writer) (stop func()) {
+	path := filepath.Join(dir, "cpu.pprof")
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		fmt.Fprintf(stderr, "--profile: %s not written: %v\n", path, err)
+		return func() {}
+	}
+	return sync.OnceFunc(func() {
+		pprof.StopCPUProfile()
+		if err := atomicfile.WriteBytes(path, buf.Bytes()); err != nil {
+			fmt.Fprintf(stderr, "--profile: %s not written: %v\n", path, err)
+		}
+	})
 }

@@ -45,7 +45,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	devices := fs.String("devices", "", "all or a list of device ordinals (0,1,…): run the (frequency, time) blocks over these GPUs from one queue, one backend each; with --backend cpu a list of k splits the cores into k backends")
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
-	profileDir := fs.String("profile", "", "write DIR/summary.json (the profile's schema, with the run's phases: docs/performance.md) and its figures for this run; also puts the phases before the run in a UVH5's or UVFITS's history")
+	profileDir := fs.String("profile", "", "write DIR/summary.json (the profile's schema, with the run's phases: docs/performance.md), its figures and DIR/cpu.pprof (Go's CPU profile of the run, for go tool pprof) for this run; also puts the phases before the run in a UVH5's or UVFITS's history")
 	rf := addRunFlags(fs)
 	pf := addPhaseFlags(fs)
 	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
@@ -72,10 +72,13 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
 	}
+	stopCPU := func() {}
 	if *profileDir != "" {
 		if err := checkProfileDir(*profileDir); err != nil {
 			return err
 		}
+		stopCPU = startCPUProfile(*profileDir, stderr)
+		defer stopCPU()
 	}
 	run := rf.overrides()
 	run.StreamOutput = true // output.Run holds two blocks, sized to the budget
@@ -147,6 +150,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	phases := clock.Phases()
 	fmt.Fprintln(stdout, phases)
 	if *profileDir != "" {
+		stopCPU()
 		if err := writeRunProfile(*profileDir, args, sim, &sum, be, coordsName(in, coord.method, *topo), phases, stdout); err != nil {
 			return err
 		}
