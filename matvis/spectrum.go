@@ -2,8 +2,11 @@ package matvis
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/blocks"
 )
 
 // Spectrum gives every source's Stokes-I flux at one frequency. A sky
@@ -42,24 +45,47 @@ func (s *Simulation) FluxAt(fi int, dst []float64) error {
 	return nil
 }
 
-// FluxAtParallel is FluxAt on all cores for a flux table (Config.Flux: a
-// strided gather, one cache miss per source) and FluxAt for a sky model.
-func (s *Simulation) FluxAtParallel(fi int, dst []float64) error {
+// FluxMaxAt is FluxAt on all cores that also returns the largest flux:
+// the gather from Config.Flux (a strided gather, one cache miss per
+// source), the check of every value and the maximum in one parallel pass.
+// A GPU run prepares each channel so while the device computes the one
+// before, and a serial pass over 10⁶ sources (7 ms) outlasted the
+// transform's channel (4 ms at 350 antennas on an H100). Errors name the
+// first bad source, as FluxAt's do.
+func (s *Simulation) FluxMaxAt(fi int, dst []float64) (float64, error) {
 	nsrc, nfreq := s.NSrc(), s.NFreq()
-	workers := min(runtime.GOMAXPROCS(0), max(1, nsrc/16384))
-	if s.Sky != nil || workers == 1 || len(dst) != nsrc {
-		return s.FluxAt(fi, dst)
+	if len(dst) != nsrc {
+		return 0, fmt.Errorf("matvis: flux buffer holds %d values for %d sources", len(dst), nsrc)
 	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for src := w * nsrc / workers; src < (w+1)*nsrc/workers; src++ {
-				dst[src] = s.Flux[src*nfreq+fi]
+	if s.Sky != nil {
+		if err := s.Sky.StokesIAt(s.Freqs[fi], dst); err != nil {
+			return 0, fmt.Errorf("matvis: sky at freqs[%d] = %g Hz: %w", fi, s.Freqs[fi], err)
+		}
+	}
+	var mu sync.Mutex
+	m, bad := 0.0, -1
+	blocks.Run(nsrc, min(runtime.GOMAXPROCS(0), max(1, nsrc/16384)), func(lo, hi int) {
+		pm, pbad := 0.0, -1
+		for src := lo; src < hi; src++ {
+			if s.Sky == nil {
+				dst[src] = s.Flux[src*nfreq+fi] // New checked the table
 			}
-		}()
+			v := dst[src]
+			if s.Sky != nil && (!finite(v) || v < 0) {
+				pbad = src
+				break
+			}
+			pm = max(pm, math.Abs(v))
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		m = max(m, pm)
+		if pbad >= 0 && (bad < 0 || pbad < bad) {
+			bad = pbad
+		}
+	})
+	if bad >= 0 {
+		return 0, fmt.Errorf("matvis: sky flux of source %d at freqs[%d] = %g Hz is %v: must be finite and not negative", bad, fi, s.Freqs[fi], dst[bad])
 	}
-	wg.Wait()
-	return nil
+	return m, nil
 }

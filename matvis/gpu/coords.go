@@ -376,12 +376,9 @@ func (p *fluxPrefetch) wait() {
 
 // evalFlux evaluates channel fi's fluxes into dst.
 func evalFlux(sim *matvis.Simulation, fi int, dst []float64) channelFlux {
-	if err := sim.FluxAtParallel(fi, dst); err != nil {
+	m, err := sim.FluxMaxAt(fi, dst)
+	if err != nil {
 		return channelFlux{err: err}
-	}
-	m := 0.0
-	for _, v := range dst {
-		m = max(m, math.Abs(v))
 	}
 	return channelFlux{flux: dst, max: m}
 }
