@@ -185,13 +185,13 @@ func computeShard(ctx context.Context, j shardJob, sp shard.Spec, hash string, s
 // size, not the shard's whole output.
 func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec, stdout, stderr io.Writer) error {
 	sim, sub, obs, bo, block := pr.sim, pr.sub, pr.obs, pr.bo, pr.block
-	blockBytes := output.BlockBudget(sub)
-	defer setMemoryLimit(sub, 2*blockBytes)()
 	be, err := openBackend(j.backend, j.devices, j.gpu, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
+	blockBytes := output.BlockBudgetFor(sub, be)
+	defer setMemoryLimit(sub, 2*blockBytes)()
 	finish := func(s output.Summary, m *part.Meta) error {
 		m.Backend, m.MatProd, m.NChunks = be.Name(), s.Stats.MatProdImpl.String(), s.Plan.NChunks
 		if bo.uvh5 {

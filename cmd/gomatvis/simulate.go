@@ -100,12 +100,12 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	clock.Mark(runclock.Input)
-	blockBytes := output.BlockBudget(sim)
-	defer setMemoryLimit(sim, 2*blockBytes)()
 	be, blas, err := opening.wait(stderr)
 	if err != nil {
 		return err
 	}
+	blockBytes := output.BlockBudgetFor(sim, be)
+	defer setMemoryLimit(sim, 2*blockBytes)()
 	closeBackend := sync.OnceValue(be.Close)
 	defer closeBackend()
 	// The run's wall is taken between the clock's own marks, so that the

@@ -492,3 +492,50 @@ func TestBuffersSizedFirst(t *testing.T) {
 		t.Errorf("left %v", left)
 	}
 }
+
+// sizer is a backend asking for blocks of n bytes.
+type sizer struct {
+	matvis.Backend
+	n int64
+}
+
+func (s sizer) BlockBytes() int64 { return s.n }
+
+// TestBlockBudgetFor: a BlockSizer's blocks grow past DefaultBlockBytes
+// to what it asks for when the budget leaves three of them, never past
+// a third of the budget (two held, one of slack), and never below
+// DefaultBlockBytes; other backends get BlockBudget's.
+func TestBlockBudgetFor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sim, _ := randomRun(t, rng, 1, false)
+	cpuBE := cpu.New()
+	const mb = 1 << 20
+	for _, tc := range []struct {
+		name   string
+		budget int64 // MaxMemory
+		be     matvis.Backend
+		want   func(usable int64) int64
+	}{
+		{"plain backend, room", 64 << 30, cpuBE, func(int64) int64 { return output.DefaultBlockBytes }},
+		{"sizer, room", 64 << 30, sizer{cpuBE, 256 * mb}, func(int64) int64 { return 256 * mb }},
+		{"sizer below the default", 64 << 30, sizer{cpuBE, 8 * mb}, func(int64) int64 { return output.DefaultBlockBytes }},
+		{"sizer, a third of the budget", 600 * mb, sizer{cpuBE, 256 * mb}, func(u int64) int64 { return u / 3 }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := *sim
+			s.Options.MaxMemory = tc.budget
+			usable := int64(float64(tc.budget) * s.Options.MemoryBuffer)
+			for _, term := range s.HostBytes() {
+				if term.Name != "output" {
+					usable -= term.Bytes
+				}
+			}
+			if got, want := output.BlockBudgetFor(&s, tc.be), tc.want(usable); got != want {
+				t.Errorf("budget %d: %d bytes, want %d", tc.budget, got, want)
+			}
+			if got, want := output.BlockBudgetFor(&s, cpuBE), output.BlockBudget(&s); got != want {
+				t.Errorf("plain backend %d, BlockBudget %d", got, want)
+			}
+		})
+	}
+}

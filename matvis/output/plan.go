@@ -13,6 +13,15 @@ import (
 // same (1.03–1.04× the compute; bench/RESULTS.md).
 const DefaultBlockBytes = 64 << 20
 
+// BlockSizer is a backend whose every run pays a set-up that small blocks
+// would pay over and over (the GPU's device tables, transform plans and
+// targets, and the first integration's pipeline fill): it names the block
+// size, in bytes, that repays it. Run's blocks may grow to it, within the
+// run's budget.
+type BlockSizer interface {
+	BlockBytes() int64
+}
+
 // IntegrationBytes is the size of one (frequency, time) integration of
 // sim's output: its pairs × feeds² complex values.
 func IntegrationBytes(sim *matvis.Simulation) int64 {
@@ -26,6 +35,21 @@ func IntegrationBytes(sim *matvis.Simulation) int64 {
 // (the pair list, accumulator, ENU cache and chunk arrays) leaves less
 // than three blocks — two held, one of slack for the collector.
 func BlockBudget(sim *matvis.Simulation) int64 {
+	return budgetUpTo(sim, DefaultBlockBytes)
+}
+
+// BlockBudgetFor is BlockBudget for backend be: up to the block a
+// BlockSizer asks for, where the budget leaves room for it.
+func BlockBudgetFor(sim *matvis.Simulation, be matvis.Backend) int64 {
+	limit := int64(DefaultBlockBytes)
+	if bs, ok := be.(BlockSizer); ok {
+		limit = max(limit, bs.BlockBytes())
+	}
+	return budgetUpTo(sim, limit)
+}
+
+// budgetUpTo is the block budget capped at limit bytes.
+func budgetUpTo(sim *matvis.Simulation, limit int64) int64 {
 	budget := sim.Options.MaxMemory
 	if budget <= 0 {
 		avail, err := matvis.AvailableMemory()
@@ -40,7 +64,7 @@ func BlockBudget(sim *matvis.Simulation) int64 {
 			usable -= t.Bytes
 		}
 	}
-	return max(min(usable/3, DefaultBlockBytes), 1)
+	return max(min(usable/3, limit), 1)
 }
 
 // Plan splits an nfreq × ntime grid of integrations of perBytes each into
