@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // parser reads a spec document in one pass over its bytes, straight into
@@ -52,6 +53,9 @@ type parseError struct {
 	off    int
 	msg    string
 	syntax bool
+	// notUTF8: a string's raw bytes are not UTF-8, which encoding/json
+	// reads as U+FFFD; refused, so that no name is changed silently.
+	notUTF8 bool
 }
 
 func (e *parseError) Error() string { return e.msg }
@@ -378,6 +382,19 @@ func (p *parser) scalar(v reflect.Value, c byte) error {
 	return p.mismatch(v.Type())
 }
 
+// firstNotUTF8 is the offset of the first byte of b that does not begin
+// a valid UTF-8 sequence, or −1 when b is UTF-8.
+func firstNotUTF8(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n == 1 {
+			return i
+		}
+		i += n
+	}
+	return -1
+}
+
 func isNumberStart(c byte) bool { return c == '-' || c >= '0' && c <= '9' }
 
 // str reads the JSON string at p.pos (its opening quote).
@@ -390,8 +407,14 @@ func (p *parser) str() (string, error) {
 			if plain {
 				return string(p.data[start+1 : i]), nil
 			}
-			// Escapes and non-ASCII bytes (invalid UTF-8 becomes U+FFFD):
-			// encoding/json's own reading, for the same string.
+			// Escapes and non-ASCII bytes: encoding/json's own reading,
+			// for the same string, but for bytes that are not UTF-8,
+			// which it would turn into U+FFFD.
+			if bad := firstNotUTF8(p.data[start+1 : i]); bad >= 0 {
+				off := start + 1 + bad
+				return "", &parseError{off: off, notUTF8: true,
+					msg: fmt.Sprintf("the byte 0x%02X in a string is not UTF-8: JSON text is UTF-8 (RFC 8259 §8.1); save the file as UTF-8", p.data[off])}
+			}
 			var s string
 			if err := json.Unmarshal(p.data[start:p.pos], &s); err != nil {
 				return "", &parseError{off: start, msg: err.Error(), syntax: true}

@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
@@ -320,10 +321,59 @@ func FuzzParseTwin(f *testing.F) {
 			t.Fatalf("parseSpec accepted what encoding/json refuses (%v):\n%q", errStd, doc)
 		case errFast == nil:
 			sameSpec(t, doc, &fast, &std)
+		case errStd == nil && isNotUTF8(errFast):
+			// encoding/json reads such bytes as U+FFFD; parseSpec refuses
+			// them, and only them.
+			if utf8.Valid(doc) {
+				t.Fatalf("parseSpec called a UTF-8 document not UTF-8 (%v):\n%q", errFast, doc)
+			}
 		case errStd == nil && !errors.As(errFast, &ke) && !errors.Is(errFast, errTrailing):
 			t.Fatalf("parseSpec refused what encoding/json accepts (%v):\n%q", errFast, doc)
 		}
 	})
+}
+
+// isNotUTF8 says whether err is parseSpec's refusal of a string that is
+// not UTF-8.
+func isNotUTF8(err error) bool {
+	var pe *parseError
+	return errors.As(err, &pe) && pe.notUTF8
+}
+
+// TestStringsNotUTF8: a string whose bytes are not UTF-8 (a Latin-1
+// byte, a cut sequence, an encoded surrogate, an overlong form) is
+// refused with its line and column and what to do, where encoding/json
+// reads them as U+FFFD; UTF-8 strings, escapes and a literal U+FFFD are
+// read as they are.
+func TestStringsNotUTF8(t *testing.T) {
+	// Columns count bytes from 1: `  "name": "` is 11 of them.
+	for _, tc := range []struct {
+		name, value, col string
+	}{
+		{"latin-1", "HERA \xe9t\xe9", "column 17"},
+		{"cut sequence", "ab\xc3", "column 14"},
+		{"encoded surrogate", "\xed\xa0\x80x", "column 12"},
+		{"overlong slash", "\xc0\xaf", "column 12"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "{\n  \"name\": \"" + tc.value + "\"}"
+			_, err := Decode(strings.NewReader(doc), ".")
+			if err == nil || !strings.Contains(err.Error(), "line 2, "+tc.col+":") || !strings.Contains(err.Error(), "not UTF-8") || !strings.Contains(err.Error(), "save the file as UTF-8") {
+				t.Fatalf("%q: %v", doc, err)
+			}
+		})
+	}
+	for _, name := range []string{"HÉRA", "\\u00c9", "\ufffd", "Ω_1 \\n"} {
+		var s Spec
+		doc := `{"name": "` + name + `"}`
+		if err := parseSpecOn([]byte(doc), &s, 1, 0, unguarded); err != nil {
+			t.Errorf("%q: %v", doc, err)
+		}
+		var std Spec
+		if err := decodeStd([]byte(doc), &std); err != nil || std.Name != s.Name {
+			t.Errorf("%q: %q, encoding/json %q (%v)", doc, s.Name, std.Name, err)
+		}
+	}
 }
 
 // TestTrailingData: anything after the spec's object is refused; a closing

@@ -242,6 +242,10 @@ func explain(data []byte, err error) error {
 	if !errors.As(err, &pe) {
 		return err
 	}
+	if pe.notUTF8 {
+		line, col := lineCol(data, int64(pe.off)+1)
+		return fmt.Errorf("line %d, column %d: %s", line, col, pe.msg)
+	}
 	var s Spec
 	if ref := decodeStd(data, &s); ref != nil {
 		return describeJSONError(data, ref)
