@@ -32,7 +32,8 @@ func (p powerSky) StokesIAt(f float64, dst []float64) error {
 // does and the largest |flux| as a plain serial loop finds it, for a flux
 // table and a spectral sky, into a poisoned buffer; a sky with bad fluxes
 // in several workers' shares is refused naming the first bad source, as
-// FluxAt names it.
+// FluxAt names it. The largest flux is planted in the first and in the
+// last worker's share in turn.
 func TestFluxMaxAt(t *testing.T) {
 	rng := sharedtest.RNG(t, 11)
 	const nsrc, nfreq = 100003, 3
@@ -46,7 +47,9 @@ func TestFluxMaxAt(t *testing.T) {
 	for i := range table {
 		table[i] = 5 * rng.Float64()
 	}
-	first, second := nsrc/3+rng.IntN(nsrc/3), nsrc-1-rng.IntN(nsrc/4)
+	// The two bad sources in the first and last quarters: different
+	// workers' shares on two cores or more.
+	first, second := rng.IntN(nsrc/4), nsrc-1-rng.IntN(nsrc/4)
 	coords := rigid{lat: -0.5, lst: []float64{0}, ra: ra, dec: dec}
 	for _, tc := range []struct {
 		name string
@@ -55,6 +58,12 @@ func TestFluxMaxAt(t *testing.T) {
 	}{
 		{"table", func(c *Config) { c.Flux = table }, -1},
 		{"power law", func(c *Config) { c.Sky = powerSky{ref: ref, idx: idx, f0: 1.5e8} }, -1},
+		{"largest first", func(c *Config) {
+			c.Sky = powerSky{ref: ref, idx: idx, f0: 1.5e8, forced: map[int]float64{1: 1e9}}
+		}, -1},
+		{"largest last", func(c *Config) {
+			c.Sky = powerSky{ref: ref, idx: idx, f0: 1.5e8, forced: map[int]float64{nsrc - 2: 1e9}}
+		}, -1},
 		{"NaN and negative", func(c *Config) {
 			c.Sky = powerSky{ref: ref, idx: idx, f0: 1.5e8, forced: map[int]float64{second: math.NaN(), first: -1e-3}}
 		}, first},
@@ -70,7 +79,10 @@ func TestFluxMaxAt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for fi := range nfreq {
+			// Repeated: the workers' shares are combined in the order
+			// they finish, which differs from call to call.
+			for k := range 8 * nfreq {
+				fi := k % nfreq
 				want := make([]float64, nsrc)
 				wantErr := sim.FluxAt(fi, want)
 				got := make([]float64, nsrc)
