@@ -120,12 +120,17 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !bo.uvh5 {
 		meta = prepareMeta(*out, metaBase(in.name(), sim, obs, sim.OutputShape(), sim.Options.Precision, be.Name(), coordsName(in, coord.method, *topo)))
 	}
-	w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
-		return meta.finish(s.Stats.MatProdImpl.String(), s.Plan.NChunks, time.Since(t0), time.Now(), &before)
+	// The output's file is created while the first block computes; an
+	// error creating it stops the compute as a writer's error does.
+	w := output.OpenAsync(func() (output.BlockWriter, error) {
+		w, err := openOutput(*out, sim, obs, ph, stderr, func(s output.Summary) ([]byte, error) {
+			return meta.finish(s.Stats.MatProdImpl.String(), s.Plan.NChunks, time.Since(t0), time.Now(), &before)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("writing %s: %w", *out, err)
+		}
+		return w, nil
 	})
-	if err != nil {
-		return fmt.Errorf("writing %s: %w", *out, err)
-	}
 	clock.Mark(runclock.Write)
 	bar := newProgressBar(stderr, *quiet)
 	sum, err := output.Run(ctx, be, sim, w, output.Options{BlockBytes: blockBytes, Progress: bar.update, Notice: lineTo(stderr)})

@@ -9,7 +9,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
@@ -538,4 +540,87 @@ func TestBlockBudgetFor(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestOpenAsyncEqualsOpen: a writer opened while the first block computes
+// (slowly: the open waits 30 ms) writes the bytes of the same run with
+// the writer opened first, for every format, in blocks of one
+// integration and of the whole run; the npy's sidecar summary is handed
+// on.
+func TestOpenAsyncEqualsOpen(t *testing.T) {
+	rng := backendtest.NewRNG(t, 5)
+	sim, obs := randomRun(t, rng, 2, true)
+	per := output.IntegrationBytes(sim)
+	for _, f := range formats() {
+		for _, bb := range []int64{per, per * int64(sim.NFreq()*sim.NTime())} {
+			dir := t.TempDir()
+			want, got := filepath.Join(dir, "sync"+f.ext), filepath.Join(dir, "async"+f.ext)
+			w, err := f.open(want, sim, obs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := output.Run(context.Background(), cpu.New(), sim, w, output.Options{BlockBytes: bb}); err != nil {
+				t.Fatal(err)
+			}
+			aw := output.OpenAsync(func() (output.BlockWriter, error) {
+				time.Sleep(30 * time.Millisecond)
+				return f.open(got, sim, obs)
+			})
+			if _, err := output.Run(context.Background(), poisoning{cpu.New()}, sim, aw, output.Options{BlockBytes: bb}); err != nil {
+				t.Fatalf("%s, blocks of %d B: %v", f.ext, bb, err)
+			}
+			a, errA := os.ReadFile(want)
+			b, errB := os.ReadFile(got)
+			if errA != nil || errB != nil || !bytes.Equal(a, b) {
+				t.Errorf("%s, blocks of %d B: opened while computing, %d B (%v); opened first, %d B (%v)", f.ext, bb, len(b), errB, len(a), errA)
+			}
+		}
+	}
+}
+
+// TestOpenAsyncFailure: a writer whose open fails ends the run with the
+// open's error, the compute stopped (the backend sees its context
+// cancelled), and no file left; a cancelled run whose writer never
+// opened keeps nothing.
+func TestOpenAsyncFailure(t *testing.T) {
+	rng := backendtest.NewRNG(t, 6)
+	sim, _ := randomRun(t, rng, 1, false)
+	per := output.IntegrationBytes(sim)
+	dir := t.TempDir()
+	errOpen := errors.New("cannot create the file (injected)")
+	aw := output.OpenAsync(func() (output.BlockWriter, error) { return nil, errOpen })
+	be := &watching{Backend: cpu.New()}
+	_, err := output.Run(context.Background(), be, sim, aw, output.Options{BlockBytes: per})
+	if !errors.Is(err, errOpen) {
+		t.Fatalf("run: %v, want the open's error", err)
+	}
+	if n := sim.NFreq() * sim.NTime(); n > 2 && be.runs.Load() >= int32(n) {
+		t.Errorf("all %d blocks computed after the open failed", n)
+	}
+	if left, _ := os.ReadDir(dir); len(left) != 0 {
+		t.Errorf("left %v", left)
+	}
+	if k, err := aw.ClosePartial(); err != nil || k.Path != "" {
+		t.Errorf("ClosePartial of a writer never opened: %+v, %v", k, err)
+	}
+	if err := aw.Abort(); err != nil {
+		t.Errorf("Abort of a writer never opened: %v", err)
+	}
+}
+
+// watching counts its backend's runs and waits a little in each, so that
+// a writer's error can arrive before the run ends.
+type watching struct {
+	matvis.Backend
+	runs atomic.Int32
+}
+
+func (w *watching) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	w.runs.Add(1)
+	select {
+	case <-time.After(20 * time.Millisecond):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return w.Backend.Run(ctx, sim)
 }
