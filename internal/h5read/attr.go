@@ -92,7 +92,7 @@ type attrParts struct {
 func splitAttribute(m hmsg) (string, attrParts, error) {
 	var p attrParts
 	if m.flags&0x02 != 0 {
-		return "", p, fmt.Errorf("shared attribute messages are not supported")
+		return "", p, fmt.Errorf("shared attribute messages: %w", ErrUnsupported)
 	}
 	r := &rd{b: m.data}
 	version, flags := r.u8(), r.u8()
@@ -108,7 +108,7 @@ func splitAttribute(m hmsg) (string, attrParts, error) {
 		return "", p, fmt.Errorf("version %d", version)
 	}
 	if version > 1 && flags&3 != 0 {
-		return "", p, fmt.Errorf("shared attribute datatypes or dataspaces are not supported")
+		return "", p, fmt.Errorf("shared attribute datatypes or dataspaces: %w", ErrUnsupported)
 	}
 	padded := func(n int) []byte { b := r.take(n); r.skip((pad - n%pad) % pad); return b }
 	name := padded(nameSize)
@@ -159,7 +159,7 @@ func compactAttributes(msgs []hmsg) error {
 		return fmt.Errorf("attribute info message: %w", r.err)
 	}
 	if heap != undef {
-		return fmt.Errorf("dense attribute storage is not supported")
+		return fmt.Errorf("dense attribute storage (an object of many attributes written with h5py's libver='latest'): %w", ErrUnsupported)
 	}
 	return nil
 }

@@ -68,7 +68,7 @@ func parseFilters(b []byte) ([]filter, error) {
 		switch f.id {
 		case filterDeflate, filterShuffle, filterLZF:
 		default:
-			return nil, fmt.Errorf("filter %d is not supported", f.id)
+			return nil, fmt.Errorf("filter %d: %w", f.id, ErrUnsupported)
 		}
 		out = append(out, f)
 	}

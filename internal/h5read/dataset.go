@@ -54,7 +54,7 @@ func (d *Dataset) parse(msgs []hmsg) error {
 		return fmt.Errorf("not a dataset (dataspace, datatype or layout missing)")
 	}
 	if dtype.flags&0x02 != 0 {
-		return fmt.Errorf("shared (committed) datatypes are not supported")
+		return fmt.Errorf("shared (committed) datatypes: %w", ErrUnsupported)
 	}
 	var err error
 	if d.Type, err = parseDatatype(dtype.data); err != nil {
@@ -125,7 +125,7 @@ func (d *Dataset) parseLayout(b []byte) error {
 	version := r.u8()
 	d.class = int(r.u8())
 	if version != 3 && version != 4 {
-		return fmt.Errorf("layout version %d is not supported", version)
+		return fmt.Errorf("layout version %d: %w", version, ErrUnsupported)
 	}
 	switch d.class {
 	case layoutCompact:
@@ -135,7 +135,7 @@ func (d *Dataset) parseLayout(b []byte) error {
 		d.addr, d.size = r.u64(), r.u64()
 	case layoutChunked:
 		if version != 3 {
-			return fmt.Errorf("version 4 chunk indexes are not supported")
+			return fmt.Errorf("version 4 chunk indexes (chunked datasets written with h5py's libver='latest'): %w", ErrUnsupported)
 		}
 		rank := int(r.u8()) - 1
 		d.addr = r.u64()

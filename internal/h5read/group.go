@@ -2,6 +2,7 @@ package h5read
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -62,6 +63,10 @@ func (f *File) object(path string, addr uint64) (*object, error) {
 	}
 	return &object{path: path, addr: addr, msgs: msgs}, nil
 }
+
+// ErrUnsupported reports a valid HDF5 structure this reader does not
+// implement (the package comment lists them), as against a damaged file.
+var ErrUnsupported = errors.New("not supported by this reader")
 
 // ErrNotFound reports a missing group member.
 var ErrNotFound = fmt.Errorf("not found")
@@ -168,7 +173,7 @@ func compactOnly(b []byte) error {
 		return fmt.Errorf("link info message: %w", r.err)
 	}
 	if heap != undef {
-		return fmt.Errorf("dense link storage is not supported")
+		return fmt.Errorf("dense link storage (a group of many members, or one changed, written with h5py's libver='latest'): %w", ErrUnsupported)
 	}
 	return nil
 }

@@ -30,7 +30,11 @@ func indexH5(f *h5read.File, name string) (*h5file, error) {
 		}
 		return nil
 	})
-	if err != nil {
+	switch {
+	case errors.Is(err, h5read.ErrUnsupported):
+		// A valid file, in a form this reader lacks: say so, not "malformed".
+		return nil, &ParseError{File: name, Err: fmt.Errorf("an HDF5 structure gomatvis does not read: %w; write the file with h5py's default settings (libver 'earliest', as pyradiosky does)", err)}
+	case err != nil:
 		return nil, &ParseError{File: name, Err: fmt.Errorf("malformed HDF5 file: %w", err)}
 	}
 	return h, nil

@@ -349,6 +349,13 @@ func (h *h5file) pointCoordinates() (group, lon, lat, frame string, err error) {
 		group, lon, lat = "/Header", "ra", "dec"
 		frame, err = h.optStr("/Header/frame", "icrs")
 	default:
+		// A link in place of the positions' group or datasets is named as
+		// one, not read as positions missing.
+		for _, p := range []string{"/Header/skycoord", "/Header/lon", "/Header/lat", "/Header/ra", "/Header/dec"} {
+			if desc, ok := h.f.Link(p); ok {
+				return "", "", "", "", h.errf(p, "", "%s: %w", desc, h5read.ErrLinkNotFollowed)
+			}
+		}
 		return "", "", "", "", h.errf("/Header", "", "no component location information (skycoord, lon/lat/frame or ra/dec)")
 	}
 	if err == nil {

@@ -75,6 +75,7 @@ func TestSkyH5LinkNotFollowed(t *testing.T) {
 		{"external stokes", "Data/stokes", "h5py.ExternalLink('other.h5', '/stokes')", []string{"/Data/stokes", `an external link to "/stokes" in "other.h5"`, "not followed"}},
 		{"soft ra", "Header/skycoord/ra", "h5py.SoftLink('/Header/ra_copy')", []string{"/Header/skycoord/ra", `a soft link to "/Header/ra_copy"`, "not followed"}},
 		{"optional frame", "Header/skycoord/frame", "h5py.SoftLink('/Header/frame_copy')", []string{"/Header/skycoord/frame", "soft link", "not followed"}},
+		{"skycoord group", "Header/skycoord", "h5py.SoftLink('/Header/skycoord_copy')", []string{"/Header/skycoord", `a soft link to "/Header/skycoord_copy"`, "not followed"}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -89,9 +90,19 @@ func TestSkyH5LinkNotFollowed(t *testing.T) {
 import numpy as np
 d, path = sys.argv[2], sys.argv[1]
 with h5py.File(path, 'r+', libver='latest') as f:
+    link = ` + c.link + `
+    if isinstance(f[d], h5py.Group):
+        if isinstance(link, h5py.ExternalLink):
+            with h5py.File(os.path.join(os.path.dirname(path), link.filename), 'w') as o:
+                f.copy(f[d], o, name=link.path)
+            del f[d]
+        else:
+            f.move(d, link.path)
+        f[d] = link
+        assert isinstance(f[d], h5py.Group) and 'ra' in f[d]
+        sys.exit(0)
     data = f[d][()]
     del f[d]
-    link = ` + c.link + `
     if isinstance(link, h5py.ExternalLink):
         with h5py.File(os.path.join(os.path.dirname(path), link.filename), 'w') as o:
             o[link.path] = data
@@ -116,5 +127,60 @@ with h5py.File(path, 'r+', libver='latest') as f:
 				t.Errorf("%v: says missing", err)
 			}
 		})
+	}
+}
+
+// TestSkyH5DenseLinksNamed: a valid SkyH5 whose /Header group h5py keeps
+// in dense link storage (libver 'latest', more than 8 members), which this
+// reader does not implement, is refused as unsupported, naming the group
+// and what to do, not called malformed.
+func TestSkyH5DenseLinksNamed(t *testing.T) {
+	const py = "/usr/bin/python3"
+	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
+		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
+	}
+	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "sky.skyh5")
+	if err := os.WriteFile(p, good, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The sky copied into a file of h5py's libver 'latest', its /Header
+	// made anew there (a new-style group; a copied group keeps its old
+	// style) and given 12 more members: past HDF5's 8 a new-style group
+	// keeps its links in a fractal heap.
+	script := `import h5py, sys, os
+src = sys.argv[1] + '.src'
+os.rename(sys.argv[1], src)
+with h5py.File(src, 'r') as s, h5py.File(sys.argv[1], 'w', libver='latest') as f:
+    for k in s:
+        if k != 'Header':
+            s.copy(s[k], f, name=k)
+    h = f.create_group('Header')
+    for k in s['Header']:
+        s.copy(s['Header'][k], h, name=k)
+    for k, v in s['Header'].attrs.items():
+        h.attrs[k] = v
+    for i in range(12):
+        h['extra_%d' % i] = i
+with h5py.File(sys.argv[1], 'r') as f:
+    assert 'ra' in f['Header/skycoord'] and 'extra_11' in f['Header']
+`
+	if out, err := exec.Command(py, "-c", script, p).CombinedOutput(); err != nil {
+		t.Fatalf("h5py: %v\n%s", err, out)
+	}
+	_, err = ReadSkyH5File(p)
+	if err == nil {
+		t.Fatal("read a sky whose /Header is in dense link storage")
+	}
+	for _, w := range []string{p, "/Header", "dense link storage", "not supported by this reader", "h5py's default settings"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("%v\nlacks %q", err, w)
+		}
+	}
+	if strings.Contains(err.Error(), "malformed") {
+		t.Errorf("%v: calls a valid file malformed", err)
 	}
 }
