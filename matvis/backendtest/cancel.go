@@ -3,7 +3,10 @@ package backendtest
 import (
 	"context"
 	"errors"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/beam"
@@ -107,5 +110,58 @@ func NonFiniteOutput(t *testing.T, be matvis.Backend) {
 	}
 	if res != nil && res.Done[0] {
 		t.Fatal("the non-finite integration is marked done")
+	}
+}
+
+// CancelInStage runs run (a backend's Run) and cancels it delay after
+// stage begins, as the backend's stage hook (*hook, set for the run and
+// cleared after) reports its stages; then checks what a cancel inside a
+// stage must give: the context's error within bar of the cancel, and
+// the interrupted integration not marked done. A stage that ended before
+// the cancel came is skipped, loudly (nothing was cancelled inside it).
+func CancelInStage(t *testing.T, name string, hook *func(matvis.Stage), run func(context.Context) (*matvis.Result, error),
+	stage matvis.Stage, delay, bar time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	var began, cancelled, next time.Time
+	*hook = func(s matvis.Stage) {
+		mu.Lock()
+		defer mu.Unlock()
+		switch {
+		case s == stage && began.IsZero():
+			began = time.Now()
+			time.AfterFunc(delay, func() {
+				mu.Lock()
+				cancelled = time.Now()
+				mu.Unlock()
+				cancel()
+			})
+		case s > stage && !began.IsZero() && next.IsZero():
+			next = time.Now()
+		}
+	}
+	res, err := run(ctx)
+	returned := time.Now()
+	*hook = nil
+	mu.Lock()
+	defer mu.Unlock()
+	if began.IsZero() {
+		t.Fatalf("the %s stage never began: %v", name, err)
+	}
+	if cancelled.IsZero() || (!next.IsZero() && next.Before(cancelled)) {
+		t.Skipf("SKIPPED, not checked: the %s stage ended (%v after it began) before the cancel at %v", name, next.Sub(began), delay)
+	}
+	after := returned.Sub(cancelled)
+	t.Logf("cancelled %v into the %s stage; returned %v after the cancel: %v", cancelled.Sub(began), name, after, err)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if after > bar {
+		t.Errorf("returned %v after a cancel inside the %s stage, want under %v", after, name, bar)
+	}
+	if res != nil && slices.Contains(res.Done, true) {
+		t.Errorf("the interrupted integration is marked done")
 	}
 }

@@ -2,10 +2,7 @@ package cpu
 
 import (
 	"context"
-	"errors"
 	"math/rand/v2"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -79,55 +76,8 @@ func TestCancelInEachStage(t *testing.T) {
 	t.Logf("uncancelled: %d chunk(s); stages %v", len(full.Stats.Chunks), st)
 	for _, stage := range []matvis.Stage{matvis.StageCoords, matvis.StageBeam, matvis.StageTauZ, matvis.StageMatProd} {
 		t.Run(stage.String(), func(t *testing.T) {
-			began, cancelled, next, returned, res, err := cancelInStage(be, sim, stage, 20*time.Millisecond)
-			if began.IsZero() {
-				t.Fatalf("the %s stage never began: %v", stage, err)
-			}
-			if cancelled.IsZero() || (!next.IsZero() && next.Before(cancelled)) {
-				t.Skipf("SKIPPED, not checked: the %s stage ended (%v after it began) before the cancel", stage, next.Sub(began))
-			}
-			after := returned.Sub(cancelled)
-			t.Logf("cancelled %v into the %s stage; returned %v after the cancel: %v", cancelled.Sub(began), stage, after, err)
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("error %v, want context.Canceled", err)
-			}
-			if after > stageCancelBar {
-				t.Errorf("returned %v after a cancel inside the %s stage, want under %v", after, stage, stageCancelBar)
-			}
-			if res != nil && slices.Contains(res.Done, true) {
-				t.Errorf("the interrupted integration is marked done")
-			}
+			backendtest.CancelInStage(t, stage.String(), &be.onStage, func(ctx context.Context) (*matvis.Result, error) { return be.Run(ctx, sim) },
+				stage, 20*time.Millisecond, stageCancelBar)
 		})
 	}
-}
-
-// cancelInStage runs sim, cancelling it delay after stage begins; it
-// returns when the stage began, when the cancel came (zero: never), when
-// the next stage began (zero: never) and when the run returned.
-func cancelInStage(be *Backend, sim *matvis.Simulation, stage matvis.Stage, delay time.Duration) (began, cancelled, next, returned time.Time, res *matvis.Result, err error) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var mu sync.Mutex
-	be.onStage = func(s matvis.Stage) {
-		mu.Lock()
-		defer mu.Unlock()
-		switch {
-		case s == stage && began.IsZero():
-			began = time.Now()
-			time.AfterFunc(delay, func() {
-				mu.Lock()
-				cancelled = time.Now()
-				mu.Unlock()
-				cancel()
-			})
-		case s > stage && !began.IsZero() && next.IsZero():
-			next = time.Now()
-		}
-	}
-	defer func() { be.onStage = nil }()
-	res, err = be.Run(ctx, sim)
-	returned = time.Now()
-	mu.Lock()
-	defer mu.Unlock()
-	return began, cancelled, next, returned, res, err
 }
