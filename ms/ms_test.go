@@ -1,17 +1,15 @@
 package ms
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
@@ -82,51 +80,6 @@ func writeRef(t *testing.T, name, dir string) string {
 	return out
 }
 
-// untar extracts a .tar.gz of testdata into dir.
-func untar(t *testing.T, path, dir string) {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	gz, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.FromSlash(h.Name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasPrefix(p, dir+string(os.PathSeparator)) {
-			t.Fatalf("%s: entry %q leaves the directory", path, h.Name)
-		}
-		switch h.Typeflag {
-		case tar.TypeDir:
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-		case tar.TypeReg:
-			b, err := io.ReadAll(io.LimitReader(tr, 16<<20))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, b, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-}
-
 // TestAgainstPyuvdata writes each reference case's MS and has
 // python-casacore compare every table, column and row with the MS
 // pyuvdata 2.4.2 wrote (write_ms(force_phase=True, fix_autos=True)).
@@ -137,7 +90,7 @@ func TestAgainstPyuvdata(t *testing.T) {
 			dir := t.TempDir()
 			ours := writeRef(t, name, dir)
 			refDir := filepath.Join(dir, "ref")
-			untar(t, filepath.Join(msDir, name+".ms.tar.gz"), refDir)
+			sharedtest.Untar(t, filepath.Join(msDir, name+".ms.tar.gz"), refDir)
 			ref := filepath.Join(refDir, name+".ms")
 			out, err := exec.Command(python, filepath.Join(msDir, "compare.py"), ours, ref).CombinedOutput()
 			t.Logf("%s", out)

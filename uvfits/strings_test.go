@@ -205,10 +205,7 @@ func TestHistoryEscapes(t *testing.T) {
 // history with UTF-8 and tabs) opens in astropy with no warning and
 // output_verify="exception", and gives each value back whole.
 func TestStringsAstropy(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import astropy.io.fits").Run(); err != nil {
-		t.Skipf("SKIP: %s with astropy is not installed (apt-get install python3-astropy): %v", py, err)
-	}
+	py := sharedtest.Python(t, "astropy.io.fits", "python3-astropy")
 	path := filepath.Join(t.TempDir(), "x.uvfits")
 	h := tinyHeader()
 	h.TelescopeName = strings.Repeat("'", 34)

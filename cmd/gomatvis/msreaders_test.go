@@ -1,12 +1,7 @@
 package main
 
 import (
-	"archive/tar"
-	"compress/gzip"
 	"encoding/json"
-	"errors"
-	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -20,48 +15,7 @@ import (
 // (scripts/test.sh installs them).
 func needCasacoreH5(t *testing.T) string {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import casacore.tables, h5py, astropy").Run(); err != nil {
-		t.Skipf("SKIP: %s lacks python-casacore, h5py or astropy (apt-get install python3-casacore python3-h5py python3-astropy): %v", py, err)
-	}
-	return py
-}
-
-// untarTestdata extracts a .tar.gz (the repository's own testdata) into dir.
-func untarTestdata(t *testing.T, path, dir string) {
-	t.Helper()
-	fh, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer fh.Close()
-	gz, err := gzip.NewReader(fh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tr := tar.NewReader(gz)
-	for {
-		h, err := tr.Next()
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, filepath.Clean("/"+h.Name))
-		switch h.Typeflag {
-		case tar.TypeDir:
-			err = os.MkdirAll(p, 0o755)
-		case tar.TypeReg:
-			var b []byte
-			if b, err = io.ReadAll(tr); err == nil {
-				err = os.WriteFile(p, b, 0o644)
-			}
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	return sharedtest.Python(t, "casacore.tables, h5py, astropy", "python3-casacore", "python3-h5py", "python3-astropy")
 }
 
 // simulateRef runs `gomatvis simulate` of a pyuvsim reference's obsparam
@@ -91,7 +45,7 @@ func TestCLIMSEqualsPyuvdataMS(t *testing.T) {
 			dir := t.TempDir()
 			ours := filepath.Join(dir, "run.ms")
 			simulateRef(t, c.name, ours, c.flags)
-			untarTestdata(t, filepath.Join("..", "..", "testdata", "ms", c.name+".ms.tar.gz"), filepath.Join(dir, "ref"))
+			sharedtest.Untar(t, filepath.Join("..", "..", "testdata", "ms", c.name+".ms.tar.gz"), filepath.Join(dir, "ref"))
 			out, err := exec.Command(py, filepath.Join("..", "..", "testdata", "ms", "compare.py"), ours, filepath.Join(dir, "ref", c.name+".ms"), "1e-5").CombinedOutput()
 			t.Logf("%s", out)
 			if err != nil || !strings.HasSuffix(strings.TrimSpace(string(out)), "ok") {

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestCLIStringsUTF8: UTF-8 names go to the UVH5 whole (h5py decodes every
@@ -15,10 +17,7 @@ import (
 // byte that is not UTF-8 is refused at input with its file, line and byte
 // (the UVH5 written from it could not be read by h5py or pyuvdata).
 func TestCLIStringsUTF8(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	obs := copyObsparam(t, "pyuvsim-stokesI-gaussian")
 	dir := filepath.Dir(obs)
 	editFile(t, filepath.Join(dir, "telescope_config.yaml"), `telescope_name: HERA`, "telescope_name: HÉRA")

@@ -18,11 +18,7 @@ import (
 // Debian package python3-astropy.
 func needAstropy(t *testing.T) string {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import astropy.io.fits").Run(); err != nil {
-		t.Skipf("SKIP: %s with astropy is not installed (apt-get install python3-astropy): %v", py, err)
-	}
-	return py
+	return sharedtest.Python(t, "astropy.io.fits", "python3-astropy")
 }
 
 // astropyUVFITS is what uvfits/testdata/read_uvfits.py prints.

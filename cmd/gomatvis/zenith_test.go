@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/uvh5"
 )
 
@@ -50,10 +51,7 @@ type zenithCLI struct {
 // pyuvsim 1.2.6's visibility written from their sources), at T0 too, where
 // the source is 3e-13 rad from the zenith.
 func TestZenithPolarizedCLI(t *testing.T) {
-	py := needAstropy(t)
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
-	}
+	py := sharedtest.Python(t, "astropy.io.fits, h5py", "python3-astropy", "python3-h5py")
 	src := filepath.Join("..", "..", "matvis", "testdata", "zenith")
 	b, err := os.ReadFile(filepath.Join(src, "cli.json"))
 	if err != nil {

@@ -4,12 +4,18 @@
 package sharedtest
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/inputfile"
@@ -152,5 +158,62 @@ func CheckSHA256(t testing.TB, path, want string) {
 	sum := sha256.Sum256(b)
 	if got := hex.EncodeToString(sum[:]); got != want {
 		t.Errorf("%s: %d bytes with sha256 %s, want %s", filepath.Base(path), len(b), got, want)
+	}
+}
+
+// python is Debian's interpreter, which scripts/test.sh gives the
+// packages the tests import (PyPI is not reachable from the test machines).
+const python = "/usr/bin/python3"
+
+// Python returns Debian's python3 when it can run the statement
+// "import " + imports, and otherwise skips t, saying which Debian
+// packages to install (scripts/test.sh installs them).
+func Python(t testing.TB, imports string, debianPkgs ...string) string {
+	t.Helper()
+	if err := exec.Command(python, "-c", "import "+imports).Run(); err != nil {
+		t.Skipf("SKIP: %s cannot import %s (apt-get install %s; scripts/test.sh does): %v", python, imports, strings.Join(debianPkgs, " "), err)
+	}
+	return python
+}
+
+// Untar extracts a .tar.gz of the repository's testdata (a Measurement
+// Set, say) into dir: directories and regular files of at most 256 MiB,
+// every entry kept inside dir.
+func Untar(t testing.TB, path, dir string) {
+	t.Helper()
+	fh, _, err := inputfile.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	gz, err := gzip.NewReader(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	tr := tar.NewReader(gz)
+	for {
+		h, err := tr.Next()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		p := filepath.Join(dir, filepath.Clean("/"+h.Name)) // never outside dir
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		switch h.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(p, 0o755)
+		case tar.TypeReg:
+			var b []byte
+			if b, err = io.ReadAll(io.LimitReader(tr, 256<<20)); err == nil {
+				err = os.WriteFile(p, b, 0o644)
+			}
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -18,11 +18,7 @@ import (
 // RA/Dec (degrees) of the pixels (0-based, fractional) listed.
 func astropyWorld(t *testing.T, path string, px [][2]float64) [][2]float64 {
 	t.Helper()
-	// Debian's python3-astropy is for the system Python.
-	const py = "/usr/bin/python3"
-	if exec.Command(py, "-c", "import astropy.wcs").Run() != nil {
-		t.Skip("astropy is not installed (apt-get install python3-astropy)")
-	}
+	py := sharedtest.Python(t, "astropy.wcs", "python3-astropy")
 	var in strings.Builder
 	for _, p := range px {
 		fmt.Fprintf(&in, "%.17g %.17g\n", p[0], p[1])

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // TestSkyH5PositionNamesItsDataset: a bad right ascension is blamed on
@@ -14,10 +16,7 @@ import (
 // skycoord/dec, each with the component and value. The files are
 // good_point.skyh5 with one value replaced by h5py.
 func TestSkyH5PositionNamesItsDataset(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
 	if err != nil {
 		t.Fatal(err)
@@ -60,10 +59,7 @@ func TestSkyH5PositionNamesItsDataset(t *testing.T) {
 // naming where it points, not as "dataset missing"; an optional one too
 // (it must not read as absent).
 func TestSkyH5LinkNotFollowed(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
 	if err != nil {
 		t.Fatal(err)
@@ -135,10 +131,7 @@ with h5py.File(path, 'r+', libver='latest') as f:
 // reader does not implement, is refused as unsupported, naming the group
 // and what to do, not called malformed.
 func TestSkyH5DenseLinksNamed(t *testing.T) {
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (apt-get install python3-h5py): %v", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	good, err := os.ReadFile("testdata/skyh5/good_point.skyh5")
 	if err != nil {
 		t.Fatal(err)
