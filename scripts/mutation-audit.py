@@ -2,9 +2,10 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
+--s4 the session 2026-12-07 c list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -253,12 +254,34 @@ s3=[
  ('skyview-nocache', 'notebooks/skyview/skyview.go', '	if p == nil || e.NoCache {', '	if p == nil {', './notebooks/skyview'),
  ('uvh5-utf8-antnames', 'uvh5/header.go', '		if !utf8.ValidString(n) {', '		if !utf8.ValidString(n) && i > 0 {', './uvh5'),
 ]
+
+# Session 2026-12-07 c: the code landed this session (the flux pass, the
+# block sizer, the output opened while computing, simspec's UTF-8, h5read's
+# unsupported forms, SkyH5 links); run with --s4.
+s4=[
+ ('flux-max-assign', 'matvis/spectrum.go', '		m = max(m, pm)\n', '		m = pm\n', './matvis'),
+ ('flux-bad-order', 'matvis/spectrum.go', 'if pbad >= 0 && (bad < 0 || pbad < bad) {', 'if pbad >= 0 && (bad < 0 || pbad > bad) {', './matvis'),
+ ('flux-negative', 'matvis/spectrum.go', 'if s.Sky != nil && (!finite(v) || v < 0) {', 'if s.Sky != nil && !finite(v) {', './matvis'),
+ ('flux-table-gather', 'matvis/spectrum.go', '				dst[src] = s.Flux[src*nfreq+fi] // New checked the table', '				dst[src] = s.Flux[src*nfreq] // New checked the table', './matvis'),
+ ('sizer-max', 'matvis/output/plan.go', '		limit = max(limit, bs.BlockBytes())', '		limit = bs.BlockBytes()', './matvis/output'),
+ ('sizer-cap', 'matvis/output/plan.go', '	return max(min(usable/3, limit), 1)', '	return max(min(usable/3, DefaultBlockBytes), 1)', './matvis/output ./cmd/gomatvis'),
+ ('async-partial-err', 'matvis/output/opening.go', '	if err != nil {\n		return Kept{}, nil\n	}', '	if err != nil {\n		return Kept{}, err\n	}', './matvis/output'),
+ ('async-abort-err', 'matvis/output/opening.go', '	if err != nil {\n		return nil\n	}\n	return w.Abort()', '	if err != nil {\n		return err\n	}\n	return w.Abort()', './matvis/output'),
+ ('async-summarize', 'matvis/output/opening.go', '			sw.Summarize(s)', '			_ = sw', './matvis/output ./cmd/gomatvis'),
+ ('async-write-swallow', 'matvis/output/opening.go', '	w, err := o.opened()\n	if err != nil {\n		return err\n	}\n	return w.WriteBlock(b, res)', '	w, _ := o.opened()\n	if w == nil {\n		return nil\n	}\n	return w.WriteBlock(b, res)', './matvis/output'),
+ ('utf8-runelen', 'matvis/simspec/parse.go', 'if r == utf8.RuneError && n == 1 {', 'if r == utf8.RuneError && n == 3 {', './matvis/simspec'),
+ ('utf8-explain', 'matvis/simspec/simspec.go', '	if pe.notUTF8 {', '	if false && pe.notUTF8 {', './matvis/simspec'),
+ ('utf8-offset', 'matvis/simspec/parse.go', '				off := start + 1 + bad', '				off := start + bad', './matvis/simspec'),
+ ('h5-unsupported-dense', 'internal/h5read/group.go', "written with h5py's libver='latest'): %w\", ErrUnsupported)", "written with h5py's libver='latest'): %v\", ErrUnsupported)", './internal/h5read ./matvis/skymodel'),
+ ('skyh5-unsupported-branch', 'matvis/skymodel/h5util.go', '	case errors.Is(err, h5read.ErrUnsupported):', '	case false:', './matvis/skymodel'),
+ ('skyh5-link-group', 'matvis/skymodel/skyh5.go', '			if desc, ok := h.f.Link(p); ok {', '			if desc, ok := h.f.Link(p); ok && p != "/Header/skycoord" {', './matvis/skymodel'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--all':muts+new+s3}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--all':muts+new+s3+s4}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:
