@@ -83,11 +83,17 @@ type Stats struct {
 	// made ("device", or "host" and why); empty for a Stokes-I sky.
 	StokesFactors string
 	// Integrations holds the wall time of each (freq, time) integration in
-	// run order; a run over several backends (matvis/multi) holds them in
-	// grid order (frequency-major), 0 for an integration not run.
+	// run order; a run over several backends (matvis/multi) or streamed in
+	// blocks (matvis/output) holds them in grid order (frequency-major), 0
+	// for an integration not run, and a long streamed run only every
+	// Sampled.Stride-th of them.
 	Integrations []time.Duration
-	// Chunks holds per-chunk stage times in run order.
+	// Chunks holds per-chunk stage times in run order (of the integrations
+	// Integrations keeps).
 	Chunks []ChunkSample
+	// Sampled, for a streamed run of more integrations than it keeps the
+	// times of, says which it kept; nil when it kept them all.
+	Sampled *Sampling
 	// Total is the whole run's wall time.
 	Total time.Duration
 	// BeamInTauZ says the beam interpolation runs inside the tau_z stage
@@ -103,6 +109,16 @@ type Stats struct {
 	// Backends holds, for a run over several backends (matvis/multi), each
 	// backend's share of the work; nil for a run on one backend.
 	Backends []BackendStats
+}
+
+// Sampling describes the integrations a long run kept the times of:
+// those whose grid index (frequency-major) is a multiple of Stride, so
+// that what a run holds of its statistics is bounded, not proportional to
+// its integrations; ChunkTime is the sum of every chunk's stage times
+// over all of them.
+type Sampling struct {
+	Stride    int
+	ChunkTime time.Duration
 }
 
 // TimedStep is one named part of a run's set-up and its wall time.

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/cmplx"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -17,6 +19,7 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/backendtest"
 	"github.com/gomatvis/gomatvis/matvis/cpu"
 	"github.com/gomatvis/gomatvis/matvis/output"
+	"github.com/gomatvis/gomatvis/matvis/profile"
 	"github.com/gomatvis/gomatvis/matvis/uvdata"
 	"github.com/gomatvis/gomatvis/npy"
 	"github.com/gomatvis/gomatvis/uvh5"
@@ -623,4 +626,94 @@ func (w *watching) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Res
 		return nil, ctx.Err()
 	}
 	return w.Backend.Run(ctx, sim)
+}
+
+// recording runs its backend and keeps what each block's run measured,
+// in run order (Plan's order of the blocks).
+type recording struct {
+	matvis.Backend
+	mu     sync.Mutex
+	blocks []recorded
+}
+
+type recorded struct{ stats matvis.Stats }
+
+func (r *recording) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
+	res, err := r.Backend.Run(ctx, sim)
+	if res != nil {
+		r.mu.Lock()
+		r.blocks = append(r.blocks, recorded{stats: res.Stats})
+		r.mu.Unlock()
+	}
+	return res, err
+}
+
+// TestSummaryStatsGridOrder: a run streamed in blocks reports every
+// integration's time at its grid index (frequency-major) and every
+// chunk labelled with its grid frequency and time, as the blocks' own
+// runs measured them; a run of more integrations than the summary keeps
+// keeps every Stride-th, and its chunk time is the sum over all.
+func TestSummaryStatsGridOrder(t *testing.T) {
+	rng := backendtest.NewRNG(t, 7)
+	for _, sh := range []backendtest.Shape{
+		{NAnt: 3, NSrc: 30, NFreq: 5, NTime: 4},
+		{NAnt: 2, NSrc: 2, NFreq: 160, NTime: 120}, // 19 200 integrations: a sample
+	} {
+		c := backendtest.Random(t, rng, sh, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{})
+		sim := backendtest.NewSim(t, c)
+		per := output.IntegrationBytes(sim)
+		blocks := output.Plan(sim.NFreq(), sim.NTime(), per, per*int64(1+rng.IntN(sh.NFreq*2)))
+		be := &recording{Backend: cpu.New()}
+		sum, err := output.Run(context.Background(), be, sim, output.NewCollector(sim), output.Options{BlockBytes: per * int64(blocks[0].Size())})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nint := sh.NFreq * sh.NTime
+		stride := 1
+		if sum.Stats.Sampled != nil {
+			stride = sum.Stats.Sampled.Stride
+		}
+		if want := (nint + 16383) / 16384; stride != want {
+			t.Fatalf("%d integrations kept every %d-th, want %d", nint, stride, want)
+		}
+		if len(be.blocks) != sum.Blocks || len(sum.Stats.Integrations) != (nint+stride-1)/stride {
+			t.Fatalf("%d blocks run of %d; %d integration times for %d / %d", len(be.blocks), sum.Blocks, len(sum.Stats.Integrations), nint, stride)
+		}
+		// The blocks in run order are Plan's: place each block's own times.
+		plan := output.Plan(sim.NFreq(), sim.NTime(), per, per*int64(blocks[0].Size()))
+		want := make([]time.Duration, nint)
+		var all time.Duration
+		wantChunks := map[[2]int]int{}
+		for k, rb := range be.blocks {
+			b := plan[k]
+			for j, w := range rb.stats.Integrations {
+				want[(b.F0+j/b.NTime())*sh.NTime+b.T0+j%b.NTime()] = w
+			}
+			for _, ch := range rb.stats.Chunks {
+				all += ch.Stages.Total()
+				wantChunks[[2]int{b.F0 + ch.Freq, b.T0 + ch.Time}]++
+			}
+		}
+		for i, w := range sum.Stats.Integrations {
+			if w != want[i*stride] || w <= 0 {
+				t.Fatalf("integration %d of the summary (grid %d): %v, the block measured %v", i, i*stride, w, want[i*stride])
+			}
+		}
+		got := map[[2]int]int{}
+		var kept time.Duration
+		for _, ch := range sum.Stats.Chunks {
+			g := ch.Freq*sh.NTime + ch.Time
+			if g%stride != 0 || wantChunks[[2]int{ch.Freq, ch.Time}] == 0 {
+				t.Fatalf("chunk labelled (%d, %d): not a kept integration's", ch.Freq, ch.Time)
+			}
+			got[[2]int{ch.Freq, ch.Time}]++
+			kept += ch.Stages.Total()
+		}
+		if len(got) != len(sum.Stats.Integrations) {
+			t.Errorf("chunks of %d integrations, %d kept", len(got), len(sum.Stats.Integrations))
+		}
+		if f := profile.FiguresOf(&sum.Stats, 1, nint); math.Abs(f.ChunkTime-all.Seconds()) > 1e-9 {
+			t.Errorf("figures' chunk time %v s, every chunk's %v s (the kept ones' %v s)", f.ChunkTime, all.Seconds(), kept.Seconds())
+		}
+	}
 }

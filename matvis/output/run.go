@@ -25,9 +25,11 @@ type Summary struct {
 	// Blocks is the number of blocks run; Largest the largest of them.
 	Blocks  int
 	Largest matvis.Block
-	// Stats are the first block's, with every block's Integrations and
-	// Chunks and the sums of their Setup, Prepare and Total; Plan is the
-	// first block's chunk plan.
+	// Stats are the first block's, with every block's Integrations (in
+	// grid order) and Chunks (labelled with the grid's frequency and
+	// time), a sample of them for a run of many integrations (Sampled), and
+	// the sums of their Setup, Prepare and Total; Plan is the first
+	// block's chunk plan.
 	Stats matvis.Stats
 	Plan  matvis.MemoryPlan
 	// Compute is the time spent in the backend's runs; WriteWait the time
@@ -225,26 +227,57 @@ func (r *runner) compute(ctx context.Context, b matvis.Block, buf *matvis.Result
 	res, err := r.be.Run(ctx, sub)
 	r.sum.Compute += time.Since(t)
 	if res != nil {
-		r.addStats(res, first)
+		r.addStats(res, b, first)
 	}
 	return res, err
 }
 
-// addStats folds a block's statistics into the summary's.
-func (r *runner) addStats(res *matvis.Result, first bool) {
+// maxSampled bounds the integrations whose times a run's Summary keeps
+// (with their chunks' stage times: 88 B a chunk); a longer run keeps an
+// even sample (matvis.Sampling). Keeping them all made a 2·10⁶-channel ×
+// 3-time run die of out-of-memory in the statistics, not the output.
+const maxSampled = 1 << 14
+
+// addStats folds block b's statistics into the summary's: the integration
+// times in grid order (frequency-major, as matvis/multi keeps them), the
+// chunks labelled with the grid's frequency and time, those of every
+// stride-th integration only when the run has more than maxSampled, and
+// the sums of Setup, Prepare, Total and every chunk's time.
+func (r *runner) addStats(res *matvis.Result, b matvis.Block, first bool) {
 	s := &r.sum.Stats
+	nt, total := r.sim.NTime(), r.sim.NFreq()*r.sim.NTime()
+	stride := (total + maxSampled - 1) / maxSampled
 	if first {
 		*s = res.Stats
-		s.Integrations = append([]time.Duration(nil), res.Stats.Integrations...)
-		s.Chunks = append([]matvis.ChunkSample(nil), res.Stats.Chunks...)
+		s.Integrations = make([]time.Duration, (total+stride-1)/stride)
+		s.Chunks, s.Setup, s.Prepare, s.Total = nil, 0, 0, 0
+		if stride > 1 {
+			s.Sampled = &matvis.Sampling{Stride: stride}
+		}
 		r.sum.Plan = res.Plan
-		return
 	}
-	s.Integrations = append(s.Integrations, res.Stats.Integrations...)
-	s.Chunks = append(s.Chunks, res.Stats.Chunks...)
 	s.Setup += res.Stats.Setup
 	s.Prepare += res.Stats.Prepare
 	s.Total += res.Stats.Total
+	kept := func(f, t int) (int, bool) {
+		g := (b.F0+f)*nt + b.T0 + t
+		return g / stride, g%stride == 0
+	}
+	bnt := b.NTime()
+	for j, w := range res.Stats.Integrations {
+		if i, ok := kept(j/bnt, j%bnt); ok {
+			s.Integrations[i] = w
+		}
+	}
+	for _, c := range res.Stats.Chunks {
+		if s.Sampled != nil {
+			s.Sampled.ChunkTime += c.Stages.Total()
+		}
+		if _, ok := kept(c.Freq, c.Time); ok {
+			c.Freq, c.Time = c.Freq+b.F0, c.Time+b.T0
+			s.Chunks = append(s.Chunks, c)
+		}
+	}
 }
 
 // stop ends a run that failed or was cancelled with err: it lets the

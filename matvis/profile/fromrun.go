@@ -75,8 +75,11 @@ func FromRun(sim *matvis.Simulation, stats *matvis.Stats, plan matvis.MemoryPlan
 	phases := info.Phases
 	rep.Phases = &phases
 	if info.Blocks > 1 {
-		rep.Notes = append(rep.Notes, fmt.Sprintf("an output streamed in %d blocks: per_integration's frequency and time labels assume one block (the integrations are in block order); the stages and their sums hold every block's chunks",
-			info.Blocks))
+		rep.Notes = append(rep.Notes, fmt.Sprintf("an output streamed in %d blocks: per_integration and the stages hold every block's integrations, in grid order", info.Blocks))
+	}
+	if sp := stats.Sampled; sp != nil {
+		rep.Notes = append(rep.Notes, fmt.Sprintf("a run of %d integrations kept the times of every %d-th (grid order, frequency-major): per_integration and the stage summaries are of those; the chunk time per integration is of all",
+			sim.NFreq()*sim.NTime(), sp.Stride))
 	}
 	rep.Notes = append(rep.Notes,
 		"a gomatvis simulate run, profiled as it ran: no warm-up (the first integration holds the first-time costs), no roofline or scaling sweep",

@@ -480,12 +480,18 @@ func summarizeStats(rep *Report, res *matvis.Result) {
 		walls[i] = d.Seconds()
 	}
 	rep.Integrations = Summarize(walls)
-	// Per integration: chunks are recorded in run order, frequency-major
-	// like the integrations.
+	// Per integration: the integrations in grid order, frequency-major
+	// (every Sampled.Stride-th of a long streamed run), the chunks
+	// labelled with their frequency and time.
 	nt := len(res.Done) / max(1, res.Shape[0])
+	stride := 1
+	if st.Sampled != nil {
+		stride = st.Sampled.Stride
+	}
 	idx := map[[2]int]int{}
 	for i, w := range walls {
-		f, ti := i/max(nt, 1), i%max(nt, 1)
+		g := i * stride
+		f, ti := g/max(nt, 1), g%max(nt, 1)
 		idx[[2]int{f, ti}] = i
 		rep.PerIntegration = append(rep.PerIntegration, IntegrationSample{Freq: f, Time: ti, Wall: w, Stages: map[string]float64{}})
 	}
