@@ -587,7 +587,10 @@ func TestOpenAsyncEqualsOpen(t *testing.T) {
 // opened keeps nothing.
 func TestOpenAsyncFailure(t *testing.T) {
 	rng := backendtest.NewRNG(t, 6)
-	sim, _ := randomRun(t, rng, 1, false)
+	// Nine blocks of one integration: the compute must stop well before
+	// the last.
+	sim := backendtest.NewSim(t, backendtest.Random(t, rng, backendtest.Shape{NAnt: 3, NSrc: 20, NFreq: 3, NTime: 3},
+		backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{}))
 	per := output.IntegrationBytes(sim)
 	dir := t.TempDir()
 	errOpen := errors.New("cannot create the file (injected)")
@@ -597,8 +600,10 @@ func TestOpenAsyncFailure(t *testing.T) {
 	if !errors.Is(err, errOpen) {
 		t.Fatalf("run: %v, want the open's error", err)
 	}
-	if n := sim.NFreq() * sim.NTime(); n > 2 && be.runs.Load() >= int32(n) {
-		t.Errorf("all %d blocks computed after the open failed", n)
+	// The first block, the one computing when the writer failed and the
+	// next are expected; 5 leaves room for a descheduled writer.
+	if n := be.runs.Load(); n > 5 {
+		t.Errorf("%d of 9 blocks computed after the open failed, want the run stopped within a few", n)
 	}
 	if left, _ := os.ReadDir(dir); len(left) != 0 {
 		t.Errorf("left %v", left)
