@@ -95,6 +95,27 @@ var candidates = []string{
 	"libcblas.so.3", "libblis.so.4", "libmkl_rt.so.2", "libmkl_rt.so",
 }
 
+// openBLASThreadTimeout is the OPENBLAS_THREAD_TIMEOUT gomatvis gives
+// OpenBLAS unless the user set one: its idle worker threads spin for 2^16
+// cycles (~25 µs) after a call before they sleep, against OpenBLAS's
+// default 2^28 (~0.1 s). The library is loaded and verified when a CPU
+// backend opens, often for a run whose Gram products are not OpenBLAS's
+// (the transform, nufftcpu): its threads then spun, yielding, through
+// the first 0.1 s of the compute, which a 350-antenna × 2·10⁵-source run
+// is. On 2 cores: compute 0.139–0.169 s with the default, 0.121–0.141 s
+// with a short timeout, 0.119–0.131 s without OpenBLAS (bench/RESULTS.md).
+// A Gram product's calls are milliseconds or more, so waking the workers
+// for each costs nothing measurable.
+const openBLASThreadTimeout = "16"
+
+// quietOpenBLASThreads sets OPENBLAS_THREAD_TIMEOUT, which OpenBLAS reads
+// once, as it loads, unless the environment sets it already.
+func quietOpenBLASThreads() {
+	if _, set := os.LookupEnv("OPENBLAS_THREAD_TIMEOUT"); !set {
+		os.Setenv("OPENBLAS_THREAD_TIMEOUT", openBLASThreadTimeout)
+	}
+}
+
 // ErrNotFound says no system CBLAS could be loaded.
 var ErrNotFound = errors.New("cblas: no system CBLAS library found")
 
@@ -102,6 +123,7 @@ var ErrNotFound = errors.New("cblas: no system CBLAS library found")
 // environment variable GOMATVIS_CBLAS, when set, is the only path tried
 // ("none" disables the system library).
 func LoadSystem() (*System, error) {
+	quietOpenBLASThreads()
 	names := candidates
 	if p := os.Getenv("GOMATVIS_CBLAS"); p != "" {
 		if p == "none" {

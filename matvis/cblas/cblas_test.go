@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/cmplx"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"testing"
 )
 
@@ -73,5 +75,24 @@ func TestHerkAgainstLoop(t *testing.T) {
 				t.Fatalf("%s zherk beta=1: %v, want %v", h.Name(), c[0], 2*want[0])
 			}
 		}
+	}
+}
+
+// TestQuietOpenBLASThreads: loading a system CBLAS gives OpenBLAS a short
+// idle spin unless the user set one, whose value is kept.
+func TestQuietOpenBLASThreads(t *testing.T) {
+	t.Setenv("OPENBLAS_THREAD_TIMEOUT", "")
+	os.Unsetenv("OPENBLAS_THREAD_TIMEOUT")
+	quietOpenBLASThreads()
+	if got := os.Getenv("OPENBLAS_THREAD_TIMEOUT"); got != openBLASThreadTimeout {
+		t.Errorf("unset: OPENBLAS_THREAD_TIMEOUT = %q, want %q", got, openBLASThreadTimeout)
+	}
+	if v, _ := strconv.Atoi(openBLASThreadTimeout); v < 4 || v > 30 {
+		t.Errorf("%s is outside the 4–30 OpenBLAS accepts (it ignores the variable there)", openBLASThreadTimeout)
+	}
+	t.Setenv("OPENBLAS_THREAD_TIMEOUT", "25")
+	quietOpenBLASThreads()
+	if got := os.Getenv("OPENBLAS_THREAD_TIMEOUT"); got != "25" {
+		t.Errorf("the user's 25 became %q", got)
 	}
 }
