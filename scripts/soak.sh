@@ -55,8 +55,9 @@ done
 # or signals, as "package regex".
 random_pkgs="./matvis ./matvis/backendtest ./matvis/beam ./matvis/cpu ./matvis/gpu ./matvis/nufft ./matvis/nufftcpu ./matvis/nufftgpu ./matvis/nufft/nufftest ./cuda ./cuda/gram"
 load_tests=(
-	"./cmd/gomatvis ^(TestSignalAfterStopDoesNotKill|TestSecondInterruptExits|TestSignalsDuringRun|TestWatchSignalsAfterStop|TestWatchSignalsBeforeStop|TestUntilCancelled|TestInterruptDuringCatalogRead|TestProfileRefusesSizes|TestInputsRefuseFIFO|TestWriteOutputsExclusive)$"
+	"./cmd/gomatvis ^(TestSimulatePhases|TestSignalAfterStopDoesNotKill|TestSecondInterruptExits|TestSignalsDuringRun|TestWatchSignalsAfterStop|TestWatchSignalsBeforeStop|TestUntilCancelled|TestInterruptDuringCatalogRead|TestProfileRefusesSizes|TestInputsRefuseFIFO|TestWriteOutputsExclusive)$"
 	"./matvis ^TestLateResultBoundsHeld$"
+	"./matvis/output ^TestOpenAsyncFailure$"
 	"./matvis/nufft ^TestExecuteContext$"
 	"./matvis/nufftcpu ^(TestCancelWithinIntegration|TestCancelInEachStage)$"
 	"./matvis/cpu ^(TestCancelInsideChunk|TestCancelInEachStage)$"
