@@ -50,10 +50,13 @@ for v in "$seeds" "$first" "$loadcount" "$hogs"; do
 	[[ $v =~ ^[0-9]+$ ]] || { echo "soak.sh: -n, -b, -l and -H take a whole number, got '$v'" >&2; exit 2; }
 done
 
-# The packages whose tests draw random inputs (found by their log line
-# below; these are the ones that can) and the tests that depend on timing
-# or signals, as "package regex".
-random_pkgs="./matvis ./matvis/backendtest ./matvis/beam ./matvis/cpu ./matvis/gpu ./matvis/nufft ./matvis/nufftcpu ./matvis/nufftgpu ./matvis/nufft/nufftest ./cuda ./cuda/gram"
+# The packages whose tests draw random inputs: those whose test files use
+# the seeded generators (sharedtest.RNG or Seed, backendtest.NewRNG),
+# found anew on each run so that a new package is soaked too (the tests
+# themselves are found by their log line below); and the tests that depend
+# on timing or signals, as "package regex".
+random_pkgs=$(grep -rl --include='*_test.go' -e 'sharedtest\.RNG' -e 'sharedtest\.Seed' -e 'NewRNG(t' . |
+	xargs -n1 dirname | sort -u | sed 's|^\./||; s|^|./|; s|^\./\.$|.|' | tr '\n' ' ')
 load_tests=(
 	"./cmd/gomatvis ^(TestSimulatePhases|TestSignalAfterStopDoesNotKill|TestSecondInterruptExits|TestSignalsDuringRun|TestWatchSignalsAfterStop|TestWatchSignalsBeforeStop|TestUntilCancelled|TestInterruptDuringCatalogRead|TestProfileRefusesSizes|TestInputsRefuseFIFO|TestWriteOutputsExclusive)$"
 	"./matvis ^TestLateResultBoundsHeld$"
