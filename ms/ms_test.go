@@ -15,10 +15,9 @@ import (
 )
 
 const (
-	refDir  = "../testdata/reference"
-	msDir   = "../testdata/ms"
-	python  = "/usr/bin/python3" // Debian's python3-casacore is for the system Python
-	casaPkg = "python3-casacore"
+	refDir = "../testdata/reference"
+	msDir  = "../testdata/ms"
+	python = "/usr/bin/python3" // Debian's python3-casacore is for the system Python
 )
 
 var refCases = []string{"stokesI-gaussian", "fullstokes-airy"}
@@ -27,9 +26,7 @@ var refCases = []string{"stokesI-gaussian", "fullstokes-airy"}
 // installs it.
 func needCasacore(t *testing.T) {
 	t.Helper()
-	if err := exec.Command(python, "-c", "import casacore.tables").Run(); err != nil {
-		t.Skipf("%s is not installed (%v): apt-get install %s (scripts/test.sh does)", casaPkg, err, casaPkg)
-	}
+	sharedtest.Python(t, "casacore.tables", "python3-casacore")
 }
 
 // eopOf reads a reference's eop.json: the UT1 − UTC and polar motion

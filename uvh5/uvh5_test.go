@@ -143,10 +143,7 @@ func reshape3[T any](v []T, nb, nf, np int) [][][]T {
 
 func needPython(t *testing.T) string {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("h5py check skipped: %s with h5py not available (%v)", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	return py
 }
 
@@ -287,11 +284,7 @@ json.dump([[float(x.real), float(x.imag)] for x in v], sys.stdout)
 
 func compareWithH5py(t *testing.T, path string, f *File) {
 	t.Helper()
-	const py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		// A check that cannot run says so as a skip, never as a pass.
-		t.Skipf("visdata comparison with h5py cannot run: no h5py (%v)", err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	out, err := exec.Command(py, "-c", pyVis, path).Output()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // rlimitASEnv, set to a number of bytes, makes the test binary lower its
@@ -175,10 +177,7 @@ with h5py.File(path, "w") as f:
 // test when h5py (the only writer of gzip HDF5 here) is missing.
 func skyBomb(t *testing.T, dir string, n int) string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: the gzip SkyH5 is written by h5py: %s with h5py is not installed (%v)", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	p := filepath.Join(dir, "bomb.skyh5")
 	if out, err := exec.Command(py, "-c", pySkyBomb, p, strconv.Itoa(n)).CombinedOutput(); err != nil {
 		t.Fatalf("writing the SkyH5: %v\n%s", err, out)

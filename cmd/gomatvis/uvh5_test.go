@@ -24,10 +24,7 @@ import (
 // library's own reader, or skips: CI installs both (scripts/test.sh).
 func realReaders(t *testing.T) (py, h5dump string) {
 	t.Helper()
-	py = "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: %s with h5py is not installed (scripts/test.sh installs python3-h5py): %v", py, err)
-	}
+	py = sharedtest.Python(t, "h5py", "python3-h5py")
 	h5dump, err := exec.LookPath("h5dump")
 	if err != nil {
 		t.Skipf("SKIP: h5dump is not installed (scripts/test.sh installs hdf5-tools): %v", err)

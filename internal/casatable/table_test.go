@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // python is the interpreter with python-casacore (Debian's python3-casacore
@@ -16,9 +18,7 @@ const python = "/usr/bin/python3"
 // installs it.
 func needCasacore(t *testing.T) {
 	t.Helper()
-	if err := exec.Command(python, "-c", "import casacore.tables").Run(); err != nil {
-		t.Skipf("python3-casacore is not installed (%v): apt-get install python3-casacore (scripts/test.sh does)", err)
-	}
+	sharedtest.Python(t, "casacore.tables", "python3-casacore")
 }
 
 // sampleDesc has a column of every type, scalar and array, with keywords

@@ -86,10 +86,7 @@ func listAll(t *testing.T, f *File, path string, out map[string]*Dataset) {
 // (superblock 0, symbol-table groups, contiguous and chunked storage, LZF,
 // null dataspaces, enums) and checks the bytes against h5py's.
 func TestReferencesMatchH5py(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skip("h5py comparison skipped: /usr/bin/python3 with h5py absent")
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	for _, ref := range references {
 		path := refPath(t, ref)
 		out, err := exec.Command(py, "-c", pyHashes, path).Output()
@@ -213,10 +210,7 @@ func readAll(b []byte) {
 // through chunks, with deflate+shuffle, LZF and no filter, in several
 // types and ranks, and compares every byte we read with h5py's.
 func TestH5pyChunkedFilters(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skip("h5py comparison skipped: /usr/bin/python3 with h5py absent")
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	path := filepath.Join(t.TempDir(), "chunks.h5")
 	script := `
 import h5py, numpy as np, sys

@@ -9,15 +9,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // needH5py returns the Python that has h5py, or skips the test saying so.
 func needH5py(t *testing.T) string {
 	t.Helper()
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: h5py comparison cannot run: %s with h5py is not installed (%v)", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	return py
 }
 

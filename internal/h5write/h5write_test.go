@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // writeSample writes a file using every datatype and dataspace, the big
@@ -244,13 +246,7 @@ type pyEntry struct {
 }
 
 func TestH5pyReadsEverything(t *testing.T) {
-	py := "/usr/bin/python3"
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("h5py check skipped: /usr/bin/python3 absent")
-	}
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skip("h5py check skipped: python3 has no h5py")
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	path := filepath.Join(t.TempDir(), "sample.h5")
 	writeSample(t, path)
 	out, err := exec.Command(py, "-c", pyDump, path).Output()
@@ -394,10 +390,7 @@ func TestBeyond4GiB(t *testing.T) {
 	if testing.Short() {
 		t.Skip("sparse 5.6 GB file skipped in -short mode")
 	}
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skip("h5py check skipped: /usr/bin/python3 with h5py absent")
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	path := filepath.Join(t.TempDir(), "big.h5")
 	fh, err := os.Create(path)
 	must(t, err)

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/h5read"
+	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
 // pySkyH5 prints, for every dataset of each SkyH5 file named, its shape and values
@@ -46,10 +47,7 @@ json.dump(res, sys.stdout)
 // compares shape, every value bit for bit and the unit attribute with
 // h5py's reading of the same file.
 func TestSkyH5DatasetsMatchH5py(t *testing.T) {
-	py := "/usr/bin/python3"
-	if err := exec.Command(py, "-c", "import h5py").Run(); err != nil {
-		t.Skipf("SKIP: h5py comparison cannot run: %s with h5py is not installed (%v)", py, err)
-	}
+	py := sharedtest.Python(t, "h5py", "python3-h5py")
 	files, _ := filepath.Glob("testdata/skyh5/*.skyh5")
 	refs, _ := filepath.Glob(filepath.Join(refDir, "*", "sky.skyh5"))
 	if len(files) < 10 || len(refs) < 2 {
