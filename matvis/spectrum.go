@@ -35,11 +35,11 @@ func (s *Simulation) FluxAt(fi int, dst []float64) error {
 		return nil // New checked the table
 	}
 	if err := s.Sky.StokesIAt(s.Freqs[fi], dst); err != nil {
-		return fmt.Errorf("matvis: sky at freqs[%d] = %g Hz: %w", fi, s.Freqs[fi], err)
+		return s.skyError(fi, err)
 	}
 	for src, v := range dst {
 		if !finite(v) || v < 0 {
-			return fmt.Errorf("matvis: sky flux of source %d at freqs[%d] = %g Hz is %v: must be finite and not negative", src, fi, s.Freqs[fi], v)
+			return s.badFlux(fi, src, v)
 		}
 	}
 	return nil
@@ -59,7 +59,7 @@ func (s *Simulation) FluxMaxAt(fi int, dst []float64) (float64, error) {
 	}
 	if s.Sky != nil {
 		if err := s.Sky.StokesIAt(s.Freqs[fi], dst); err != nil {
-			return 0, fmt.Errorf("matvis: sky at freqs[%d] = %g Hz: %w", fi, s.Freqs[fi], err)
+			return 0, s.skyError(fi, err)
 		}
 	}
 	var mu sync.Mutex
@@ -85,7 +85,18 @@ func (s *Simulation) FluxMaxAt(fi int, dst []float64) (float64, error) {
 		}
 	})
 	if bad >= 0 {
-		return 0, fmt.Errorf("matvis: sky flux of source %d at freqs[%d] = %g Hz is %v: must be finite and not negative", bad, fi, s.Freqs[fi], dst[bad])
+		return 0, s.badFlux(fi, bad, dst[bad])
 	}
 	return m, nil
+}
+
+// skyError is a sky model's failure to give channel fi's fluxes.
+func (s *Simulation) skyError(fi int, err error) error {
+	return fmt.Errorf("matvis: sky at freqs[%d] = %g Hz: %w", fi, s.Freqs[fi], err)
+}
+
+// badFlux refuses source src's flux v at channel fi, which a sky model
+// gave not finite or negative.
+func (s *Simulation) badFlux(fi, src int, v float64) error {
+	return fmt.Errorf("matvis: sky flux of source %d at freqs[%d] = %g Hz is %v: must be finite and not negative", src, fi, s.Freqs[fi], v)
 }

@@ -72,11 +72,12 @@ type RunFigures struct {
 // seconds and n integrations.
 func FiguresOf(st *matvis.Stats, wall float64, n int) RunFigures {
 	var chunks time.Duration
-	for _, c := range st.Chunks {
-		chunks += c.Stages.Total()
-	}
 	if st.Sampled != nil { // the chunks kept are a sample; the sum is of all
 		chunks = st.Sampled.ChunkTime
+	} else {
+		for _, c := range st.Chunks {
+			chunks += c.Stages.Total()
+		}
 	}
 	return RunFigures{Backend: st.Backend, Integrations: n, Devices: max(1, len(st.Backends)), Wall: wall, ChunkTime: chunks.Seconds()}
 }
