@@ -10,7 +10,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -634,21 +633,16 @@ func (w *watching) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Res
 }
 
 // recording runs its backend and keeps what each block's run measured,
-// in run order (Plan's order of the blocks).
+// in run order (Plan's order of the blocks: Run runs one at a time).
 type recording struct {
 	matvis.Backend
-	mu     sync.Mutex
-	blocks []recorded
+	blocks []matvis.Stats
 }
-
-type recorded struct{ stats matvis.Stats }
 
 func (r *recording) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Result, error) {
 	res, err := r.Backend.Run(ctx, sim)
 	if res != nil {
-		r.mu.Lock()
-		r.blocks = append(r.blocks, recorded{stats: res.Stats})
-		r.mu.Unlock()
+		r.blocks = append(r.blocks, res.Stats)
 	}
 	return res, err
 }
@@ -667,9 +661,9 @@ func TestSummaryStatsGridOrder(t *testing.T) {
 		c := backendtest.Random(t, rng, sh, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{})
 		sim := backendtest.NewSim(t, c)
 		per := output.IntegrationBytes(sim)
-		blocks := output.Plan(sim.NFreq(), sim.NTime(), per, per*int64(1+rng.IntN(sh.NFreq*2)))
+		bb := per * int64(1+rng.IntN(sh.NFreq*2))
 		be := &recording{Backend: cpu.New()}
-		sum, err := output.Run(context.Background(), be, sim, output.NewCollector(sim), output.Options{BlockBytes: per * int64(blocks[0].Size())})
+		sum, err := output.Run(context.Background(), be, sim, output.NewCollector(sim), output.Options{BlockBytes: bb})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -685,16 +679,16 @@ func TestSummaryStatsGridOrder(t *testing.T) {
 			t.Fatalf("%d blocks run of %d; %d integration times for %d / %d", len(be.blocks), sum.Blocks, len(sum.Stats.Integrations), nint, stride)
 		}
 		// The blocks in run order are Plan's: place each block's own times.
-		plan := output.Plan(sim.NFreq(), sim.NTime(), per, per*int64(blocks[0].Size()))
+		plan := output.Plan(sim.NFreq(), sim.NTime(), per, bb)
 		want := make([]time.Duration, nint)
 		var all time.Duration
 		wantChunks := map[[2]int]int{}
 		for k, rb := range be.blocks {
 			b := plan[k]
-			for j, w := range rb.stats.Integrations {
+			for j, w := range rb.Integrations {
 				want[(b.F0+j/b.NTime())*sh.NTime+b.T0+j%b.NTime()] = w
 			}
-			for _, ch := range rb.stats.Chunks {
+			for _, ch := range rb.Chunks {
 				all += ch.Stages.Total()
 				wantChunks[[2]int{b.F0 + ch.Freq, b.T0 + ch.Time}]++
 			}
