@@ -33,7 +33,7 @@ type command struct {
 
 func commands() []command {
 	return []command{
-		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits|OUT.ms [--phase-center RA_DEG,DEC_DEG] [--uvfits-drift] [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--precision 1|2] [--max-memory BYTES] [--min-chunks N] [--source-buffer F] [--memory-buffer F] [--matprod herk|pairs] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
+		{"simulate", "simulate SPEC.json|OBSPARAM.yaml -o OUT.npy|OUT.uvh5|OUT.uvfits|OUT.ms [--phase-center RA_DEG,DEC_DEG] [--uvfits-drift] [--backend cpu|nufftcpu|gpu|auto] [--devices all|0,1,…] [--gpu-fused auto|on|off] [--gpu-nufft auto|off|on] [--topo TOPO.npy] [--eop FILE] [--coord-method erfa|astropy] [--stokes-rotation pyradiosky|iau] [--precision 1|2] [--max-memory BYTES] [--min-chunks N] [--source-buffer F] [--memory-buffer F] [--block BYTES] [--matprod herk|pairs] [--shard I/N -o PART.gmvpart [--format uvh5|npy]]: run a simulation, or one shard of it (SPEC \"example\" uses the embedded example)", runSimulate},
 		{"merge", "merge PART.gmvpart… -o OUT.uvh5|OUT.npy: join the parts of a sharded run (simulate --shard I/N), checking that they come from one configuration and that none is missing or doubled", runMerge},
 		{"slurm", "slurm CONFIG --tasks N -o OUT --workdir DIR [--backend B] [--gpus-per-task G] [--partition P] [--time T] [--mem M] [--submit]: write (and submit) a Slurm array of shards and the merge that waits for it", runSlurm},
 		{"image", imageUsage, runImage},

@@ -35,6 +35,8 @@ type shardJob struct {
 	// beamPole is --beam-pole ("": the input's default).
 	beamPole string
 	quiet    bool
+	// block is --block (0: the backend's choice).
+	block int64
 }
 
 // runShard computes one shard of the (frequency, time) grid into a part
@@ -191,6 +193,9 @@ func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec,
 	}
 	defer be.Close()
 	blockBytes := output.BlockBudgetFor(sub, be)
+	if j.block > 0 {
+		blockBytes = output.BlockBudgetUpTo(sub, j.block)
+	}
 	defer setMemoryLimit(sub, 2*blockBytes)()
 	finish := func(s output.Summary, m *part.Meta) error {
 		m.Backend, m.MatProd, m.NChunks = be.Name(), s.Stats.MatProdImpl.String(), s.Plan.NChunks

@@ -46,6 +46,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	shardFlag := fs.String("shard", "", "I/N: compute shard I of N of the (frequency, time) grid into the part file -o PART"+partExt+" (gomatvis merge joins the parts); a complete part is not recomputed")
 	format := fs.String("format", "", "with --shard: the merged output's format, uvh5 or npy (default: uvh5 for an obsparam, npy for a spec)")
 	profileDir := fs.String("profile", "", "write DIR/summary.json (the profile's schema, with the run's phases: docs/performance.md), its figures and DIR/cpu.pprof (Go's CPU profile of the run, for go tool pprof) for this run; also puts the phases before the run in a UVH5's or UVFITS's history")
+	blockFlag := byteSizeFlag(fs, "block", "the output block computed and written at a time, in `bytes` (default: the backend's choice, within the memory budget): smaller blocks overlap more of the writing with the compute, larger ones repay a GPU's per-block set-up")
 	rf := addRunFlags(fs)
 	pf := addPhaseFlags(fs)
 	in, err := parseSimulateCommand(ctx, fs, args, out, shardFlag, topo, eopPath)
@@ -67,7 +68,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if *shardFlag != "" {
 		return runShard(ctx, shardJob{in: in, out: *out, shard: *shardFlag, format: *format, backend: *backend, devices: *devices,
 			gpu: gpuOpts, topo: *topo, coord: coord.method, eop: *eopPath, rotation: matvis.CoherencyRotation(*rotation),
-			precision: precision, run: rf.overrides(), beamInterp: *beamInterp, beamPole: *beamPole, quiet: *quiet}, stdout, stderr)
+			precision: precision, run: rf.overrides(), beamInterp: *beamInterp, beamPole: *beamPole, quiet: *quiet, block: *blockFlag}, stdout, stderr)
 	}
 	if *format != "" {
 		return fmt.Errorf("%w: --format is for --shard; the output's extension gives the format", errUsage)
@@ -105,6 +106,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	blockBytes := output.BlockBudgetFor(sim, be)
+	if *blockFlag > 0 {
+		blockBytes = output.BlockBudgetUpTo(sim, *blockFlag)
+	}
 	defer setMemoryLimit(sim, 2*blockBytes)()
 	closeBackend := sync.OnceValue(be.Close)
 	defer closeBackend()

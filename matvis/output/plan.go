@@ -35,7 +35,7 @@ func IntegrationBytes(sim *matvis.Simulation) int64 {
 // (the pair list, accumulator, ENU cache and chunk arrays) leaves less
 // than three blocks — two held, one of slack for the collector.
 func BlockBudget(sim *matvis.Simulation) int64 {
-	return budgetUpTo(sim, DefaultBlockBytes)
+	return BlockBudgetUpTo(sim, DefaultBlockBytes)
 }
 
 // BlockBudgetFor is BlockBudget for backend be: up to the block a
@@ -45,11 +45,12 @@ func BlockBudgetFor(sim *matvis.Simulation, be matvis.Backend) int64 {
 	if bs, ok := be.(BlockSizer); ok {
 		limit = max(limit, bs.BlockBytes())
 	}
-	return budgetUpTo(sim, limit)
+	return BlockBudgetUpTo(sim, limit)
 }
 
-// budgetUpTo is the block budget capped at limit bytes.
-func budgetUpTo(sim *matvis.Simulation, limit int64) int64 {
+// BlockBudgetUpTo is the block budget capped at limit bytes (a caller's
+// chosen block, kept within the run's budget).
+func BlockBudgetUpTo(sim *matvis.Simulation, limit int64) int64 {
 	budget := sim.Options.MaxMemory
 	if budget <= 0 {
 		avail, err := matvis.AvailableMemory()
