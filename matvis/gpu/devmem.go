@@ -57,12 +57,13 @@ func newDevMem(c *cuda.Context, pool *resident) devMem {
 	return m
 }
 
-// idle is the pool's idle bytes (free for this run's purposes).
+// idle is the pool's idle bytes and a kept transform's (free for this
+// run's purposes until the run takes them).
 func (m *devMem) idle() int64 {
 	if m.pool == nil {
 		return 0
 	}
-	return m.pool.device.idle
+	return m.pool.device.idle + m.pool.transform.deviceBytes()
 }
 
 // alloc allocates n bytes (at least 8) for memory term term, freed by

@@ -184,7 +184,11 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	}
 	defer r.close()
 	b.chosen[[2]int{sim.Options.Precision, r.M}] = r.st
-	return r.run()
+	res, err := r.run()
+	if r.nu != nil {
+		r.nu.keep = err == nil // a failed run's transform is not trusted again
+	}
+	return res, err
 }
 
 // BlockBytes is the output block a run repays its set-up with

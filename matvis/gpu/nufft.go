@@ -117,6 +117,13 @@ type nufftStage struct {
 	ahead    *targetsAhead
 	measured *nufftgpu.Targets
 	dStr     cuda.DevicePtr
+	// kept is the backend's kept transform for this run's key (taken
+	// from resident by nufftEligibility; its tr moved to tr when the run
+	// reuses it) or a new one that will keep this run's; its targets are
+	// the channels' made for the key. keep, set once the run has finished
+	// without error, gives tr and kept back to the backend at close.
+	kept *keptTransform
+	keep bool
 }
 
 // nufftEligibility says whether the run could go through the transform
@@ -125,9 +132,12 @@ func (r *run) nufftEligibility() error {
 	r.nu = &nufftStage{planFor: -1}
 	why := r.nufftIneligible()
 	if why == "" {
+		r.takeKeptTransform()
 		return nil
 	}
 	r.nu = nil
+	r.keep.transform.close() // no run of its key follows: its memory back
+	r.keep.transform = nil
 	if r.opt.NUFFT != NUFFTOff {
 		r.nufftWhy = "transform not used: " + why
 	}
@@ -239,18 +249,21 @@ func (r *run) directEstimate() float64 {
 	return m * m * 0.5 * float64(r.nsrc) * float64(r.sim.NFreq()*r.sim.NTime()) / directRate
 }
 
-// setupNUFFT plans the highest channel (its grid is every channel's),
-// makes the transform for channel 0 and the strengths buffer. A why that
-// is not "" is a reason the run cannot use the transform after all (a
-// grid too large, no cuFFT).
+// setupNUFFT makes the transform — the backend's kept one for the run's
+// key (a block of a streamed run after the first, with its targets), or
+// a new one planned on the highest channel's grids (every channel's) —
+// pointed at channel 0, and the strengths buffer. A why that is not ""
+// is a reason the run cannot use the transform after all (a grid too
+// large, no cuFFT).
 func (r *run) setupNUFFT() (why string, err error) {
 	nu := r.nu
-	pl, why, err := r.planNUFFT()
+	if nu.kept.tr != nil {
+		err = r.reuseTransform()
+	} else {
+		why, err = r.newTransform()
+	}
 	if why != "" || err != nil {
 		return why, err
-	}
-	if nu.tr, err = nufftgpu.NewBatchCompiled(r.c, pl, nu.prec, nu.nv, r.s, r.keep.module); err != nil {
-		return fmt.Sprintf("the device transform: %v", err), nil
 	}
 	if err := nu.tr.ReservePoints(r.nsrc); err != nil {
 		return fmt.Sprintf("the device transform's points: %v", err), nil
@@ -262,23 +275,25 @@ func (r *run) setupNUFFT() (why string, err error) {
 	return "", nil
 }
 
-// planNUFFT is setupNUFFT's host part: the transform's precision,
-// accuracy, vectors and dimension, the highest channel's grids (every
-// channel's) and channel 0's plan. A why that is not "" is a reason the
+// newTransform plans the run's transform and makes it on the device for
+// channel 0.
+func (r *run) newTransform() (why string, err error) {
+	pl, why, err := r.planNUFFT()
+	if why != "" || err != nil {
+		return why, err
+	}
+	if r.nu.tr, err = nufftgpu.NewBatchCompiled(r.c, pl, r.nu.prec, r.nu.nv, r.s, r.keep.module); err != nil {
+		return fmt.Sprintf("the device transform: %v", err), nil
+	}
+	return "", nil
+}
+
+// planNUFFT is newTransform's host part: the highest channel's grids
+// (every channel's) and channel 0's plan (the precision, accuracy,
+// vectors and dimension are the run's key's: takeKeptTransform). A why that is not "" is a reason the
 // run cannot use the transform (a grid too large).
 func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 	nu, sim := r.nu, r.sim
-	nu.prec, nu.eps = nufftgpu.Double, r.tune.nufftEps[1]
-	if r.p1 {
-		nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[0]
-	}
-	nu.nv = r.nf * r.nf
-	nu.dim = 2
-	for _, x := range sim.Antennas {
-		if x[2] != sim.Antennas[0][2] {
-			nu.dim = 3
-		}
-	}
 	top := 0
 	for fi, f := range sim.Freqs {
 		if f > sim.Freqs[top] {
@@ -293,6 +308,9 @@ func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 	nu.grid, nu.lay = l.NF, l
 	if pl, err = r.nufftPlan(0, runtime.GOMAXPROCS(0)); err != nil {
 		return nil, "", fmt.Errorf("gpu: transform plan at %g Hz: %w", sim.Freqs[0], err)
+	}
+	if tg, err := nufftgpu.NewTargets(pl, nu.prec); err == nil {
+		nu.kept.keepTargets(r.omega(0), tg) // for the next run's channel 0
 	}
 	nu.planFor = 0
 	return pl, "", nil
@@ -320,12 +338,23 @@ func (r *run) nufftPlan(fi, workers int) (*nufft.Plan, error) {
 
 // channelTargets plans channel fi on one goroutine and prepares its
 // targets for the device (targetsAhead's maker: several run at once).
+// Targets kept for the run's key (an earlier run's or block's) are taken
+// as they are.
 func (r *run) channelTargets(fi int) (*nufftgpu.Targets, error) {
+	omega := r.omega(fi)
+	if tg := r.nu.kept.targetsFor(omega); tg != nil {
+		return tg, nil
+	}
 	pl, err := r.nufftPlan(fi, 1)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: transform plan at %g Hz: %w", r.sim.Freqs[fi], err)
 	}
-	return nufftgpu.NewTargets(pl, r.nu.prec)
+	tg, err := nufftgpu.NewTargets(pl, r.nu.prec)
+	if err != nil {
+		return nil, err
+	}
+	r.nu.kept.keepTargets(omega, tg)
+	return tg, nil
 }
 
 // nufftChannel points the transform at channel fi's targets, made ahead
@@ -480,15 +509,24 @@ func (r *run) measureNUFFT() (nuMs, directMs float64, nvis int, err error) {
 	return nuMs, directMs, nvis, r.poisonOutput()
 }
 
-// close releases the transform and the strengths (nil: nothing to do).
+// close releases the strengths, and the transform unless the run
+// finished with it (keep): then the backend keeps it with its targets
+// for a next run of its key (nil: nothing to do).
 func (nu *nufftStage) close(r *run) {
 	if nu == nil {
 		return
 	}
 	nu.ahead.close()
 	nu.ahead = nil
-	_ = nu.tr.Close()
-	nu.tr = nil
+	if nu.keep && nu.used && nu.tr != nil && nu.planFor >= 0 {
+		nu.kept.tr, nu.kept.lay, nu.kept.omega = nu.tr, nu.lay, r.omega(nu.planFor)
+		r.keep.transform.close() // a run between took none (one at a time)
+		r.keep.transform = nu.kept
+	} else {
+		_ = nu.tr.Close()
+		nu.kept.close()
+	}
+	nu.tr, nu.kept = nil, nil
 	r.freeDev(&nu.dStr)
 }
 

@@ -4,6 +4,7 @@ package gpu
 
 import (
 	"fmt"
+	"hash/maphash"
 	"strings"
 
 	"github.com/gomatvis/gomatvis/cuda"
@@ -37,6 +38,11 @@ type resident struct {
 	// as free memory in a run's accounting.
 	pinned bufferPool[*cuda.HostBuffer]
 	device bufferPool[cuda.DevicePtr]
+	// transform is the transform path's device transform and targets of
+	// the last run that used it (nil: none), for a next run of its key
+	// (nufft_keep.go); seed is the hash seed of its keys.
+	transform *keptTransform
+	seed      maphash.Seed
 }
 
 // bufferPool keeps buffers by size for reuse.
@@ -94,7 +100,7 @@ type fusedDecision struct {
 }
 
 func newResident(c *cuda.Context) *resident {
-	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[string]fusedDecision{}, nufftChoice: map[string]fusedDecision{}}
+	return &resident{c: c, mods: map[string]*cuda.Module{}, fusedChoice: map[string]fusedDecision{}, nufftChoice: map[string]fusedDecision{}, seed: maphash.MakeSeed()}
 }
 
 // handles returns the stream, cuBLAS handle and Gram product, made on
@@ -188,6 +194,7 @@ func (k *resident) close() {
 		_ = m.Unload()
 	}
 	k.mods = nil
+	k.transform.close()
 	k.trimPinned()
 	k.trimDevice()
 	if k.g != nil {

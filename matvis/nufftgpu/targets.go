@@ -66,6 +66,9 @@ func NewTargets(pl *nufft.Plan, prec Precision) (*Targets, error) {
 	return tg, nil
 }
 
+// Bytes is the host memory the targets hold.
+func (tg *Targets) Bytes() int64 { return int64(len(tg.buf)) }
+
 // targetBytes is the size of NewTargets' buffer.
 func targetBytes(l nufft.Layout, prec Precision) int {
 	r := int(prec.realBytes())
