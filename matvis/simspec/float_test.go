@@ -1,6 +1,7 @@
 package simspec
 
 import (
+	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
@@ -103,7 +104,7 @@ func BenchmarkScanFloat(b *testing.B) {
 	})
 }
 
-// TestRunTwin: run, the reader's tight loop over a run of digits, leaves
+// TestRunTwin: scanRun, the reader's loop over a run of digits, leaves
 // the decimal exactly as digit does one character at a time, on fresh
 // random runs (zeros first and in between, up to 30 digits, integer part
 // then fraction, from decimals already holding 0 to 19 digits): the
@@ -132,7 +133,12 @@ func TestRunTwin(t *testing.T) {
 		got, want := start, start
 		for k, r := range runs {
 			frac := k == 1
-			got.run(r, frac)
+			// The run as it lies in a document: a byte that is not a
+			// digit after it, or the document's end.
+			d := append(r[:len(r):len(r)], "e,]. -"[rng.IntN(6):]...)
+			if end := got.scanRun(d, 0, frac); end != len(r) {
+				t.Fatalf("scanRun(%q) ends at %d, want %d", d, end, len(r))
+			}
 			for _, c := range r {
 				want.digit(c, frac)
 			}
@@ -144,5 +150,58 @@ func TestRunTwin(t *testing.T) {
 		if !same {
 			t.Fatalf("from %+v, runs %q: run gives %+v, digit by digit %+v", start, runs, got, want)
 		}
+	}
+}
+
+// TestEightDigits: eightDigits accepts exactly the eight-byte words whose
+// bytes are all '0'…'9' (every value of each byte, the others digits,
+// and random words), and parseEightDigits reads them as strconv does.
+func TestEightDigits(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
+	isDigits := func(b []byte) bool {
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(b []byte) {
+		t.Helper()
+		v := binary.LittleEndian.Uint64(b)
+		if got, want := eightDigits(v), isDigits(b); got != want {
+			t.Fatalf("eightDigits(%q) = %v, want %v", b, got, want)
+		}
+		if !isDigits(b) {
+			return
+		}
+		want, _ := strconv.ParseUint(string(b), 10, 64)
+		if got := parseEightDigits(v); got != want {
+			t.Fatalf("parseEightDigits(%q) = %d, want %d", b, got, want)
+		}
+	}
+	for pos := range 8 {
+		for c := range 256 {
+			b := []byte("12345678")
+			for k := range b {
+				b[k] = byte('0' + rng.IntN(10))
+			}
+			b[pos] = byte(c)
+			check(b)
+		}
+	}
+	for _, s := range []string{"00000000", "99999999", "09999990", "10000000", "00000001"} {
+		check([]byte(s))
+	}
+	for range 200000 {
+		b := make([]byte, 8)
+		for k := range b {
+			if rng.IntN(4) == 0 {
+				b[k] = byte(rng.IntN(256))
+			} else {
+				b[k] = byte('0' + rng.IntN(10))
+			}
+		}
+		check(b)
 	}
 }
