@@ -26,6 +26,14 @@ import (
 	"github.com/gomatvis/gomatvis/npy"
 )
 
+// writeRate is n bytes over d as a rate ("—" for no time).
+func writeRate(n int64, d time.Duration) string {
+	if d <= 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.3g GB/s", float64(n)/1e9/d.Seconds())
+}
+
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	clock := runclock.New()
 	fs := flag.NewFlagSet("simulate", flag.ContinueOnError)
@@ -153,8 +161,9 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), wall, *out, blas, bo.uvh5)
 	// Where the wall went: the writing overlaps the compute but for the
 	// waits and the close.
-	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
-		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
+	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s; the writer wrote %.3g GB in %.3g s (%s)\n",
+		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds(),
+		float64(sum.Written)/1e9, sum.Writing.Seconds(), writeRate(sum.Written, sum.Writing))
 	// The whole run from the process's start (docs/performance.md, "A whole run").
 	phases := clock.Phases()
 	fmt.Fprintln(stdout, phases)

@@ -172,6 +172,10 @@ func TestStreamedEqualsWhole(t *testing.T) {
 					if n := len(output.Plan(sim.NFreq(), sim.NTime(), output.IntegrationBytes(sim), bb)); sum.Blocks != n {
 						t.Errorf("%s: %d blocks, the plan has %d", name, sum.Blocks, n)
 					}
+					// The writer was given every integration once.
+					if want := output.IntegrationBytes(sim) * int64(sim.NFreq()*sim.NTime()); sum.Written != want || sum.Writing <= 0 {
+						t.Errorf("%s: the writer wrote %d bytes in %v, want %d bytes in some time", name, sum.Written, sum.Writing, want)
+					}
 					b, err := os.ReadFile(got)
 					if err != nil {
 						t.Fatal(err)

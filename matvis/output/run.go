@@ -37,6 +37,12 @@ type Summary struct {
 	// writer to take a finished block); Close the time closing the file
 	// took (for a complete run, or a cancelled one's partial file).
 	Compute, WriteWait, Close time.Duration
+	// Writing is the writer's own time in WriteBlock over every block
+	// (overlapping the compute but for WriteWait), and Written the
+	// visibility bytes it was given: their ratio is the format's write
+	// rate on this disk.
+	Writing time.Duration
+	Written int64
 	// Kept, for a cancelled run, is what its partial file holds.
 	Kept *Kept
 }
@@ -159,9 +165,17 @@ func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
 // frees its buffer; after an error it only frees them.
 func (r *runner) write(jobs <-chan job) {
 	defer close(r.wdone)
+	per := IntegrationBytes(r.sim)
 	for j := range jobs {
 		if r.werr == nil {
-			if err := r.w.WriteBlock(j.b, j.res); err != nil {
+			if o, ok := r.w.(*Opening); ok {
+				_, _ = o.opened() // the open's time is not the writing's
+			}
+			t := time.Now()
+			err := r.w.WriteBlock(j.b, j.res)
+			r.sum.Writing += time.Since(t)
+			r.sum.Written += int64(j.b.Size()) * per
+			if err != nil {
 				r.werr = err
 				close(r.failed)
 				r.cancel() // the block computing now is not wanted
