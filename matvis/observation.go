@@ -94,7 +94,7 @@ func LowerBaselines(nums []int) [][2]int {
 		idx[i] = i
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return nums[idx[a]] < nums[idx[b]] })
-	var out [][2]int
+	out := make([][2]int, 0, len(idx)*(len(idx)+1)/2) // sized: 61 425 at 350 antennas
 	for k, a1 := range idx {
 		for _, a2 := range idx[:k+1] {
 			out = append(out, [2]int{a1, a2})
