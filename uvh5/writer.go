@@ -127,6 +127,7 @@ func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 		return err
 	}
 	w.written.Mark(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
+	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
 	return nil
 }
 
@@ -168,6 +169,7 @@ func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 		}
 	}
 	w.written.Mark(bltStart, bltStart+n, f0, f1)
+	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
 	return nil
 }
 
@@ -214,6 +216,7 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 		return err
 	}
 	w.written.Mark(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
+	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
 	return nil
 }
 

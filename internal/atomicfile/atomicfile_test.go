@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -277,5 +278,36 @@ func TestIsTempOf(t *testing.T) {
 	}
 	if !IsTempOf(filepath.Join(dir, "w.npy"), ".w.npy.tmp-1-a") {
 		t.Error("IsTempOf misses .w.npy.tmp-1-a of w.npy")
+	}
+}
+
+// TestStreamStartWriteback: starting the writeback of a stream's data
+// midway changes nothing it holds (the committed file has every byte,
+// later writes included), and a finished stream refuses it.
+func TestStreamStartWriteback(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "out.bin")
+	s, err := NewStream(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bytes.Repeat([]byte("gomatvis"), 1<<16)
+	half := len(want) / 2
+	if _, err := s.File().WriteAt(want[:half], 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.StartWriteback(); err != nil {
+		t.Fatalf("StartWriteback: %v", err)
+	}
+	if _, err := s.File().WriteAt(want[half:], int64(half)); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(path); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(path); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("committed %d bytes (err %v), want the %d written", len(got), err, len(want))
+	}
+	if err := s.StartWriteback(); !errors.Is(err, ErrFinished) {
+		t.Errorf("StartWriteback after Commit: %v, want ErrFinished", err)
 	}
 }
