@@ -47,6 +47,22 @@ func ENUContext(ctx context.Context, c Coordinates, ti int, east, north, up []fl
 	return ctx.Err()
 }
 
+// ENUPrefetcher is Coordinates that can start making a time's vectors on
+// goroutines of their own, ahead of the ENU call that asks for them
+// (astro's astropy method, and a block's window onto it).
+type ENUPrefetcher interface {
+	PrefetchENU(ctx context.Context, ti int)
+}
+
+// PrefetchENU starts making c's vectors of time ti ahead when c can
+// (ENUPrefetcher), stopping when ctx is done; otherwise it does nothing.
+// The ENU call for ti then copies them out instead of making them.
+func PrefetchENU(ctx context.Context, c Coordinates, ti int) {
+	if p, ok := c.(ENUPrefetcher); ok {
+		p.PrefetchENU(ctx, ti)
+	}
+}
+
 // Precomputed holds ENU vectors computed elsewhere, e.g. astropy's, laid out
 // like matvis's topo.npy: (ntimes, 3, nsrc) row-major.
 type Precomputed struct {

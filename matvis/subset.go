@@ -211,6 +211,13 @@ func (w timeWindow) ENUContext(ctx context.Context, ti int, east, north, up []fl
 	return ENUContext(ctx, w.c, w.t0+ti, east, north, up)
 }
 
+// PrefetchENU forwards to the windowed coordinates (ENUPrefetcher).
+func (w timeWindow) PrefetchENU(ctx context.Context, ti int) {
+	if ti >= 0 && ti < w.nt {
+		PrefetchENU(ctx, w.c, w.t0+ti)
+	}
+}
+
 // PutBlock copies sub, the result of s.Subset(b), into r, the result of s,
 // marking its finished integrations done. Shapes must agree.
 func (r *Result) PutBlock(b Block, sub *Result) error {

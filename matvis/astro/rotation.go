@@ -318,18 +318,42 @@ func New(cfg Config, raRad, decRad []float64) (Rotation, error) {
 }
 
 // astropyRotation is MethodAstropy.
-type astropyRotation struct{ *base }
+type astropyRotation struct {
+	*base
+	ahead enuAhead
+}
 
 func (r *astropyRotation) ENU(ti int, east, north, up []float64) error {
 	return r.ENUContext(context.Background(), ti, east, north, up)
 }
 
 // ENUContext is ENU that stops within a block of sources of ctx's
-// cancel, returning its error (matvis.ContextCoordinates).
+// cancel, returning its error (matvis.ContextCoordinates). Vectors that
+// PrefetchENU made are copied out (once).
 func (r *astropyRotation) ENUContext(ctx context.Context, ti int, east, north, up []float64) error {
 	if err := r.check(ti, east, north, up); err != nil {
 		return err
 	}
+	if done, err := r.ahead.take(ctx, ti, east, north, up); done || err != nil {
+		return err
+	}
+	return r.enu(ctx, ti, east, north, up)
+}
+
+// PrefetchENU starts making time ti's vectors on goroutines of their own
+// for the ENU call that will ask for them, stopping when ctx is done
+// (that call then makes them itself): a GPU run's next block has its
+// coordinates made while the device computes this one. A time outside
+// the run, or asked for already, is ignored.
+func (r *astropyRotation) PrefetchENU(ctx context.Context, ti int) {
+	if ti < 0 || ti >= len(r.epochs) {
+		return
+	}
+	r.ahead.start(ti, len(r.px), func(e, n, u []float64) error { return r.enu(ctx, ti, e, n, u) })
+}
+
+// enu makes time ti's vectors.
+func (r *astropyRotation) enu(ctx context.Context, ti int, east, north, up []float64) error {
 	a := r.astromAt(ti)
 	return parallelForContext(ctx, len(r.px), func(lo, hi int) {
 		for i := lo; i < hi; i++ {

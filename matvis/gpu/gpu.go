@@ -191,6 +191,11 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 	return res, err
 }
 
+// CoordinatesAhead says the host is mostly idle while a run computes, so
+// that a streamed run has the next block's coordinates made meanwhile
+// (output.CoordinatesAhead).
+func (b *Backend) CoordinatesAhead() bool { return true }
+
 // BlockBytes is the output block a run repays its set-up with
 // (output.BlockSizer): 256 MB. Each run of a block sets up the device's
 // tables, the transform's plans and targets and the pipeline again; in a
