@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,8 +24,13 @@ func shardAll(t *testing.T, dir, config string, n int, extra ...string) []string
 	for i := range n {
 		p := filepath.Join(dir, fmt.Sprintf("part-%03d.gmvpart", i))
 		args := append([]string{"simulate", config, "--shard", fmt.Sprintf("%d/%d", i, n), "-o", p, "--backend", "cpu", "-q"}, extra...)
-		if code, _, e := runCLI(t, args...); code != 0 {
+		code, out, e := runCLI(t, args...)
+		if code != 0 {
 			t.Fatalf("shard %d/%d: exit %d: %s", i, n, code, e)
+		}
+		// --block 1 (one integration a block) reaches the shard's run.
+		if slices.Contains(extra, "--block") && !strings.Contains(out, "block(s) of up to 1 times × 1 channels") {
+			t.Errorf("shard %d/%d with %v: not one integration a block:\n%s", i, n, extra, out)
 		}
 		parts = append(parts, p)
 	}
@@ -52,6 +58,7 @@ func TestShardMergeEqualsUnsharded(t *testing.T) {
 		{"spec npy", "example", ".npy", nil, []int{1, 4, 7, 13}}, // 9 freqs × 6 times
 		{"spec uvh5", "example", ".uvh5", []string{"--format", "uvh5"}, []int{4, 11}},
 		{"spec npy, shards over 2 backends each", "example", ".npy", []string{"--devices", "0,1"}, []int{3}},
+		{"spec uvh5, blocks of one integration", "example", ".uvh5", []string{"--format", "uvh5", "--block", "1"}, []int{3}},
 		{"obsparam uvh5", obsparamPath, ".uvh5", []string{"--format", "uvh5"}, []int{2, 5}}, // 3 × 3
 		{"fp32 polarized npy", "fp32pol", ".npy", nil, []int{4, 7}},
 		{"fp32 polarized uvh5", "fp32pol", ".uvh5", []string{"--format", "uvh5"}, []int{4, 7}},

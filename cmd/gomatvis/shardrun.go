@@ -226,8 +226,7 @@ func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec,
 	// As simulate's: the writing overlaps the compute but for the waits
 	// and the close (which hashes, from the file, blocks that came out of
 	// the part's order).
-	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s\n",
-		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds())
+	printOutputLine(stdout, sum)
 	return nil
 }
 

@@ -26,12 +26,17 @@ import (
 	"github.com/gomatvis/gomatvis/npy"
 )
 
-// writeRate is n bytes over d as a rate ("—" for no time).
-func writeRate(n int64, d time.Duration) string {
-	if d <= 0 {
-		return "—"
+// printOutputLine says how a streamed run's output went: its blocks, the
+// compute, the waits on the writer, the close, and the writer's own time
+// and rate (the format's on this disk).
+func printOutputLine(w io.Writer, sum output.Summary) {
+	rate := "—"
+	if sum.Writing > 0 {
+		rate = fmt.Sprintf("%.3g GB/s", float64(sum.Written)/1e9/sum.Writing.Seconds())
 	}
-	return fmt.Sprintf("%.3g GB/s", float64(n)/1e9/d.Seconds())
+	fmt.Fprintf(w, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s; the writer wrote %.3g GB in %.3g s (%s)\n",
+		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds(),
+		float64(sum.Written)/1e9, sum.Writing.Seconds(), rate)
 }
 
 func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -161,9 +166,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	reportSimulate(stdout, in, sim, obs, &sum.Stats, sum.Plan, be.Name(), wall, *out, blas, bo.uvh5)
 	// Where the wall went: the writing overlaps the compute but for the
 	// waits and the close.
-	fmt.Fprintf(stdout, "output: %d block(s) of up to %d times × %d channels; compute %.3g s, waiting on the writer %.3g s, closing %.3g s; the writer wrote %.3g GB in %.3g s (%s)\n",
-		sum.Blocks, sum.Largest.NTime(), sum.Largest.NFreq(), sum.Compute.Seconds(), sum.WriteWait.Seconds(), sum.Close.Seconds(),
-		float64(sum.Written)/1e9, sum.Writing.Seconds(), writeRate(sum.Written, sum.Writing))
+	printOutputLine(stdout, sum)
 	// The whole run from the process's start (docs/performance.md, "A whole run").
 	phases := clock.Phases()
 	fmt.Fprintln(stdout, phases)

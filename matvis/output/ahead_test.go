@@ -35,13 +35,18 @@ func (aheadBackend) CoordinatesAhead() bool { return true }
 
 // TestCoordinatesAhead: for a backend that asks for it, Run has each next
 // block's times made ahead — every time after the first block's, once,
-// in order — and for one that does not, none; the output is the whole
-// run's either way.
+// in order, with blocks of one time or of one channel (a time's blocks
+// after its first do not ask for it again) — and for one that does not,
+// none; the output is the whole run's either way.
 func TestCoordinatesAhead(t *testing.T) {
 	rng := sharedtest.RNG(t, 41)
-	sh := backendtest.Shape{NAnt: 3 + rng.IntN(5), NSrc: 30, NFreq: 1 + rng.IntN(3), NTime: 2 + rng.IntN(4)}
+	sh := backendtest.Shape{NAnt: 3 + rng.IntN(5), NSrc: 30, NFreq: 2 + rng.IntN(3), NTime: 2 + rng.IntN(4)}
 	c := backendtest.Random(t, rng, sh, backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{Precision: 2})
-	for _, ahead := range []bool{true, false} {
+	for _, tc := range []struct {
+		ahead    bool
+		channels int // a block's channels (of one time)
+	}{{true, sh.NFreq}, {true, 1}, {false, sh.NFreq}} {
+		ahead := tc.ahead
 		rc := &recordingCoords{Coordinates: c.Coords}
 		cfg := c
 		cfg.Coords = rc
@@ -58,8 +63,8 @@ func TestCoordinatesAhead(t *testing.T) {
 			be = aheadBackend{be}
 		}
 		col := output.NewCollector(sim)
-		oneTime := output.IntegrationBytes(sim) * int64(sim.NFreq())
-		if _, err := output.Run(context.Background(), be, sim, col, output.Options{BlockBytes: oneTime}); err != nil {
+		block := output.IntegrationBytes(sim) * int64(tc.channels)
+		if _, err := output.Run(context.Background(), be, sim, col, output.Options{BlockBytes: block}); err != nil {
 			t.Fatal(err)
 		}
 		var want []int
@@ -69,7 +74,7 @@ func TestCoordinatesAhead(t *testing.T) {
 			}
 		}
 		if !slices.Equal(rc.asked, want) {
-			t.Errorf("ahead=%v, %d times: times made ahead %v, want %v", ahead, sh.NTime, rc.asked, want)
+			t.Errorf("ahead=%v, blocks of %d channels, %d × %d: times made ahead %v, want %v", ahead, tc.channels, sh.NFreq, sh.NTime, rc.asked, want)
 		}
 		if e := backendtest.RelErr(backendtest.Vis(col.Result()), backendtest.Vis(whole)); e != 0 {
 			t.Errorf("ahead=%v: streamed output %.3g from the whole run's", ahead, e)
