@@ -2,10 +2,10 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
---s4 the session 2026-12-07 c list;
+--s4 the session 2026-12-07 c list; --s5 the session 2026-12-07 d list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -33,7 +33,7 @@ muts=[
  ('roof-real-fft', 'matvis/profile/roofline.go', '		fft /= 2', '		fft /= 1', './matvis/profile'),
  ('gpu-nufft-target', 'matvis/gpu/nufft.go', 's[d][k] = omega * (sim.Antennas[p[1]][d] - sim.Antennas[p[0]][d])', 's[d][k] = omega * (sim.Antennas[p[0]][d] - sim.Antennas[p[1]][d])', './matvis/gpu'),
  ('gpu-nufft-beams', 'matvis/gpu/nufft.go', 'if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 1 {', 'if reps, _ := beam.Groups(sim.Beams, sim.BeamOf); len(reps) > 99 {', './matvis/gpu'),
- ('gpu-nufft-eps', 'matvis/gpu/nufft.go', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[0]', 'nu.prec, nu.eps = nufftgpu.Single, r.tune.nufftEps[1]', './matvis/gpu'),
+ ('gpu-nufft-eps', 'matvis/gpu/nufft_keep.go', 'k.prec, k.eps = nufftgpu.Single, r.tune.nufftEps[0]', 'k.prec, k.eps = nufftgpu.Single, r.tune.nufftEps[1]', './matvis/gpu'),
  ('nufft-stop', 'matvis/nufft/plan.go', 'func (pl *Plan) stopped() bool { return pl.ctx != nil && pl.ctx.Err() != nil }', 'func (pl *Plan) stopped() bool { return false }', './matvis/nufft ./matvis/nufftcpu'),
  ('gpu-strength-im', 'matvis/gpu/vis_nufft.cuh', 'im += qr * pi - qi * pr;', 'im += qi * pr - qr * pi;', './matvis/gpu'),
  ('nufftgpu-place-margin', 'matvis/nufftgpu/coords.go', 'const placeMargin = 0.5', 'const placeMargin = 0', './matvis/nufftgpu'),
@@ -226,9 +226,9 @@ s3=[
  ('op-utf8-bytepos', 'matvis/obsparam/layout.go', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k+1, why)}', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k, why)}', './matvis/obsparam'),
  ('op-enu-bound', 'matvis/obsparam/layout.go', '		if math.Abs(row.ENU[k]) >= simspec.MaxAntennaOffsetM {', '		if row.ENU[k] >= simspec.MaxAntennaOffsetM {', './matvis/obsparam'),
  # matvis/simspec
- ('ss-dec-19', 'matvis/simspec/float.go', '	take := min(len(r)-j, 19-x.ndigs)', '	take := min(len(r)-j, 20-x.ndigs)', './matvis/simspec'),
- ('ss-dec-exact', 'matvis/simspec/float.go', '	if j+take < len(r) {\n		x.exact = false', '	if j+take < len(r)-1 {\n		x.exact = false', './matvis/simspec'),
- ('ss-dec-exp', 'matvis/simspec/float.go', '		x.exp10 -= j + take', '		x.exp10 -= take', './matvis/simspec'),
+ ('ss-dec-19', 'matvis/simspec/float.go', '	for n < 19 && i < len(d) && d[i]-\'0\' < 10 {', '	for n < 20 && i < len(d) && d[i]-\'0\' < 10 {', './matvis/simspec'),
+ ('ss-dec-exact', 'matvis/simspec/float.go', '	if i < len(d) && d[i]-\'0\' < 10 {\n		x.exact = false', '	if i < len(d)-1 && d[i]-\'0\' < 10 {\n		x.exact = false', './matvis/simspec'),
+ ('ss-dec-exp', 'matvis/simspec/float.go', '		x.exp10 -= taken', '		x.exp10 -= n - x.ndigs', './matvis/simspec'),
  # matvis/beam/beamfits
  ('bf-size-pixels', 'matvis/beam/beamfits/size.go', 'pixels := data / max(bitpix, -bitpix) * 8', 'pixels := data / max(bitpix, -bitpix)', './matvis/beam/beamfits'),
  ('bf-card-127', 'matvis/beam/beamfits/fitsbounds.go', '		if b < 32 || b > 126 {', '		if b < 32 || b > 127 {', './matvis/beam/beamfits'),
@@ -276,12 +276,37 @@ s4=[
  ('skyh5-unsupported-branch', 'matvis/skymodel/h5util.go', '	case errors.Is(err, h5read.ErrUnsupported):', '	case false:', './matvis/skymodel'),
  ('skyh5-link-group', 'matvis/skymodel/skyh5.go', '			if desc, ok := h.f.Link(p); ok {', '			if desc, ok := h.f.Link(p); ok && p != "/Header/skycoord" {', './matvis/skymodel'),
 ]
+# Session 2026-12-07 d: the code landed this session that runs without a
+# device (simspec's eight-digit reads, the writer's time and bytes,
+# --block, the coordinates made ahead); run with --s5. The kept transform
+# (matvis/gpu/nufft_keep.go) is tested on a device only, by
+# TestKeptTransformAcrossBlocks.
+s5=[
+ ('eight-check', 'matvis/simspec/float.go', '== 0x3333333333333333', '== 0x3333333333333330', './matvis/simspec'),
+ ('eight-pairs', 'matvis/simspec/float.go', '	v = v*10 + v>>8 // pairs', '	v = v*10 + v>>4 // pairs', './matvis/simspec'),
+ ('eight-fours', 'matvis/simspec/float.go', '(100+1000000<<32)', '(100+100000<<32)', './matvis/simspec'),
+ ('run-limit', 'matvis/simspec/float.go', '	for n <= 19-8 && i+8 <= len(d) {', '	for n <= 19-7 && i+8 <= len(d) {', './matvis/simspec'),
+ ('run-taken', 'matvis/simspec/float.go', '	taken := i - s\n', '	taken := i - s - 1\n', './matvis/simspec'),
+ ('run-inexact', 'matvis/simspec/float.go', '		x.exact = false\n		i = digitsEnd(d, i)', '		i = digitsEnd(d, i)', './matvis/simspec'),
+ ('run-zeros', 'matvis/simspec/float.go', '	if x.man == 0 {\n		for i < len(d) && d[i] == \'0\' {', '	if x.man == 1 {\n		for i < len(d) && d[i] == \'0\' {', './matvis/simspec'),
+ ('written-bytes', 'matvis/output/run.go', '			r.sum.Written += int64(j.b.Size()) * per', '			r.sum.Written += per', './matvis/output'),
+ ('block-flag', 'cmd/gomatvis/simulate.go', '	if *blockFlag > 0 {', '	if *blockFlag > 1 {', './cmd/gomatvis'),
+ ('block-flag-shard', 'cmd/gomatvis/shardrun.go', '	if j.block > 0 {', '	if j.block > 1 {', './cmd/gomatvis'),
+ ('ahead-bytes', 'matvis/output/run.go', '	if int64(next.NTime())*int64(r.sim.NSrc())*24 > maxAheadBytes {', '	if int64(next.NTime())*int64(r.sim.NSrc())*24 < maxAheadBytes {', './matvis/output'),
+ ('ahead-current', 'matvis/output/run.go', '			if t < b.T0 || t >= b.T1 {', '			if true {', './matvis/output'),
+ ('ahead-once', 'matvis/output/run.go', '				ahead()\n				ahead = nil', '				ahead()', './matvis/output'),
+ ('ahead-window', 'matvis/subset.go', '		PrefetchENU(ctx, w.c, w.t0+ti)', '		PrefetchENU(ctx, w.c, ti)', './matvis'),
+ ('astro-take-copy', 'matvis/astro/ahead.go', '	copy(up, j.u)', '	copy(up, j.n)', './matvis/astro'),
+ ('astro-take-delete', 'matvis/astro/ahead.go', '	delete(a.jobs, ti)\n', '', './matvis/astro'),
+ ('astro-take-stopped', 'matvis/astro/ahead.go', '	if j.err != nil {\n		return false, nil\n	}', '	if j.err != nil {\n		return true, nil\n	}', './matvis/astro'),
+ ('astro-prefetch-range', 'matvis/astro/rotation.go', '	if ti < 0 || ti >= len(r.epochs) {\n		return\n	}\n	r.ahead.start', '	if ti < 0 {\n		return\n	}\n	r.ahead.start', './matvis/astro'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--s4','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--all':muts+new+s3+s4}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--s5','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--all':muts+new+s3+s4+s5}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:
