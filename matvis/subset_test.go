@@ -1,6 +1,8 @@
 package matvis
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
@@ -82,3 +84,34 @@ type shifted struct{ b PolBasis }
 func (s shifted) NSources() int                            { return s.b.NSources() }
 func (s shifted) NTimes() int                              { return s.b.NTimes() }
 func (s shifted) Basis(ti int, cosX, sinX []float64) error { return s.b.Basis(ti, cosX, sinX) }
+
+// askedCoords are coordinates that record the times asked for ahead.
+type askedCoords struct {
+	Coordinates
+	asked []int
+}
+
+func (c *askedCoords) PrefetchENU(_ context.Context, ti int) { c.asked = append(c.asked, ti) }
+
+// TestWindowPrefetchENU: a block's coordinates pass a time asked for
+// ahead on as the whole run's time (T0 + i), and ignore times outside
+// the block.
+func TestWindowPrefetchENU(t *testing.T) {
+	sky := rigid{lat: -0.5361, lst: []float64{0, 0.4, 0.9, 1.3, 2.2}, ra: []float64{0.1, 2}, dec: []float64{-0.5, 0.2}}
+	ac := &askedCoords{Coordinates: sky}
+	sim, err := New(Config{Antennas: [][3]float64{{0, 0, 0}, {14, 0, 0}}, Freqs: []float64{1e8}, RA: sky.ra, Dec: sky.dec,
+		Flux: []float64{1, 2}, Coords: ac, Beams: []beam.Beam{beam.Gaussian{SigmaRad: 0.3}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := sim.Subset(Block{F0: 0, F1: 1, T0: 2, T1: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ti := range []int{0, 2, -1, 3} {
+		PrefetchENU(context.Background(), sub.Coords, ti)
+	}
+	if want := []int{2, 4}; !slices.Equal(ac.asked, want) {
+		t.Errorf("block times 0, 2, −1, 3 asked the whole run for %v, want %v", ac.asked, want)
+	}
+}
