@@ -73,6 +73,7 @@ func (w *FileWriter) WriteAt(off int64, data any) error {
 	if err := writeData(ow, data); err != nil {
 		return fmt.Errorf("npy: %s: %w", w.path, err)
 	}
+	_ = w.out.StartWriteback() // the close's sync then has little left: advice only
 	return nil
 }
 
