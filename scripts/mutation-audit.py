@@ -226,9 +226,9 @@ s3=[
  ('op-utf8-bytepos', 'matvis/obsparam/layout.go', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k+1, why)}', 'not UTF-8: save the file as UTF-8 (%s)", l[k], k, why)}', './matvis/obsparam'),
  ('op-enu-bound', 'matvis/obsparam/layout.go', '		if math.Abs(row.ENU[k]) >= simspec.MaxAntennaOffsetM {', '		if row.ENU[k] >= simspec.MaxAntennaOffsetM {', './matvis/obsparam'),
  # matvis/simspec
- ('ss-dec-19', 'matvis/simspec/float.go', '	for n < 19 && i < len(d) && d[i]-\'0\' < 10 {', '	for n < 20 && i < len(d) && d[i]-\'0\' < 10 {', './matvis/simspec'),
- ('ss-dec-exact', 'matvis/simspec/float.go', '	if i < len(d) && d[i]-\'0\' < 10 {\n		x.exact = false', '	if i < len(d)-1 && d[i]-\'0\' < 10 {\n		x.exact = false', './matvis/simspec'),
- ('ss-dec-exp', 'matvis/simspec/float.go', '		x.exp10 -= taken', '		x.exp10 -= n - x.ndigs', './matvis/simspec'),
+ ('ss-dec-19', 'internal/fastfloat/decimal.go', '	for n < 19 && i < len(d) && d[i]-\'0\' < 10 {', '	for n < 20 && i < len(d) && d[i]-\'0\' < 10 {', './internal/fastfloat ./matvis/simspec'),
+ ('ss-dec-exact', 'internal/fastfloat/decimal.go', '	if i < len(d) && d[i]-\'0\' < 10 {\n		x.Exact = false', '	if i < len(d)-1 && d[i]-\'0\' < 10 {\n		x.Exact = false', './internal/fastfloat ./matvis/simspec'),
+ ('ss-dec-exp', 'internal/fastfloat/decimal.go', '		x.Exp10 -= taken', '		x.Exp10 -= n - x.NDigits', './internal/fastfloat ./matvis/simspec'),
  # matvis/beam/beamfits
  ('bf-size-pixels', 'matvis/beam/beamfits/size.go', 'pixels := data / max(bitpix, -bitpix) * 8', 'pixels := data / max(bitpix, -bitpix)', './matvis/beam/beamfits'),
  ('bf-card-127', 'matvis/beam/beamfits/fitsbounds.go', '		if b < 32 || b > 126 {', '		if b < 32 || b > 127 {', './matvis/beam/beamfits'),
@@ -282,13 +282,13 @@ s4=[
 # (matvis/gpu/nufft_keep.go) is tested on a device only, by
 # TestKeptTransformAcrossBlocks.
 s5=[
- ('eight-check', 'matvis/simspec/float.go', '== 0x3333333333333333', '== 0x3333333333333330', './matvis/simspec'),
- ('eight-pairs', 'matvis/simspec/float.go', '	v = v*10 + v>>8 // pairs', '	v = v*10 + v>>4 // pairs', './matvis/simspec'),
- ('eight-fours', 'matvis/simspec/float.go', '(100+1000000<<32)', '(100+100000<<32)', './matvis/simspec'),
- ('run-limit', 'matvis/simspec/float.go', '	for n <= 19-8 && i+8 <= len(d) {', '	for n <= 19-7 && i+8 <= len(d) {', './matvis/simspec'),
- ('run-taken', 'matvis/simspec/float.go', '	taken := i - s\n', '	taken := i - s - 1\n', './matvis/simspec'),
- ('run-inexact', 'matvis/simspec/float.go', '		x.exact = false\n		i = digitsEnd(d, i)', '		i = digitsEnd(d, i)', './matvis/simspec'),
- ('run-zeros', 'matvis/simspec/float.go', '	if x.man == 0 {\n		for i < len(d) && d[i] == \'0\' {', '	if x.man == 1 {\n		for i < len(d) && d[i] == \'0\' {', './matvis/simspec'),
+ ('eight-check', 'internal/fastfloat/decimal.go', '== 0x3333333333333333', '== 0x3333333333333330', './internal/fastfloat ./matvis/simspec'),
+ ('eight-pairs', 'internal/fastfloat/decimal.go', '	v = v*10 + v>>8 // pairs', '	v = v*10 + v>>4 // pairs', './internal/fastfloat ./matvis/simspec'),
+ ('eight-fours', 'internal/fastfloat/decimal.go', '(100+1000000<<32)', '(100+100000<<32)', './internal/fastfloat ./matvis/simspec'),
+ ('run-limit', 'internal/fastfloat/decimal.go', '	for n <= 19-8 && i+8 <= len(d) {', '	for n <= 19-7 && i+8 <= len(d) {', './internal/fastfloat ./matvis/simspec'),
+ ('run-taken', 'internal/fastfloat/decimal.go', '	taken := i - s\n', '	taken := i - s - 1\n', './internal/fastfloat ./matvis/simspec'),
+ ('run-inexact', 'internal/fastfloat/decimal.go', '		x.Exact = false\n		for i < len(d)', '		for i < len(d)', './internal/fastfloat ./matvis/simspec'),
+ ('run-zeros', 'internal/fastfloat/decimal.go', '	if x.Man == 0 {\n		for i < len(d) && d[i] == \'0\' {', '	if x.Man == 1 {\n		for i < len(d) && d[i] == \'0\' {', './internal/fastfloat ./matvis/simspec'),
  ('written-bytes', 'matvis/output/run.go', '			r.sum.Written += int64(j.b.Size()) * per', '			r.sum.Written += per', './matvis/output'),
  ('block-flag', 'cmd/gomatvis/simulate.go', '	if *blockFlag > 0 {', '	if *blockFlag > 1 {', './cmd/gomatvis'),
  ('block-flag-shard', 'cmd/gomatvis/shardrun.go', '	if j.block > 0 {', '	if j.block > 1 {', './cmd/gomatvis'),

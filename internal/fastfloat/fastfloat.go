@@ -1,15 +1,17 @@
-// Package fastfloat parses the plain decimal numbers of text catalogs
-// faster than strconv.ParseFloat and to the same bits.
+// Package fastfloat reads decimal numbers faster than strconv.ParseFloat
+// and to the same bits: the plain decimals of text catalogs (ParseFloat,
+// ParsePrefix) and, through Decimal and Convert, the numbers of a spec's
+// JSON, whose reader scans JSON's grammar itself (matvis/simspec).
 //
-// The fast path takes [+-]digits[.digits][(e|E)[+-]digits] whose
-// significant digits fit an exact float64 mantissa (≤ 2⁵³, after dropping
-// trailing zeros) and whose power of ten is exact too (|e| ≤ 22, or a
-// little more when the mantissa leaves room): the value is then one
-// correctly rounded IEEE multiply or divide of two exact numbers (Clinger's
-// fast path), which is the nearest float64 that strconv also returns.
-// Everything else — more digits, larger exponents, inf/nan, hex,
-// underscores, bad syntax — goes to strconv.ParseFloat itself, so values
-// and errors are bit-identical to strconv in every case.
+// The fast path takes [+-]digits[.digits][(e|E)[+-]digits] with at most
+// 19 significant digits: when the mantissa and the power of ten are both
+// exact in float64 (≤ 2⁵³, |e| ≤ 22, or a little more when the mantissa
+// leaves room), the value is one correctly rounded IEEE multiply or
+// divide (Clinger's fast path); otherwise the Eisel-Lemire algorithm
+// gives it, exactly when it answers. Everything else — more digits,
+// halfway cases, subnormals, overflow, inf/nan, hex, underscores, bad
+// syntax — goes to strconv.ParseFloat itself, so values and errors are
+// bit-identical to strconv in every case.
 package fastfloat
 
 import (
@@ -41,23 +43,17 @@ func ParsePrefix(b []byte) (f float64, n int, ok bool) {
 	if len(b) > 0 && (b[0] == '+' || b[0] == '-') {
 		neg, i = b[0] == '-', 1
 	}
+	x := NewDecimal(neg)
 	start := i
-	i = skipZeros(b, i) // leading zeros are not significant
-	mant, i, sig := digits(b, i, 0)
-	sawDigits, exp := i > start, 0
+	i = x.ScanRun(b, i, false)
+	sawDigits := i > start
 	if i < len(b) && b[i] == '.' {
-		i++
-		frac := i
-		if sig == 0 {
-			i = skipZeros(b, i)
-		}
-		var more int
-		mant, i, more = digits(b, i, mant)
-		sig += more
-		sawDigits, exp = sawDigits || i > frac, frac-i
+		frac := i + 1
+		i = x.ScanRun(b, frac, true)
+		sawDigits = sawDigits || i > frac
 	}
 	// 19 significant digits always fit a uint64; more are strconv's job.
-	if !sawDigits || sig > 19 {
+	if !sawDigits || !x.Exact {
 		return 0, 0, false
 	}
 	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
@@ -65,10 +61,10 @@ func ParsePrefix(b []byte) (f float64, n int, ok bool) {
 		if !ok {
 			return 0, 0, false
 		}
-		exp += e
+		x.Exp10 += e
 		i += 1 + n
 	}
-	f, ok = exact(mant, exp, neg)
+	f, ok = Convert(x.Man, x.Exp10, neg, PowersOfTen())
 	return f, i, ok
 }
 
@@ -79,24 +75,6 @@ func parseExact(b []byte) (float64, bool) {
 }
 
 func isDigit(c byte) bool { return c-'0' < 10 }
-
-// digits reads the run of decimal digits at b[i:] into mant and returns
-// the new mant, the index after the run and its length. mant wraps past
-// 19 significant digits; callers check the count.
-func digits(b []byte, i int, mant uint64) (uint64, int, int) {
-	start := i
-	for ; i < len(b) && isDigit(b[i]); i++ {
-		mant = mant*10 + uint64(b[i]-'0')
-	}
-	return mant, i, i - start
-}
-
-func skipZeros(b []byte, i int) int {
-	for i < len(b) && b[i] == '0' {
-		i++
-	}
-	return i
-}
 
 // readExp reads an exponent's [+-]digits (at most 4 digits, which bounds
 // it well inside int and far past where the fast path applies).

@@ -60,12 +60,15 @@ func TestClasses(t *testing.T) {
 // speed claim; their values are checked by TestClasses).
 func TestFastPathTaken(t *testing.T) {
 	for _, s := range []string{"261.53967200", "-51.24619800", "100000000.00000000", "-0.94940000", "1.5e8", "0", "-0", "123e30",
-		"0.0000000000000000012345"} {
+		"0.0000000000000000012345",
+		// 17 significant digits (Python's repr of a random float), past
+		// 2⁵³: the Eisel-Lemire path.
+		"0.026712351168229332", "-7.2714324706795", "12.640563700943096", "1.7976931348623157e308"} {
 		if _, ok := parseExact([]byte(s)); !ok {
 			t.Errorf("%q fell back to strconv", s)
 		}
 	}
-	for _, s := range []string{"12345678901234567890", "1e23x", "inf", "0x1p3", "1e400", "1_0"} {
+	for _, s := range []string{"12345678901234567890", "1e23x", "inf", "0x1p3", "1e400", "1_0", "5e-324"} {
 		if _, ok := parseExact([]byte(s)); ok {
 			t.Errorf("%q took the fast path", s)
 		}

@@ -1,12 +1,12 @@
 package simspec
 
 import (
-	"encoding/binary"
 	"math"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/fastfloat"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
@@ -22,7 +22,7 @@ func TestScanFloat(t *testing.T) {
 	check := func(s string) {
 		t.Helper()
 		want, wantErr := strconv.ParseFloat(s, 64)
-		got, end, err := scanFloat([]byte(s), 0, powersOfTen())
+		got, end, err := scanFloat([]byte(s), 0, fastfloat.PowersOfTen())
 		if end != len(s) || math.Float64bits(got) != math.Float64bits(want) || (err == nil) != (wantErr == nil) {
 			t.Fatalf("%q: scanFloat %v (end %d, err %v), strconv %v (err %v)", s, got, end, err, want, wantErr)
 		}
@@ -70,7 +70,7 @@ func TestScanFloat(t *testing.T) {
 		for k := range b {
 			b[k] = "0123456789.-+eE"[rng.IntN(15)]
 		}
-		if _, end, _ := scanFloat(b, 0, powersOfTen()); end != numberEnd(b, 0) {
+		if _, end, _ := scanFloat(b, 0, fastfloat.PowersOfTen()); end != numberEnd(b, 0) {
 			t.Fatalf("%q: scanFloat ends at %d, numberEnd at %d", b, end, numberEnd(b, 0))
 		}
 	}
@@ -83,7 +83,7 @@ func BenchmarkScanFloat(b *testing.B) {
 	for k := range 1000 {
 		nums = append(nums, []byte(strconv.FormatFloat(math.Sqrt(float64(k+2))*1.234567, 'g', -1, 64)))
 	}
-	pow := powersOfTen()
+	pow := fastfloat.PowersOfTen()
 	b.Run("scanFloat", func(b *testing.B) {
 		for b.Loop() {
 			for _, n := range nums {
@@ -102,106 +102,4 @@ func BenchmarkScanFloat(b *testing.B) {
 			}
 		}
 	})
-}
-
-// TestRunTwin: scanRun, the reader's loop over a run of digits, leaves
-// the decimal exactly as digit does one character at a time, on fresh
-// random runs (zeros first and in between, up to 30 digits, integer part
-// then fraction, from decimals already holding 0 to 19 digits): the
-// mantissa, exponent, digit count and exactness (whose mantissa and
-// exponent the reader uses only while exact).
-func TestRunTwin(t *testing.T) {
-	rng := sharedtest.RNG(t, 2)
-	randomRun := func() []byte {
-		r := make([]byte, rng.IntN(31))
-		for k := range r {
-			if rng.IntN(3) == 0 {
-				r[k] = '0'
-			} else {
-				r[k] = byte('0' + rng.IntN(10))
-			}
-		}
-		return r
-	}
-	for range 100000 {
-		var start decimal
-		start.exact = true
-		for range rng.IntN(21) {
-			start.digit(byte('1'+rng.IntN(9)), rng.IntN(2) == 0)
-		}
-		runs := [][]byte{randomRun(), randomRun()}
-		got, want := start, start
-		for k, r := range runs {
-			frac := k == 1
-			// The run as it lies in a document: a byte that is not a
-			// digit after it, or the document's end.
-			d := append(r[:len(r):len(r)], "e,]. -"[rng.IntN(6):]...)
-			if end := got.scanRun(d, 0, frac); end != len(r) {
-				t.Fatalf("scanRun(%q) ends at %d, want %d", d, end, len(r))
-			}
-			for _, c := range r {
-				want.digit(c, frac)
-			}
-		}
-		same := got.exact == want.exact && got.ndigs == want.ndigs && got.man == want.man
-		if want.exact {
-			same = same && got.exp10 == want.exp10
-		}
-		if !same {
-			t.Fatalf("from %+v, runs %q: run gives %+v, digit by digit %+v", start, runs, got, want)
-		}
-	}
-}
-
-// TestEightDigits: eightDigits accepts exactly the eight-byte words whose
-// bytes are all '0'…'9' (every value of each byte, the others digits,
-// and random words), and parseEightDigits reads them as strconv does.
-func TestEightDigits(t *testing.T) {
-	rng := sharedtest.RNG(t, 3)
-	isDigits := func(b []byte) bool {
-		for _, c := range b {
-			if c < '0' || c > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	check := func(b []byte) {
-		t.Helper()
-		v := binary.LittleEndian.Uint64(b)
-		if got, want := eightDigits(v), isDigits(b); got != want {
-			t.Fatalf("eightDigits(%q) = %v, want %v", b, got, want)
-		}
-		if !isDigits(b) {
-			return
-		}
-		want, _ := strconv.ParseUint(string(b), 10, 64)
-		if got := parseEightDigits(v); got != want {
-			t.Fatalf("parseEightDigits(%q) = %d, want %d", b, got, want)
-		}
-	}
-	for pos := range 8 {
-		for c := range 256 {
-			b := []byte("12345678")
-			for k := range b {
-				b[k] = byte('0' + rng.IntN(10))
-			}
-			b[pos] = byte(c)
-			check(b)
-		}
-	}
-	for _, s := range []string{"00000000", "99999999", "09999990", "10000000", "00000001"} {
-		check([]byte(s))
-	}
-	for range 200000 {
-		b := make([]byte, 8)
-		for k := range b {
-			if rng.IntN(4) == 0 {
-				b[k] = byte(rng.IntN(256))
-			} else {
-				b[k] = byte('0' + rng.IntN(10))
-			}
-		}
-		check(b)
-	}
 }

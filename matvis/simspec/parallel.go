@@ -3,6 +3,8 @@ package simspec
 import (
 	"bytes"
 	"sync"
+
+	"github.com/gomatvis/gomatvis/internal/fastfloat"
 )
 
 // A large number array (ra_rad, a flux table of millions of sources) is
@@ -20,7 +22,7 @@ import (
 type splitArray struct {
 	text   []byte
 	nested bool
-	pow10  pow10Table
+	pow10  fastfloat.Powers
 	// guard runs each core's reads of text (a mapped file's pages fault
 	// on the goroutine that reads them); nil reads unguarded.
 	guard guardFunc
@@ -125,7 +127,7 @@ type plainReader struct {
 	nested bool
 	// rowLen is the length of the piece's rows, all alike (nested).
 	rowLen int
-	pow10  pow10Table
+	pow10  fastfloat.Powers
 }
 
 // read reads the piece and reports whether it was plain and filled out.

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/internal/fastfloat"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 )
 
@@ -36,7 +37,7 @@ func TestParallelTableSplitsBetweenRows(t *testing.T) {
 			text.WriteByte(']')
 		}
 		workers := 2 + rng.IntN(7)
-		a := splitArray{text: text.Bytes(), nested: true, pow10: powersOfTen()}
+		a := splitArray{text: text.Bytes(), nested: true, pow10: fastfloat.PowersOfTen()}
 		starts := a.pieces(workers)
 		for _, s := range starts[1 : len(starts)-1] {
 			if a.text[s] != ',' || !bytes.HasSuffix(bytes.TrimRight(a.text[:s], " "), []byte("]")) {

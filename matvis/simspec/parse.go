@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/gomatvis/gomatvis/internal/fastfloat"
 )
 
 // parser reads a spec document in one pass over its bytes, straight into
@@ -35,7 +37,7 @@ type parser struct {
 	// workers is the number of cores a number array of parallelMin bytes
 	// or more is read on.
 	workers, parallelMin int
-	pow10                pow10Table
+	pow10                fastfloat.Powers
 	// guard runs the parallel readers' reads of data (see guardFunc).
 	guard guardFunc
 }
@@ -86,7 +88,7 @@ func parseSpecGuarded(data []byte, s *Spec, guard guardFunc) error {
 // more on workers cores (tests use small arrays to reach that path), each
 // core's reads inside guard.
 func parseSpecOn(data []byte, s *Spec, workers, parallelMin int, guard guardFunc) error {
-	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin, pow10: powersOfTen(), guard: guard}
+	p := &parser{data: data, fields: map[reflect.Type]map[string]int{}, workers: workers, parallelMin: parallelMin, pow10: fastfloat.PowersOfTen(), guard: guard}
 	if err := p.value(reflect.ValueOf(s).Elem(), nil); err != nil {
 		return err
 	}
