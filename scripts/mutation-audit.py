@@ -228,7 +228,7 @@ s3=[
  # matvis/simspec
  ('ss-dec-19', 'internal/fastfloat/decimal.go', '	for n < 19 && i < len(d) && d[i]-\'0\' < 10 {', '	for n < 20 && i < len(d) && d[i]-\'0\' < 10 {', './internal/fastfloat ./matvis/simspec'),
  ('ss-dec-exact', 'internal/fastfloat/decimal.go', '	if i < len(d) && d[i]-\'0\' < 10 {\n		x.Exact = false', '	if i < len(d)-1 && d[i]-\'0\' < 10 {\n		x.Exact = false', './internal/fastfloat ./matvis/simspec'),
- ('ss-dec-exp', 'internal/fastfloat/decimal.go', '		x.Exp10 -= taken', '		x.Exp10 -= n - x.NDigits', './internal/fastfloat ./matvis/simspec'),
+ ('ss-dec-exp', 'internal/fastfloat/decimal.go', '		x.Exp10 -= taken', '		x.Exp10 -= taken / 2', './internal/fastfloat ./matvis/simspec'),
  # matvis/beam/beamfits
  ('bf-size-pixels', 'matvis/beam/beamfits/size.go', 'pixels := data / max(bitpix, -bitpix) * 8', 'pixels := data / max(bitpix, -bitpix)', './matvis/beam/beamfits'),
  ('bf-card-127', 'matvis/beam/beamfits/fitsbounds.go', '		if b < 32 || b > 126 {', '		if b < 32 || b > 127 {', './matvis/beam/beamfits'),
