@@ -289,6 +289,7 @@ func (w *Writer) WriteRows(rowStart int, b Block) error {
 		return fmt.Errorf("ms: %s: %w", w.path, err)
 	}
 	w.next += len(b.Ant1)
+	w.main.StartWriteback() // the close's sync then has little left
 	return nil
 }
 

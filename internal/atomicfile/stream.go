@@ -55,6 +55,10 @@ func (s *Stream) StartWriteback() error {
 	return startWriteback(s.f)
 }
 
+// StartWriteback is Stream.StartWriteback for a file of an output written
+// otherwise (the files of a Measurement Set's table directory).
+func StartWriteback(f *os.File) error { return startWriteback(f) }
+
 // Finished reports whether Commit or Abort was called.
 func (s *Stream) Finished() bool { return s.done }
 

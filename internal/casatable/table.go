@@ -34,6 +34,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/gomatvis/gomatvis/internal/atomicfile"
 )
 
 // dmName is the storage manager's type and name.
@@ -679,3 +681,15 @@ func (w *Writer) aips() []int {
 
 // Rows is the table's row count.
 func (w *Writer) Rows() int { return w.nrow }
+
+// StartWriteback starts writing the table's files to disk as far as they
+// are written, and returns at once (atomicfile.StartWriteback), so that
+// the sync at the end finds little left: a writer filling the table block
+// by block calls it after each block. An error is only advice.
+func (w *Writer) StartWriteback() {
+	for _, sp := range w.spills {
+		if sp != nil && sp.f != nil {
+			_ = atomicfile.StartWriteback(sp.f)
+		}
+	}
+}
