@@ -217,3 +217,15 @@ func Untar(t testing.TB, path, dir string) {
 		}
 	}
 }
+
+// BenchSpecs are the spec files named in GOMATVIS_BENCH_SPECS (paths
+// separated by ':'), e.g. the 350-antenna, 2·10⁵- and 2·10⁶-source skies
+// that `go run ./bench/e2e/gen` writes: generated specs are too large for
+// the repository, so without the variable the benchmark skips.
+func BenchSpecs(b *testing.B) []string {
+	list := os.Getenv("GOMATVIS_BENCH_SPECS")
+	if list == "" {
+		b.Skip("GOMATVIS_BENCH_SPECS names no spec files")
+	}
+	return strings.Split(list, ":")
+}
