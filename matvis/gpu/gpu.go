@@ -197,10 +197,13 @@ func (b *Backend) Run(ctx context.Context, sim *matvis.Simulation) (*matvis.Resu
 func (b *Backend) CoordinatesAhead() bool { return true }
 
 // BlockBytes is the output block a run repays its set-up with
-// (output.BlockSizer): 256 MB. Each run of a block sets up the device's
-// tables, the transform's plans and targets and the pipeline again; in a
-// 64-channel × 8-time, 10⁶-source, 350-antenna run on an H100 the four
-// 64 MB blocks' set-ups took longer than their integrations (8.46 s of
-// compute against 2.74 s in the integrations, the first NVRTC compile
-// included; bench/RESULTS.md). A streamed run holds two blocks on the host.
-func (b *Backend) BlockBytes() int64 { return 256 << 20 }
+// (output.BlockSizer): 64 MB, as the CPU's. Each block is a run; with the
+// transform path's transform and targets kept between runs
+// (nufft_keep.go) and the next block's coordinates made while the device
+// computes (output.CoordinatesAhead), a block's set-up is small, and a
+// smaller block lets the writing overlap more of the compute: 350
+// antennas × 10⁶ sources × 64 channels × 8 times to UVH5 on an H100, the
+// process wall was 1.57 s with 64 MB blocks against 1.74 s with 32 MB and
+// 1.94 s with one 256 MB block (bench/RESULTS.md). (Before the transform
+// was kept, every block planned it anew, and one 256 MB block was best.)
+func (b *Backend) BlockBytes() int64 { return 64 << 20 }

@@ -19,7 +19,7 @@ import (
 // hostRun is a run holding only what the transform path's host part
 // reads (no device).
 func hostRun(sim *matvis.Simulation, mode NUFFTMode) *run {
-	r := &run{sim: sim, opt: Options{NUFFT: mode}, tune: defaultTuning()}
+	r := &run{sim: sim, opt: Options{NUFFT: mode}, tune: defaultTuning(), keep: newResident(nil)}
 	r.p1, r.nf, r.nant, r.nsrc = sim.Options.Precision == 1, sim.NFeed(), sim.NAnt(), sim.NSrc()
 	r.npairs, r.polSky = len(sim.Pairs), sim.SkyPolarized()
 	return r

@@ -15,7 +15,8 @@ import (
 
 // keptTransform is the device transform of a backend's last run that used
 // the transform path, with the host's targets of the channels it was
-// pointed at, for a next run of the same array and highest channel: the
+// pointed at, for a next run of the same array whose channels its grids
+// hold: the
 // blocks of a streamed run (output.Run runs one block after another on
 // one backend) and a notebook's next simulation. Without it each run
 // planned the grids on the host again, made a new cuFFT plan and grids,
@@ -25,6 +26,8 @@ import (
 // block. A run whose key differs closes it before it plans its memory.
 type keptTransform struct {
 	key transformKey
+	// top is the highest channel's ω its grids were planned for.
+	top float64
 	tr  *nufftgpu.Transform
 	// lay is the highest channel's layout (the grids every channel's
 	// targets are planned on); omega is the ω whose targets tr holds.
@@ -45,21 +48,30 @@ type keptTransform struct {
 const maxKeptTargetBytes = 256 << 20
 
 // transformKey is what a transform and its targets depend on besides the
-// channel: the baselines (the antenna positions of the output pairs, in
-// pair order), the precision, accuracy and dimension, the strength
-// vectors, and the highest channel's ω (which sets every channel's grids).
+// channel and the grids: the baselines (the antenna positions of the
+// output pairs, in pair order), the precision, accuracy and dimension,
+// and the strength vectors.
 type transformKey struct {
 	baselines uint64
 	dim, nv   int
 	prec      nufftgpu.Precision
-	eps, top  float64
+	eps       float64
 }
 
-// transformKeyOf is run r's key, once nufftEligibility and the precision
-// are settled (planNUFFT's fields: computed here the same way).
-func (r *run) transformKeyOf(seed maphash.Seed) transformKey {
+// maxGridOvershoot bounds how much higher than a run's own highest
+// channel the kept transform's may be for the run to take it: its grids
+// (planned for that channel) then hold every channel of the run, at the
+// cost of larger grids. The blocks of one time split by channels (a run
+// whose time does not fit a block) alternate between lower and higher
+// channels; each later block takes the transform planned for the
+// highest, as the whole run would plan it.
+const maxGridOvershoot = 2
+
+// transformKeyOf is run r's key and its highest channel's ω, once
+// nufftEligibility and the precision are settled.
+func (r *run) transformKeyOf(seed maphash.Seed) (k transformKey, top float64) {
 	sim := r.sim
-	k := transformKey{dim: 2, nv: r.nf * r.nf, prec: nufftgpu.Double, eps: r.tune.nufftEps[1]}
+	k = transformKey{dim: 2, nv: r.nf * r.nf, prec: nufftgpu.Double, eps: r.tune.nufftEps[1]}
 	if r.p1 {
 		k.prec, k.eps = nufftgpu.Single, r.tune.nufftEps[0]
 	}
@@ -69,7 +81,7 @@ func (r *run) transformKeyOf(seed maphash.Seed) transformKey {
 		}
 	}
 	for fi := range sim.Freqs {
-		k.top = max(k.top, r.omega(fi))
+		top = max(top, r.omega(fi))
 	}
 	var h maphash.Hash
 	h.SetSeed(seed)
@@ -83,7 +95,7 @@ func (r *run) transformKeyOf(seed maphash.Seed) transformKey {
 		}
 	}
 	k.baselines = h.Sum64()
-	return k
+	return k, top
 }
 
 // targetsFor returns the kept targets of ω (nil: not kept).
@@ -136,13 +148,13 @@ func (k *keptTransform) close() {
 // closed, and the run starts a new one to keep.
 func (r *run) takeKeptTransform() {
 	nu := r.nu
-	key := r.transformKeyOf(r.keep.seed)
+	key, top := r.transformKeyOf(r.keep.seed)
 	nu.prec, nu.eps, nu.nv, nu.dim = key.prec, key.eps, key.nv, key.dim
 	k := r.keep.transform
 	r.keep.transform = nil
-	if k == nil || k.key != key {
+	if k == nil || k.key != key || !(k.top >= top && k.top <= maxGridOvershoot*top) {
 		k.close()
-		k = &keptTransform{key: key}
+		k = &keptTransform{key: key, top: top}
 	}
 	nu.kept = k
 }
