@@ -542,7 +542,7 @@ func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 		return fmt.Errorf("uvfits: %s: %w", w.path, err)
 	}
 	w.written.Mark(bltStart, bltStart+n, f0, f1)
-	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
+	_ = w.out.StartWriteback() // the close's sync then has little left: advice only
 	return nil
 }
 

@@ -126,8 +126,7 @@ func (w *Writer) WriteBlock(bltStart int, vis []complex128, flags []bool, nsampl
 	if err := w.writeSpan(int64(bltStart)*int64(w.row), vis, flags, nsamples); err != nil {
 		return err
 	}
-	w.written.Mark(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
-	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
+	w.markWritten(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
 	return nil
 }
 
@@ -168,8 +167,7 @@ func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 			return err
 		}
 	}
-	w.written.Mark(bltStart, bltStart+n, f0, f1)
-	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
+	w.markWritten(bltStart, bltStart+n, f0, f1)
 	return nil
 }
 
@@ -215,9 +213,16 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 	if err := w.finishSpan(err, off, len(vis), flags, nsamples); err != nil {
 		return err
 	}
-	w.written.Mark(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
-	_ = w.out.StartWriteback() // the close\'s sync then has little left: advice only
+	w.markWritten(bltStart, bltStart+len(vis)/w.row, 0, w.row/w.npols)
 	return nil
+}
+
+// markWritten records rows [b0, b1) × channels [f0, f1) as written and
+// starts their pages' writeback (atomicfile.Stream.StartWriteback), so
+// that the close's sync has little left: advice only.
+func (w *Writer) markWritten(b0, b1, f0, f1 int) {
+	w.written.Mark(b0, b1, f0, f1)
+	_ = w.out.StartWriteback()
 }
 
 func (w *Writer) checkBlock(bltStart, n int, flags []bool, nsamples []float32) error {
