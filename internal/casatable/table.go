@@ -687,8 +687,11 @@ func (w *Writer) Rows() int { return w.nrow }
 // the sync at the end finds little left: a writer filling the table block
 // by block calls it after each block. An error is only advice.
 func (w *Writer) StartWriteback() {
+	if w.f0 != nil {
+		_ = atomicfile.StartWriteback(w.f0) // every direct column's, once
+	}
 	for _, sp := range w.spills {
-		if sp != nil && sp.f != nil {
+		if sp != nil && sp.f != nil && sp.f != w.f0 {
 			_ = atomicfile.StartWriteback(sp.f)
 		}
 	}
