@@ -5,9 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis/input"
 	"io"
 	"io/fs"
+
+	"github.com/gomatvis/gomatvis/matvis/input"
 
 	"time"
 
@@ -192,10 +193,7 @@ func (pr *preparedShard) compute(ctx context.Context, j shardJob, sp shard.Spec,
 		return err
 	}
 	defer be.Close()
-	blockBytes := output.BlockBudgetFor(sub, be)
-	if j.block > 0 {
-		blockBytes = output.BlockBudgetUpTo(sub, j.block)
-	}
+	blockBytes := blockBudget(sub, be, j.block)
 	defer setMemoryLimit(sub, 2*blockBytes)()
 	finish := func(s output.Summary, m *part.Meta) error {
 		m.Backend, m.MatProd, m.NChunks = be.Name(), s.Stats.MatProdImpl.String(), s.Plan.NChunks

@@ -5,7 +5,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/gomatvis/gomatvis/matvis/input"
 	"io"
 	"math"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gomatvis/gomatvis/matvis/input"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
 	"github.com/gomatvis/gomatvis/internal/runclock"
@@ -25,6 +26,16 @@ import (
 	"github.com/gomatvis/gomatvis/matvis/simspec"
 	"github.com/gomatvis/gomatvis/npy"
 )
+
+// blockBudget is the streamed block of a run of sim on be: --block's
+// size when given (asked > 0), else the backend's choice, within the
+// run's memory budget either way.
+func blockBudget(sim *matvis.Simulation, be matvis.Backend, asked int64) int64 {
+	if asked > 0 {
+		return output.BlockBudgetUpTo(sim, asked)
+	}
+	return output.BlockBudgetFor(sim, be)
+}
 
 // printOutputLine says how a streamed run's output went: its blocks, the
 // compute, the waits on the writer, the close, and the writer's own time
@@ -118,10 +129,7 @@ func runSimulate(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	blockBytes := output.BlockBudgetFor(sim, be)
-	if *blockFlag > 0 {
-		blockBytes = output.BlockBudgetUpTo(sim, *blockFlag)
-	}
+	blockBytes := blockBudget(sim, be, *blockFlag)
 	defer setMemoryLimit(sim, 2*blockBytes)()
 	closeBackend := sync.OnceValue(be.Close)
 	defer closeBackend()
