@@ -129,17 +129,13 @@ func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
 	r.failed, r.wdone = make(chan struct{}), make(chan struct{})
 	jobs := make(chan job)
 	go r.write(jobs)
-	done, total := 0, r.sim.NFreq()*r.sim.NTime()
+	done := 0
 	for i, b := range blocks {
 		buf, err := r.buffer(ctx)
 		if err != nil {
 			return r.stop(parent, jobs, err)
 		}
-		var next *matvis.Block
-		if i+1 < len(blocks) {
-			next = &blocks[i+1]
-		}
-		res, err := r.compute(ctx, b, next, buf, done, total, i == 0)
+		res, err := r.compute(ctx, blocks, i, buf, done)
 		if res != nil && (err == nil || errors.Is(err, context.Canceled)) {
 			if serr := r.send(jobs, job{b, res, buf}); serr != nil {
 				return r.stop(parent, jobs, serr)
@@ -232,13 +228,16 @@ func (r *runner) send(jobs chan<- job, j job) error {
 	}
 }
 
-// compute runs block b into buf, reporting progress from done of total.
-func (r *runner) compute(ctx context.Context, b matvis.Block, next *matvis.Block, buf *matvis.Result, done, total int, first bool) (*matvis.Result, error) {
+// compute runs block i of blocks into buf, reporting progress from done
+// integrations of the run's.
+func (r *runner) compute(ctx context.Context, blocks []matvis.Block, i int, buf *matvis.Result, done int) (*matvis.Result, error) {
+	b := blocks[i]
 	sub, err := r.sim.SubsetReusing(b, buf)
 	if err != nil {
 		return nil, err
 	}
-	p, ahead := r.opt.Progress, r.ahead(ctx, b, next)
+	total := r.sim.NFreq() * r.sim.NTime()
+	p, ahead := r.opt.Progress, r.ahead(ctx, blocks, i)
 	if p != nil || ahead != nil {
 		sub.Options.Progress = func(q matvis.Progress) {
 			if ahead != nil {
@@ -254,7 +253,7 @@ func (r *runner) compute(ctx context.Context, b matvis.Block, next *matvis.Block
 	res, err := r.be.Run(ctx, sub)
 	r.sum.Compute += time.Since(t)
 	if res != nil {
-		r.addStats(res, b, first)
+		r.addStats(res, b, i == 0)
 	}
 	return res, err
 }
@@ -275,13 +274,15 @@ type CoordinatesAhead interface {
 // source for each of the next block's times.
 const maxAheadBytes = 512 << 20
 
-// ahead is what starts making the coordinates of next's times that b
-// does not hold, for a backend that asks for it (nil: nothing to do).
-func (r *runner) ahead(ctx context.Context, b matvis.Block, next *matvis.Block) func() {
+// ahead is what starts making the coordinates of the times of the block
+// after block i that block i does not hold, for a backend that asks for
+// it (nil: nothing to do).
+func (r *runner) ahead(ctx context.Context, blocks []matvis.Block, i int) func() {
 	ca, ok := r.be.(CoordinatesAhead)
-	if !ok || !ca.CoordinatesAhead() || next == nil {
+	if !ok || !ca.CoordinatesAhead() || i+1 >= len(blocks) {
 		return nil
 	}
+	b, next := blocks[i], blocks[i+1]
 	if int64(next.NTime())*int64(r.sim.NSrc())*24 > maxAheadBytes {
 		return nil
 	}
