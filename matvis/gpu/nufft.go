@@ -290,8 +290,9 @@ func (r *run) newTransform() (why string, err error) {
 
 // planNUFFT is newTransform's host part: the highest channel's grids
 // (every channel's) and channel 0's plan (the precision, accuracy,
-// vectors and dimension are the run's key's: takeKeptTransform). A why that is not "" is a reason the
-// run cannot use the transform (a grid too large).
+// vectors and dimension are the run's key's: takeKeptTransform). A why
+// that is not "" is a reason the run cannot use the transform (a grid
+// too large).
 func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 	nu, sim := r.nu, r.sim
 	top := 0

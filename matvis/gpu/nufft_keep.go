@@ -16,9 +16,8 @@ import (
 // keptTransform is the device transform of a backend's last run that used
 // the transform path, with the host's targets of the channels it was
 // pointed at, for a next run of the same array whose channels its grids
-// hold: the
-// blocks of a streamed run (output.Run runs one block after another on
-// one backend) and a notebook's next simulation. Without it each run
+// hold: the blocks of a streamed run (output.Run runs one block after
+// another on one backend) and a notebook's next simulation. Without it each run
 // planned the grids on the host again, made a new cuFFT plan and grids,
 // and remade every channel's targets (8.6 ms of host time a channel at
 // 350 antennas on the H200's host: bench/RESULTS.md), so that small
