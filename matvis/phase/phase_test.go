@@ -265,11 +265,22 @@ func TestErrors(t *testing.T) {
 // TestVPointsToICRSNorth: frame_pa turns the uvw frame so that v points to
 // ICRS north. A point 1e-5 rad north of the centre in ICRS, taken to its
 // apparent position and through the same rotation as the antennas, lies
-// along +v, up to the error of pyuvdata's method: it measures the angle at
-// the south end of a 1° arc, where it differs from the centre's by about
-// |frame_pa|·tan|dec|·0.5° (seen up to 1.5 times that; the bar is twice it
-// plus 1e-6 rad). Within a few degrees of a pole the arc method itself
-// fails (the apparent and ICRS poles are 0.3° apart by precession): there
+// along +v, up to the error of pyuvdata's method, which measures the angle
+// over a 1° arc (half-length h = 0.5°) rather than at the centre. Two terms
+// make that error:
+//   - the arc's position angle is taken at its south end, where it differs
+//     from the centre's by about |frame_pa|·tan|dec|·h (seen up to 1.5 times
+//     that; the bar is twice it plus 1e-6 rad);
+//   - the Sun's light deflection, k/θ at θ from the Sun (k = 2·R_s/r, R_s
+//     the Sun's Schwarzschild radius, 1.974e-8 au, r the Earth's distance),
+//     is no longer uniform over the arc near the Sun. As a complex field
+//     k/z it is analytic, so the two ends' difference beyond its linear
+//     part is exactly 2kh³/(z²(z²−h²)): an angle of at most
+//     k·h²/(θ²(θ²−h²)), 8e-6 rad at θ = 1.4° (the bar takes twice it).
+//
+// One trial is always placed 1.2°–1.6° from the Sun. Within 2h of the Sun,
+// or a few degrees of a pole (where the arc method
+// itself fails: the apparent and ICRS poles are 0.3° apart by precession),
 // only finite values are asked.
 func TestVPointsToICRSNorth(t *testing.T) {
 	rng := sharedtest.RNG(t, 3)
@@ -284,6 +295,13 @@ func TestVPointsToICRSNorth(t *testing.T) {
 		s, _ := randomArray(rng, 1, 1)
 		jd, eop := 2451545.0+9000*rng.Float64(), randomEOP(rng)
 		c := Centre{RA: 2 * math.Pi * rng.Float64(), Dec: dec}
+		if trial == len(decs) {
+			// Near the Sun, where its deflection's term is the larger:
+			// 1.2°–1.6° from it, in a random direction.
+			sunRA, sunDec := sunPosition(jd)
+			r, dir := (1.2+0.4*rng.Float64())*math.Pi/180, 2*math.Pi*rng.Float64()
+			c = Centre{RA: sunRA + r*math.Cos(dir)/math.Cos(sunDec), Dec: sunDec + r*math.Sin(dir)}
+		}
 		obs, err := astro.NewObserver(s, jd, eop)
 		if err != nil {
 			t.Fatal(err)
@@ -307,18 +325,45 @@ func TestVPointsToICRSNorth(t *testing.T) {
 		l := lon - (lst - ra2)
 		uvw := rot([3]float64{math.Cos(dec2) * math.Cos(l), math.Cos(dec2) * math.Sin(l), math.Sin(dec2)})
 		ang := math.Atan2(uvw[0], uvw[1])
-		if math.Abs(dec) > 85*math.Pi/180 {
+		const h = math.Pi / 360 // the arc's half-length
+		sun := sunSeparation(jd, c)
+		if math.Abs(dec) > 85*math.Pi/180 || sun < 2*h {
 			if !finite(pa, ang) {
-				t.Errorf("centre Dec %.2f°: frame_pa %v", dec*180/math.Pi, pa)
+				t.Errorf("centre Dec %.2f°, %.2f° from the Sun: frame_pa %v", dec*180/math.Pi, sun*180/math.Pi, pa)
 			}
 			continue
 		}
-		bar := 1e-6 + 2*math.Abs(pa*math.Tan(dec))*math.Pi/360
+		const k = 2 * 1.97412574336e-8 / 0.983 // 2·R_s/r at perihelion, rad
+		deflection := k * h * h / (sun * sun * (sun*sun - h*h))
+		bar := 1e-6 + 2*math.Abs(pa*math.Tan(dec))*h + 2*deflection
 		worst = math.Max(worst, math.Abs(ang)/bar)
 		if math.Abs(ang) > bar || uvw[2] < 0.99 {
-			t.Errorf("centre Dec %.2f°: ICRS north at %.3g rad from +v (uvw %v), frame_pa %.6g", dec*180/math.Pi, ang, uvw, pa)
+			t.Errorf("centre Dec %.2f°, %.2f° from the Sun: ICRS north at %.3g rad from +v (uvw %v), frame_pa %.6g", dec*180/math.Pi, sun*180/math.Pi, ang, uvw, pa)
 		}
 	}
+}
+
+// sunPosition is the Sun's ICRS right ascension and declination (radians)
+// at jd, from the Astronomical Almanac's low-precision solar coordinates
+// (good to 0.01° from 1950 to 2050), whose longitude is of the equinox of
+// date: general precession (5029.1″ a Julian century) takes it back to
+// J2000's, and J2000's obliquity then gives the equator. Independent of the
+// astro package under test.
+func sunPosition(jd float64) (ra, dec float64) {
+	const deg = math.Pi / 180
+	n := jd - 2451545.0
+	g := (357.528 + 0.9856003*n) * deg
+	precession := 5029.0966 / 3600 * n / 36525 * deg
+	lambda := (280.460+0.9856474*n)*deg + (1.915*math.Sin(g)+0.020*math.Sin(2*g))*deg - precession
+	const eps = 23.4392911 * deg
+	return math.Atan2(math.Cos(eps)*math.Sin(lambda), math.Cos(lambda)), math.Asin(math.Sin(eps) * math.Sin(lambda))
+}
+
+// sunSeparation is the angle (radians) between c and the Sun at jd.
+func sunSeparation(jd float64, c Centre) float64 {
+	ra, dec := sunPosition(jd)
+	cosSep := math.Sin(dec)*math.Sin(c.Dec) + math.Cos(dec)*math.Cos(c.Dec)*math.Cos(ra-c.RA)
+	return math.Acos(math.Max(-1, math.Min(1, cosSep)))
 }
 
 // TestApplyBlockEqualsRows: a block large enough to be split over cores
