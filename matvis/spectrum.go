@@ -19,6 +19,17 @@ type Spectrum interface {
 	StokesIAt(freqHz float64, dst []float64) error
 }
 
+// PowerLaw is a Spectrum that can say that its Stokes I is a power law,
+// S_ref·exp(α·(ln f − ln f_ref)) for every source, which a backend may
+// then evaluate itself (the GPU makes every channel on the device at
+// once). skymodel.Sky is one.
+type PowerLaw interface {
+	Spectrum
+	// PowerLawI returns S_ref (Jy), α and ln f_ref (f_ref in Hz) of every
+	// source, or ok false when Stokes I is not such a power law.
+	PowerLawI() (sref, index, lnRef []float64, ok bool)
+}
+
 // FluxAt writes the Stokes-I flux in Jy of every source at frequency index
 // fi into dst (length NSrc), from Config.Flux or Config.Sky. A flux that is
 // not finite or is negative is an error naming the source and channel, so

@@ -14,6 +14,9 @@
 #define __restrict__ __restrict
 #define __launch_bounds__(...)
 
+// CUDA's device math has isfinite at global scope, as C's macro was.
+using std::isfinite;
+
 struct float2 { float x, y; };
 struct double2 { double x, y; };
 struct float4 { float x, y, z, w; };

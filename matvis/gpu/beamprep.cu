@@ -16,6 +16,8 @@
 #endif
 typedef R_T real;
 
+#include "beamprep_flux.cuh"
+
 // The raw sample k of plane base (complex index) as double: the real part
 // or, with imag, the imaginary part (0 for a real grid).
 __device__ __forceinline__ double bp_raw(const void* raw, int f32, int cplx, long long k, int imag) {

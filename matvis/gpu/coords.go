@@ -266,23 +266,33 @@ const fluxTableSmall = 128 << 20
 // termFluxTable is the device memory of every channel's fluxes.
 const termFluxTable = "gpu_flux_table"
 
-// setupFluxTable puts a flux table's every channel on the device when it
-// is small (fluxTableSmall) or each channel has one time, and it takes at
-// most an eighth of the free memory (and 4 GB), with each
-// channel's largest flux (for the FP16 scale) from one reduction: a
-// channel change then costs the host nothing. A sky model (Config.Sky),
-// a full-Stokes sky or a larger table keeps the per-channel upload.
+// setupFluxTable puts every channel's fluxes on the device, with each
+// channel's largest (for the FP16 scale) from one reduction, so that a
+// channel change costs the host nothing: a flux table (Config.Flux) when
+// it is small (fluxTableSmall) or each channel has one time, and a
+// power-law sky (matvis.PowerLaw) made on the device from its three
+// per-source arrays, which on the host cost each block of a streamed run
+// 10⁶ power laws a channel (a third of its host time at 64 channels). The
+// table takes at most an eighth of the free memory (and 4 GB). Another
+// sky model, a full-Stokes sky or a larger table keeps the per-channel
+// upload.
 func (r *run) setupFluxTable() error {
 	sim := r.sim
 	n := int64(r.nsrc) * int64(sim.NFreq())
-	table := sim.Sky == nil && int64(len(sim.Flux)) == n
-	if r.polSky || !table || n >= 1<<31 { // the kernels index it in int
+	if r.polSky || n >= 1<<31 { // the kernels index it in int
 		return nil
 	}
-	// Its upload (from pageable memory, ~7 GB/s) is worth it when a
-	// channel's integrations are too short to hide the next channel's
-	// evaluation on the host (one time per channel) or when it is small.
-	if n*8 > fluxTableSmall && sim.NTime() > 1 {
+	table := sim.Sky == nil && int64(len(sim.Flux)) == n
+	law, isLaw := powerLawOf(sim, r.nsrc)
+	switch {
+	case table:
+		// Its upload (from pageable memory, ~7 GB/s) is worth it when a
+		// channel's integrations are too short to hide the next channel's
+		// evaluation on the host (one time per channel) or when it is small.
+		if n*8 > fluxTableSmall && sim.NTime() > 1 {
+			return nil
+		}
+	case !isLaw:
 		return nil
 	}
 	free, _, err := r.c.MemInfo()
@@ -292,9 +302,99 @@ func (r *run) setupFluxTable() error {
 	if r.fluxTable, err = r.alloc(termFluxTable, n*8); err != nil {
 		return err
 	}
-	if err := cuda.Upload(r.c, r.fluxTable, sim.Flux, r.s); err != nil {
-		return fmt.Errorf("gpu: upload the flux table: %w", err)
+	if table {
+		if err := cuda.Upload(r.c, r.fluxTable, sim.Flux, r.s); err != nil {
+			return fmt.Errorf("gpu: upload the flux table: %w", err)
+		}
+	} else if ok, err := r.fillPowerLaw(law); err != nil || !ok {
+		r.freeDev(&r.fluxTable) // an overflow: the host evaluates the sky
+		return err
 	}
+	if err := r.fluxTableMaxima(); err != nil {
+		return err
+	}
+	r.res.Plan.Terms = append(r.res.Plan.Terms, matvis.MemoryTerm{Name: termFluxTable, Bytes: n * 8})
+	r.res.Plan.Total += n * 8
+	return nil
+}
+
+// skyPowerLaw is a sky's Stokes-I power law: S_ref, α and ln f_ref per source.
+type skyPowerLaw struct{ sref, index, lnRef []float64 }
+
+// powerLawOf returns sim's sky's Stokes-I power law when the device may
+// make its table: nsrc sources, every S_ref finite and non-negative, every
+// α and ln f_ref finite, so that only an overflow (which bp_power_law
+// flags) can give a flux the host's FluxMaxAt would refuse.
+func powerLawOf(sim *matvis.Simulation, nsrc int) (skyPowerLaw, bool) {
+	pl, ok := sim.Sky.(matvis.PowerLaw)
+	if !ok {
+		return skyPowerLaw{}, false
+	}
+	sref, index, lnRef, ok := pl.PowerLawI()
+	if !ok || len(sref) != nsrc || len(index) != nsrc || len(lnRef) != nsrc {
+		return skyPowerLaw{}, false
+	}
+	for i, s := range sref {
+		if !(s >= 0) || math.IsInf(s, 1) || math.IsNaN(index[i]) || math.IsInf(index[i], 0) || math.IsNaN(lnRef[i]) || math.IsInf(lnRef[i], 0) {
+			return skyPowerLaw{}, false
+		}
+	}
+	return skyPowerLaw{sref, index, lnRef}, true
+}
+
+// fillPowerLaw makes the power law's every channel in r.fluxTable
+// (bp_power_law), with ln f from math.Log as the host's evaluation takes
+// it; ok is false when a value overflowed.
+func (r *run) fillPowerLaw(pl skyPowerLaw) (ok bool, err error) {
+	nf := r.sim.NFreq()
+	lnf := make([]float64, nf)
+	for f, v := range r.sim.Freqs {
+		lnf[f] = math.Log(v)
+	}
+	var in [4]cuda.DevicePtr // S_ref, α, ln f_ref, ln f
+	defer func() {
+		for k := range in {
+			r.freeDev(&in[k])
+		}
+	}()
+	for k, v := range [][]float64{pl.sref, pl.index, pl.lnRef, lnf} {
+		if in[k], err = r.alloc(termFluxTable, int64(len(v))*8); err != nil {
+			return false, err
+		}
+		if err := cuda.Upload(r.c, in[k], v, r.s); err != nil {
+			return false, fmt.Errorf("gpu: upload the power law: %w", err)
+		}
+	}
+	bad, err := r.alloc(termFluxTable, 8)
+	if err != nil {
+		return false, err
+	}
+	defer r.freeDev(&bad)
+	if err := r.c.Memset8(bad, 0, 8, r.s); err != nil {
+		return false, fmt.Errorf("gpu: %w", err)
+	}
+	mod, err := r.prepModule()
+	if err != nil {
+		return false, err
+	}
+	fn, err := mod.Function("bp_power_law")
+	if err != nil {
+		return false, fmt.Errorf("gpu: %w", err)
+	}
+	ns := int64(r.nsrc)
+	grid := cuda.Dim3{X: uint32((ns*int64(nf) + threadsPrep - 1) / threadsPrep), Y: 1, Z: 1}
+	if err := fn.Launch(grid, dim1(threadsPrep), 0, r.s, r.fluxTable, in[0], in[1], in[2], in[3], ns, int32(nf), bad); err != nil {
+		return false, fmt.Errorf("gpu: %w", err)
+	}
+	flag := make([]int32, 2)
+	if err := cuda.Download(r.c, flag, bad, r.s); err != nil {
+		return false, fmt.Errorf("gpu: the power law's overflow flag: %w", err)
+	}
+	return flag[0] == 0, nil
+}
+
+// fluxTableMaxima sets r.fluxTableMax from r.fluxTable in one reduction.
+func (r *run) fluxTableMaxima() error {
 	mod, err := r.prepModule()
 	if err != nil {
 		return err
@@ -303,7 +403,7 @@ func (r *run) setupFluxTable() error {
 	if err != nil {
 		return fmt.Errorf("gpu: %w", err)
 	}
-	nf := sim.NFreq()
+	nf := r.sim.NFreq()
 	bits, err := r.alloc(termFluxTable, int64(nf)*8)
 	if err != nil {
 		return err
@@ -324,8 +424,6 @@ func (r *run) setupFluxTable() error {
 	for f, b := range hb {
 		r.fluxTableMax[f] = math.Float64frombits(b)
 	}
-	r.res.Plan.Terms = append(r.res.Plan.Terms, matvis.MemoryTerm{Name: termFluxTable, Bytes: n * 8})
-	r.res.Plan.Total += n * 8
 	return nil
 }
 

@@ -248,6 +248,18 @@ func (s *Sky) ReferenceFrequencies() []float64 { return s.c.RefFreq }
 // SpectralIndices returns α per component of a SpectralIndex sky.
 func (s *Sky) SpectralIndices() []float64 { return s.c.Index }
 
+// PowerLawI returns Stokes I's spectral model when it is a power law in
+// Jy, S_ref·exp(α·(ln f − ln f_ref)) as StokesAt evaluates it: S_ref, α
+// and ln f_ref of every component (shared, not copied). ok is false for
+// another spectral type, a sky in K·sr (converted per channel) or a zero
+// Stokes I.
+func (s *Sky) PowerLawI() (sref, index, lnRef []float64, ok bool) {
+	if s.c.Spectral != SpectralIndex || s.kelvin || s.zero[I] {
+		return nil, nil, nil, false
+	}
+	return s.c.Stokes[I], s.c.Index, s.lnRef, true
+}
+
 // InKelvin reports whether the stored Stokes are brightness temperatures
 // times solid angle (K·sr) that StokesAt converts to Jy at each frequency:
 // spectral_index and subband maps, and flat maps without frequency, read
