@@ -54,8 +54,8 @@ int main() {
 // within 2 ulp of the C library's over 2·10⁶ arguments in [−40, 40] (one
 // or two in 7 %), CUDA's double exp is within 1 ulp of the exact (CUDA
 // C++ Programming Guide, its mathematical functions' table), and the
-// product with S_ref rounds once more. Then then a source whose law overflows at the
-// last channel sets it. No device: NVRTC's compile is the device tests'.
+// product with S_ref rounds once more. Then a source whose law overflows
+// sets the flag. No device: NVRTC's compile is the device tests'.
 func TestPowerLawHostEmulation(t *testing.T) {
 	rng := sharedtest.RNG(t, 1)
 	const ns, nf = 700, 5
