@@ -2,10 +2,11 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
 --s4 the session 2026-12-07 c list; --s5 the session 2026-12-07 d list;
+--s6 the session 2026-12-07 e list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -301,12 +302,32 @@ s5=[
  ('astro-take-stopped', 'matvis/astro/ahead.go', '	if j.err != nil {\n		return false, nil\n	}', '	if j.err != nil {\n		return true, nil\n	}', './matvis/astro'),
  ('astro-prefetch-range', 'matvis/astro/rotation.go', '	if ti < 0 || ti >= len(r.epochs) {\n		return\n	}\n	r.ahead.start', '	if ti < 0 {\n		return\n	}\n	r.ahead.start', './matvis/astro'),
 ]
+# Session 2026-12-07 e: the power-law sky's device table — its host
+# parts (skymodel's PowerLawI, the GPU's eligibility, the kernel through
+# its host emulation) — and the phase test's near-Sun bar; run with --s6.
+# The launch (fillPowerLaw) runs on a device only (TestPowerLawSkyOnDevice).
+s6=[
+ ('pl-kelvin', 'matvis/skymodel/sky.go', 'if s.c.Spectral != SpectralIndex || s.kelvin || s.zero[I] {', 'if s.c.Spectral != SpectralIndex || s.zero[I] {', './matvis/skymodel'),
+ ('pl-zero', 'matvis/skymodel/sky.go', 'if s.c.Spectral != SpectralIndex || s.kelvin || s.zero[I] {', 'if s.c.Spectral != SpectralIndex || s.kelvin {', './matvis/skymodel'),
+ ('pl-stokes', 'matvis/skymodel/sky.go', '	return s.c.Stokes[I], s.c.Index, s.lnRef, true', '	return s.c.Stokes[I], s.c.Index, logs(s.c.Index), true', './matvis/skymodel'),
+ ('kern-sign', 'matvis/gpu/beamprep_flux.cuh', '(lnf[f] - lnref[s])', '(lnf[f] + lnref[s])', './matvis/gpu'),
+ ('kern-source', 'matvis/gpu/beamprep_flux.cuh', '  long long s = e / nfreq;', '  long long s = e / (nfreq + 1);', './matvis/gpu'),
+ ('kern-channel', 'matvis/gpu/beamprep_flux.cuh', '  int f = (int)(e - s * nfreq);', '  int f = 0;', './matvis/gpu'),
+ ('kern-flag', 'matvis/gpu/beamprep_flux.cuh', '  if (!isfinite(v)) *bad = 1;', '  if (isnan(v)) *bad = 1;', './matvis/gpu'),
+ ('kern-bound', 'matvis/gpu/beamprep_flux.cuh', '  if (e >= nsrc * nfreq) return;', '  if (e > nsrc * nfreq) return;', './matvis/gpu'),
+ ('elig-negative', 'matvis/gpu/coords.go', 'if !(s >= 0) || math.IsInf(s, 1)', 'if math.IsNaN(s) || math.IsInf(s, 1)', './matvis/gpu'),
+ ('elig-index', 'matvis/gpu/coords.go', '|| math.IsNaN(index[i]) || math.IsInf(index[i], 0) ||', '|| math.IsNaN(index[i]) ||', './matvis/gpu'),
+ ('elig-lnref', 'matvis/gpu/coords.go', '|| math.IsNaN(lnRef[i]) || math.IsInf(lnRef[i], 0) {', '|| math.IsNaN(lnRef[i]) {', './matvis/gpu'),
+ ('elig-count', 'matvis/gpu/coords.go', 'if !ok || len(sref) != nsrc ||', 'if !ok ||', './matvis/gpu'),
+ ('framepa-arc', 'matvis/phase/phase.go', '	const offset = math.Pi / 360', '	const offset = math.Pi / 180', './matvis/phase'),
+ ('framepa-sign', 'matvis/phase/phase.go', '	return -positionAngle(ra1, dec1, ra2, dec2)', '	return positionAngle(ra1, dec1, ra2, dec2)', './matvis/phase'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--s4','--s5','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--all':muts+new+s3+s4+s5}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--all':muts+new+s3+s4+s5+s6}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:

@@ -236,3 +236,73 @@ func hasTerm(res *matvis.Result, name string) bool {
 	}
 	return false
 }
+
+// TestPowerLawEligibility: only a power law whose every S_ref is finite
+// and non-negative and whose α and ln f_ref are finite goes to the device
+// (where an overflow is the one failure the kernel flags); a negative or
+// non-finite parameter, a sky of another kind, another source count or a
+// flux table leave the run to the host's evaluation and its errors.
+func TestPowerLawEligibility(t *testing.T) {
+	good := func() skymodel.Components {
+		c := skymodel.Components{RA: make([]float64, 3), Dec: make([]float64, 3), Spectral: skymodel.SpectralIndex,
+			RefFreq: []float64{1e8, 1.5e8, 2e8}, Index: []float64{-0.8, 0, 1.2}}
+		c.Stokes[skymodel.I] = []float64{1, 0, 2.5}
+		return c
+	}
+	simOf := func(t *testing.T, c skymodel.Components, edit func(sref, index, lnRef []float64)) *matvis.Simulation {
+		t.Helper()
+		sky, err := skymodel.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			sref, index, lnRef, _ := sky.PowerLawI()
+			edit(sref, index, lnRef) // after New's checks, as a sky read otherwise could hold
+		}
+		cfg := matvis.Config{Freqs: []float64{1e8}, RA: c.RA, Dec: c.Dec, Sky: sky, Antennas: [][3]float64{{0, 0, 0}},
+			Beams: []beam.Beam{beam.Airy{DiameterM: 14}}, BeamIdx: []int{0}, Coords: precomputedZenith(t, 3)}
+		sim, err := matvis.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim
+	}
+	if pl, ok := powerLawOf(simOf(t, good(), nil), 3); !ok || len(pl.sref) != 3 || pl.lnRef[2] != math.Log(2e8) {
+		t.Fatalf("a valid power law: ok %v, %+v", ok, pl)
+	}
+	if _, ok := powerLawOf(simOf(t, good(), nil), 4); ok {
+		t.Error("a law of 3 sources taken for a run of 4")
+	}
+	for name, edit := range map[string]func(sref, index, lnRef []float64){
+		"negative S_ref": func(s, _, _ []float64) { s[1] = -1 },
+		"NaN S_ref":      func(s, _, _ []float64) { s[2] = math.NaN() },
+		"infinite S_ref": func(s, _, _ []float64) { s[0] = math.Inf(1) },
+		"NaN α":          func(_, a, _ []float64) { a[1] = math.NaN() },
+		"infinite α":     func(_, a, _ []float64) { a[2] = math.Inf(-1) },
+		"NaN ln f_ref":   func(_, _, l []float64) { l[0] = math.NaN() },
+		"infinite ln f":  func(_, _, l []float64) { l[1] = math.Inf(1) },
+	} {
+		if _, ok := powerLawOf(simOf(t, good(), edit), 3); ok {
+			t.Errorf("%s: taken to the device", name)
+		}
+	}
+	flat := good()
+	flat.Spectral, flat.Index = skymodel.Flat, nil
+	if _, ok := powerLawOf(simOf(t, flat, nil), 3); ok {
+		t.Error("a flat-spectrum sky taken for a power law")
+	}
+}
+
+// precomputedZenith is n sources at the zenith, one time.
+func precomputedZenith(t *testing.T, n int) *matvis.Precomputed {
+	t.Helper()
+	enu := make([]float64, 3*n)
+	for i := range n {
+		enu[2*n+i] = 1 // (ntimes, 3, nsrc): up
+	}
+	p, err := matvis.NewPrecomputed(1, n, enu)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
