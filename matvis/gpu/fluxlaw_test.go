@@ -19,7 +19,8 @@ import (
 // powerLawDriver runs bp_power_law (beamprep_flux.cuh) on the host
 // (internal/cudaemu). Input on stdin, little-endian: nsrc and nfreq
 // (int64), then S_ref, α, ln f_ref (nsrc each) and ln f (nfreq), float64.
-// Output: the nsrc·nfreq table, float64, then the overflow flag (int32).
+// Output: the nsrc·nfreq table and a guard element after it, float64, then
+// the overflow flag (int32).
 const powerLawDriver = `
 #include <cstdio>
 #include <cstdlib>
@@ -38,7 +39,10 @@ int main() {
   long long ns = h[0];
   int nf = (int)h[1];
   auto sref = rd(ns), index = rd(ns), lnref = rd(ns), lnf = rd(nf);
-  std::vector<double> table(ns * nf, -1.0);
+  // One guard element past the table: the grid's threads past its end
+  // must leave it alone (the sources' arrays are padded to match).
+  std::vector<double> table(ns * nf + 1, -1.0);
+  sref.resize(ns + 1), index.resize(ns + 1), lnref.resize(ns + 1);
   int bad = 0;
   EMU_LAUNCH(bp_power_law, (ns * nf + 255) / 256, 256, table.data(), sref.data(), index.data(), lnref.data(), lnf.data(), ns, nf, &bad);
   fwrite(table.data(), 8, table.size(), stdout);
@@ -92,14 +96,17 @@ func TestPowerLawHostEmulation(t *testing.T) {
 		w(lnRef)
 		w(lnf)
 		out := cudaemu.Run(t, bin, in.Bytes())
-		if len(out) != ns*nf*8+4 {
-			t.Fatalf("the emulation wrote %d bytes, want %d", len(out), ns*nf*8+4)
+		if len(out) != (ns*nf+1)*8+4 {
+			t.Fatalf("the emulation wrote %d bytes, want %d", len(out), (ns*nf+1)*8+4)
 		}
-		table := make([]float64, ns*nf)
+		table := make([]float64, ns*nf+1)
 		for i := range table {
 			table[i] = math.Float64frombits(binary.LittleEndian.Uint64(out[8*i:]))
 		}
-		return table, int32(binary.LittleEndian.Uint32(out[ns*nf*8:]))
+		if table[ns*nf] != -1 {
+			t.Fatalf("the element after the table was written: %v", table[ns*nf])
+		}
+		return table[:ns*nf], int32(binary.LittleEndian.Uint32(out[(ns*nf+1)*8:]))
 	}
 	table, bad := run(index, lnRef)
 	if bad != 0 {
