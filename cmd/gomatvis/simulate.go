@@ -300,13 +300,23 @@ type openingBackend struct {
 	err  error
 }
 
-// startBackend starts opening the backend (openBackend, cpuBLAS).
+// warmer is a backend that can make its device's handles ahead of its
+// first run (gpu.Backend.Warm).
+type warmer interface{ Warm() error }
+
+// startBackend starts opening the backend (openBackend, cpuBLAS), and
+// warms it (its handles made while the input is read).
 func startBackend(backend, devices string, gpuOpts gpu.Options) *openingBackend {
 	o := &openingBackend{done: make(chan struct{})}
 	go func() {
 		defer close(o.done)
 		if o.be, o.err = openBackend(backend, devices, gpuOpts, &o.msgs); o.err == nil {
 			o.blas = cpuBLAS(strings.SplitN(o.be.Name(), "×", 2)[0], &o.msgs)
+			if w, ok := o.be.(warmer); ok {
+				// A head start only: a failure is the first run's too,
+				// which reports it in the run's words.
+				_ = w.Warm()
+			}
 		}
 	}()
 	return o

@@ -313,3 +313,44 @@ func precomputedZenith(t *testing.T, n int) *matvis.Precomputed {
 	}
 	return p
 }
+
+// TestWarm (device): a warmed backend holds its handles before any run;
+// its first run takes them (its set-up's "handles" step makes none) and
+// gives what a cold backend's run gives, bit for bit on the same path
+// (within the suite's tolerance where the timed choices differ); a closed
+// backend refuses to warm.
+func TestWarm(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
+	sim := backendtest.NewSim(t, backendtest.Random(t, rng, backendtest.Shape{NAnt: 6, NSrc: 400, NFreq: 2, NTime: 2},
+		backendtest.SkyPrecomputed, backendtest.BeamsAnalytic, matvis.Options{}))
+	cold := openGPU(t)
+	want := backendtest.MustRun(t, cold, sim)
+	warm := openGPU(t)
+	if err := warm.Warm(); err != nil {
+		t.Fatal(err)
+	}
+	if warm.keep.g == nil || warm.keep.blas == nil || warm.keep.s == 0 {
+		t.Fatal("Warm made no handles")
+	}
+	g := warm.keep.g
+	got := backendtest.MustRun(t, warm, sim)
+	if warm.keep.g != g {
+		t.Error("the first run after Warm made its own Gram product")
+	}
+	w, v := backendtest.Vis(want), backendtest.Vis(got)
+	if want.Stats.MatProdImpl.String() != got.Stats.MatProdImpl.String() { // timed choices may differ
+		if e := backendtest.RelErr(v, w); !(e <= backendtest.Tolerance(want.Precision)) {
+			t.Fatalf("after Warm (%v) against cold (%v): max|ΔV|/max|V| = %g", got.Stats.MatProdImpl, want.Stats.MatProdImpl, e)
+		}
+	} else {
+		for i := range w {
+			if w[i] != v[i] {
+				t.Fatalf("V[%d] = %v after Warm, %v cold", i, v[i], w[i])
+			}
+		}
+	}
+	warm.Close()
+	if err := warm.Warm(); err == nil {
+		t.Error("a closed backend warmed")
+	}
+}
