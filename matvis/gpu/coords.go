@@ -6,6 +6,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/gomatvis/gomatvis/cuda"
@@ -272,7 +273,8 @@ const termFluxTable = "gpu_flux_table"
 // it is small (fluxTableSmall) or each channel has one time, and a
 // power-law sky (matvis.PowerLaw) made on the device from its three
 // per-source arrays, which on the host cost each block of a streamed run
-// 10⁶ power laws a channel (a third of its host time at 64 channels). The
+// 10⁶ power laws a channel (a third of its host time at 64 channels), and
+// kept for the backend's next run of the same sky and channels. The
 // table takes at most an eighth of the free memory (and 4 GB). Another
 // sky model, a full-Stokes sky or a larger table keeps the per-channel
 // upload.
@@ -282,40 +284,78 @@ func (r *run) setupFluxTable() error {
 	if r.polSky || n >= 1<<31 { // the kernels index it in int
 		return nil
 	}
-	table := sim.Sky == nil && int64(len(sim.Flux)) == n
-	law, isLaw := powerLawOf(sim, r.nsrc)
-	switch {
-	case table:
-		// Its upload (from pageable memory, ~7 GB/s) is worth it when a
-		// channel's integrations are too short to hide the next channel's
-		// evaluation on the host (one time per channel) or when it is small.
-		if n*8 > fluxTableSmall && sim.NTime() > 1 {
-			return nil
-		}
-	case !isLaw:
+	if r.isLaw {
+		return r.powerLawTable(n)
+	}
+	// Its upload (from pageable memory, ~7 GB/s) is worth it when a
+	// channel's integrations are too short to hide the next channel's
+	// evaluation on the host (one time per channel) or when it is small.
+	if sim.Sky != nil || int64(len(sim.Flux)) != n || (n*8 > fluxTableSmall && sim.NTime() > 1) {
 		return nil
 	}
-	free, _, err := r.c.MemInfo()
-	if err != nil || n*8 > min(free/8, 4<<30) {
+	if !r.fluxTableFits(n) {
 		return nil
 	}
+	var err error
 	if r.fluxTable, err = r.alloc(termFluxTable, n*8); err != nil {
 		return err
 	}
-	if table {
-		if err := cuda.Upload(r.c, r.fluxTable, sim.Flux, r.s); err != nil {
-			return fmt.Errorf("gpu: upload the flux table: %w", err)
-		}
-	} else if ok, err := r.fillPowerLaw(law); err != nil || !ok {
-		r.freeDev(&r.fluxTable) // an overflow: the host evaluates the sky
-		return err
+	if err := cuda.Upload(r.c, r.fluxTable, sim.Flux, r.s); err != nil {
+		return fmt.Errorf("gpu: upload the flux table: %w", err)
 	}
 	if err := r.fluxTableMaxima(); err != nil {
 		return err
 	}
-	r.res.Plan.Terms = append(r.res.Plan.Terms, matvis.MemoryTerm{Name: termFluxTable, Bytes: n * 8})
-	r.res.Plan.Total += n * 8
+	r.addFluxTerm(n * 8)
 	return nil
+}
+
+// powerLawTable gives the run the power law's table of n values: the one
+// kept from the last run of the same sky and channels, else one made on
+// the device and kept. An overflow leaves none (the host then evaluates
+// the sky and names the source).
+func (r *run) powerLawTable(n int64) error {
+	if k := r.keep.flux; k.holds(r.law, r.sim.Freqs) {
+		r.fluxTable, r.fluxTableMax = k.table, k.max
+		r.track(k.table, termFluxTable, k.bytes)
+		r.addFluxTerm(k.bytes)
+		return nil
+	}
+	if !r.fluxTableFits(n) {
+		return nil
+	}
+	table, err := r.c.Alloc(n * 8) // the backend's (kept), not the run's
+	if err != nil {
+		return fmt.Errorf("gpu: %s: %w", termFluxTable, err)
+	}
+	r.fluxTable = table
+	r.track(table, termFluxTable, n*8)
+	ok, err := r.fillPowerLaw(r.law)
+	if err == nil && ok {
+		err = r.fluxTableMaxima()
+	}
+	if err != nil || !ok {
+		r.untrack(table)
+		_ = r.c.Free(table)
+		r.fluxTable = 0
+		return err
+	}
+	r.keep.flux = &keptFlux{law: r.law, freqs: slices.Clone(r.sim.Freqs), table: table, bytes: n * 8, max: r.fluxTableMax}
+	r.addFluxTerm(n * 8)
+	return nil
+}
+
+// fluxTableFits says whether a table of n values takes at most an eighth
+// of the free memory and 4 GB.
+func (r *run) fluxTableFits(n int64) bool {
+	free, _, err := r.c.MemInfo()
+	return err == nil && n*8 <= min(free/8, 4<<30)
+}
+
+// addFluxTerm puts the flux table in the run's memory plan.
+func (r *run) addFluxTerm(bytes int64) {
+	r.res.Plan.Terms = append(r.res.Plan.Terms, matvis.MemoryTerm{Name: termFluxTable, Bytes: bytes})
+	r.res.Plan.Total += bytes
 }
 
 // skyPowerLaw is a sky's Stokes-I power law: S_ref, α and ln f_ref per source.

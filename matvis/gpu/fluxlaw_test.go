@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/gomatvis/gomatvis/cuda"
 	"github.com/gomatvis/gomatvis/internal/cudaemu"
 	"github.com/gomatvis/gomatvis/internal/sharedtest"
 	"github.com/gomatvis/gomatvis/matvis"
@@ -352,5 +354,126 @@ func TestWarm(t *testing.T) {
 	warm.Close()
 	if err := warm.Warm(); err == nil {
 		t.Error("a closed backend warmed")
+	}
+}
+
+// TestKeptFluxAcrossBlocks (device): the blocks of times of a power-law
+// sky's run, one after another on one backend, take the table the first
+// made (the same device buffer) and each equals, bit for bit, the same
+// block on a fresh backend; a block of other channels, or another sky,
+// makes a new one; Close frees it.
+func TestKeptFluxAcrossBlocks(t *testing.T) {
+	rng := sharedtest.RNG(t, 4)
+	mk := func() *matvis.Simulation {
+		const nant, nsrc = 7, 2500
+		c := skymodel.Components{RA: make([]float64, nsrc), Dec: make([]float64, nsrc), Spectral: skymodel.SpectralIndex,
+			RefFreq: make([]float64, nsrc), Index: make([]float64, nsrc)}
+		c.Stokes[skymodel.I] = make([]float64, nsrc)
+		for i := range nsrc {
+			c.RA[i], c.Dec[i] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
+			c.Stokes[skymodel.I][i], c.RefFreq[i], c.Index[i] = 0.1+5*rng.Float64(), 150e6, -3+3*rng.Float64()
+		}
+		sky, err := skymodel.New(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := matvis.Config{Freqs: []float64{100e6, 130e6, 160e6}, RA: c.RA, Dec: c.Dec, Sky: sky, Beams: []beam.Beam{beam.Airy{DiameterM: 14}},
+			BeamIdx: make([]int, nant), Options: matvis.Options{Precision: 2}}
+		for range nant {
+			cfg.Antennas = append(cfg.Antennas, [3]float64{140*rng.Float64() - 70, 140*rng.Float64() - 70, 0})
+		}
+		cfg.Coords = backendtest.NewRotation(rng, 3, nsrc)
+		sim, err := matvis.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sim
+	}
+	sim := mk()
+	g := nufftGPU(t, NUFFTOff, 0)
+	var first cuda.DevicePtr
+	for i, b := range []matvis.Block{{F0: 0, F1: 3, T0: 0, T1: 1}, {F0: 0, F1: 3, T0: 1, T1: 2}, {F0: 0, F1: 3, T0: 2, T1: 3}, {F0: 1, F1: 2, T0: 0, T1: 3}} {
+		sub, err := sim.Subset(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := mustRun(t, g, sub)
+		k := g.keep.flux
+		if k == nil {
+			t.Fatalf("block %v: no flux table kept", b)
+		}
+		switch {
+		case i == 0:
+			first = k.table
+		case i < 3 && k.table != first:
+			t.Errorf("block %v: a new table, not the first block's", b)
+		case i == 3 && (len(k.freqs) != 1 || k.freqs[0] != 130e6):
+			t.Errorf("block %v: the kept table is of channels %v", b, k.freqs)
+		}
+		want := mustRun(t, nufftGPU(t, NUFFTOff, 0), sub)
+		w, v := backendtest.Vis(want), backendtest.Vis(got)
+		for j := range w {
+			if w[j] != v[j] {
+				t.Fatalf("block %v: V[%d] = %v on the kept table, %v on a fresh backend", b, j, v[j], w[j])
+			}
+		}
+	}
+	other := mk()
+	mustRun(t, g, other)
+	if k := g.keep.flux; k == nil || !k.holds(skyPowerLawOf(t, other), other.Freqs) {
+		t.Error("another sky's run did not replace the kept table")
+	}
+	g.Close()
+	if g.keep.flux != nil {
+		t.Error("Close left the kept flux table")
+	}
+}
+
+// mustRun runs sim on g.
+func mustRun(t *testing.T, g *Backend, sim *matvis.Simulation) *matvis.Result {
+	t.Helper()
+	res, err := g.Run(context.Background(), sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// skyPowerLawOf is sim's power law, which it must have.
+func skyPowerLawOf(t *testing.T, sim *matvis.Simulation) skyPowerLaw {
+	t.Helper()
+	pl, ok := powerLawOf(sim, sim.NSrc())
+	if !ok {
+		t.Fatal("not a power-law sky")
+	}
+	return pl
+}
+
+// TestKeptFluxHolds (host): a kept table is a run's only for the very
+// arrays of its law (equal values in other arrays are another sky, whose
+// slices may change) and equal channels.
+func TestKeptFluxHolds(t *testing.T) {
+	law := skyPowerLaw{sref: []float64{1, 2}, index: []float64{-1, 0}, lnRef: []float64{18, 19}}
+	k := &keptFlux{law: law, freqs: []float64{1e8, 2e8}}
+	copyOf := skyPowerLaw{sref: slices.Clone(law.sref), index: law.index, lnRef: law.lnRef}
+	for _, tc := range []struct {
+		name  string
+		k     *keptFlux
+		law   skyPowerLaw
+		freqs []float64
+		want  bool
+	}{
+		{"the same arrays and channels", k, law, []float64{1e8, 2e8}, true},
+		{"none kept", nil, law, []float64{1e8, 2e8}, false},
+		{"equal values in another S_ref", k, copyOf, []float64{1e8, 2e8}, false},
+		{"another α", k, skyPowerLaw{law.sref, slices.Clone(law.index), law.lnRef}, []float64{1e8, 2e8}, false},
+		{"another ln f_ref", k, skyPowerLaw{law.sref, law.index, slices.Clone(law.lnRef)}, []float64{1e8, 2e8}, false},
+		{"a shorter view of S_ref", k, skyPowerLaw{law.sref[:1], law.index, law.lnRef}, []float64{1e8, 2e8}, false},
+		{"another channel", k, law, []float64{1e8, 2.5e8}, false},
+		{"fewer channels", k, law, []float64{1e8}, false},
+	} {
+		if got := tc.k.holds(tc.law, tc.freqs); got != tc.want {
+			t.Errorf("%s: holds = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -43,6 +43,9 @@ type resident struct {
 	// (nufft_keep.go); seed is the hash seed of its keys.
 	transform *keptTransform
 	seed      maphash.Seed
+	// flux is the last run's flux table made from a power-law sky (nil:
+	// none), for a next run of the same sky and channels (flux_keep.go).
+	flux *keptFlux
 }
 
 // bufferPool keeps buffers by size for reuse.
@@ -195,6 +198,7 @@ func (k *resident) close() {
 	}
 	k.mods = nil
 	k.transform.close()
+	k.dropFlux()
 	k.trimPinned()
 	k.trimDevice()
 	if k.g != nil {

@@ -91,8 +91,11 @@ type inputs struct {
 	fluxes fluxPrefetch        // the next channel's, evaluated on the host meanwhile
 	// fluxTable holds every channel's fluxes on the device (0: one
 	// channel at a time in dFlux), fluxTableMax each channel's largest.
-	fluxTable                    cuda.DevicePtr
-	fluxTableMax                 []float64
+	fluxTable    cuda.DevicePtr
+	fluxTableMax []float64
+	// law is the sky's Stokes-I power law when isLaw (settleKeptFlux).
+	law                          skyPowerLaw
+	isLaw                        bool
 	dAnt, dBeamOf, dPairs, dFlux cuda.DevicePtr
 	skyFreq                      int // frequency whose sky is loaded (-1: none)
 }
@@ -212,7 +215,7 @@ func newRun(ctx context.Context, b *Backend, sim *matvis.Simulation) (r *run, er
 		name string
 		do   func() error
 	}{
-		{"shape", r.shape}, {"nufft eligibility", r.nufftEligibility}, {"handles", r.openHandles}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
+		{"shape", r.shape}, {"nufft eligibility", r.nufftEligibility}, {"handles", r.openHandles}, {"kept flux table", r.settleKeptFlux}, {"memory plan", r.planMemory}, {"strategy", r.chooseStrategy},
 		{"tiles", r.restrictTiles}, {"fused eligibility", r.fusedEligibility}, {"compile", r.compile},
 		{"allocate", func() error { r.res.Stats.ZBytes = int(r.zsize); return r.allocate() }}, {"events", r.makeEvents}, {"stokes", r.setupStokes},
 		{"flux table", r.setupFluxTable}, {"channel preparation", r.setupBeamPrep}, {"fused choice", r.chooseFused},
