@@ -320,7 +320,7 @@ s6=[
  ('elig-lnref', 'matvis/gpu/coords.go', '|| math.IsNaN(lnRef[i]) || math.IsInf(lnRef[i], 0) {', '|| math.IsNaN(lnRef[i]) {', './matvis/gpu'),
  ('elig-count', 'matvis/gpu/coords.go', 'if !ok || len(sref) != nsrc ||', 'if !ok ||', './matvis/gpu'),
  ('keep-identity', 'matvis/gpu/flux_keep.go', '	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])', '	return len(a) == len(b)', './matvis/gpu'),
- ('keep-freqs', 'matvis/gpu/flux_keep.go', 'sameArray(k.law.lnRef, law.lnRef) && slices.Equal(k.freqs, freqs)', 'sameArray(k.law.lnRef, law.lnRef)', './matvis/gpu'),
+ ('keep-freqs', 'matvis/gpu/flux_keep.go', 'sameArray(k.law.lnRef, law.lnRef) && slices.Equal(k.freqs, freqs)', 'sameArray(k.law.lnRef, law.lnRef) && slices.Equal(k.freqs, k.freqs)', './matvis/gpu'),
  ('keep-index', 'matvis/gpu/flux_keep.go', 'sameArray(k.law.index, law.index) &&', 'true &&', './matvis/gpu'),
  ('framepa-arc', 'matvis/phase/phase.go', '	const offset = math.Pi / 360', '	const offset = math.Pi / 180', './matvis/phase'),
  ('framepa-sign', 'matvis/phase/phase.go', '	return -positionAngle(ra1, dec1, ra2, dec2)', '	return positionAngle(ra1, dec1, ra2, dec2)', './matvis/phase'),
