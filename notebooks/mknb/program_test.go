@@ -1,9 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -113,4 +115,62 @@ func TestNotebookProgramsBuild(t *testing.T) {
 			t.Errorf("notebook %s does not build as a program: %v\n%s", name, err, out)
 		}
 	}
+}
+
+// TestCellsFlushBeforeExit: a cell's program that shows something through
+// gonbui (Display*, UpdateHTML) calls gonbui.Sync after its last such call,
+// as GoNB's documentation asks of a program that shows output as it ends:
+// the interactive explorers' final figure, shown after their loop and
+// without it, was lost once on a loaded machine (a fresh-clone run's
+// browser test saw the cell end with no figure).
+func TestCellsFlushBeforeExit(t *testing.T) {
+	srcs, err := filepath.Glob(filepath.Join("..", "src", "*.txt"))
+	if err != nil || len(srcs) == 0 {
+		t.Fatalf("no notebook sources: %v", err)
+	}
+	show := regexp.MustCompile(`gonbui\.(Display[A-Za-z]*|UpdateHTML)\(`)
+	for _, p := range srcs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb, err := parse(string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, c := range nb.Cells {
+			if c["cell_type"] != "code" {
+				continue
+			}
+			src := cellSource(c)
+			_, body, has := splitCell(src)
+			if !has {
+				continue // declarations only: nothing runs
+			}
+			locs := show.FindAllStringIndex(body, -1)
+			if len(locs) == 0 {
+				continue
+			}
+			if !strings.Contains(body[locs[len(locs)-1][1]:], "gonbui.Sync()") {
+				t.Errorf("%s, cell %d: shows output through gonbui but does not call gonbui.Sync() after its last display", filepath.Base(p), i)
+			}
+		}
+	}
+}
+
+// cellSource is a parsed cell's source text.
+func cellSource(c map[string]any) string {
+	switch s := c["source"].(type) {
+	case string:
+		return s
+	case []string:
+		return strings.Join(s, "")
+	case []any:
+		var b strings.Builder
+		for _, l := range s {
+			b.WriteString(fmt.Sprint(l))
+		}
+		return b.String()
+	}
+	return ""
 }
