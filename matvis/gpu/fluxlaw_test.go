@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/binary"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -157,26 +158,11 @@ func TestPowerLawSkyOnDevice(t *testing.T) {
 		prec int
 	}{{NUFFTOff, 2}, {NUFFTOn, 2}, {NUFFTOff, 1}, {NUFFTOn, 1}} {
 		g := nufftGPU(t, tc.mode, 0)
-		const nant, nsrc = 8, 3000
+		const nsrc = 3000
 		freqs := []float64{100e6, 117.5e6, 160e6}
-		c := skymodel.Components{RA: make([]float64, nsrc), Dec: make([]float64, nsrc), Spectral: skymodel.SpectralIndex,
-			RefFreq: make([]float64, nsrc), Index: make([]float64, nsrc)}
-		c.Stokes[skymodel.I] = make([]float64, nsrc)
-		for i := range nsrc {
-			c.RA[i], c.Dec[i] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
-			c.Stokes[skymodel.I][i], c.RefFreq[i], c.Index[i] = 0.1+5*rng.Float64(), 150e6, -3+3*rng.Float64()
-		}
-		sky, err := skymodel.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := matvis.Config{Freqs: freqs, RA: c.RA, Dec: c.Dec, Sky: sky, Beams: []beam.Beam{beam.Airy{DiameterM: 14}},
-			BeamIdx: make([]int, nant), Options: matvis.Options{Precision: tc.prec}}
-		for range nant {
-			cfg.Antennas = append(cfg.Antennas, [3]float64{140*rng.Float64() - 70, 140*rng.Float64() - 70, 0})
-		}
-		cfg.Coords = backendtest.NewRotation(rng, 2, nsrc)
-		onDevice := mustRunCfg(t, g, cfg)
+		cfg, c := powerLawConfig(t, rng, 8, nsrc, 2, freqs, tc.prec)
+		sky := cfg.Sky.(*skymodel.Sky)
+		onDevice := backendtest.MustRun(t, g, backendtest.NewSim(t, cfg))
 		if !hasTerm(onDevice, termFluxTable) {
 			t.Fatalf("%v fp%d: the power-law sky's run made no flux table on the device", tc.mode, 32*tc.prec)
 		}
@@ -191,7 +177,7 @@ func TestPowerLawSkyOnDevice(t *testing.T) {
 				table.Flux[s*len(freqs)+f] = col[s]
 			}
 		}
-		host := mustRunCfg(t, g, table)
+		host := backendtest.MustRun(t, g, backendtest.NewSim(t, table))
 		tol := 1e-13
 		if tc.prec == 1 {
 			tol = 1e-5
@@ -211,29 +197,37 @@ func TestPowerLawSkyOnDevice(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.Sky = hot
-		sim, err := matvis.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = g.Run(context.Background(), sim)
+		_, err = g.Run(context.Background(), backendtest.NewSim(t, cfg))
 		if err == nil || !strings.Contains(err.Error(), "source 11") || !strings.Contains(err.Error(), "freqs[1]") {
 			t.Errorf("%v fp%d: an overflowing law: error %v, want one naming source 11 at freqs[1]", tc.mode, 32*tc.prec, err)
 		}
 	}
 }
 
-// mustRunCfg builds cfg's simulation and runs it on g.
-func mustRunCfg(t *testing.T, g *Backend, cfg matvis.Config) *matvis.Result {
+// powerLawConfig is a random power-law sky of nsrc sources (S_ref
+// 0.1–5.1 Jy at 150 MHz, α in [−3, 0]) seen by nant antennas on one Airy
+// beam at freqs and ntime times, in precision prec, with the sky's
+// components (its arrays shared).
+func powerLawConfig(t *testing.T, rng *rand.Rand, nant, nsrc, ntime int, freqs []float64, prec int) (matvis.Config, skymodel.Components) {
 	t.Helper()
-	sim, err := matvis.New(cfg)
+	c := skymodel.Components{RA: make([]float64, nsrc), Dec: make([]float64, nsrc), Spectral: skymodel.SpectralIndex,
+		RefFreq: make([]float64, nsrc), Index: make([]float64, nsrc)}
+	c.Stokes[skymodel.I] = make([]float64, nsrc)
+	for i := range nsrc {
+		c.RA[i], c.Dec[i] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
+		c.Stokes[skymodel.I][i], c.RefFreq[i], c.Index[i] = 0.1+5*rng.Float64(), 150e6, -3+3*rng.Float64()
+	}
+	sky, err := skymodel.New(c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := g.Run(context.Background(), sim)
-	if err != nil {
-		t.Fatal(err)
+	cfg := matvis.Config{Freqs: freqs, RA: c.RA, Dec: c.Dec, Sky: sky, Beams: []beam.Beam{beam.Airy{DiameterM: 14}},
+		BeamIdx: make([]int, nant), Options: matvis.Options{Precision: prec}}
+	for range nant {
+		cfg.Antennas = append(cfg.Antennas, [3]float64{140*rng.Float64() - 70, 140*rng.Float64() - 70, 0})
 	}
-	return res
+	cfg.Coords = backendtest.NewRotation(rng, ntime, nsrc)
+	return cfg, c
 }
 
 // hasTerm says whether res's memory plan has a term named name.
@@ -365,29 +359,8 @@ func TestWarm(t *testing.T) {
 func TestKeptFluxAcrossBlocks(t *testing.T) {
 	rng := sharedtest.RNG(t, 4)
 	mk := func() *matvis.Simulation {
-		const nant, nsrc = 7, 2500
-		c := skymodel.Components{RA: make([]float64, nsrc), Dec: make([]float64, nsrc), Spectral: skymodel.SpectralIndex,
-			RefFreq: make([]float64, nsrc), Index: make([]float64, nsrc)}
-		c.Stokes[skymodel.I] = make([]float64, nsrc)
-		for i := range nsrc {
-			c.RA[i], c.Dec[i] = 2*math.Pi*rng.Float64(), math.Asin(2*rng.Float64()-1)
-			c.Stokes[skymodel.I][i], c.RefFreq[i], c.Index[i] = 0.1+5*rng.Float64(), 150e6, -3+3*rng.Float64()
-		}
-		sky, err := skymodel.New(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := matvis.Config{Freqs: []float64{100e6, 130e6, 160e6}, RA: c.RA, Dec: c.Dec, Sky: sky, Beams: []beam.Beam{beam.Airy{DiameterM: 14}},
-			BeamIdx: make([]int, nant), Options: matvis.Options{Precision: 2}}
-		for range nant {
-			cfg.Antennas = append(cfg.Antennas, [3]float64{140*rng.Float64() - 70, 140*rng.Float64() - 70, 0})
-		}
-		cfg.Coords = backendtest.NewRotation(rng, 3, nsrc)
-		sim, err := matvis.New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return sim
+		cfg, _ := powerLawConfig(t, rng, 7, 2500, 3, []float64{100e6, 130e6, 160e6}, 2)
+		return backendtest.NewSim(t, cfg)
 	}
 	sim := mk()
 	g := nufftGPU(t, NUFFTOff, 0)
@@ -397,7 +370,7 @@ func TestKeptFluxAcrossBlocks(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := mustRun(t, g, sub)
+		got := backendtest.MustRun(t, g, sub)
 		k := g.keep.flux
 		if k == nil {
 			t.Fatalf("block %v: no flux table kept", b)
@@ -410,7 +383,7 @@ func TestKeptFluxAcrossBlocks(t *testing.T) {
 		case i == 3 && (len(k.freqs) != 1 || k.freqs[0] != 130e6):
 			t.Errorf("block %v: the kept table is of channels %v", b, k.freqs)
 		}
-		want := mustRun(t, nufftGPU(t, NUFFTOff, 0), sub)
+		want := backendtest.MustRun(t, nufftGPU(t, NUFFTOff, 0), sub)
 		w, v := backendtest.Vis(want), backendtest.Vis(got)
 		for j := range w {
 			if w[j] != v[j] {
@@ -419,7 +392,7 @@ func TestKeptFluxAcrossBlocks(t *testing.T) {
 		}
 	}
 	other := mk()
-	mustRun(t, g, other)
+	backendtest.MustRun(t, g, other)
 	if k := g.keep.flux; k == nil || !k.holds(skyPowerLawOf(t, other), other.Freqs) {
 		t.Error("another sky's run did not replace the kept table")
 	}
@@ -427,16 +400,6 @@ func TestKeptFluxAcrossBlocks(t *testing.T) {
 	if g.keep.flux != nil {
 		t.Error("Close left the kept flux table")
 	}
-}
-
-// mustRun runs sim on g.
-func mustRun(t *testing.T, g *Backend, sim *matvis.Simulation) *matvis.Result {
-	t.Helper()
-	res, err := g.Run(context.Background(), sim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
 }
 
 // skyPowerLawOf is sim's power law, which it must have.

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -138,11 +137,7 @@ func TestCellsFlushBeforeExit(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, c := range nb.Cells {
-			if c["cell_type"] != "code" {
-				continue
-			}
-			src := cellSource(c)
+		for i, src := range codeCells(nb) {
 			_, body, has := splitCell(src)
 			if !has {
 				continue // declarations only: nothing runs
@@ -152,25 +147,8 @@ func TestCellsFlushBeforeExit(t *testing.T) {
 				continue
 			}
 			if !strings.Contains(body[locs[len(locs)-1][1]:], "gonbui.Sync()") {
-				t.Errorf("%s, cell %d: shows output through gonbui but does not call gonbui.Sync() after its last display", filepath.Base(p), i)
+				t.Errorf("%s, code cell %d: shows output through gonbui but does not call gonbui.Sync() after its last display", filepath.Base(p), i)
 			}
 		}
 	}
-}
-
-// cellSource is a parsed cell's source text.
-func cellSource(c map[string]any) string {
-	switch s := c["source"].(type) {
-	case string:
-		return s
-	case []string:
-		return strings.Join(s, "")
-	case []any:
-		var b strings.Builder
-		for _, l := range s {
-			b.WriteString(fmt.Sprint(l))
-		}
-		return b.String()
-	}
-	return ""
 }
