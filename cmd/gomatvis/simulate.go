@@ -342,19 +342,12 @@ func (o *openingBackend) prefetchWhileOpening(ctx context.Context, sim *matvis.S
 		return
 	default:
 	}
-	if b := o.opened.Load(); backend != "gpu" && (b == nil || !coordinatesAhead(*b)) {
+	if b := o.opened.Load(); backend != "gpu" && (b == nil || !output.WantsCoordinatesAhead(*b)) {
 		return
 	}
 	for t := range min(2, sim.NTime()) {
 		matvis.PrefetchENU(ctx, sim.Coords, t)
 	}
-}
-
-// coordinatesAhead says whether be has its coordinates made ahead
-// (output.CoordinatesAhead).
-func coordinatesAhead(be matvis.Backend) bool {
-	ca, ok := be.(output.CoordinatesAhead)
-	return ok && ca.CoordinatesAhead()
 }
 
 // wait returns the opened backend and its CPU Gram product's line,

@@ -270,6 +270,13 @@ type CoordinatesAhead interface {
 	CoordinatesAhead() bool
 }
 
+// WantsCoordinatesAhead says whether be asks for its coordinates made
+// ahead (CoordinatesAhead).
+func WantsCoordinatesAhead(be matvis.Backend) bool {
+	ca, ok := be.(CoordinatesAhead)
+	return ok && ca.CoordinatesAhead()
+}
+
 // maxAheadBytes bounds the coordinates made ahead: three float64 a
 // source for each of the next block's times.
 const maxAheadBytes = 512 << 20
@@ -278,8 +285,7 @@ const maxAheadBytes = 512 << 20
 // after block i that block i does not hold, for a backend that asks for
 // it (nil: nothing to do).
 func (r *runner) ahead(ctx context.Context, blocks []matvis.Block, i int) func() {
-	ca, ok := r.be.(CoordinatesAhead)
-	if !ok || !ca.CoordinatesAhead() || i+1 >= len(blocks) {
+	if !WantsCoordinatesAhead(r.be) || i+1 >= len(blocks) {
 		return nil
 	}
 	b, next := blocks[i], blocks[i+1]
