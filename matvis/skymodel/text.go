@@ -450,9 +450,10 @@ type textColumns struct {
 func newTextColumns(slots, chunks int, lay textLayout) *textColumns {
 	c := &textColumns{
 		chunkNames: make([]chunkNames, chunks),
-		lon: make([]float64, slots), lat: make([]float64, slots),
-		fluxAll: make([]float64, slots*len(lay.fluxCols)),
-		flux:    make([][]float64, len(lay.fluxCols)),
+		lon:        make([]float64, slots),
+		lat:        make([]float64, slots),
+		fluxAll:    make([]float64, slots*len(lay.fluxCols)),
+		flux:       make([][]float64, len(lay.fluxCols)),
 	}
 	for k := range c.flux {
 		c.flux[k] = c.fluxAll[k*slots : (k+1)*slots : (k+1)*slots]
