@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/uvh5"
@@ -320,7 +322,7 @@ func (w *Writer) writeRun(b matvis.Block, res *matvis.Result, ti, f0, f1 int) er
 	for k0 := 0; k0 < w.nbl; k0 += per {
 		k1 := min(w.nbl, k0+per)
 		buf := w.pieceOf((k1 - k0) * nch * np)
-		fillRows(buf, res, ti, k0, k1, f0, f1, w.pols)
+		fillRows(buf, res, ti, k0, k1, f0, f1, w.pols, splitWorkers(len(buf)))
 		if err := w.rows(t*w.nbl+k0, k1-k0, b.F0+f0, b.F0+f1, buf, nil, nil); err != nil {
 			return err
 		}
@@ -357,11 +359,22 @@ func (w *Writer) pieceOf(n int) []complex128 {
 }
 
 // fillRows lays baselines [k0, k1) × channels [f0, f1) of time ti of
-// res out as UVH5 rows (baseline, freq, pol). The result holds a
-// channel's baselines contiguously, the rows a baseline's channels: the
-// baselines go in tiles, so that each channel's read is a contiguous
-// run of a tile rather than one value per cache line.
-func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols [][2]int) {
+// res out as UVH5 rows (baseline, freq, pol), the baselines split between
+// workers goroutines (each writes rows of its own: TestFillSplit). The
+// result holds a channel's baselines contiguously, the rows a baseline's
+// channels: the baselines go in tiles, so that each channel's read is a
+// contiguous run of a tile rather than one value per cache line.
+func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols [][2]int, workers int) {
+	const tile = 64
+	tiles := (k1 - k0 + tile - 1) / tile
+	blocks.Run(tiles, workers, func(lo, hi int) {
+		fillTiles(buf, res, ti, k0, k0+lo*tile, min(k1, k0+hi*tile), f0, f1, pols, tile)
+	})
+}
+
+// fillTiles is fillRows for baselines [ka, kb) of the rows from k0, in
+// tiles of tile baselines.
+func fillTiles(buf []complex128, res *matvis.Result, ti, k0, ka, kb, f0, f1 int, pols [][2]int, tile int) {
 	nt, nbl := res.Shape[1], res.Shape[2]
 	inner, np, nch := 1, len(pols), f1-f0
 	if len(res.Shape) == 5 {
@@ -373,14 +386,13 @@ func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols
 			idx[pi] = p[0]*2 + p[1]
 		}
 	}
-	const tile = 64
-	for ka := k0; ka < k1; ka += tile {
-		kb := min(k1, ka+tile)
+	for ta := ka; ta < kb; ta += tile {
+		tb := min(kb, ta+tile)
 		for fi := f0; fi < f1; fi++ {
-			base := ((fi*nt+ti)*nbl + ka) * inner
-			for k := ka; k < kb; k++ {
+			base := ((fi*nt+ti)*nbl + ta) * inner
+			for k := ta; k < tb; k++ {
 				out := buf[((k-k0)*nch+fi-f0)*np:]
-				at := base + (k-ka)*inner
+				at := base + (k-ta)*inner
 				if res.Precision == 1 {
 					for pi := range np {
 						out[pi] = complex128(res.Vis64[at+idx[pi]])
@@ -393,6 +405,13 @@ func fillRows(buf []complex128, res *matvis.Result, ti, k0, k1, f0, f1 int, pols
 			}
 		}
 	}
+}
+
+// splitWorkers is how many goroutines share a pass over n values of a
+// piece: one for every 2¹⁵ values (a goroutine's start is then a small
+// part of its work), at most one a core.
+func splitWorkers(n int) int {
+	return min(runtime.GOMAXPROCS(0), max(1, n>>15))
 }
 
 // Close finishes the file at its path; every integration must have been

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/matvis"
 	"github.com/gomatvis/gomatvis/matvis/astro"
 	"github.com/gomatvis/gomatvis/matvis/phase"
@@ -182,26 +183,40 @@ func (p *phasedRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, fl
 	return p.rowWriter.WriteChannels(bltStart, n, f0, f1, vis, flags, nsamples)
 }
 
-// apply phases the rows from bltStart of channels [f0, f1) in vis.
+// apply phases the rows from bltStart of channels [f0, f1) in vis, its
+// rows split between the cores.
 func (p *phasedRows) apply(bltStart, f0, f1 int, vis []complex128) {
+	p.applyOn(bltStart, f0, f1, vis, splitWorkers(len(vis)))
+}
+
+// applyOn is apply on workers goroutines; each row is its own, so the
+// split does not change a bit (TestPhaseSplit).
+func (p *phasedRows) applyOn(bltStart, f0, f1 int, vis []complex128, workers int) {
 	if f0 < 0 || f1 > len(p.freqs) || f0 >= f1 {
 		return // the file refuses the channels
 	}
 	per := (f1 - f0) * p.np
-	for r := 0; (r+1)*per <= len(vis) && bltStart+r < len(p.w); r++ {
-		row := vis[r*per : (r+1)*per]
-		w := p.w[bltStart+r]
-		for c := f0; c < f1; c++ {
-			ph := phase.WTerm(w, p.freqs[c])
-			for q := range p.np {
-				row[(c-f0)*p.np+q] *= ph
-			}
+	n := min(len(vis)/per, max(0, len(p.w)-bltStart))
+	blocks.Run(n, workers, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			p.applyRow(bltStart+r, f0, f1, vis[r*per:(r+1)*per])
 		}
-		if p.auto[(bltStart+r)%p.nbl] {
-			for c := range f1 - f0 {
-				for _, q := range p.parallel {
-					row[c*p.np+q] = complex(real(row[c*p.np+q]), 0)
-				}
+	})
+}
+
+// applyRow phases row blt's channels [f0, f1), in row.
+func (p *phasedRows) applyRow(blt, f0, f1 int, row []complex128) {
+	w := p.w[blt]
+	for c := f0; c < f1; c++ {
+		ph := phase.WTerm(w, p.freqs[c])
+		for q := range p.np {
+			row[(c-f0)*p.np+q] *= ph
+		}
+	}
+	if p.auto[blt%p.nbl] {
+		for c := range f1 - f0 {
+			for _, q := range p.parallel {
+				row[c*p.np+q] = complex(real(row[c*p.np+q]), 0)
 			}
 		}
 	}
