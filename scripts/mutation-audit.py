@@ -2,11 +2,11 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--s7|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
 --s4 the session 2026-12-07 c list; --s5 the session 2026-12-07 d list;
---s6 the session 2026-12-07 e list;
+--s6 the session 2026-12-07 e list; --s7 the session 2026-12-07 f list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -325,12 +325,29 @@ s6=[
  ('framepa-arc', 'matvis/phase/phase.go', '	const offset = math.Pi / 360', '	const offset = math.Pi / 180', './matvis/phase'),
  ('framepa-sign', 'matvis/phase/phase.go', '	return -positionAngle(ra1, dec1, ra2, dec2)', '	return positionAngle(ra1, dec1, ra2, dec2)', './matvis/phase'),
 ]
+# Session 2026-12-07 f: a text catalog's names made after its parse, the
+# exact path tried before the table, and the UVFITS/UVH5 rows laid out,
+# phased and encoded on several goroutines; run with --s7.
+s7=[
+ ('names-slot', 'matvis/skymodel/text.go', '		slot += len(cn.ends)', '		slot += len(cn.ends) - 1', './matvis/skymodel'),
+ ('names-start', 'matvis/skymodel/text.go', '				names[i], start = cn.all[start:e], e', '				names[i] = cn.all[start:e]', './matvis/skymodel'),
+ ('names-chunk', 'matvis/skymodel/text.go', '	c.chunkNames[k] = chunkNames{all: names.String(), ends: nameEnd}', '	c.chunkNames[0] = chunkNames{all: names.String(), ends: nameEnd}', './matvis/skymodel'),
+ ('prefix-exact', 'internal/fastfloat/fastfloat.go', '	if f, ok := exact(x.Man, x.Exp10, neg); ok {\n		return f, i, true', '	if f, ok := exact(x.Man, x.Exp10, neg); ok {\n		return f, i - 1, true', './internal/fastfloat ./matvis/skymodel'),
+ ('prefix-el', 'internal/fastfloat/fastfloat.go', '	f, ok = eiselLemire64(x.Man, x.Exp10, neg, PowersOfTen())', '	f, ok = eiselLemire64(x.Man, x.Exp10+1, neg, PowersOfTen())', './internal/fastfloat ./matvis/skymodel'),
+ ('enc-slot', 'uvfits/writer.go', '			put(buf[r*w.groupLen:(r+1)*w.groupLen], r)', '			put(buf[r*w.groupLen:(r+1)*w.groupLen], r-lo)', './uvfits'),
+ ('enc-put32', 'uvfits/writer.go', '		return dst[4:]', '		return dst[3:]', './uvfits'),
+ ('enc-params', 'uvfits/writer.go', '			dst = w.putParams(dst, bltStart+r0+r)', '			dst = w.putParams(dst, bltStart+r)', './uvfits ./matvis/uvdata'),
+ ('fill-tile', 'matvis/uvdata/uvdata.go', 'fillTiles(buf, res, ti, k0, k0+lo*tile, min(k1, k0+hi*tile), f0, f1, pols, tile)', 'fillTiles(buf, res, ti, k0+lo*tile, k0+lo*tile, min(k1, k0+hi*tile), f0, f1, pols, tile)', './matvis/uvdata'),
+ ('fill-end', 'matvis/uvdata/uvdata.go', 'fillTiles(buf, res, ti, k0, k0+lo*tile, min(k1, k0+hi*tile), f0, f1, pols, tile)', 'fillTiles(buf, res, ti, k0, k0+lo*tile, min(k1, k0+hi*tile-1), f0, f1, pols, tile)', './matvis/uvdata'),
+ ('phase-row', 'matvis/uvdata/uvfits.go', '			p.applyRow(bltStart+r, f0, f1, vis[r*per:(r+1)*per])', '			p.applyRow(bltStart+r-lo, f0, f1, vis[r*per:(r+1)*per])', './matvis/uvdata'),
+ ('phase-count', 'matvis/uvdata/uvfits.go', '	n := min(len(vis)/per, max(0, len(p.w)-bltStart))', '	n := min(len(vis)/per, max(0, len(p.w)-bltStart)) - 1', './matvis/uvdata'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--all':muts+new+s3+s4+s5+s6}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--s7','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--s7':s7,'--all':muts+new+s3+s4+s5+s6+s7}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:
