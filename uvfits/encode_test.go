@@ -3,6 +3,7 @@ package uvfits
 import (
 	"bytes"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -115,4 +116,69 @@ func firstDiff(a, b []byte) int {
 		}
 	}
 	return min(len(a), len(b))
+}
+
+// TestSmallWritesSameFile: a file written in writes of a few groups (and
+// of a few channels), several per WriteBlock and WriteChannels call, is
+// byte for byte the file of one write per call — the groups' parameters
+// and values land in their own rows whatever the chunking. Fresh random
+// rows.
+func TestSmallWritesSameFile(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
+	h := randomHeader(6, 2, 5, rng)
+	h.SinglePrecision = true
+	n := len(h.Ant1)
+	row := h.Nfreqs() * h.Npols()
+	vis := make([]complex128, n*row)
+	for i := range vis {
+		vis[i] = complex(rng.NormFloat64(), rng.NormFloat64())
+	}
+	dir := t.TempDir()
+	write := func(name string, small bool, channels bool) []byte {
+		p := filepath.Join(dir, name)
+		w, err := Create(p, h, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if small { // a write of one group, or of two channels' values
+			w.maxBuf = 2*3*w.npol*w.elem() + 1
+		}
+		half := n / 2 // two calls, the second from a row inside a chunk
+		for _, r := range [][2]int{{0, half}, {half, n}} {
+			v := vis[r[0]*row : r[1]*row]
+			if !channels {
+				err = w.WriteBlock(r[0], v, nil, nil)
+			} else { // channels [0, 2) then [2, nf) of the same rows
+				nf, np := h.Nfreqs(), h.Npols()
+				lo, hi := make([]complex128, 0), make([]complex128, 0)
+				for k := range r[1] - r[0] {
+					lo = append(lo, v[k*row:k*row+2*np]...)
+					hi = append(hi, v[k*row+2*np:(k+1)*row]...)
+				}
+				if err = w.WriteChannels(r[0], r[1]-r[0], 0, 2, lo, nil, nil); err == nil {
+					err = w.WriteChannels(r[0], r[1]-r[0], 2, nf, hi, nil, nil)
+				}
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	want := write("whole.uvfits", false, false)
+	for _, c := range []struct {
+		name            string
+		small, channels bool
+	}{{"small.uvfits", true, false}, {"channels.uvfits", false, true}, {"small-channels.uvfits", true, true}} {
+		if got := write(c.name, c.small, c.channels); !bytes.Equal(got, want) {
+			t.Fatalf("%s: byte %d differs from the file of one write per call", c.name, firstDiff(got, want))
+		}
+	}
 }

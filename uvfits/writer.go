@@ -78,6 +78,7 @@ type Writer struct {
 	nblts    int
 	written  *rowcover.Rows
 	buf      []byte
+	maxBuf   int // bytes encoded for one write at most
 	jdMid    float64
 }
 
@@ -102,7 +103,7 @@ func Create(path string, h *uvh5.Header, opt Options) (*Writer, error) {
 	if err := h.Validate(); err != nil {
 		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
 	}
-	w := &Writer{path: path, h: h, single: h.SinglePrecision, npol: h.Npols(), nf: h.Nfreqs()}
+	w := &Writer{path: path, h: h, single: h.SinglePrecision, npol: h.Npols(), nf: h.Nfreqs(), maxBuf: maxBuf}
 	primary, err := w.primaryHeader(opt)
 	if err != nil {
 		return nil, fmt.Errorf("uvfits: %s: %w", path, err)
@@ -548,14 +549,14 @@ func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 	return nil
 }
 
-// maxBuf bounds the encoding buffer of one write.
+// maxBuf bounds the encoding buffer of one write (Writer.maxBuf).
 const maxBuf = 8 << 20
 
 // wholeRows writes whole groups, as many at a time as maxBuf holds,
 // each buffer's groups encoded on several cores (encodeRows).
 func (w *Writer) wholeRows(bltStart, n int, vis []complex128, flags []bool, nsamples []float32) error {
 	row := w.nf * w.npol
-	per := max(1, maxBuf/w.groupLen)
+	per := max(1, w.maxBuf/w.groupLen)
 	for r0 := 0; r0 < n; r0 += per {
 		r1 := min(n, r0+per)
 		buf := w.scratch((r1 - r0) * w.groupLen)
@@ -611,7 +612,7 @@ func (w *Writer) channelRows(bltStart, n, f0, f1 int, vis []complex128, flags []
 			return err
 		}
 		// Values of a channel run in pieces of at most maxBuf.
-		perPiece := max(1, maxBuf/(3*w.npol*w.elem()))
+		perPiece := max(1, w.maxBuf/(3*w.npol*w.elem()))
 		for c0 := 0; c0 < f1-f0; c0 += perPiece {
 			c1 := min(f1-f0, c0+perPiece)
 			buf := w.scratch((c1 - c0) * 3 * w.npol * w.elem())
