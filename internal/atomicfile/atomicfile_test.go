@@ -311,3 +311,61 @@ func TestStreamStartWriteback(t *testing.T) {
 		t.Errorf("StartWriteback after Commit: %v, want ErrFinished", err)
 	}
 }
+
+// TestCommitWith: a stream and its companions (written while the stream
+// syncs) appear together, or — when any companion's fill fails — none of
+// them changes and no temporary is left; with several failing, the first
+// companion's error (in the order given) is the one returned.
+func TestCommitWith(t *testing.T) {
+	fill := func(s string) func(io.Writer) error {
+		return func(w io.Writer) error { _, err := io.WriteString(w, s); return err }
+	}
+	boom1, boom2 := errors.New("boom1"), errors.New("boom2")
+	fail := func(err error) func(io.Writer) error {
+		return func(w io.Writer) error { io.WriteString(w, "partial"); return err }
+	}
+	for _, c := range []struct {
+		name         string
+		fillB, fillC func(io.Writer) error
+		want         error // nil: the new contents appear
+	}{
+		{"all written", fill("B2"), fill("C2"), nil},
+		{"second companion fails", fill("B2"), fail(boom2), boom2},
+		{"first companion fails", fail(boom1), fill("C2"), boom1},
+		{"both fail", fail(boom1), fail(boom2), boom1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			a, b, cc := filepath.Join(dir, "a.npy"), filepath.Join(dir, "a.meta.json"), filepath.Join(dir, "a.txt")
+			if err := WriteGroup(File{a, fill("A1")}, File{b, fill("B1")}, File{cc, fill("C1")}); err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewStream(a)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.File().WriteAt([]byte("A2"), 0); err != nil {
+				t.Fatal(err)
+			}
+			err = s.CommitWith(a, File{b, c.fillB}, File{cc, c.fillC})
+			if !errors.Is(err, c.want) || (c.want == nil) != (err == nil) {
+				t.Fatalf("CommitWith: %v, want %v", err, c.want)
+			}
+			v := "2"
+			if c.want != nil {
+				v = "1"
+			}
+			for p, want := range map[string]string{a: "A" + v, b: "B" + v, cc: "C" + v} {
+				if got, _ := os.ReadFile(p); string(got) != want {
+					t.Errorf("%s = %q, want %q", filepath.Base(p), got, want)
+				}
+			}
+			if ents, _ := os.ReadDir(dir); len(ents) != 3 {
+				t.Errorf("%d entries left, want 3 (a temporary stayed)", len(ents))
+			}
+			if err := s.CommitWith(a); !errors.Is(err, ErrFinished) {
+				t.Errorf("second CommitWith: %v, want ErrFinished", err)
+			}
+		})
+	}
+}

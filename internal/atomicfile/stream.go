@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"sync"
 )
 
 // ErrFinished is returned by Stream.Commit once the stream was committed
@@ -93,30 +94,43 @@ func (s *Stream) Abort() error {
 // them (an array streamed in place and its metadata, known only at the
 // end): every file complete and synced before any is renamed, the
 // stream's to dest first, so that they appear together or not at all.
+// The companions are written and synced while the stream syncs: in
+// series the syncs were most of a small run's close (an npy and its
+// sidecar: 4–5 ms of a 0.18 s run).
 func (s *Stream) CommitWith(dest string, companions ...File) error {
 	if s.done {
 		return ErrFinished
 	}
 	s.done = true
+	names := make([]string, len(companions))
+	errs := make([]error, len(companions))
+	var wg sync.WaitGroup
+	for i, f := range companions {
+		wg.Go(func() { names[i], errs[i] = prepare(f) })
+	}
+	err := s.f.Sync()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	wg.Wait()
 	tmps := []string{s.f.Name()}
+	for _, n := range names {
+		if n != "" { // a failed prepare removed its own
+			tmps = append(tmps, n)
+		}
+	}
 	defer func() {
 		for _, t := range tmps {
 			removeTemp(t) // renamed ones are gone already
 		}
 	}()
-	err := s.f.Sync()
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
 		return fmt.Errorf("syncing %s: %w", dest, err)
 	}
-	for _, f := range companions {
-		tmp, err := prepare(f)
-		if err != nil {
-			return err
+	for _, e := range errs {
+		if e != nil {
+			return e
 		}
-		tmps = append(tmps, tmp)
 	}
 	return install(append([]File{{Path: dest}}, companions...), tmps)
 }
