@@ -405,12 +405,12 @@ func (r *run) fillPowerLaw(pl skyPowerLaw) (ok bool, err error) {
 			return false, fmt.Errorf("gpu: upload the power law: %w", err)
 		}
 	}
-	bad, err := r.alloc(termFluxTable, 4) // the kernel's int flag
+	bad, err := r.alloc(termFluxTable, 8)
 	if err != nil {
 		return false, err
 	}
 	defer r.freeDev(&bad)
-	if err := r.c.Memset8(bad, 0, 4, r.s); err != nil {
+	if err := r.c.Memset8(bad, 0, 8, r.s); err != nil {
 		return false, fmt.Errorf("gpu: %w", err)
 	}
 	mod, err := r.prepModule()
@@ -426,7 +426,7 @@ func (r *run) fillPowerLaw(pl skyPowerLaw) (ok bool, err error) {
 	if err := fn.Launch(grid, dim1(threadsPrep), 0, r.s, r.fluxTable, in[0], in[1], in[2], in[3], ns, int32(nf), bad); err != nil {
 		return false, fmt.Errorf("gpu: %w", err)
 	}
-	flag := make([]int32, 1)
+	flag := make([]int32, 2)
 	if err := cuda.Download(r.c, flag, bad, r.s); err != nil {
 		return false, fmt.Errorf("gpu: the power law's overflow flag: %w", err)
 	}
