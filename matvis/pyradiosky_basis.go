@@ -3,7 +3,6 @@ package matvis
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/internal/matrix3"
@@ -104,7 +103,7 @@ func (b *RigidBasis) Basis(ti int, cosX, sinX []float64) error {
 	}
 	// Per source independent, and per time on the host for 10⁶ sources
 	// (the GPU waits for it): on every core.
-	blocks.Run(n, min(runtime.GOMAXPROCS(0), max(1, n/4096)), func(lo, hi int) {
+	blocks.Run(n, blocks.Workers(n, 4096), func(lo, hi int) {
 		for s := lo; s < hi; s++ {
 			sd, cd := math.Sincos(b.dec[s])
 			sa, ca := math.Sincos(b.ra[s])

@@ -3,7 +3,6 @@ package matvis
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"sync"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
@@ -75,7 +74,7 @@ func (s *Simulation) FluxMaxAt(fi int, dst []float64) (float64, error) {
 	}
 	var mu sync.Mutex
 	m, bad := 0.0, -1
-	blocks.Run(nsrc, min(runtime.GOMAXPROCS(0), max(1, nsrc/16384)), func(lo, hi int) {
+	blocks.Run(nsrc, blocks.Workers(nsrc, 16384), func(lo, hi int) {
 		pm, pbad := 0.0, -1
 		for src := lo; src < hi; src++ {
 			if s.Sky == nil {

@@ -21,7 +21,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
@@ -560,7 +559,7 @@ func (w *Writer) wholeRows(bltStart, n int, vis []complex128, flags []bool, nsam
 	for r0 := 0; r0 < n; r0 += per {
 		r1 := min(n, r0+per)
 		buf := w.scratch((r1 - r0) * w.groupLen)
-		w.encodeRows(buf, r1-r0, encodeWorkers(len(buf)), func(dst []byte, r int) {
+		w.encodeRows(buf, r1-r0, blocks.Workers(len(buf), encodeGrain), func(dst []byte, r int) {
 			dst = w.putParams(dst, bltStart+r0+r)
 			w.putData(dst, vis, flags, nsamples, (r0+r)*row, w.nf)
 		})
@@ -585,12 +584,9 @@ func (w *Writer) encodeRows(buf []byte, n, workers int, put func(dst []byte, r i
 	})
 }
 
-// encodeWorkers is how many goroutines encode a buffer of n bytes: one
-// for every 256 KB (its start is then a small part of its work), at most
-// one a core.
-func encodeWorkers(n int) int {
-	return min(runtime.GOMAXPROCS(0), max(1, n>>18))
-}
+// encodeGrain is the bytes of groups a goroutine of encodeRows takes at
+// least (its start is then a small part of its work).
+const encodeGrain = 256 << 10
 
 // scratch is the writer's reused encoding buffer at length n.
 func (w *Writer) scratch(n int) []byte {

@@ -4,9 +4,17 @@ package blocks
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"sync/atomic"
 )
+
+// Workers is how many goroutines to split n indices between when a
+// goroutine pays for its start from grain indices on: one for every grain
+// indices, at least one, at most one a core (GOMAXPROCS).
+func Workers(n, grain int) int {
+	return min(runtime.GOMAXPROCS(0), max(1, n/grain))
+}
 
 // Run calls fn(lo, hi) for the contiguous blocks of [0, n) of size
 // ⌈n/workers⌉, each on its own goroutine, and waits for all of them. With

@@ -3,6 +3,7 @@ package blocks
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -101,5 +102,19 @@ func TestRunContextStops(t *testing.T) {
 	ran := false
 	if err := RunContext(ctx, 10, 2, 1, func(int, int) { ran = true }); !errors.Is(err, context.Canceled) || ran {
 		t.Errorf("a done context: error %v, ran %v; want context.Canceled and nothing run", err, ran)
+	}
+}
+
+// TestWorkers: one goroutine for every grain indices, at least one, at
+// most GOMAXPROCS.
+func TestWorkers(t *testing.T) {
+	procs := runtime.GOMAXPROCS(0)
+	for _, c := range []struct{ n, grain, want int }{
+		{0, 8, 1}, {7, 8, 1}, {8, 8, 1}, {16, 8, min(procs, 2)}, {23, 8, min(procs, 2)},
+		{8 * procs, 8, procs}, {8*procs + 8, 8, procs}, {1 << 40, 1, procs},
+	} {
+		if got := Workers(c.n, c.grain); got != c.want {
+			t.Errorf("Workers(%d, %d) = %d, want %d (GOMAXPROCS %d)", c.n, c.grain, got, c.want, procs)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package skymodel
 import (
 	"fmt"
 	"math"
-	"runtime"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
 )
@@ -83,7 +82,7 @@ func (s *Sky) powerLaw(f float64, src, dst []float64) {
 // 2^16 elements, else about one per GOMAXPROCS.
 func parallelRange(n int, fn func(lo, hi int)) {
 	const minPiece = 1 << 16
-	blocks.Run(n, max(1, min(runtime.GOMAXPROCS(0), n/minPiece)), fn)
+	blocks.Run(n, blocks.Workers(n, minPiece), fn)
 }
 
 // fullIndex returns the tabulated frequency matching f under pyradiosky's

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 
 	"github.com/gomatvis/gomatvis/internal/blocks"
@@ -322,7 +321,7 @@ func (w *Writer) writeRun(b matvis.Block, res *matvis.Result, ti, f0, f1 int) er
 	for k0 := 0; k0 < w.nbl; k0 += per {
 		k1 := min(w.nbl, k0+per)
 		buf := w.pieceOf((k1 - k0) * nch * np)
-		fillRows(buf, res, ti, k0, k1, f0, f1, w.pols, splitWorkers(len(buf)))
+		fillRows(buf, res, ti, k0, k1, f0, f1, w.pols, blocks.Workers(len(buf), splitGrain))
 		if err := w.rows(t*w.nbl+k0, k1-k0, b.F0+f0, b.F0+f1, buf, nil, nil); err != nil {
 			return err
 		}
@@ -407,12 +406,9 @@ func fillTiles(buf []complex128, res *matvis.Result, ti, k0, ka, kb, f0, f1 int,
 	}
 }
 
-// splitWorkers is how many goroutines share a pass over n values of a
-// piece: one for every 2¹⁵ values (a goroutine's start is then a small
-// part of its work), at most one a core.
-func splitWorkers(n int) int {
-	return min(runtime.GOMAXPROCS(0), max(1, n>>15))
-}
+// splitGrain is the values of a piece a goroutine of fillRows and of the
+// phasing takes at least (its start is then a small part of its work).
+const splitGrain = 1 << 15
 
 // Close finishes the file at its path; every integration must have been
 // written.

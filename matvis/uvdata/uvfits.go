@@ -186,7 +186,7 @@ func (p *phasedRows) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, fl
 // apply phases the rows from bltStart of channels [f0, f1) in vis, its
 // rows split between the cores.
 func (p *phasedRows) apply(bltStart, f0, f1 int, vis []complex128) {
-	p.applyOn(bltStart, f0, f1, vis, splitWorkers(len(vis)))
+	p.applyOn(bltStart, f0, f1, vis, blocks.Workers(len(vis), splitGrain))
 }
 
 // applyOn is apply on workers goroutines; each row is its own, so the
