@@ -93,11 +93,15 @@ func parseEightDigits(v uint64) uint64 {
 // rounded multiply or divide), then the Eisel-Lemire algorithm of Go's
 // strconv (eisel_lemire.go, after Lemire 2021), which answers for every
 // mantissa of up to 19 digits but halfway cases, subnormals and values
-// out of range. pow is PowersOfTen(), which the caller holds (fetching it
-// for each number cost a tenth of a reader's time).
+// out of range. pow is PowersOfTen(), which a reader of many numbers
+// holds (fetching it for each number cost a tenth of a reader's time);
+// nil fetches it only when Clinger's path does not answer.
 func Convert(man uint64, exp10 int, neg bool, pow Powers) (float64, bool) {
 	if f, ok := exact(man, exp10, neg); ok {
 		return f, true
+	}
+	if pow == nil {
+		pow = PowersOfTen()
 	}
 	return eiselLemire64(man, exp10, neg, pow)
 }

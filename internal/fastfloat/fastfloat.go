@@ -64,13 +64,10 @@ func ParsePrefix(b []byte) (f float64, n int, ok bool) {
 		x.Exp10 += e
 		i += 1 + n
 	}
-	// Clinger's path first, which needs no table: fetching the table
-	// (a sync.OnceValue) for every number cost a twentieth of a text
-	// catalog's reading, whose decimals that path mostly takes.
-	if f, ok := exact(x.Man, x.Exp10, neg); ok {
-		return f, i, true
-	}
-	f, ok = eiselLemire64(x.Man, x.Exp10, neg, PowersOfTen())
+	// No table: fetching it (a sync.OnceValue) for every number cost a
+	// twentieth of a text catalog's reading, whose decimals Clinger's
+	// path, which needs none, mostly takes.
+	f, ok = Convert(x.Man, x.Exp10, neg, nil)
 	return f, i, ok
 }
 
