@@ -763,9 +763,10 @@ func isFluxCol(c int, cols []int) bool {
 	return false
 }
 
-// compact moves the numbers of chunk k's rows[k] rows from slot0[k] to just after the
-// rows before them, closing the slots of comment and blank lines, and
-// returns the number of rows. With no such lines nothing moves.
+// compact moves the numbers of chunk k's rows[k] rows from slot0[k] to
+// just after the rows before them, closing the slots of comment and blank
+// lines, and returns the number of rows (gatherNames places the names).
+// With no such lines nothing moves.
 func (c *textColumns) compact(slot0, rows []int) int {
 	slots := len(c.lon)
 	n := 0
