@@ -720,3 +720,40 @@ func TestSummaryStatsGridOrder(t *testing.T) {
 		}
 	}
 }
+
+// slowLast is a BlockWriter that takes at least delay over its last
+// block's write.
+type slowLast struct {
+	output.BlockWriter
+	left  int
+	delay time.Duration
+}
+
+func (s *slowLast) WriteBlock(b matvis.Block, res *matvis.Result) error {
+	if s.left--; s.left == 0 {
+		time.Sleep(s.delay)
+	}
+	return s.BlockWriter.WriteBlock(b, res)
+}
+
+// TestLastWriteCountsAsWaiting: the run waits for the writer to finish
+// its last block after the compute ends, and that wait is the writer's
+// (WriteWait, which the CLI's phases count as writing), not the
+// compute's. Only a lower bound is checked: it holds on a loaded machine.
+func TestLastWriteCountsAsWaiting(t *testing.T) {
+	rng := backendtest.NewRNG(t, 11)
+	sim, _ := randomRun(t, rng, 1, true)
+	per := output.IntegrationBytes(sim)
+	for _, bb := range []int64{per, 1 << 40} { // many blocks; one
+		nblocks := len(output.Plan(sim.NFreq(), sim.NTime(), per, bb))
+		const delay = 50 * time.Millisecond
+		w := &slowLast{BlockWriter: output.NewCollector(sim), left: nblocks, delay: delay}
+		sum, err := output.Run(context.Background(), cpu.New(), sim, w, output.Options{BlockBytes: bb})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.WriteWait < delay {
+			t.Errorf("%d blocks: waited %v for the writer, whose last block took %v or more", nblocks, sum.WriteWait, delay)
+		}
+	}
+}

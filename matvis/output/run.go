@@ -33,8 +33,8 @@ type Summary struct {
 	Stats matvis.Stats
 	Plan  matvis.MemoryPlan
 	// Compute is the time spent in the backend's runs; WriteWait the time
-	// the compute waited for the writer (a buffer to compute into, or the
-	// writer to take a finished block); Close the time closing the file
+	// the compute waited for the writer (a buffer to compute into, the
+	// writer to take a finished block, or to finish the last); Close the time closing the file
 	// took (for a complete run, or a cancelled one's partial file).
 	Compute, WriteWait, Close time.Duration
 	// Writing is the writer's own time in WriteBlock over every block
@@ -147,7 +147,11 @@ func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
 		done += b.Size()
 	}
 	close(jobs)
+	// The last block is written after the compute: waiting for it is the
+	// writer's time, not the compute's.
+	t := time.Now()
 	<-r.wdone
+	r.sum.WriteWait += time.Since(t)
 	if r.werr != nil {
 		r.w.Abort()
 		return r.werr
@@ -155,7 +159,7 @@ func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
 	if s, ok := r.w.(Summarizer); ok {
 		s.Summarize(*r.sum)
 	}
-	t := time.Now()
+	t = time.Now()
 	err := r.w.Close()
 	r.sum.Close = time.Since(t)
 	return err
