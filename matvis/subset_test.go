@@ -115,3 +115,41 @@ func TestWindowPrefetchENU(t *testing.T) {
 		t.Errorf("block times 0, 2, −1, 3 asked the whole run for %v, want %v", ac.asked, want)
 	}
 }
+
+// TestSubsetSharesPairs: a block's simulation holds its run's baselines
+// (all nant² when none were chosen, or the chosen ones in their order)
+// without copying them, while New still copies a caller's AntPairs, which
+// the caller may change afterwards.
+func TestSubsetSharesPairs(t *testing.T) {
+	ants := [][3]float64{{0, 0, 0}, {14, 0, 0}, {0, 14, 0}}
+	for _, chosen := range [][][2]int{nil, {{0, 1}, {2, 0}, {1, 1}}} {
+		given := slices.Clone(chosen)
+		sim, err := New(Config{Antennas: ants, Freqs: []float64{1e8, 1.1e8}, RA: []float64{0.1}, Dec: []float64{-0.5},
+			Flux: []float64{1, 2}, Coords: rigid{lat: -0.5, lst: []float64{0, 1}, ra: []float64{0.1}, dec: []float64{-0.5}},
+			Beams: []beam.Beam{beam.ShortDipole{}}, Options: Options{AntPairs: given}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if given != nil {
+			given[0] = [2]int{2, 2} // the caller's slice, changed after New
+		}
+		sub, err := sim.Subset(Block{F0: 1, F1: 2, T0: 1, T1: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := chosen
+		if want == nil {
+			for i := range 3 {
+				for j := range 3 {
+					want = append(want, [2]int{i, j})
+				}
+			}
+		}
+		if !slices.Equal(sim.Pairs, want) || !slices.Equal(sub.Pairs, want) {
+			t.Errorf("chosen %v: pairs %v, the block's %v, want %v", chosen, sim.Pairs, sub.Pairs, want)
+		}
+		if &sub.Pairs[0] != &sim.Pairs[0] {
+			t.Errorf("chosen %v: the block copied its run's pairs", chosen)
+		}
+	}
+}
