@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"path/filepath"
 	"strings"
@@ -55,7 +56,9 @@ func randomMeta(rng *rand.Rand) outputMeta {
 // empty one.
 func TestPreparedMetaEqualsWhole(t *testing.T) {
 	rng := sharedtest.RNG(t, 1)
-	metas := []outputMeta{{}}
+	// The empty sidecar; an empty, not nil, antpair list; one at the
+	// edges of int and of the digit counts.
+	metas := []outputMeta{{}, {metaArray: metaArray{AntPairs: [][2]int{}}}, {metaArray: metaArray{AntPairs: [][2]int{{math.MinInt, math.MaxInt}, {0, -1}, {9, 10}, {99, 100}, {999, 1000}}}}}
 	for range 50 {
 		metas = append(metas, randomMeta(rng))
 	}
