@@ -69,6 +69,20 @@ func (x *Decimal) ScanRun(d []byte, i int, frac bool) int {
 	return i
 }
 
+// EightDigits returns the number the eight bytes at b[i:] spell when
+// they are all decimal digits (ok false otherwise, or when fewer than
+// eight bytes are left): a reader's step over a long run of digits.
+func EightDigits(b []byte, i int) (v uint64, ok bool) {
+	if i+8 > len(b) {
+		return 0, false
+	}
+	w := binary.LittleEndian.Uint64(b[i:])
+	if !eightDigits(w) {
+		return 0, false
+	}
+	return parseEightDigits(w), true
+}
+
 // eightDigits says whether the eight bytes of v (little-endian) are all
 // decimal digits: each byte's high nibble 3, and adding 6 to it leaves
 // it 3 (no carry past '9').

@@ -125,3 +125,35 @@ func digit(x *Decimal, c byte, frac bool) {
 		x.Exp10--
 	}
 }
+
+// TestEightDigitsExported: EightDigits reads eight bytes at an offset as
+// strconv.ParseUint does when they are all digits, and refuses any other
+// eight bytes and a window that runs past the end; the bytes are random
+// digits with, at random, one replaced by a byte next to the digits'
+// range ('/', ':') or any byte.
+func TestEightDigitsExported(t *testing.T) {
+	rng := sharedtest.RNG(t, 3)
+	for range 100_000 {
+		b := make([]byte, 8+rng.IntN(4))
+		for k := range b {
+			b[k] = byte('0' + rng.IntN(10))
+		}
+		if rng.IntN(2) == 0 {
+			b[rng.IntN(len(b))] = []byte{'/', ':', byte(rng.IntN(256))}[rng.IntN(3)]
+		}
+		i := rng.IntN(len(b) + 1)
+		v, ok := EightDigits(b, i)
+		want, err := uint64(0), error(nil)
+		if i+8 <= len(b) {
+			want, err = strconv.ParseUint(string(b[i:i+8]), 10, 64)
+			for _, c := range b[i : i+8] {
+				if c < '0' || c > '9' { // ParseUint takes no sign, but be sure
+					err = strconv.ErrSyntax
+				}
+			}
+		}
+		if wantOK := i+8 <= len(b) && err == nil; ok != wantOK || (ok && v != want) {
+			t.Fatalf("EightDigits(%q, %d) = %d, %v; want %d, %v", b, i, v, ok, want, wantOK)
+		}
+	}
+}

@@ -103,3 +103,25 @@ func BenchmarkScanFloat(b *testing.B) {
 		}
 	})
 }
+
+// FuzzScanFloat: on any bytes, scanFloat ends where numberEnd does, and
+// a number it reads is strconv's to the bit (with strconv's range error).
+func FuzzScanFloat(f *testing.F) {
+	for _, s := range []string{"4.667882444970197,", "-0.43943948775932284]", "0.000000000000000000012345", "1e-7", "01", "-", "1.", "9999999999999999999.5"} {
+		f.Add([]byte(s))
+	}
+	pow := fastfloat.PowersOfTen()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, end, err := scanFloat(b, 0, pow)
+		if want := numberEnd(b, 0); end != want {
+			t.Fatalf("%q: scanFloat ends at %d, numberEnd at %d", b, end, want)
+		}
+		if end < 0 {
+			return
+		}
+		want, wantErr := strconv.ParseFloat(string(b[:end]), 64)
+		if math.Float64bits(got) != math.Float64bits(want) || (err == nil) != (wantErr == nil) {
+			t.Fatalf("%q: scanFloat %v (err %v), strconv %v (err %v)", b[:end], got, err, want, wantErr)
+		}
+	})
+}
