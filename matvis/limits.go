@@ -25,8 +25,9 @@ const (
 // physical range (the range is named in the message).
 var ErrOutOfRange = errors.New("out of physical range")
 
-// checkRanges checks the physical ranges of the configuration's values.
-func checkRanges(c *Config) error {
+// checkRanges checks the physical ranges of the configuration's values,
+// but for the sources' positions when sourcesChecked.
+func checkRanges(c *Config, sourcesChecked bool) error {
 	for i, a := range c.Antennas {
 		for k, v := range a {
 			if !finite(v) {
@@ -49,6 +50,9 @@ func checkRanges(c *Config) error {
 		if !finite(t) || t < MinTimeJD || t > MaxTimeJD {
 			return fmt.Errorf("times[%d] = %v JD: %w (%g ≤ JD ≤ %g, the years 1000 to 3000)", i, t, ErrOutOfRange, MinTimeJD, MaxTimeJD)
 		}
+	}
+	if sourcesChecked {
+		return nil
 	}
 	for i := range c.RA {
 		if !finite(c.RA[i]) {

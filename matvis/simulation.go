@@ -152,13 +152,16 @@ func (s *Simulation) OutputShape() []int {
 // and the offending value.
 func New(c Config) (*Simulation, error) { return newSimulation(c, nil) }
 
-// newSimulation is New; pairs, when not nil, are c.Options.AntPairs as
-// the Simulation c was cut from holds them (Subset), shared rather than
-// copied: a block of a run of 350 antennas would otherwise copy 2 MB of
-// pairs, faulting in fresh pages, before its compute.
-func newSimulation(c Config, pairs [][2]int) (*Simulation, error) {
+// newSimulation is New, or, with from set, the Simulation of a block of
+// from (Subset: c is from's Config windowed to the block). A block's
+// sources, fluxes, channels and times are from's, or windows of them,
+// all checked when from was made, so the per-source checks are not run
+// again (at 10⁶ sources they held every block's start by milliseconds),
+// and from's pairs are shared rather than copied (at 350 antennas 2 MB
+// of fresh pages).
+func newSimulation(c Config, from *Simulation) (*Simulation, error) {
 	bad := func(format string, a ...any) error { return fmt.Errorf("matvis: "+format, a...) }
-	if err := checkConfig(&c); err != nil {
+	if err := checkConfig(&c, from != nil); err != nil {
 		return nil, bad("%w", err)
 	}
 	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
@@ -185,8 +188,9 @@ func newSimulation(c Config, pairs [][2]int) (*Simulation, error) {
 		return nil, bad("%d antennas, %d baselines, %d channels × %d times, %d sources: %w", nant, npairs, nfreq, c.Coords.NTimes(), nsrc, err)
 	}
 	o.MatProd = mp
-	s.Pairs = pairs
-	if s.Pairs == nil {
+	if from != nil {
+		s.Pairs = from.Pairs
+	} else {
 		s.Pairs = allPairs(nant, o.AntPairs)
 	}
 	// Every beam must be usable at every channel; finding out now spares a
@@ -202,8 +206,10 @@ func newSimulation(c Config, pairs [][2]int) (*Simulation, error) {
 }
 
 // checkConfig checks the configuration's antennas, frequencies, sky,
-// coordinates and beams (ranges through checkRanges).
-func checkConfig(c *Config) error {
+// coordinates and beams (ranges through checkRanges); sourcesChecked
+// skips the checks of each source's position and fluxes (a block's,
+// whose run checked them).
+func checkConfig(c *Config, sourcesChecked bool) error {
 	nant, nfreq, nsrc := len(c.Antennas), len(c.Freqs), len(c.RA)
 	if nant == 0 {
 		return fmt.Errorf("antennas: need at least one antenna")
@@ -211,7 +217,7 @@ func checkConfig(c *Config) error {
 	if nfreq == 0 {
 		return fmt.Errorf("freqs: need at least one frequency")
 	}
-	if err := checkRanges(c); err != nil {
+	if err := checkRanges(c, sourcesChecked); err != nil {
 		return err
 	}
 	if nsrc == 0 {
@@ -226,9 +232,9 @@ func checkConfig(c *Config) error {
 	case c.Sky == nil && len(c.Flux) != nsrc*nfreq:
 		return fmt.Errorf("flux: %d values, want nsrc·nfreq = %d·%d", len(c.Flux), nsrc, nfreq)
 	}
-	for i, v := range c.Flux {
-		if !finite(v) || v < 0 {
-			return fmt.Errorf("flux[source %d, freq %d] = %v: must be finite and not negative", i/nfreq, i%nfreq, v)
+	if !sourcesChecked {
+		if err := checkFluxes(c.Flux, nfreq); err != nil {
+			return err
 		}
 	}
 	if c.Coords == nil {
@@ -250,6 +256,16 @@ func checkConfig(c *Config) error {
 	for i, b := range c.Beams {
 		if b == nil {
 			return fmt.Errorf("beams[%d] is nil", i)
+		}
+	}
+	return nil
+}
+
+// checkFluxes checks a flux table of nfreq channels a source.
+func checkFluxes(flux []float64, nfreq int) error {
+	for i, v := range flux {
+		if !finite(v) || v < 0 {
+			return fmt.Errorf("flux[source %d, freq %d] = %v: must be finite and not negative", i/nfreq, i%nfreq, v)
 		}
 	}
 	return nil

@@ -64,7 +64,7 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 	c.Options.AntPairs = s.Pairs
 	c.Options.OutputTimes = 0 // a block's result is held whole
 	c.Options.OutputStreamed = false
-	return newSimulation(c, s.Pairs)
+	return newSimulation(c, s)
 }
 
 // SubsetReusing is Subset whose NewResult puts the block's visibilities
