@@ -2,11 +2,12 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--s7|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--s7|--s8|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
 --s4 the session 2026-12-07 c list; --s5 the session 2026-12-07 d list;
 --s6 the session 2026-12-07 e list; --s7 the session 2026-12-07 f list;
+--s8 the session 2026-12-07 g list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -342,12 +343,32 @@ s7=[
  ('phase-row', 'matvis/uvdata/uvfits.go', '			p.applyRow(bltStart+r, f0, f1, vis[r*per:(r+1)*per])', '			p.applyRow(bltStart+r-lo, f0, f1, vis[r*per:(r+1)*per])', './matvis/uvdata'),
  ('phase-count', 'matvis/uvdata/uvfits.go', '	n := min(len(vis)/per, max(0, len(p.w)-bltStart))', '	n := min(len(vis)/per, max(0, len(p.w)-bltStart)) - 1', './matvis/uvdata'),
 ]
+# Session 2026-12-07 g: the last block's write counted as the writer's
+# wait, a block's simulation sharing its run's pairs and checks, the npy
+# sidecar's pairs encoded by hand, a spec's plain numbers in one pass;
+# run with --s8.
+s8=[
+ ('writewait-last', 'matvis/output/run.go', '	<-r.wdone\n	r.sum.WriteWait += time.Since(t)\n', '	<-r.wdone\n', './matvis/output'),
+ ('subset-pairs', 'matvis/simulation.go', '		s.Pairs = from.Pairs\n', '		s.Pairs = allPairs(nant, o.AntPairs)\n', './matvis'),
+ ('subset-from', 'matvis/subset.go', '	return newSimulation(c, s)', '	return newSimulation(c, nil)', './matvis'),
+ ('new-checked', 'matvis/simulation.go', '	if err := checkConfig(&c, from != nil); err != nil {', '	if err := checkConfig(&c, true); err != nil {', './matvis'),
+ ('flux-skip', 'matvis/simulation.go', '	if !sourcesChecked {\n		if err := checkFluxes(c.Flux, nfreq); err != nil {', '	if sourcesChecked {\n		if err := checkFluxes(c.Flux, nfreq); err != nil {', './matvis'),
+ ('ranges-skip', 'matvis/limits.go', '	if sourcesChecked {\n		return nil\n	}', '	if !sourcesChecked {\n		return nil\n	}', './matvis'),
+ ('pairs-digit', 'cmd/gomatvis/meta.go', '	if v >= 100 {', '	if v > 100 {', './cmd/gomatvis'),
+ ('pairs-null', 'cmd/gomatvis/meta.go', '		return append(b, "null"...)', '		return append(b, "[]"...)', './cmd/gomatvis'),
+ ('pairs-tail', 'cmd/gomatvis/meta.go', 'b[:len(b)-len(nullTail)]', 'b[:len(b)-len(nullTail)+1]', './cmd/gomatvis'),
+ ('plain-int19', 'matvis/simspec/float.go', '		for ; i < len(d) && d[i]-\'0\' < 10; i++ {\n			if nd == 19 {', '		for ; i < len(d) && d[i]-\'0\' < 10; i++ {\n			if nd == 20 {', './matvis/simspec'),
+ ('plain-swar', 'matvis/simspec/float.go', '		for nd <= 19-8 {', '		for nd <= 19-7 {', './matvis/simspec'),
+ ('plain-exp', 'matvis/simspec/float.go', "	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {\n		return 0, -1, false\n	}\n	v, ok = fastfloat", "	v, ok = fastfloat", './matvis/simspec'),
+ ('plain-emptyfrac', 'matvis/simspec/float.go', '		if i == s {\n			return 0, -1, false\n		}\n		exp10 = s - i', '		exp10 = s - i', './matvis/simspec'),
+ ('eight-bound', 'internal/fastfloat/decimal.go', '	if i+8 > len(b) {\n		return 0, false', '	if i+9 > len(b) {\n		return 0, false', './internal/fastfloat ./matvis/simspec'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--s7','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--s7':s7,'--all':muts+new+s3+s4+s5+s6+s7}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--s7','--s8','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--s7':s7,'--s8':s8,'--all':muts+new+s3+s4+s5+s6+s7+s8}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:
