@@ -50,3 +50,32 @@ func TestParallelTableSplitsBetweenRows(t *testing.T) {
 		}
 	}
 }
+
+// TestTableEndWrittenLoosely: a table's end is found by its "]]"; a table
+// closed otherwise ("] ]", "]\n]") before a later "]]" in the document
+// (antpairs here) is still read right on several cores (whose readers
+// refuse the overshooting text and leave it to the sequential reader),
+// the same Spec as on one core, for every spacing.
+func TestTableEndWrittenLoosely(t *testing.T) {
+	for _, closing := range []string{"]]", "] ]", "]\n]", "],]"} {
+		doc := []byte(`{"sources": {"ra_rad": [0.1, 0.2], "dec_rad": [-0.3, -0.4], "flux_jy": [[1.5, 2], [3, 4.25` + closing + `}, "antpairs": [[0, 1], [1, 0]]}`)
+		var one, many Spec
+		errOne, errMany := parseSpecOn(doc, &one, 1, 0, unguarded), parseSpecOn(doc, &many, 3, 0, unguarded)
+		if fmt.Sprint(errOne) != fmt.Sprint(errMany) {
+			t.Fatalf("%q: on one core %v, on 3 cores %v", closing, errOne, errMany)
+		}
+		if closing == "],]" {
+			if errOne == nil {
+				t.Errorf("%q: a trailing comma was accepted", closing)
+			}
+			continue
+		}
+		if errOne != nil {
+			t.Fatalf("%q: %v", closing, errOne)
+		}
+		sameSpec(t, doc, &one, &many)
+		if got := fmt.Sprint(many.Sources.FluxJy.Values(), many.AntPairs); got != "[1.5 2 3 4.25] [[0 1] [1 0]]" {
+			t.Errorf("%q: flux and antpairs read as %s", closing, got)
+		}
+	}
+}
