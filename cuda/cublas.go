@@ -25,6 +25,16 @@ type blasAPI struct {
 	getStatusStr  func(status int32) string
 }
 
+// PreloadBLAS loads cuBLAS's libraries into the process, as a Context's
+// first NewBlas would: the dynamic loader's work (libcublasLt alone is
+// hundreds of MB to map and relocate) needs no device, so a program can
+// run it beside the driver's start; NewBlas then finds the libraries
+// loaded. Loading twice is harmless (the loader counts references).
+func PreloadBLAS() error {
+	_, err := openLib(specBLAS)
+	return err
+}
+
 func (c *Context) loadBLAS() (*blasAPI, error) {
 	if c.blas != nil {
 		return c.blas, nil

@@ -136,6 +136,10 @@ type Backend struct {
 // Open opens the device. Without a CUDA driver or device the error matches
 // ErrNoDevice (and cuda.ErrNoDevice).
 func Open(opts Options) (*Backend, error) {
+	// cuBLAS loads beside the driver's start, which does not need it:
+	// Warm and the first run then find it loaded. Without a device, or
+	// without cuBLAS, the first NewBlas reports it as before.
+	go func() { _ = cuda.PreloadBLAS() }()
 	c, err := cuda.Open(opts.Device)
 	if err != nil {
 		return nil, fmt.Errorf("gpu backend: %w", err)
