@@ -40,6 +40,22 @@ func TestOpenErrorIsNoDeviceOrNil(t *testing.T) {
 	}
 }
 
+// TestPreloadBLAS: loading cuBLAS ahead of any context either succeeds,
+// twice (the loader counts references), or fails as a missing library
+// does, with ErrNoDevice, as NewBlas would.
+func TestPreloadBLAS(t *testing.T) {
+	err := cuda.PreloadBLAS()
+	if err != nil {
+		if !errors.Is(err, cuda.ErrNoDevice) || !strings.Contains(err.Error(), "libcublas") {
+			t.Fatalf("PreloadBLAS: %v, want nil or ErrNoDevice naming libcublas", err)
+		}
+		t.Skipf("no cuBLAS here: %v", err)
+	}
+	if err := cuda.PreloadBLAS(); err != nil {
+		t.Fatalf("a second PreloadBLAS: %v", err)
+	}
+}
+
 func TestMemcpyRoundTrip(t *testing.T) {
 	rng := sharedtest.RNG(t, 1)
 	c := gputest.Open(t)
