@@ -456,7 +456,7 @@ func skyLambda(flux []float64, stokes *[4][]float64) float64 {
 // skyLambdaParallel is skyLambda of a full-Stokes sky on every core.
 func skyLambdaParallel(st *[4][]float64) float64 {
 	n := len(st[0])
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/65536))
+	workers := blocks.Workers(n, 65536)
 	part := make([]float64, workers)
 	step := (n + workers - 1) / max(workers, 1)
 	blocks.Run(n, workers, func(lo, hi int) {

@@ -9,7 +9,6 @@ package gpu
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -182,7 +181,7 @@ func (r *run) loadStokes(fi int) error {
 // eigenvalue, I < √(Q²+U²+V²), on every core.
 func anyNegative(st [4][]float64) bool {
 	n := len(st[0])
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/65536))
+	workers := blocks.Workers(n, 65536)
 	var found atomic.Bool
 	blocks.Run(n, workers, func(lo, hi int) {
 		for s := lo; s < hi && !found.Load(); s++ {
@@ -284,7 +283,7 @@ func (r *run) queueFactors(ti, sl int) error {
 // whether any is negative.
 func factorSky(st [4][]float64, cosX, sinX []float64, rot matvis.CoherencyRotation, pos, neg []float64) bool {
 	n := len(cosX)
-	workers := min(runtime.GOMAXPROCS(0), max(1, n/4096))
+	workers := blocks.Workers(n, 4096)
 	negs := make([]bool, workers)
 	per := (n + workers - 1) / workers
 	var wg sync.WaitGroup
