@@ -91,8 +91,9 @@ func scanExponent(d []byte, i int) (e, end int) {
 }
 
 // scanPlain reads the commonest JSON number, -?(0|[1-9][0-9]*)(.[0-9]+)?
-// without an exponent and of 19 digits at most (what json writers give
-// a float64 between 1e-7 and 1e16: 16 or 17 significant digits), in one
+// without an exponent and of 19 digits at most (how json writers spell
+// most float64s: Python's from 1e-4 to 1e16, Go's from 1e-6 to 1e21,
+// with 16 or 17 significant digits), in one
 // pass: its digits as one integer, the fraction's eight at a time, then
 // fastfloat.Convert. ok is false, and nothing decided, for anything else
 // (an exponent, more digits, not a number, a value Convert does not
