@@ -104,14 +104,15 @@ func (p *parser) ints(dst *[]int) error {
 // parallel) only guess from it or check.
 func (p *parser) arrayEnd(nested bool) int {
 	rest := p.data[p.pos:]
-	if nested {
-		// A table as json writers give it closes its rows with "]," and
-		// itself with "]]": one search finds that end, where looking at
-		// each row's close took 15 ns a row on one core before the
-		// parallel read began. A table written otherwise ("] ]") whose
-		// end this overshoots, into a later "]]", makes parallel's readers
-		// refuse it (they take only rows separated by commas), and the
-		// array is read sequentially, as it is when no "]]" is found.
+	if nested && compactRows(rest) {
+		// A table as json writers give it without indenting closes its
+		// rows with "]," and itself with "]]": one search finds that end,
+		// where looking at each row's close took 15 ns a row on one core
+		// before the parallel read began. A table written otherwise
+		// ("] ]") whose end this overshoots, into a later "]]", makes
+		// parallel's readers refuse it (they take only rows separated by
+		// commas), and the array is read sequentially, as it is when no
+		// "]]" is found.
 		if e := bytes.Index(rest, []byte("]]")); e >= 0 {
 			return p.pos + e + 1
 		}
@@ -138,6 +139,19 @@ func (p *parser) arrayEnd(nested bool) int {
 		return -1
 	}
 	return p.pos + end
+}
+
+// compactRows says whether the table whose '[' was just read (rest
+// follows it) separates its first two rows without a line break ("], ["
+// or "],["): an indented table has no "]]", and searching the rest of
+// the document for one cost an indented spec a tenth of its reading.
+func compactRows(rest []byte) bool {
+	i := bytes.IndexByte(rest, ']')
+	if i < 0 || i+1 >= len(rest) || rest[i+1] != ',' {
+		return false
+	}
+	j := bytes.IndexByte(rest[i+1:], '[')
+	return j >= 0 && bytes.IndexByte(rest[i+1:i+1+j], '\n') < 0
 }
 
 // countHint guesses, for a slice's capacity, how many numbers the array

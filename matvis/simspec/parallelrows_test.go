@@ -79,3 +79,27 @@ func TestTableEndWrittenLoosely(t *testing.T) {
 		}
 	}
 }
+
+// TestCompactRows: a table's rows count as compact (its end searched for
+// as "]]") only when its first two rows are separated without a line
+// break; the text is what follows the table's '['.
+func TestCompactRows(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"[1, 2], [3, 4]]", true},
+		{"[1,2],[3,4]]", true},
+		{"[1], \t[2]]", true},
+		{"\n  [\n   1\n  ],\n  [\n   2\n  ]\n ]", false},
+		{"[1],\n[2]]", false},
+		{"[1]]", false},
+		{"[1] , [2]]", false},
+		{"[1],", false},
+		{"", false},
+	} {
+		if got := compactRows([]byte(c.text)); got != c.want {
+			t.Errorf("compactRows(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}
