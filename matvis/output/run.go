@@ -54,7 +54,8 @@ type Summary struct {
 // ClosePartial, the finished blocks and the integrations the cancelled
 // block finished kept (Summary.Kept says what), returning ctx's error;
 // on any other error Abort. The block buffers are reused from block to
-// block (Simulation.SubsetReusing) and sized before they are allocated:
+// block (Simulation.SubsetZeroed), cleared by the writer once written,
+// and sized before they are allocated:
 // for a simulation built with Options.OutputStreamed, two blocks beside
 // the run's other host memory must fit its budget.
 func Run(ctx context.Context, be matvis.Backend, sim *matvis.Simulation, w BlockWriter, opt Options) (Summary, error) {
@@ -103,9 +104,12 @@ type runner struct {
 	opt    Options
 	sum    *Summary
 	values int // complex values of the largest block
-	// free holds the buffers the writer is done with; made counts them.
-	free chan *matvis.Result
-	made int
+	// free holds the buffers the writer is done with (cleared); made
+	// counts them. spare is the second, made and touched while the first
+	// block computes (a run of more than one block).
+	free  chan *matvis.Result
+	spare chan *matvis.Result
+	made  int
 	// The writer's goroutine closes failed after setting werr (then
 	// cancels the compute through cancel), and wdone when it returns.
 	failed, wdone chan struct{}
@@ -129,6 +133,10 @@ func (r *runner) run(parent context.Context, blocks []matvis.Block) error {
 	r.failed, r.wdone = make(chan struct{}), make(chan struct{})
 	jobs := make(chan job)
 	go r.write(jobs)
+	if len(blocks) > 1 {
+		r.spare = make(chan *matvis.Result, 1)
+		go func() { r.spare <- touched(r.newBuffer()) }()
+	}
 	done := 0
 	for i, b := range blocks {
 		buf, err := r.buffer(ctx)
@@ -185,12 +193,40 @@ func (r *runner) write(jobs <-chan job) {
 				r.cancel() // the block computing now is not wanted
 			}
 		}
+		clearUsed(j.buf, j.res)
 		r.free <- j.buf
 	}
 }
 
-// buffer is a buffer to compute the next block into: a new one while
-// fewer than two exist, else the next the writer frees.
+// clearUsed zeroes the part of buf that res, a block computed in it,
+// used (nothing when res has storage of its own), so that a buffer
+// handed out again is zero, as a new one is (Simulation.SubsetZeroed).
+func clearUsed(buf, res *matvis.Result) {
+	switch {
+	case len(res.Vis64) > 0 && len(buf.Vis64) >= len(res.Vis64) && &res.Vis64[0] == &buf.Vis64[0]:
+		clear(buf.Vis64[:len(res.Vis64)])
+	case len(res.Vis128) > 0 && len(buf.Vis128) >= len(res.Vis128) && &res.Vis128[0] == &buf.Vis128[0]:
+		clear(buf.Vis128[:len(res.Vis128)])
+	}
+}
+
+// touched writes a zero into every page of buf's new storage (which is
+// zero already) and returns buf: the kernel maps the pages now, on this
+// goroutine, rather than in the block run that first writes them.
+func touched(buf *matvis.Result) *matvis.Result {
+	const perPage = 4096 / 8 // complex64 values a 4 KiB page (complex128: half a page)
+	for i := 0; i < len(buf.Vis64); i += perPage {
+		buf.Vis64[i] = 0
+	}
+	for i := 0; i < len(buf.Vis128); i += perPage / 2 {
+		buf.Vis128[i] = 0
+	}
+	return buf
+}
+
+// buffer is a zero buffer to compute the next block into: a new one
+// while fewer than two exist (the second made ahead: spare), else the
+// next the writer frees.
 func (r *runner) buffer(ctx context.Context) (*matvis.Result, error) {
 	select {
 	case b := <-r.free:
@@ -199,13 +235,15 @@ func (r *runner) buffer(ctx context.Context) (*matvis.Result, error) {
 	}
 	if r.made < 2 {
 		r.made++
-		buf := &matvis.Result{Precision: r.sim.Options.Precision}
-		if buf.Precision == 1 {
-			buf.Vis64 = make([]complex64, r.values)
-		} else {
-			buf.Vis128 = make([]complex128, r.values)
+		if r.made == 1 || r.spare == nil {
+			return r.newBuffer(), nil
 		}
-		return buf, nil
+		select {
+		case b := <-r.spare:
+			return b, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	t := time.Now()
 	defer func() { r.sum.WriteWait += time.Since(t) }()
@@ -217,6 +255,17 @@ func (r *runner) buffer(ctx context.Context) (*matvis.Result, error) {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
+}
+
+// newBuffer is a new buffer of the largest block's values, zero.
+func (r *runner) newBuffer() *matvis.Result {
+	buf := &matvis.Result{Precision: r.sim.Options.Precision}
+	if buf.Precision == 1 {
+		buf.Vis64 = make([]complex64, r.values)
+	} else {
+		buf.Vis128 = make([]complex128, r.values)
+	}
+	return buf
 }
 
 // send hands a finished block to the writer, returning the writer's
@@ -236,7 +285,7 @@ func (r *runner) send(jobs chan<- job, j job) error {
 // integrations of the run's.
 func (r *runner) compute(ctx context.Context, blocks []matvis.Block, i int, buf *matvis.Result, done int) (*matvis.Result, error) {
 	b := blocks[i]
-	sub, err := r.sim.SubsetReusing(b, buf)
+	sub, err := r.sim.SubsetZeroed(b, buf)
 	if err != nil {
 		return nil, err
 	}
