@@ -58,8 +58,12 @@ func (a *enuAhead) take(ctx context.Context, ti int, east, north, up []float64) 
 	if j.err != nil {
 		return false, nil
 	}
-	copy(east, j.e)
-	copy(north, j.n)
-	copy(up, j.u)
+	// On every core: a GPU run waits for this copy (3 × 8 MB at 10⁶
+	// sources took 3.7 ms on one core of an H100's host, 2026-12-07).
+	parallelFor(len(j.e), func(lo, hi int) {
+		copy(east[lo:hi], j.e[lo:hi])
+		copy(north[lo:hi], j.n[lo:hi])
+		copy(up[lo:hi], j.u[lo:hi])
+	})
 	return true, nil
 }
