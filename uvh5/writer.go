@@ -3,8 +3,11 @@ package uvh5
 import (
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
 
 	"github.com/gomatvis/gomatvis/internal/atomicfile"
+	"github.com/gomatvis/gomatvis/internal/blocks"
 	"github.com/gomatvis/gomatvis/internal/h5write"
 	"github.com/gomatvis/gomatvis/internal/rowcover"
 )
@@ -25,12 +28,15 @@ type Writer struct {
 	npols    int
 	single   bool
 	written  *rowcover.Rows
-	// Scratch pieces of at most pieceLen elements, reused by every block:
-	// precision conversions and the default flags (false) and nsamples (1).
-	c64     []complex64
-	c128    []complex128
+	// Scratch of the goroutines that write a span's pieces (writePieces),
+	// and the default flags (false) and nsamples (1) of at most pieceLen,
+	// reused by every block (read only while pieces are written).
+	scratch []*pieceScratch
 	noFlags []bool
 	ones    []float32
+	// pieceWorkers bounds the goroutines of writePieces (maxPieceWorkers;
+	// the tests set 1 for the serial twin).
+	pieceWorkers int
 	// defaults says the flags and nsamples hold their defaults wherever
 	// no explicit ones were written: the flags are zero (false) in the
 	// new file, and nsamples were filled with 1 whole, in large writes,
@@ -63,7 +69,7 @@ func Create(path string, hdr *Header) (*Writer, error) {
 		return nil, fmt.Errorf("uvh5: %s: %w", path, err)
 	}
 	w := &Writer{path: path, out: out, nblts: hdr.Nblts(), row: hdr.Nfreqs() * hdr.Npols(), npols: hdr.Npols(),
-		single: hdr.SinglePrecision, written: rowcover.New(hdr.Nblts(), hdr.Nfreqs()), defaults: true}
+		single: hdr.SinglePrecision, written: rowcover.New(hdr.Nblts(), hdr.Nfreqs()), defaults: true, pieceWorkers: maxPieceWorkers}
 	if err := w.start(hdr); err != nil {
 		w.Abort()
 		return nil, withFile(err, path)
@@ -174,19 +180,17 @@ func (w *Writer) WriteChannels(bltStart, n, f0, f1 int, vis []complex128, flags 
 // writeSpan writes vis (rounded to complex64 with SinglePrecision),
 // flags and nsamples (or their defaults) at element offset off.
 func (w *Writer) writeSpan(off int64, vis []complex128, flags []bool, nsamples []float32) error {
-	var err error
-	if w.single {
-		err = eachPiece(len(vis), func(i, j int) error {
-			w.c64 = grow(w.c64, j-i)
-			c := w.c64[:j-i]
-			for k := range c {
-				c[k] = complex64(vis[i+k])
-			}
-			return w.vis.WriteAt(off+int64(i), c)
-		})
-	} else {
-		err = w.vis.WriteAt(off, vis)
-	}
+	err := w.writePieces(len(vis), func(s *pieceScratch, i, j int) error {
+		if !w.single {
+			return s.write(w.vis, off+int64(i), vis[i:j])
+		}
+		s.c64 = grow(s.c64, j-i)
+		c := s.c64[:j-i]
+		for k := range c {
+			c[k] = complex64(vis[i+k])
+		}
+		return s.write(w.vis, off+int64(i), c)
+	})
 	return w.finishSpan(err, off, len(vis), flags, nsamples)
 }
 
@@ -197,19 +201,17 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 		return err
 	}
 	off := int64(bltStart) * int64(w.row)
-	var err error
-	if w.single {
-		err = w.vis.WriteAt(off, vis)
-	} else {
-		err = eachPiece(len(vis), func(i, j int) error {
-			w.c128 = grow(w.c128, j-i)
-			c := w.c128[:j-i]
-			for k := range c {
-				c[k] = complex128(vis[i+k])
-			}
-			return w.vis.WriteAt(off+int64(i), c)
-		})
-	}
+	err := w.writePieces(len(vis), func(s *pieceScratch, i, j int) error {
+		if w.single {
+			return s.write(w.vis, off+int64(i), vis[i:j])
+		}
+		s.c128 = grow(s.c128, j-i)
+		c := s.c128[:j-i]
+		for k := range c {
+			c[k] = complex128(vis[i+k])
+		}
+		return s.write(w.vis, off+int64(i), c)
+	})
 	if err := w.finishSpan(err, off, len(vis), flags, nsamples); err != nil {
 		return err
 	}
@@ -252,21 +254,23 @@ func (w *Writer) finishSpan(err error, off int64, n int, flags []bool, nsamples 
 		return w.fillOnes()
 	}
 	w.defaults = false
-	if flags != nil {
-		err = w.flags.WriteAt(off, flags)
-	} else {
-		w.noFlags = grow(w.noFlags, min(n, pieceLen))
-		err = eachPiece(n, func(i, j int) error { return w.flags.WriteAt(off+int64(i), w.noFlags[:j-i]) })
-	}
+	w.noFlags = grow(w.noFlags, min(n, pieceLen))
+	err = w.writePieces(n, func(s *pieceScratch, i, j int) error {
+		if flags != nil {
+			return s.write(w.flags, off+int64(i), flags[i:j])
+		}
+		return s.write(w.flags, off+int64(i), w.noFlags[:j-i])
+	})
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/flags", Err: err}
 	}
-	if nsamples != nil {
-		err = w.nsamples.WriteAt(off, nsamples)
-	} else {
-		w.ones = onesOf(w.ones, min(n, pieceLen))
-		err = eachPiece(n, func(i, j int) error { return w.nsamples.WriteAt(off+int64(i), w.ones[:j-i]) })
-	}
+	w.ones = onesOf(w.ones, min(n, pieceLen))
+	err = w.writePieces(n, func(s *pieceScratch, i, j int) error {
+		if nsamples != nil {
+			return s.write(w.nsamples, off+int64(i), nsamples[i:j])
+		}
+		return s.write(w.nsamples, off+int64(i), w.ones[:j-i])
+	})
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
 	}
@@ -281,7 +285,7 @@ func (w *Writer) fillOnes() error {
 	w.filled = true
 	n := int(w.nsamples.Len())
 	w.ones = onesOf(w.ones, min(n, pieceLen))
-	if err := eachPiece(n, func(i, j int) error { return w.nsamples.WriteAt(int64(i), w.ones[:j-i]) }); err != nil {
+	if err := w.writePieces(n, func(s *pieceScratch, i, j int) error { return s.write(w.nsamples, int64(i), w.ones[:j-i]) }); err != nil {
 		return &FieldError{File: w.path, Field: "Data/nsamples", Err: err}
 	}
 	return nil
@@ -310,14 +314,63 @@ func grow[T any](s []T, n int) []T {
 	return s
 }
 
-// eachPiece calls f on [i, j) pieces of [0, n) of at most pieceLen.
-func eachPiece(n int, f func(i, j int) error) error {
-	for i := 0; i < n; i += pieceLen {
-		if err := f(i, min(i+pieceLen, n)); err != nil {
-			return err
-		}
+// maxPieceWorkers bounds the goroutines that write one span's pieces:
+// the conversions and the encoding run in parallel, the file system's
+// copies into the page cache one after the other (a file's writes hold
+// its inode's lock), so more would only wait.
+const maxPieceWorkers = 4
+
+// pieceScratch is one goroutine's scratch for the pieces it writes: the
+// precision conversions and the encoding (h5write.Dataset.WriteAtWith).
+type pieceScratch struct {
+	c64  []complex64
+	c128 []complex128
+	enc  []byte
+}
+
+// write writes data at element offset off of d through s's encoding
+// buffer.
+func (s *pieceScratch) write(d *h5write.Dataset, off int64, data any) error {
+	var err error
+	s.enc, err = d.WriteAtWith(off, data, s.enc)
+	return err
+}
+
+// writePieces calls put for the pieces [i, j) of [0, n), of at most
+// pieceLen elements, in contiguous runs of pieces on up to pieceWorkers
+// goroutines, each with a scratch of its own (the pieces are disjoint
+// elements of the file: h5write.Dataset.WriteAtWith), and returns the
+// first error; after one, the pieces not started are skipped. A UVH5
+// writer kept a GPU run waiting: 0.25 GB in 0.47-0.54 s, one core
+// converting and encoding (2026-12-07, an H100's host).
+func (w *Writer) writePieces(n int, put func(s *pieceScratch, i, j int) error) error {
+	pieces := (n + pieceLen - 1) / pieceLen
+	workers := max(1, min(pieces, w.pieceWorkers, runtime.GOMAXPROCS(0)))
+	for len(w.scratch) < workers {
+		w.scratch = append(w.scratch, &pieceScratch{})
 	}
-	return nil
+	free := make(chan *pieceScratch, workers)
+	for _, s := range w.scratch[:workers] {
+		free <- s
+	}
+	var mu sync.Mutex
+	var first error
+	failed := func() bool { mu.Lock(); defer mu.Unlock(); return first != nil }
+	blocks.Run(pieces, workers, func(lo, hi int) {
+		s := <-free
+		defer func() { free <- s }()
+		for p := lo; p < hi && !failed(); p++ {
+			if err := put(s, p*pieceLen, min((p+1)*pieceLen, n)); err != nil {
+				mu.Lock()
+				if first == nil {
+					first = err
+				}
+				mu.Unlock()
+				return
+			}
+		}
+	})
+	return first
 }
 
 // Close checks that every row was written, finalises the HDF5 metadata,

@@ -54,33 +54,43 @@ const chunkBytes = 1 << 20
 // []float32, []float64, []bool, []complex64, []complex128 (for the {r, i}
 // compounds) or []string (for fixed strings; longer strings are an error).
 func (d *Dataset) WriteAt(off int64, data any) error {
+	var err error
+	d.f.buf, err = d.WriteAtWith(off, data, d.f.buf)
+	return err
+}
+
+// WriteAtWith is WriteAt encoding through buf, returned grown for the
+// caller's next call, instead of the file's own scratch: calls writing
+// disjoint elements, of one dataset or several of one file, may then run
+// on several goroutines at once, each with a buffer of its own, when the
+// file's io.WriterAt allows parallel writes (an *os.File does).
+func (d *Dataset) WriteAtWith(off int64, data any, buf []byte) ([]byte, error) {
 	if d.f.closed {
-		return ErrClosed
+		return buf, ErrClosed
 	}
 	n := int64(lenOf(data))
 	if off < 0 || n > d.n || off > d.n-n {
-		return fmt.Errorf("h5write: %s: writing %d elements at %d outside its %d", d.path, n, off, d.n)
+		return buf, fmt.Errorf("h5write: %s: writing %d elements at %d outside its %d", d.path, n, off, d.n)
 	}
 	if n == 0 {
-		return nil
+		return buf, nil
 	}
 	per := int64(max(chunkBytes/d.t.size, 1))
-	if need := int(min(n, per)) * d.t.size; cap(d.f.buf) < need {
-		d.f.buf = make([]byte, 0, max(need, min(chunkBytes, 2*cap(d.f.buf))))
+	if need := int(min(n, per)) * d.t.size; cap(buf) < need {
+		buf = make([]byte, 0, max(need, min(chunkBytes, 2*cap(buf))))
 	}
-	buf := d.f.buf
 	for start := int64(0); start < n; start += per {
 		end := min(start+per, n)
 		var err error
 		if buf, err = encodeRange(buf[:0], d.t, data, int(start), int(end)); err != nil {
-			return fmt.Errorf("h5write: %s: %w", d.path, err)
+			return buf, fmt.Errorf("h5write: %s: %w", d.path, err)
 		}
 		pos := int64(d.addr) + (off+start)*int64(d.t.size)
 		if _, err := d.f.w.WriteAt(buf, pos); err != nil {
-			return fmt.Errorf("h5write: writing %s: %w", d.path, err)
+			return buf, fmt.Errorf("h5write: writing %s: %w", d.path, err)
 		}
 	}
-	return nil
+	return buf, nil
 }
 
 // typeOf maps a Go slice to its Datatype and length.
