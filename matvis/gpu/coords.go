@@ -60,7 +60,7 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 	if err := c.Record(ev.u, r.s); err != nil {
 		return err
 	}
-	src := srcVectors(r.dSrc)
+	src := r.srcAt(ti, r.nsrc)
 	slot := r.slot(sl)
 	fl := r.fluxColumn(fi)
 	if r.polSky {
@@ -87,6 +87,20 @@ func (r *run) queueCoords(fi, ti, sl int) error {
 		return err
 	}
 	return c.Record(ev.c1, r.s)
+}
+
+// srcAt are the source vectors of ns sources the coordinate kernels read
+// at time ti: time ti's part of dSrc when every time's ENU vectors are
+// resident, else dSrc.
+func (cs *coordState) srcAt(ti, ns int) srcVectors {
+	src := srcVectors(cs.dSrc)
+	if cs.enu.resident {
+		off := cuda.DevicePtr(int64(ti) * int64(ns) * 8)
+		for k := range src {
+			src[k] += off
+		}
+	}
+	return src
 }
 
 // queueVectors fills time ti's parameter block hm and queues on q the
@@ -125,7 +139,7 @@ func (cs *coordState) queueVectors(q queue, coords matvis.Coordinates, ns, ti, s
 // into time ti's part of the one buffer the first time ti comes, and not
 // uploaded at all when the device holds time ti's already.
 func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl int) error {
-	if cs.enu.onDevice == ti+1 {
+	if cs.enu.onDevice == ti+1 || (cs.enu.resident && cs.enu.uploaded[ti]) {
 		return nil
 	}
 	n := int64(ns)
@@ -142,10 +156,15 @@ func (cs *coordState) uploadENU(q queue, coords matvis.Coordinates, ns, ti, sl i
 			cs.enu.made[ti] = true
 		}
 	}
+	dst := cs.srcAt(ti, ns)
 	for k := int64(0); k < 3; k++ {
-		if err := q.c.CopyHtoD(cs.dSrc[k], unsafe.Add(buf.Ptr(), (off+k*n)*8), n*8, q.s); err != nil {
+		if err := q.c.CopyHtoD(dst[k], unsafe.Add(buf.Ptr(), (off+k*n)*8), n*8, q.s); err != nil {
 			return err
 		}
+	}
+	if cs.enu.resident {
+		cs.enu.uploaded[ti] = true
+		return nil
 	}
 	cs.enu.onDevice = ti + 1
 	return nil

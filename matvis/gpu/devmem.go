@@ -232,14 +232,18 @@ func (in *inputs) deviceBuffers(sh *runShape) []bufReq {
 
 // deviceBuffers are the coordinate stage's: every source's vectors (the
 // ECI vectors of a BCRS step on the device, cached vectors or uploaded
-// ENU: the model's crd_eq), the visible counts and the scan's blocks,
+// ENU, of every time when resident: the model's crd_eq), the visible counts and the scan's blocks,
 // the sort's scratch (gridded beams), and the two compaction slots (the
 // model's crd_top and flux chunk). Its look-back status words are sized
 // here too.
 func (cs *coordState) deviceBuffers(sh *runShape) []bufReq {
 	ns := int64(sh.nsrc)
+	times := int64(1) // the times dSrc holds
+	if cs.enu.resident {
+		times = int64(len(cs.enu.uploaded))
+	}
 	reqs := []bufReq{
-		{&cs.dSrc[0], matvis.TermCrdEq, ns * 8}, {&cs.dSrc[1], matvis.TermCrdEq, ns * 8}, {&cs.dSrc[2], matvis.TermCrdEq, ns * 8},
+		{&cs.dSrc[0], matvis.TermCrdEq, times * ns * 8}, {&cs.dSrc[1], matvis.TermCrdEq, times * ns * 8}, {&cs.dSrc[2], matvis.TermCrdEq, times * ns * 8},
 		{&cs.dTotal[0], termCompaction, 4}, {&cs.dTotal[1], termCompaction, 4},
 		{&cs.dBlkCnt, termCompaction, int64(cs.nblk) * 4}, {&cs.dBlkOff, termCompaction, int64(cs.nblk) * 4},
 	}

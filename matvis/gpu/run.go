@@ -142,15 +142,21 @@ type coordState struct {
 
 // enuUpload are the host's ENU vectors for the upload (without a matrix
 // rotation): two slots, or with perTime one buffer holding every time's,
-// each made once (made) and uploaded again at every channel — the host's
-// astrometry is per time, and remaking it per channel cost 0.44 s of CPU
-// an integration at 10⁶ sources.
+// each made once (made) — the host's astrometry is per time, and remaking
+// it per channel cost 0.44 s of CPU an integration at 10⁶ sources.
 type enuUpload struct {
 	h       [2]*cuda.HostBuffer
 	perTime bool
 	made    []bool
+	// resident: dSrc holds every time's vectors (time ti's at ti·nsrc),
+	// each uploaded once (uploaded); the integrations run channel by
+	// channel with the time changing at each, so one time's slot was
+	// uploaded again at every integration: 24 MB at 10⁶ sources, a third
+	// of an H100's time an integration (2026-12-07).
+	resident bool
+	uploaded []bool
 	// onDevice is 1 + the time whose ENU vectors dSrc holds (0: none),
-	// so one time's many channels upload them once.
+	// without resident: one time's many channels upload them once.
 	onDevice int
 }
 
@@ -306,7 +312,7 @@ func (r *run) planMemory() error {
 		}
 		budget = free
 	}
-	plan := r.sim.PlanMemory(budget)
+	plan := r.sim.PlanMemory(r.settleResidentENU(budget))
 	r.res.Plan = plan
 	r.nchunk = max(plan.NChunks, 1)
 	r.bufSrc = plan.BufferSources
@@ -315,6 +321,27 @@ func (r *run) planMemory() error {
 	}
 	r.bufSrc = max(r.bufSrc, 1)
 	return nil
+}
+
+// residentENUShare bounds the device memory that every time's ENU
+// vectors may take when resident (enuUpload.resident): a part of the
+// budget small enough that the plan's chunks keep their room.
+const residentENUShare = 16
+
+// settleResidentENU keeps every time's host-made ENU vectors on the device
+// (enuUpload.resident) when the run makes them once per time (perTime)
+// and the times beyond the one slot the memory model counts fit in a
+// 1/residentENUShare part of budget, and returns the budget left for the
+// plan.
+func (r *run) settleResidentENU(budget int64) int64 {
+	nt := int64(len(r.enu.made))
+	extra := (nt - 1) * 3 * int64(r.nsrc) * 8
+	r.enu.resident = r.enu.perTime && nt > 1 && extra <= budget/residentENUShare
+	if !r.enu.resident {
+		return budget
+	}
+	r.enu.uploaded = make([]bool, nt)
+	return budget - extra
 }
 
 // close waits for the run's stream and releases everything it made
