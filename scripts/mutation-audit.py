@@ -2,12 +2,12 @@
 """A mutation audit: applies each mutation below alone to the working tree,
 runs the packages named with go test, restores the file, and prints whether
 a test caught it. Run it in a scratch worktree (git worktree add), from its
-root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--s7|--s8|--all|--check] [NAME-PATTERN ...]
+root: scripts/mutation-audit.py [--old|--new|--s3|--s4|--s5|--s6|--s7|--s8|--s9|--all|--check] [NAME-PATTERN ...]
 (--old, the default, is the first list; --new the session 2026-12-07 list;
 --s3 the session 2026-12-07 b list, of the code landed since e0a3f9c;
 --s4 the session 2026-12-07 c list; --s5 the session 2026-12-07 d list;
 --s6 the session 2026-12-07 e list; --s7 the session 2026-12-07 f list;
---s8 the session 2026-12-07 g list;
+--s8 the session 2026-12-07 g list; --s9 the session 2026-12-07 h list;
 --check only says whether each original text is found). Each package list
 runs with go test -short -count=1. A mutation that does not compile is
 reported BUILD, neither caught nor survived. bench/RESULTS.md has its
@@ -363,12 +363,29 @@ s8=[
  ('plain-emptyfrac', 'matvis/simspec/float.go', '		if i == s {\n			return 0, -1, false\n		}\n		exp10 = s - i', '		exp10 = s - i', './matvis/simspec'),
  ('eight-bound', 'internal/fastfloat/decimal.go', '	if i+8 > len(b) {\n		return 0, false', '	if i+9 > len(b) {\n		return 0, false', './internal/fastfloat ./matvis/simspec'),
 ]
+# Session 2026-12-07 h: the block buffers cleared by the writer, the
+# prefetched vectors copied out in parallel, the UVH5 writer's pieces on
+# several goroutines; run with --s9.
+s9=[
+ ('buf-clearused', 'matvis/output/run.go', '		clearUsed(j.buf, j.res)\n		r.free <- j.buf', '		r.free <- j.buf', './matvis/output'),
+ ('buf-touch', 'matvis/output/run.go', '		buf.Vis64[i] = 0', '		buf.Vis64[i] = 1', './matvis/output'),
+ ('buf-clear-half', 'matvis/output/run.go', 'clear(buf.Vis64[:len(res.Vis64)])', 'clear(buf.Vis64[:len(res.Vis64)/2])', './matvis/output'),
+ ('buf-zeroed', 'matvis/output/run.go', 'sub, err := r.sim.SubsetZeroed(b, buf)', 'sub, err := r.sim.Subset(b)', './matvis/output'),
+ ('subset-noclear', 'matvis/subset.go', '	return s.subsetIn(b, buf, true)', '	return s.subsetIn(b, buf, false)', './matvis'),
+ ('subset-zeroed-clears', 'matvis/subset.go', '	return s.subsetIn(b, buf, false)', '	return s.subsetIn(b, buf, true)', './matvis'),
+ ('ahead-copy', 'matvis/astro/ahead.go', '		copy(north[lo:hi], j.n[lo:hi])', '		copy(north[lo:hi], j.n[lo:hi-1])', './matvis/astro'),
+ ('pieces-short', 'uvh5/writer.go', 'put(s, p*pieceLen, min((p+1)*pieceLen, n))', 'put(s, p*pieceLen, min((p+1)*pieceLen-1, n))', './uvh5'),
+ ('pieces-skip', 'uvh5/writer.go', 'for p := lo; p < hi && !failed(); p++ {', 'for p := lo; p < hi-1 && !failed(); p++ {', './uvh5'),
+ ('pieces-error', 'uvh5/writer.go', '				if first == nil {\n					first = err\n				}', '				if first == nil {\n					first = nil\n				}', './uvh5'),
+ ('pieces-nsamples', 'uvh5/writer.go', '			return s.write(w.nsamples, off+int64(i), nsamples[i:j])', '			return s.write(w.nsamples, off+int64(i), w.ones[:j-i])', './uvh5'),
+ ('withbuf-pos', 'internal/h5write/dataset.go', '		pos := int64(d.addr) + (off+start)*int64(d.t.size)', '		pos := int64(d.addr) + (off+start)*int64(d.t.size) + int64(d.t.size)*(start/max(1, per))', './internal/h5write ./uvh5'),
+]
 args=sys.argv[1:]
 which=muts
 check=bool(args) and args[0]=='--check'
 if check: args[0]='--all'
-if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--s7','--s8','--all'):
-    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--s7':s7,'--s8':s8,'--all':muts+new+s3+s4+s5+s6+s7+s8}[args.pop(0)]
+if args and args[0] in ('--new','--old','--s3','--s4','--s5','--s6','--s7','--s8','--s9','--all'):
+    which={'--new':new,'--old':muts,'--s3':s3,'--s4':s4,'--s5':s5,'--s6':s6,'--s7':s7,'--s8':s8,'--s9':s9,'--all':muts+new+s3+s4+s5+s6+s7+s8+s9}[args.pop(0)]
 import fnmatch
 only=args
 for name,f,a,b,pk in which:

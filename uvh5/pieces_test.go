@@ -96,3 +96,26 @@ func TestPiecesInParallelEqualSerial(t *testing.T) {
 		}
 	}
 }
+
+// TestPiecesReportWriteErrors: a span whose pieces fail to write (the
+// file closed under the writer) returns the error, on several goroutines
+// as on one.
+func TestPiecesReportWriteErrors(t *testing.T) {
+	rng := sharedtest.RNG(t, 2)
+	h := testHeader(rng, 20, 2, 256)
+	vis, _, _ := randomData(rng, h.Nblts()*h.Nfreqs()*h.Npols())
+	for _, workers := range []int{1, maxPieceWorkers} {
+		w, err := Create(filepath.Join(t.TempDir(), "closed.uvh5"), h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.pieceWorkers = workers
+		if err := w.out.File().Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.WriteBlock(0, vis, nil, nil); err == nil {
+			t.Errorf("%d goroutines: a block written to a closed file gave no error", workers)
+		}
+		w.Abort()
+	}
+}
