@@ -33,6 +33,11 @@ func TestSubsetReusing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		for i, v := range backendtest.Vis(matvis.NewResult(sub)) {
+			if v != 0 {
+				t.Fatalf("fp%d: value %d of the reused buffer is %v before the run, want it cleared", 32*prec, i, v)
+			}
+		}
 		got, err := cpu.New().Run(context.Background(), sub)
 		if err != nil {
 			t.Fatal(err)

@@ -378,7 +378,6 @@ s9=[
  ('pieces-skip', 'uvh5/writer.go', 'for p := lo; p < hi && !failed(); p++ {', 'for p := lo; p < hi-1 && !failed(); p++ {', './uvh5'),
  ('pieces-error', 'uvh5/writer.go', '				if first == nil {\n					first = err\n				}', '				if first == nil {\n					first = nil\n				}', './uvh5'),
  ('pieces-nsamples', 'uvh5/writer.go', '			return s.write(w.nsamples, off+int64(i), nsamples[i:j])', '			return s.write(w.nsamples, off+int64(i), w.ones[:j-i])', './uvh5'),
- ('withbuf-pos', 'internal/h5write/dataset.go', '		pos := int64(d.addr) + (off+start)*int64(d.t.size)', '		pos := int64(d.addr) + (off+start)*int64(d.t.size) + int64(d.t.size)*(start/max(1, per))', './internal/h5write ./uvh5'),
 ]
 args=sys.argv[1:]
 which=muts
