@@ -133,6 +133,19 @@ func (s *Simulation) NSrc() int { return len(s.RA) }
 // NFreq is the number of frequencies.
 func (s *Simulation) NFreq() int { return len(s.Freqs) }
 
+// TopChannel is the index of the highest frequency (the first of equal
+// ones; 0 without channels): the transform paths plan every channel on
+// its grids.
+func (s *Simulation) TopChannel() int {
+	top := 0
+	for fi, f := range s.Freqs {
+		if f > s.Freqs[top] {
+			top = fi
+		}
+	}
+	return top
+}
+
 // NTime is the number of times.
 func (s *Simulation) NTime() int { return s.Coords.NTimes() }
 

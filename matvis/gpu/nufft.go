@@ -295,12 +295,7 @@ func (r *run) newTransform() (why string, err error) {
 // too large).
 func (r *run) planNUFFT() (pl *nufft.Plan, why string, err error) {
 	nu, sim := r.nu, r.sim
-	top := 0
-	for fi, f := range sim.Freqs {
-		if f > sim.Freqs[top] {
-			top = fi
-		}
-	}
+	top := sim.TopChannel()
 	pl, err = r.nufftPlan(top, runtime.GOMAXPROCS(0))
 	if err != nil {
 		return nil, fmt.Sprintf("transform grid too large at %g Hz: %v", sim.Freqs[top], err), nil

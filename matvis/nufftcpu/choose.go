@@ -185,12 +185,7 @@ func trialSim(ctx context.Context, sim *matvis.Simulation, k int) (*matvis.Simul
 	if err := matvis.ENUContext(ctx, sim.Coords, 0, enu[0], enu[1], enu[2]); err != nil {
 		return nil, err
 	}
-	top := 0
-	for fi, f := range sim.Freqs {
-		if f > sim.Freqs[top] {
-			top = fi
-		}
-	}
+	top := sim.TopChannel()
 	flux := make([]float64, nsrc)
 	if err := sim.FluxAt(top, flux); err != nil {
 		return nil, err
@@ -222,12 +217,7 @@ func trialSim(ctx context.Context, sim *matvis.Simulation, k int) (*matvis.Simul
 // paying for a plan's set-up (its targets' corrections, tens of
 // milliseconds for 10⁵ pairs).
 func (b *Backend) lowerBound(sim *matvis.Simulation) (estimates, error) {
-	top := 0
-	for fi, f := range sim.Freqs {
-		if f > sim.Freqs[top] {
-			top = fi
-		}
-	}
+	top := sim.TopChannel()
 	omega := 2 * math.Pi * sim.Freqs[top] / beam.SpeedOfLight
 	s := [][]float64{make([]float64, len(sim.Pairs)), make([]float64, len(sim.Pairs))}
 	for k, p := range sim.Pairs {

@@ -342,12 +342,7 @@ func newJob(b *Backend, sim *matvis.Simulation, spec jobSpec) (*run, error) {
 	if half != nil {
 		r.half, r.targets = half, halfTargets
 	}
-	top := 0
-	for fi, f := range sim.Freqs {
-		if f > sim.Freqs[top] {
-			top = fi
-		}
-	}
+	top := sim.TopChannel()
 	r.top = top
 	z0 := sim.Antennas[0][2]
 	coplanar := true
