@@ -79,9 +79,7 @@ func (r *run) transformKeyOf(seed maphash.Seed) (k transformKey, top float64) {
 			k.dim = 3
 		}
 	}
-	for fi := range sim.Freqs {
-		top = max(top, r.omega(fi))
-	}
+	top = r.omega(sim.TopChannel())
 	var h maphash.Hash
 	h.SetSeed(seed)
 	var b [8 * 3]byte
