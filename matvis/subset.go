@@ -67,26 +67,15 @@ func (s *Simulation) Subset(b Block) (*Simulation, error) {
 	return newSimulation(c, s)
 }
 
-// SubsetReusing is Subset whose NewResult puts the block's visibilities
+// SubsetZeroed is Subset whose NewResult puts the block's visibilities
 // into the front of buf's storage (a result of an earlier block of s, of
-// the same precision and at least as large), cleared first: a caller that
-// streams blocks to a writer (matvis/output) reuses two buffers instead
-// of allocating every block. Without room in buf it is Subset.
-func (s *Simulation) SubsetReusing(b Block, buf *Result) (*Simulation, error) {
-	return s.subsetIn(b, buf, true)
-}
-
-// SubsetZeroed is SubsetReusing for a buf whose storage is zero already
-// (new, or cleared by the caller since its last block): a 64 MB clear,
-// or the page faults of a new buffer's first touch, then stay off the
-// run's critical path (matvis/output clears on its writer's goroutine).
+// the same precision and at least as large), which must be zero already:
+// new, or cleared by the caller since its last block. A caller that
+// streams blocks to a writer (matvis/output) reuses two buffers instead of
+// allocating every block, and clears them off the run's critical path
+// (the writer's goroutine), where a 64 MB clear, or a new buffer's first
+// page faults, would hold the compute. Without room in buf it is Subset.
 func (s *Simulation) SubsetZeroed(b Block, buf *Result) (*Simulation, error) {
-	return s.subsetIn(b, buf, false)
-}
-
-// subsetIn is SubsetReusing, clearing the block's part of buf when clear
-// is set.
-func (s *Simulation) subsetIn(b Block, buf *Result, clearFirst bool) (*Simulation, error) {
 	sub, err := s.Subset(b)
 	if err != nil || buf == nil || buf.Precision != sub.Options.Precision {
 		return sub, err
@@ -96,14 +85,8 @@ func (s *Simulation) subsetIn(b Block, buf *Result, clearFirst bool) (*Simulatio
 	switch {
 	case buf.Precision == 1 && cap(buf.Vis64) >= n:
 		v.vis64 = buf.Vis64[:n:n]
-		if clearFirst {
-			clear(v.vis64)
-		}
 	case buf.Precision != 1 && cap(buf.Vis128) >= n:
 		v.vis128 = buf.Vis128[:n:n]
-		if clearFirst {
-			clear(v.vis128)
-		}
 	default:
 		return sub, nil
 	}
