@@ -184,12 +184,7 @@ func (w *Writer) writeSpan(off int64, vis []complex128, flags []bool, nsamples [
 		if !w.single {
 			return s.write(w.vis, off+int64(i), vis[i:j])
 		}
-		s.c64 = grow(s.c64, j-i)
-		c := s.c64[:j-i]
-		for k := range c {
-			c[k] = complex64(vis[i+k])
-		}
-		return s.write(w.vis, off+int64(i), c)
+		return s.write(w.vis, off+int64(i), converted(&s.c64, vis[i:j]))
 	})
 	return w.finishSpan(err, off, len(vis), flags, nsamples)
 }
@@ -205,12 +200,7 @@ func (w *Writer) WriteBlock64(bltStart int, vis []complex64, flags []bool, nsamp
 		if w.single {
 			return s.write(w.vis, off+int64(i), vis[i:j])
 		}
-		s.c128 = grow(s.c128, j-i)
-		c := s.c128[:j-i]
-		for k := range c {
-			c[k] = complex128(vis[i+k])
-		}
-		return s.write(w.vis, off+int64(i), c)
+		return s.write(w.vis, off+int64(i), converted(&s.c128, vis[i:j]))
 	})
 	if err := w.finishSpan(err, off, len(vis), flags, nsamples); err != nil {
 		return err
@@ -254,7 +244,9 @@ func (w *Writer) finishSpan(err error, off int64, n int, flags []bool, nsamples 
 		return w.fillOnes()
 	}
 	w.defaults = false
-	w.noFlags = grow(w.noFlags, min(n, pieceLen))
+	if flags == nil {
+		w.noFlags = grow(w.noFlags, min(n, pieceLen))
+	}
 	err = w.writePieces(n, func(s *pieceScratch, i, j int) error {
 		if flags != nil {
 			return s.write(w.flags, off+int64(i), flags[i:j])
@@ -264,7 +256,9 @@ func (w *Writer) finishSpan(err error, off int64, n int, flags []bool, nsamples 
 	if err != nil {
 		return &FieldError{File: w.path, Field: "Data/flags", Err: err}
 	}
-	w.ones = onesOf(w.ones, min(n, pieceLen))
+	if nsamples == nil {
+		w.ones = onesOf(w.ones, min(n, pieceLen))
+	}
 	err = w.writePieces(n, func(s *pieceScratch, i, j int) error {
 		if nsamples != nil {
 			return s.write(w.nsamples, off+int64(i), nsamples[i:j])
@@ -304,6 +298,17 @@ func onesOf(s []float32, n int) []float32 {
 
 // pieceLen bounds the scratch slices of conversions and defaults.
 const pieceLen = 1 << 16
+
+// converted is v converted value by value (rounded to complex64, or
+// widened exactly to complex128) into *buf, grown as needed.
+func converted[T, U complex64 | complex128](buf *[]U, v []T) []U {
+	*buf = grow(*buf, len(v))
+	c := (*buf)[:len(v)]
+	for k, x := range v {
+		c[k] = U(x)
+	}
+	return c
+}
 
 // grow returns s with length at least n (contents unspecified, zero when
 // newly allocated; callers needing zeros never write into it).
